@@ -1,0 +1,3 @@
+from refusal_lint.cli import main
+
+main()

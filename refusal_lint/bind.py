@@ -1,0 +1,216 @@
+"""Bind per-file facts into agents: cards resolved, files scoped, prompts and guards bound."""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass, field
+
+from refusal_lint import spec
+from refusal_lint.facts import (
+    Const,
+    DictV,
+    Dyn,
+    ErrorUse,
+    ExtDecl,
+    FileFacts,
+    Guard,
+    Param,
+    ParamItem,
+    PyExt,
+    Str,
+    Sub,
+    Value,
+)
+from refusal_lint.model import Card, Loc, Prompt, PromptLine
+from refusal_lint.resolve import Resolver, placeholder_text
+
+
+@dataclass(frozen=True)
+class BoundGuard:
+    loc: Loc
+    kind: str
+    status: str  # id | unresolved | none (no rule: a malformed payload)
+    rule_id: str | None
+    written: str | None  # the id as written (for messages), if a literal
+    reason: str | None = None  # a literal reason to compare (None: absent or from the map)
+    reason_loc: Loc | None = None
+    reason_literal: bool = False
+    extra_keys: tuple[str, ...] = ()
+    media_near: str | None = None
+
+
+@dataclass(frozen=True)
+class BoundError:
+    loc: Loc
+    name: str
+    rule_id: str | None
+
+
+@dataclass
+class Agent:
+    name: str
+    root: str
+    card: Card | None
+    card_path: str = ""
+    prompts: list[Prompt] = field(default_factory=list)
+    guards: list[BoundGuard] = field(default_factory=list)
+    errors: list[BoundError] = field(default_factory=list)
+    files: set[str] = field(default_factory=set)
+    prompt_configured: bool = False
+
+
+# ---- cards built in Python ----------------------------------------------------------------
+
+
+def _kind(v: Value | None) -> str:
+    if isinstance(v, Str):
+        return "string"
+    if isinstance(v, DictV):
+        return "object"
+    if isinstance(v, Const):
+        return {"none": "null", "true": "bool", "false": "bool", "list": "array"}.get(v.kind, v.kind)
+    return "unknown"
+
+
+def _items(res: Resolver, d: DictV, depth: int = 0) -> list[ParamItem]:
+    out: list[ParamItem] = []
+    for it in d.items:
+        if isinstance(it.key, Const) and it.key.kind == "spread":
+            inner = res.resolve(it.value)
+            if isinstance(inner, DictV) and depth < 5:
+                out.extend(_items(res, inner, depth + 1))
+            continue
+        key = res.resolve_str(it.key)
+        if key is None:
+            continue
+        value = res.resolve(it.value)
+        out.append(ParamItem(key.value, it.loc, value.value if isinstance(value, Str) else None, _kind(value)))
+    return out
+
+
+def py_ext_decl(res: Resolver, ext: PyExt) -> ExtDecl | None:
+    uri = res.resolve(ext.uri)
+    problems: list[str] = []
+    if isinstance(uri, Str):
+        if spec.uri_kind(uri.value) is None:
+            return None
+        uri_text: str | None = uri.value
+    elif isinstance(uri, Const) and ext.params is not None:
+        problems.append(f"`uri` is {_kind(uri)}, not a string")
+        uri_text = None
+    else:
+        return None
+    if ext.required is not None:
+        req = res.resolve(ext.required)
+        if not (isinstance(req, Const) and req.kind in ("true", "false")) and not isinstance(req, (Dyn, Param)):
+            problems.append(f"`required` is {_kind(req)}, not a boolean")
+    params = res.resolve(ext.params) if ext.params is not None else None
+    ploc = ext.params.loc if ext.params is not None else None
+    if params is None:
+        return ExtDecl(ext.loc, ext.card, uri_text, tuple(problems), "absent", None, (), "", ext.agent_name)
+    if isinstance(params, DictV):
+        return ExtDecl(ext.loc, ext.card, uri_text, tuple(problems), "object", ploc,
+                       tuple(_items(res, params)), params.ident, ext.agent_name)
+    if isinstance(params, Const):
+        kind = "null" if params.kind == "none" else "other"
+        return ExtDecl(ext.loc, ext.card, uri_text, tuple(problems), kind, ploc, (), "", ext.agent_name)
+    if isinstance(params, Str):
+        return ExtDecl(ext.loc, ext.card, uri_text, tuple(problems), "other", ploc, (), "", ext.agent_name)
+    return ExtDecl(ext.loc, ext.card, uri_text, tuple(problems), "unresolved", ploc, (), "", ext.agent_name)
+
+
+# ---- prompts ---------------------------------------------------------------------------
+
+
+def _str_prompt(text: Str, derived: bool) -> Prompt:
+    values = text.value.split("\n")
+    lines = text.lines if len(text.lines) == len(values) else tuple(text.loc.line for _ in values)
+    return Prompt(Loc(text.loc.path, lines[0] if lines else text.loc.line),
+                  tuple(PromptLine(v.rstrip("\r"), ln) for v, ln in zip(values, lines, strict=True)), derived)
+
+
+def py_prompt(res: Resolver, value: Value, params_ids: set[str]) -> Prompt | None:
+    derived = bool(params_ids) and res.reaches(value, params_ids)
+    text = placeholder_text(res, value)
+    if text is None:
+        if not derived:
+            return None
+        text = Str("", value.loc, (value.loc.line,), literal=False)
+    return _str_prompt(text, derived)
+
+
+# ---- guards -----------------------------------------------------------------------------
+
+
+def _from_map(res: Resolver, value: Value | None, params_ids: set[str]) -> bool:
+    if isinstance(value, Sub):
+        base = res.resolve(value.base)
+        return isinstance(base, DictV) and base.ident in params_ids
+    return False
+
+
+def bind_guard(res: Resolver, g: Guard, params_ids: set[str]) -> BoundGuard | None:
+    written = g.rule.value if isinstance(g.rule, Str) else None
+    reason: str | None = None
+    reason_loc = None
+    literal = False
+    if g.reason is not None and not _from_map(res, g.reason, params_ids):
+        r = res.resolve_str(g.reason)
+        if r is not None:
+            reason, reason_loc, literal = r.value, g.reason.loc, isinstance(g.reason, Str)
+    common = dict(reason=reason, reason_loc=reason_loc, reason_literal=literal,
+                  extra_keys=g.extra_keys, media_near=g.media_near)
+    if g.rule is None:
+        return BoundGuard(g.loc, g.kind, "none", None, None, **common)  # type: ignore[arg-type]
+    rule = res.resolve(g.rule)
+    if isinstance(rule, Str):
+        return BoundGuard(g.loc, g.kind, "id", rule.value, written or rule.value, **common)  # type: ignore[arg-type]
+    if isinstance(rule, Param):
+        return None  # pass-through: the helper that forwards refusals
+    if isinstance(rule, (Const, DictV)):
+        return None  # not a rule id at all (RefusalsExtension(RULES) passes a dict)
+    return BoundGuard(g.loc, g.kind, "unresolved", None, None, **common)  # type: ignore[arg-type]
+
+
+def bind_error(res: Resolver, e: ErrorUse, params_ids: set[str]) -> BoundError | None:
+    if e.rule is not None:
+        rule = res.resolve(e.rule)
+        return BoundError(e.loc, e.name, rule.value if isinstance(rule, Str) else None)
+    for v in e.values:
+        if isinstance(v, Sub):
+            base = res.resolve(v.base)
+            key = res.resolve_str(v.key)
+            if isinstance(base, DictV) and base.ident in params_ids:
+                return BoundError(e.loc, e.name, key.value if key else None)
+    return None
+
+
+# ---- agent roots ----------------------------------------------------------------------------
+
+
+def agent_root(path: str) -> str:
+    """The card's folder, or the parent of .well-known/ (for a Python card: the innermost
+    package holding it, which is its folder too)."""
+    folder = posixpath.dirname(path)
+    parts = folder.split("/") if folder else []
+    if ".well-known" in parts:
+        return "/".join(parts[: parts.index(".well-known")])
+    return folder
+
+
+def owner(path: str, roots: list[str]) -> list[str]:
+    """Roots that claim `path`: the nearest ancestors (several only on a tie)."""
+    best: list[str] = []
+    depth = -1
+    for root in roots:
+        if root == "" or path.startswith(root + "/"):
+            d = len(root.split("/")) if root else 0
+            if d > depth:
+                best, depth = [root], d
+            elif d == depth:
+                best.append(root)
+    return best
+
+
+def facts_files(facts: dict[str, FileFacts]) -> list[str]:
+    return sorted(p for p, f in facts.items() if f.has_facts())

@@ -1,0 +1,1 @@
+"""Checks: pure functions from bound facts to findings, one concern a module."""

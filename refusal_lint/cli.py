@@ -1,0 +1,145 @@
+"""Command line (DESIGN §1): parse options, run the pipeline, pick a reporter, set the exit status."""
+
+from __future__ import annotations
+
+import difflib
+import os
+import sys
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from refusal_lint import __version__
+from refusal_lint.codes import CODES, expand
+from refusal_lint.errors import UsageError
+
+FORMATS = ("text", "json")
+
+
+def _codes(value: str | None, option: str) -> set[str] | None:
+    if value is None:
+        return None
+    try:
+        return expand([v for v in value.split(",") if v.strip()])
+    except KeyError as exc:
+        raise UsageError(f"{option}: unknown code `{exc.args[0]}`") from None
+
+
+def _guarded(fn: Callable[..., int]) -> Callable[..., None]:
+    """Exit 2 with one line for bad usage or an internal fault; never a raw traceback."""
+
+    def wrapper(*args: Any, verbose: bool = False, **kwargs: Any) -> None:
+        try:
+            code = fn(*args, **kwargs)
+        except UsageError as exc:
+            click.echo(f"refusal-lint: error: {exc}", err=True)
+            sys.exit(2)
+        except KeyboardInterrupt:
+            click.echo("refusal-lint: interrupted", err=True)
+            sys.exit(2)
+        except Exception as exc:  # an internal fault: one line, the trace only on request
+            if verbose:
+                traceback.print_exc()
+            click.echo(f"refusal-lint: internal error: {type(exc).__name__}: {exc} "
+                       "(run with --verbose for the trace)", err=True)
+            sys.exit(2)
+        sys.exit(code)
+
+    wrapper.__name__ = fn.__name__
+    wrapper.__doc__ = fn.__doc__
+    return wrapper
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="refusal-lint")
+def main() -> None:
+    """Check that an A2A agent's refusals card, system prompt and guards agree."""
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--config", "config_file", type=click.Path(), help="Config file (default: found upward).")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default=None, help="Output format.")
+@click.option("--output", type=click.Path(), help="Write the report to this file.")
+@click.option("--select", help="Only these codes (comma-separated; prefixes like RL3 allowed).")
+@click.option("--ignore", help="Never these codes.")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when errors are found (never turns 2 into 0).")
+@click.option("--no-cache", is_flag=True, help="Neither read nor write .refusal_lint_cache/.")
+@click.option("--jobs", type=click.IntRange(min=1), default=None, help="Parser processes (default: CPUs).")
+@click.option("--statistics", is_flag=True, help="Count findings per code.")
+@click.option("--quiet", "-q", is_flag=True, help="Print findings only: no summary, no notes.")
+@click.option("--color/--no-color", default=None, help="Colour the text output (default: on a terminal).")
+@click.option("--verbose", is_flag=True, help="Show the trace of an internal error.")
+def check(**kw: Any) -> None:
+    """Lint PATHS (default: the current folder)."""
+    _guarded(_check)(**kw)
+
+
+def _check(paths: tuple[str, ...], config_file: str | None, fmt: str | None, output: str | None,
+           select: str | None, ignore: str | None, exit_zero: bool, no_cache: bool, jobs: int | None,
+           statistics: bool, quiet: bool, color: bool | None) -> int:
+    from refusal_lint import config as config_mod
+    from refusal_lint import pipeline
+    from refusal_lint.report import jsonout, text
+    from refusal_lint.workers import default_jobs
+
+    targets = list(paths) or ["."]
+    cfg = config_mod.load(config_file, _first(targets))
+    chosen = _codes(select, "--select")
+    selected = frozenset(chosen if chosen is not None else (cfg.select or set(CODES)))
+    ignored = frozenset(cfg.ignore | (_codes(ignore, "--ignore") or set()))
+    settings = pipeline.Settings(selected, ignored, not no_cache, jobs or default_jobs())
+    result = pipeline.run(targets, cfg, settings)
+    fmt = fmt or "text"
+    if fmt == "json":
+        report = jsonout.render(result.findings, result.agents, result.files_scanned)
+    else:
+        use_color = color if color is not None else (
+            output is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ)
+        nothing = not result.facts_found and not result.findings
+        report = text.render(result.findings, use_color, statistics, nothing)
+        if quiet:
+            report = "".join(text.line(f, use_color) + "\n" for f in result.findings)
+    if not quiet:
+        for note in result.notes:
+            click.echo(f"refusal-lint: note: {note}", err=True)
+    if output:
+        try:
+            with open(output, "w", encoding="utf-8") as fh:
+                fh.write(report)
+        except OSError as exc:
+            raise UsageError(f"{output}: cannot write report: {exc.strerror}") from None
+    else:
+        click.echo(report, nl=False)
+    has_errors = any(CODES[f.code].severity == "error" for f in result.findings)
+    return 1 if has_errors and not exit_zero else 0
+
+
+def _first(targets: list[str]) -> Any:
+    from pathlib import Path
+
+    return Path(targets[0])
+
+
+@main.command("rules")
+def rules_cmd() -> None:
+    """List every code with its name, default severity and whether --fix can fix it."""
+    click.echo(f"{'code':<6}  {'name':<26}  {'severity':<8}  fixable  summary")
+    for c in CODES.values():
+        click.echo(f"{c.code:<6}  {c.name:<26}  {c.severity:<8}  {'yes' if c.fixable else 'no':<7}  {c.summary}")
+
+
+@main.command("rule")
+@click.argument("code")
+def rule_cmd(code: str) -> None:
+    """Explain one code: what, why, an example and how to fix it."""
+    c = CODES.get(code.upper())
+    if c is None:
+        near = difflib.get_close_matches(code.upper(), list(CODES), n=1)
+        hint = f" (did you mean {near[0]}?)" if near else ""
+        click.echo(f"refusal-lint: error: unknown code `{code}`{hint}", err=True)
+        sys.exit(2)
+    click.echo(f"{c.code} {c.name} ({c.severity}{', fixable' if c.fixable else ''})\n")
+    click.echo(c.explanation)

@@ -1,0 +1,326 @@
+"""The code table of DESIGN §3, with the explanations `refusal-lint rule CODE` prints."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Code:
+    code: str
+    name: str
+    severity: str  # "error" | "warning"
+    fixable: bool
+    summary: str
+    explanation: str
+
+
+def _c(code: str, name: str, sev: str, summary: str, text: str, fixable: bool = False) -> Code:
+    return Code(code, name, "error" if sev == "E" else "warning", fixable, summary, text.strip())
+
+
+CODES: dict[str, Code] = {
+    c.code: c
+    for c in (
+        _c(
+            "RL001",
+            "card-missing",
+            "E",
+            "guards fire kebab-form rule ids, but no card advertises the extension",
+            """
+What: tool code refuses with rule ids such as `refuse("seg-mix")`, but no AgentCard in the
+tree declares the Refusals v1 extension.
+Why: callers learn which computations are refused from the card; a refusal whose rule no
+card advertises cannot be pre-filtered, and consumers cannot check it.
+Fix: add the extension to the card, listing every rule the guards fire:
+    "capabilities": {"extensions": [{"uri": "https://standards.upperhandai.com/ext/refusals/v1",
+      "params": {"seg-mix": "Segmentation families cannot be crossed; ask for one family per cut."}}]}
+""",
+        ),
+        _c(
+            "RL002",
+            "syntax-error",
+            "W",
+            "a Python, JSON or YAML file in scope cannot be parsed",
+            """
+What: a file that may hold a card, a prompt or a guard could not be parsed (or the parser
+could not read it within its limits). The file is skipped and the run goes on.
+Why: facts in that file are invisible, so other findings may be missing.
+Fix: correct the syntax at the reported line, e.g. a trailing comma in JSON:
+    {"seg-mix": "One family per cut.",}   ->   {"seg-mix": "One family per cut."}
+""",
+        ),
+        _c(
+            "RL003",
+            "unused-suppression",
+            "W",
+            "a `# refusal-lint: ignore[...]` that silences nothing",
+            """
+What: a suppression comment whose codes match no finding on its line.
+Why: stale suppressions hide future problems and mislead readers.
+Fix: delete the comment, or narrow it to the code that really fires there:
+    refuse(rule_for(kind))  # refusal-lint: ignore[RL304]
+""",
+        ),
+        _c(
+            "RL004",
+            "agent-ambiguous",
+            "E",
+            "a file in scope belongs to no agent or to two",
+            """
+What: the tree holds several cards, and a file that yields facts (a prompt, a guard, a
+card) sits under no agent root, or under two equally near ones.
+Why: each agent is checked against its own card only; refusal-lint cannot guess which.
+Fix: say which files belong to which agent in the config:
+    agents:
+      - {name: survey-analyst, card: survey/card.json, prompt: survey/prompt.md, guards: ["survey/**/*.py"]}
+""",
+        ),
+        _c(
+            "RL100",
+            "card-unreadable",
+            "E",
+            "the configured card file is missing or is not valid JSON/YAML",
+            """
+What: the `card:` of an `agents:` entry names a file that does not exist or cannot be parsed
+(the line and column where parsing stopped are given).
+Why: without the card there is nothing to check the prompt and guards against.
+Fix: correct the path in the config, or the file's syntax.
+""",
+        ),
+        _c(
+            "RL101",
+            "extension-malformed",
+            "E",
+            "`uri` not a string, `required` not a boolean, entry not an object",
+            """
+What: the refusals extension entry is not shaped as A2A's AgentExtension.
+Why: A2A clients and SDKs reject or misread such cards.
+Fix: an object with a string `uri`, an optional boolean `required` and the `params` map:
+    {"uri": "https://standards.upperhandai.com/ext/refusals/v1", "required": false, "params": {...}}
+""",
+        ),
+        _c(
+            "RL102",
+            "uri-near-miss",
+            "E",
+            "an extension URI that is almost ours",
+            """
+What: an extension URI that equals the Refusals v1 URI once scheme, case, a trailing slash,
+`refusal`/`refusals` and the version are folded (`http://...`, `.../refusals/v1/`, `.../refusal/v1`).
+Why: clients match the URI exactly; a near miss means callers never see the refusals.
+Fix: use exactly https://standards.upperhandai.com/ext/refusals/v1
+""",
+        ),
+        _c(
+            "RL103",
+            "params-empty",
+            "E",
+            "params absent, null, or `{}`",
+            """
+What: the extension declares no rules.
+Why: the spec requires a non-empty map; an empty one advertises nothing and fails the probe.
+Fix: list each rule with its one-line reason:
+    "params": {"invalid-cut": "That demographic cut is not defined for this study."}
+""",
+        ),
+        _c(
+            "RL104",
+            "params-not-flat",
+            "E",
+            "params not an object, or a value that is not a string",
+            """
+What: `params` is a list or a scalar, or one of its values is not a string (a nested object,
+a number, null).
+Why: the spec makes params a flat string-to-string map of rule id to reason.
+Fix: flatten it:
+    "params": {"seg-mix": {"reason": "..."}}   ->   "params": {"seg-mix": "..."}
+""",
+        ),
+        _c(
+            "RL105",
+            "rule-id-not-kebab",
+            "E",
+            "rule id not `^[a-z0-9]+(-[a-z0-9]+)*$`",
+            """
+What: a rule id with capitals, underscores, spaces or doubled hyphens.
+Why: the spec requires kebab-case keys; consumers and evals match them literally.
+Fix: rename the key everywhere it appears: `Seg_Mix` -> `seg-mix`.
+""",
+        ),
+        _c(
+            "RL106",
+            "reason-not-one-line",
+            "E",
+            "reason blank, or holds a line break",
+            """
+What: a rule's reason is empty or spans several lines.
+Why: the reason is a one-line, user-facing text that clients render verbatim.
+Fix: one sentence on one line: "That demographic cut is not defined for this study."
+""",
+        ),
+        _c(
+            "RL107",
+            "rule-id-duplicate",
+            "E",
+            "the same key twice in one params object",
+            """
+What: a params object (JSON, YAML or a Python dict literal) repeats a key.
+Why: parsers keep only the last value, silently dropping the first reason.
+Fix: keep one entry per rule id (the last one is the one in effect).
+""",
+        ),
+        _c(
+            "RL108",
+            "extension-duplicate",
+            "E",
+            "the refusals extension declared twice in one card",
+            """
+What: the card's extensions list holds the Refusals v1 entry twice.
+Why: clients pick one at random; the two maps can drift apart.
+Fix: merge both params maps into a single extension entry.
+""",
+        ),
+        _c(
+            "RL200",
+            "prompt-missing",
+            "E",
+            "an agent with refusal rules has no prompt found or configured",
+            """
+What: no system prompt was found for an agent whose card advertises rules.
+Why: the model must know the rules to refuse consistently with the card and guards.
+Fix: set `prompt:` in the agent's config (file, file.yaml#key.path or module.py:NAME), or
+keep the prompt where it is discovered (a prompt*.md file, SYSTEM_PROMPT, instruction=...).
+""",
+        ),
+        _c(
+            "RL201",
+            "rule-not-in-prompt",
+            "E",
+            "a card rule the prompt never mentions",
+            """
+What: the card advertises a rule whose id appears nowhere in the agent's prompt.
+Why: the model cannot refuse by a rule it was never told about.
+Fix: add a rule line to the prompt:
+    - invalid-cut: That demographic cut is not defined for this study.
+""",
+        ),
+        _c(
+            "RL202",
+            "prompt-unknown-rule",
+            "E",
+            "the prompt names a rule the card does not advertise",
+            """
+What: a rule line (or a near miss of a card id, such as `seg_mix`) in the prompt names a
+rule the card does not have. The message suggests the nearest card rule.
+Why: the model will refuse with a rule no caller can look up.
+Fix: rename it to the card's id, or add the rule to the card.
+""",
+        ),
+        _c(
+            "RL203",
+            "prompt-reason-mismatch",
+            "E",
+            "a prompt rule line states another reason than the card",
+            """
+What: the prompt's line `seg-mix: <reason>` states a reason that differs from the card's
+(white space folded).
+Why: users see one wording in refusals and another in the card; evals asserting the reason fail.
+Fix: `refusal-lint check --fix` rewrites the prompt's reason to the card's.
+""",
+            fixable=True,
+        ),
+        _c(
+            "RL301",
+            "rule-unguarded",
+            "E",
+            "a card rule that no guard fires",
+            """
+What: the card advertises a rule, but no tool-level guard ever refuses with it.
+Why: the agent promises a refusal it relies on the model alone to deliver.
+Fix: add a guard in the tool code:
+    if cut not in DEFINED_CUTS:
+        return refuse("invalid-cut", detail=f"{cut} is not a cut of this study")
+""",
+        ),
+        _c(
+            "RL302",
+            "guard-unknown-rule",
+            "E",
+            "a guard fires a rule the card does not advertise",
+            """
+What: a guard refuses with a rule id that is not a key of the card's params (the message
+suggests the nearest card rule).
+Why: consumers must match the emitted rule against the card; an unknown rule breaks them.
+Fix: use the card's id (`refuse("seg-mix")`, not `refuse("seg_mix")`), or advertise the rule.
+""",
+        ),
+        _c(
+            "RL303",
+            "guard-reason-mismatch",
+            "E",
+            "a guard passes a literal reason other than the card's",
+            """
+What: a guard passes `reason="..."` that differs from the card's reason for that rule.
+Why: the runtime Part must carry the advertised one-liner.
+Fix: `refusal-lint check --fix` rewrites the literal; better, read it from the params map:
+    refuse("seg-mix", reason=RULES["seg-mix"])
+""",
+            fixable=True,
+        ),
+        _c(
+            "RL304",
+            "guard-rule-unresolved",
+            "W",
+            "a guard's rule id cannot be resolved statically",
+            """
+What: the rule id is computed at run time (`refuse(pick(x))`, `refuse(f"seg-{kind}")`, a
+local variable), so it cannot be checked against the card.
+Why: a typo there would only show in production.
+Fix: use a literal, a constant or an enum member; or suppress with
+`# refusal-lint: ignore[RL304]` where the dynamism is intended.
+""",
+        ),
+        _c(
+            "RL305",
+            "refusal-as-error",
+            "E",
+            "a refusal is raised or returned as a protocol error",
+            """
+What: a refusal travels in a JSON-RPC error (`JSONRPCError`, `ServerError`, `A2AError`,
+`InvalidParamsError`, `HTTPException`, an `{"error": ...}` envelope).
+Why: the spec makes a refused request a successful exchange: a normal result carrying a
+text Part and a refusal data Part.
+Fix: return the two Parts in the result instead of raising the error.
+""",
+        ),
+        _c(
+            "RL306",
+            "refusal-part-malformed",
+            "E",
+            "a refusal payload with extra keys, no rule, or a near-miss media type",
+            """
+What: a refusal data payload holds keys other than rule/reason/detail, lacks `rule`, or
+its Part's media type is almost `application/vnd.upperhand.refusal+json`.
+Why: consumers recognise refusals by the exact media type and keys.
+Fix: {"rule": "seg-mix", "reason": "...", "detail": "..."} with
+media type application/vnd.upperhand.refusal+json.
+""",
+        ),
+    )
+}
+
+
+def expand(patterns: list[str]) -> set[str]:
+    """Codes named by `patterns`: full codes or prefixes (`RL3`, `RL30`, `ALL`)."""
+    out: set[str] = set()
+    for pattern in patterns:
+        pat = pattern.strip().upper()
+        if pat == "ALL":
+            out |= set(CODES)
+            continue
+        hits = {c for c in CODES if c.startswith(pat)} if pat else set()
+        if not hits:
+            raise KeyError(pattern)
+        out |= hits
+    return out

@@ -1,0 +1,179 @@
+"""Configuration: found upward from the first path, validated strictly (DESIGN §2)."""
+
+from __future__ import annotations
+
+import difflib
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from refusal_lint.codes import expand
+from refusal_lint.errors import UsageError
+
+CONFIG_FILES = (".refusal-lint.yaml", "refusal-lint.yaml", "pyproject.toml")
+DEFAULT_MAX_FILE_SIZE = 4 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class AgentConfig:
+    name: str
+    card: str | None = None
+    prompt: str | None = None
+    guards: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Config:
+    source: str | None = None  # the file it came from
+    base: str = "."  # folder the config's paths are relative to
+    agents: tuple[AgentConfig, ...] = ()
+    exclude: tuple[str, ...] = ()
+    select: frozenset[str] | None = None
+    ignore: frozenset[str] = frozenset()
+    per_file_ignores: tuple[tuple[str, frozenset[str]], ...] = ()
+    guard_callables: tuple[str, ...] = ()
+    max_file_size: int = DEFAULT_MAX_FILE_SIZE
+    probes: dict[str, str] = field(default_factory=dict)
+
+
+_TOP_KEYS = (
+    "agents",
+    "exclude",
+    "select",
+    "ignore",
+    "per-file-ignores",
+    "guard-callables",
+    "max-file-size",
+    "probes",
+)
+_AGENT_KEYS = ("name", "card", "prompt", "guards")
+
+
+def _nearest(key: str, valid: tuple[str, ...]) -> str:
+    near = difflib.get_close_matches(key, valid, n=1, cutoff=0.5)
+    return f" (did you mean `{near[0]}`?)" if near else f" (valid: {', '.join(valid)})"
+
+
+def _check_keys(data: dict[str, Any], valid: tuple[str, ...], where: str, src: str) -> None:
+    for key in data:
+        if key not in valid:
+            raise UsageError(f"{src}: unknown key `{where}{key}`{_nearest(str(key), valid)}")
+
+
+def _str_list(value: Any, key: str, src: str) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise UsageError(f"{src}: `{key}` must be a list of strings")
+    return tuple(value)
+
+
+def _codes(value: Any, key: str, src: str) -> frozenset[str]:
+    items = _str_list(value, key, src)
+    try:
+        return frozenset(expand(list(items)))
+    except KeyError as exc:
+        raise UsageError(f"{src}: `{key}` names unknown code `{exc.args[0]}`") from None
+
+
+def parse(data: Any, src: str, base: str) -> Config:
+    """Validate raw config data; every problem is a UsageError naming the key."""
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise UsageError(f"{src}: the configuration must be a mapping")
+    _check_keys(data, _TOP_KEYS, "", src)
+    agents = []
+    raw_agents = data.get("agents", [])
+    if not isinstance(raw_agents, list):
+        raise UsageError(f"{src}: `agents` must be a list of mappings")
+    for i, raw in enumerate(raw_agents):
+        if not isinstance(raw, dict):
+            raise UsageError(f"{src}: `agents[{i}]` must be a mapping")
+        _check_keys(raw, _AGENT_KEYS, f"agents[{i}].", src)
+        for key in ("name", "card", "prompt"):
+            if key in raw and not isinstance(raw[key], str):
+                raise UsageError(f"{src}: `agents[{i}].{key}` must be a string")
+        name = raw.get("name") or f"agent-{i + 1}"
+        guards = _str_list(raw.get("guards", []), f"agents[{i}].guards", src)
+        agents.append(AgentConfig(name, raw.get("card"), raw.get("prompt"), guards))
+    pfi = data.get("per-file-ignores", {})
+    if not isinstance(pfi, dict):
+        raise UsageError(f"{src}: `per-file-ignores` must map globs to lists of codes")
+    per_file = tuple(
+        (str(glob), _codes(codes, f"per-file-ignores.{glob}", src)) for glob, codes in pfi.items()
+    )
+    size = data.get("max-file-size", DEFAULT_MAX_FILE_SIZE)
+    if isinstance(size, bool) or not isinstance(size, int) or size <= 0:
+        raise UsageError(f"{src}: `max-file-size` must be a positive number of bytes")
+    probes = data.get("probes", {})
+    if not isinstance(probes, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in probes.items()
+    ):
+        raise UsageError(f"{src}: `probes` must map rule ids to message texts")
+    return Config(
+        source=src,
+        base=base,
+        agents=tuple(agents),
+        exclude=_str_list(data.get("exclude", []), "exclude", src),
+        select=_codes(data["select"], "select", src) if "select" in data else None,
+        ignore=_codes(data.get("ignore", []), "ignore", src),
+        per_file_ignores=per_file,
+        guard_callables=_str_list(data.get("guard-callables", []), "guard-callables", src),
+        max_file_size=size,
+        probes=dict(probes),
+    )
+
+
+def _read(path: Path) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{path}: cannot read config: {exc}") from None
+    if path.name == "pyproject.toml":
+        try:
+            doc = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise UsageError(f"{path}: invalid TOML: {exc}") from None
+        return doc.get("tool", {}).get("refusal-lint")
+    from refusal_lint.extract.yamlsafe import YamlError, load_plain
+
+    try:
+        return load_plain(text)
+    except YamlError as exc:
+        raise UsageError(f"{path}: invalid YAML: {exc}") from None
+
+
+def find(start: Path) -> Path | None:
+    """The nearest config file at or above `start` (a pyproject.toml counts only with our table)."""
+    here = start if start.is_dir() else start.parent
+    for folder in (here, *here.parents):
+        for name in CONFIG_FILES:
+            candidate = folder / name
+            if candidate.is_file():
+                if name == "pyproject.toml" and b"[tool.refusal-lint" not in _raw(candidate):
+                    continue
+                return candidate
+    return None
+
+
+def _raw(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return b""
+
+
+def load(explicit: str | None, first_path: Path) -> Config:
+    if explicit is not None:
+        path = Path(explicit)
+        if not path.is_file():
+            raise UsageError(f"{explicit}: config file not found")
+    else:
+        found = find(first_path.resolve())
+        if found is None:
+            return Config()
+        path = found
+    return parse(_read(path), str(path), os.path.dirname(os.path.abspath(path)))

@@ -1,0 +1,192 @@
+"""The file walk (.gitignore honoured, never entering .git, virtualenvs, node_modules,
+__pycache__), and the text prefilter that decides which files are worth reading."""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pathspec
+
+NEVER_ENTER = frozenset(
+    {".git", ".hg", ".svn", "node_modules", "__pycache__", ".refusal_lint_cache", ".mypy_cache",
+     ".ruff_cache", ".pytest_cache", ".tox", ".nox"}
+)
+PY = (".py", ".pyi")
+JSON = (".json",)
+YAML = (".yaml", ".yml")
+TEXT = (".md", ".txt", ".j2", ".jinja", ".jinja2", ".prompt", ".markdown")
+CARD_NAMES = frozenset({"agent-card.json", "agent.json", "agent-card.yaml", "agent-card.yml",
+                        "agent_card.json", "agentcard.json"})
+
+
+@dataclass(frozen=True)
+class Entry:
+    rel: str  # relative to the scan root, '/'-separated
+    abs: str
+    size: int
+
+
+@dataclass
+class Walk:
+    files: list[Entry]
+    skipped: list[str]  # one-line notes: unreadable folders, loops
+
+
+def kind_of(name: str) -> str | None:
+    lower = name.lower()
+    if lower.endswith(PY):
+        return "python"
+    if lower.endswith(JSON):
+        return "json"
+    if lower.endswith(YAML):
+        return "yaml"
+    if lower.endswith(TEXT):
+        return "text"
+    return None
+
+
+def _spec(lines: list[str]) -> pathspec.GitIgnoreSpec | None:
+    lines = [ln for ln in lines if ln.strip() and not ln.lstrip().startswith("#")]
+    return pathspec.GitIgnoreSpec.from_lines(lines) if lines else None
+
+
+def _read_ignore(path: str) -> pathspec.GitIgnoreSpec | None:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            return _spec(fh.read().splitlines())
+    except OSError:
+        return None
+
+
+def _ignored(path: str, is_dir: bool, specs: list[tuple[str, pathspec.GitIgnoreSpec]]) -> bool:
+    """Git's rule: the last matching pattern wins, deeper .gitignore files last."""
+    verdict = False
+    for base, spec in specs:
+        sub = os.path.relpath(path, base).replace(os.sep, "/")
+        result = spec.check_file(sub + "/" if is_dir else sub)
+        if result.include is not None:
+            verdict = result.include
+    return verdict
+
+
+def walk(root: str, targets: list[str], exclude: list[str], exclude_base: str) -> Walk:
+    """Every candidate file under `targets` (absolute paths), relative to `root`."""
+    out = Walk([], [])
+    excl = _spec(exclude)
+    seen_dirs: set[tuple[int, int]] = set()
+
+    def rel_of(path: str) -> str:
+        return os.path.relpath(path, root).replace(os.sep, "/")
+
+    def excluded(path: str, is_dir: bool) -> bool:
+        if excl is None:
+            return False
+        sub = os.path.relpath(path, exclude_base).replace(os.sep, "/")
+        return not sub.startswith("../") and excl.match_file(sub + "/" if is_dir else sub)
+
+    def ignore_specs_above(folder: str) -> list[tuple[str, pathspec.GitIgnoreSpec]]:
+        specs = []
+        here = os.path.abspath(folder)
+        chain = []
+        while True:
+            chain.append(here)
+            if os.path.isdir(os.path.join(here, ".git")):
+                break
+            parent = os.path.dirname(here)
+            if parent == here:
+                break
+            here = parent
+        for d in reversed(chain[1:]):
+            spec = _read_ignore(os.path.join(d, ".gitignore"))
+            if spec is not None:
+                specs.append((d, spec))
+        return specs
+
+    for target in (os.path.abspath(t) for t in targets):
+        if os.path.isfile(target):
+            kind = kind_of(target)
+            if kind is not None:
+                out.files.append(Entry(rel_of(target), target, os.path.getsize(target)))
+            continue
+        base_specs = ignore_specs_above(target)
+        stack: list[tuple[str, list[tuple[str, pathspec.GitIgnoreSpec]]]] = [(target, base_specs)]
+        while stack:
+            folder, specs = stack.pop()
+            try:
+                st = os.stat(folder)
+            except OSError:
+                continue
+            if (st.st_dev, st.st_ino) in seen_dirs:
+                continue
+            seen_dirs.add((st.st_dev, st.st_ino))
+            try:
+                with os.scandir(folder) as it:
+                    entries = sorted(it, key=lambda e: e.name)
+            except OSError as exc:
+                out.skipped.append(f"{rel_of(folder)}: cannot list folder ({exc.strerror})")
+                continue
+            names = {e.name for e in entries}
+            if "pyvenv.cfg" in names and folder != target:
+                continue
+            own = _read_ignore(os.path.join(folder, ".gitignore")) if ".gitignore" in names else None
+            here_specs = specs + [(folder, own)] if own else specs
+            subdirs = []
+            for e in entries:
+                path = e.path
+                rel = rel_of(path)
+                try:
+                    is_dir = e.is_dir(follow_symlinks=False)
+                except OSError:
+                    continue
+                if is_dir:
+                    if e.name in NEVER_ENTER or _ignored(path, True, here_specs) or excluded(path, True):
+                        continue
+                    subdirs.append(path)
+                    continue
+                if kind_of(e.name) is None or _ignored(path, False, here_specs) or excluded(path, False):
+                    continue
+                try:
+                    fst = os.stat(path)  # follows a symlinked file; a loop raises ELOOP
+                except OSError:
+                    continue
+                if not stat.S_ISREG(fst.st_mode):
+                    continue  # FIFOs, devices, sockets: never opened
+                out.files.append(Entry(rel, path, fst.st_size))
+            stack.extend((d, here_specs) for d in reversed(subdirs))
+    return out
+
+
+# ---- the text prefilter -----------------------------------------------------------------
+
+_PY_NEEDLES = (b"efusal", b"EFUSAL", b"AgentExtension", b"rompt", b"ROMPT", b"nstruction",
+               b"NSTRUCTION", b"ystem_message", b"SystemMessage", b'"rule"', b"'rule'",
+               b"refusal-lint")
+_REFUSE = re.compile(rb"(?:(?<![A-Za-z])[Rr]|(?<=[a-z])R)efuse(?![a-z])|(?<![A-Za-z])REFUSE(?![A-Z])")
+_ADK = re.compile(rb"^instruction\s*:", re.M)
+
+
+def python_worth_parsing(data: bytes, extra: tuple[bytes, ...]) -> bool:
+    if any(n in data for n in _PY_NEEDLES) or any(n in data for n in extra):
+        return True
+    return (b"efuse" in data or b"EFUSE" in data) and _REFUSE.search(data) is not None
+
+
+def is_card_candidate(name: str, rel: str, data: bytes) -> bool:
+    return b"efusal" in data or b"EFUSAL" in data or name.lower() in CARD_NAMES or "/.well-known/" in "/" + rel
+
+
+def is_prompt_file(name: str, kind: str, data: bytes) -> bool:
+    lower = name.lower()
+    if kind == "text":
+        return "prompt" in lower or "instruction" in lower
+    if kind == "yaml":
+        return "prompt" in lower or lower in ("agents.yaml", "agents.yml") or _ADK.search(data) is not None
+    return False
+
+
+def iter_py(files: list[Entry]) -> Iterator[Entry]:
+    return (f for f in files if f.rel.endswith(PY))

@@ -1,0 +1,85 @@
+"""Prompt candidates held in text, Markdown, Jinja and YAML files."""
+
+from __future__ import annotations
+
+import re
+
+from refusal_lint.extract.tree import TNode
+from refusal_lint.model import Loc, Prompt, PromptLine
+
+# A template placeholder fed from the rules map makes a prompt derived (agrees by construction).
+_PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}|\{%(.*?)%\}|\{([A-Za-z_][A-Za-z0-9_.]*)\}", re.S)
+
+
+def _derived(text: str) -> bool:
+    for m in _PLACEHOLDER.finditer(text):
+        inner = next(g for g in m.groups() if g is not None).lower()
+        if "rule" in inner or "refusal" in inner:
+            return True
+    return False
+
+
+def text_prompt(path: str, text: str, first_line: int = 1) -> Prompt:
+    lines = tuple(PromptLine(t, first_line + i) for i, t in enumerate(text.splitlines()))
+    return Prompt(Loc(path, first_line, 1), lines, _derived(text))
+
+
+def _string_prompt(node: TNode) -> Prompt | None:
+    if node.kind != "string" or not str(node.value).strip():
+        return None
+    return text_prompt(node.loc.path, str(node.value), node.loc.line)
+
+
+def _all_strings(node: TNode) -> list[Prompt]:
+    out: list[Prompt] = []
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if n.kind == "string":
+            if (p := _string_prompt(n)) is not None:
+                out.append(p)
+        stack.extend(reversed(n.elems))
+        stack.extend(v for _, v in reversed(n.items))
+    return out
+
+
+def key_path(root: TNode, dotted: str) -> TNode | None:
+    node: TNode | None = root
+    for part in dotted.split(".") if dotted else []:
+        if node is None:
+            return None
+        if node.kind == "object":
+            member = node.get(part)
+            node = member[1] if member else None
+        elif node.kind == "array" and part.isdigit() and int(part) < len(node.elems):
+            node = node.elems[int(part)]
+        else:
+            return None
+    return node
+
+
+def yaml_prompts(path: str, root: TNode) -> list[Prompt]:
+    """Discovered prompts: a *prompt* file's strings, ADK `instruction:`, CrewAI agents.yaml."""
+    name = path.rsplit("/", 1)[-1].lower()
+    if "prompt" in name:
+        return _all_strings(root)
+    if root.kind != "object":
+        return []
+    out: list[Prompt] = []
+    member = root.get("instruction")
+    if member is not None and (p := _string_prompt(member[1])) is not None:
+        out.append(p)
+    if name in ("agents.yaml", "agents.yml"):
+        for _, agent in root.items:
+            for key in ("role", "goal", "backstory"):
+                m = agent.get(key) if agent.kind == "object" else None
+                if m is not None and (p := _string_prompt(m[1])) is not None:
+                    out.append(p)
+    return out
+
+
+def configured_yaml_prompt(root: TNode, dotted: str) -> list[Prompt]:
+    node = key_path(root, dotted)
+    if node is None:
+        return []
+    return [p] if (p := _string_prompt(node)) is not None else _all_strings(node)

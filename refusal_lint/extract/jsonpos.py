@@ -1,0 +1,93 @@
+"""JSON with positions and duplicate keys kept (the `json` module hides both).
+
+The standard parser validates first, so this reader may assume well-formed input and
+reports errors exactly where `json` stops, as DESIGN §3 asks.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import re
+
+from refusal_lint.extract.tree import TNode, TooDeep
+from refusal_lint.model import Loc
+
+_TOKEN = re.compile(
+    r'[ \t\n\r]*(?:([{}\[\]:,])|("(?:[^"\\]|\\.)*")|(-?[0-9][0-9.eE+-]*)|(true|false|null))',
+    re.S,
+)
+MAX_DEPTH = 10_000
+
+
+class JsonError(Exception):
+    def __init__(self, message: str, line: int, col: int) -> None:
+        super().__init__(message)
+        self.line = line
+        self.col = col
+
+
+def _validate(text: str) -> None:
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise JsonError(exc.msg, exc.lineno, exc.colno) from None
+    except RecursionError:
+        # json recurses in C-backed Python frames; a deep document is legal but not a card.
+        raise JsonError("nesting too deep to read", 1, 1) from None
+
+
+def parse(text: str, path: str) -> TNode:
+    """Parse JSON text into a TNode tree; JsonError where the standard parser stops."""
+    _validate(text)
+    starts = [0] + [m.end() for m in re.finditer("\n", text)]
+
+    def loc(a: int, b: int) -> Loc:
+        la = bisect.bisect_right(starts, a) - 1
+        lb = bisect.bisect_right(starts, b) - 1
+        return Loc(path, la + 1, a - starts[la] + 1, lb + 1, b - starts[lb] + 1)
+
+    # Iterative descent: deep documents must not exhaust the Python stack.
+    stack: list[tuple[str, int, list[object]]] = []  # (kind, start offset, members)
+    pending_key: list[TNode | None] = []
+    root: TNode | None = None
+    pos = 0
+    while True:
+        m = _TOKEN.match(text, pos)
+        if m is None:
+            break
+        pos = m.end()
+        punct, string, number, word = m.groups()
+        start = m.start(m.lastindex or 0)
+        node: TNode | None = None
+        if punct in ("{", "["):
+            if len(stack) >= MAX_DEPTH:
+                raise TooDeep("nesting too deep to read")
+            stack.append(("object" if punct == "{" else "array", start, []))
+            pending_key.append(None)
+            continue
+        if punct in ("}", "]"):
+            kind, begin, members = stack.pop()
+            pending_key.pop()
+            if kind == "object":
+                pairs = tuple(members[i : i + 2] for i in range(0, len(members), 2))
+                node = TNode(kind, loc(begin, pos), items=tuple((p[0], p[1]) for p in pairs))  # type: ignore[misc]
+            else:
+                node = TNode(kind, loc(begin, pos), elems=tuple(members))  # type: ignore[arg-type]
+        elif punct in (":", ","):
+            continue
+        elif string is not None:
+            node = TNode("string", loc(start, pos), json.loads(string))
+        elif number is not None:
+            node = TNode("number", loc(start, pos), json.loads(number))
+        else:
+            node = TNode(
+                "null" if word == "null" else "bool", loc(start, pos), json.loads(word)
+            )
+        if not stack:
+            root = node
+            continue
+        stack[-1][2].append(node)
+    if root is None:
+        raise JsonError("Expecting value", 1, 1)
+    return root

@@ -1,0 +1,610 @@
+"""Facts of one Python file, read with libcst (imported here only, inside workers).
+
+Everything is recorded symbolically (see facts.py); nothing of the user's code is run.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+
+import libcst as cst
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+
+from refusal_lint import spec
+from refusal_lint.extract import vocab
+from refusal_lint.facts import (
+    Const,
+    DictV,
+    Dyn,
+    ErrorUse,
+    FileFacts,
+    Guard,
+    ImportRef,
+    Item,
+    Join,
+    Op,
+    Param,
+    PyExt,
+    PyPrompt,
+    Ref,
+    Str,
+    Sub,
+    Suppression,
+    Value,
+)
+from refusal_lint.model import Loc
+
+SUPPRESS = re.compile(r"#\s*refusal-lint:\s*ignore(?:\[([A-Za-z0-9,\s]*)\])?")
+
+
+@dataclass
+class _Scope:
+    passthrough: set[str] = field(default_factory=set)
+    local: set[str] = field(default_factory=set)
+    dicts: dict[str, cst.Dict] = field(default_factory=dict)  # local name -> dict literal
+
+
+def _dotted(node: cst.BaseExpression) -> str | None:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        base = _dotted(node.value)
+        return f"{base}.{node.attr.value}" if base else None
+    return None
+
+
+def _last_name(node: cst.BaseExpression) -> str | None:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return node.attr.value
+    return None
+
+
+def _str_key(node: cst.BaseExpression | None) -> str | None:
+    if isinstance(node, cst.SimpleString):
+        value = node.evaluated_value
+        return value if isinstance(value, str) else None
+    return None
+
+
+class _Bindings(cst.CSTVisitor):
+    """Names a function body binds: locals, and the pass-through ones (loops, except-as)."""
+
+    def __init__(self, scope: _Scope) -> None:
+        self.scope = scope
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        self.scope.local.add(node.name.value)
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def _targets(self, target: cst.BaseExpression, into: set[str]) -> None:
+        if isinstance(target, cst.Name):
+            into.add(target.value)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for el in target.elements:
+                self._targets(el.value, into)
+        elif isinstance(target, cst.StarredElement):
+            self._targets(target.value, into)
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self._targets(node.target, self.scope.local)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._targets(node.target, self.scope.local)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._targets(node.target, self.scope.local)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._targets(node.target, self.scope.local)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._targets(node.target, self.scope.passthrough)
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        self._targets(node.target, self.scope.passthrough)
+
+    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
+        if node.name is not None:
+            self._targets(node.name.name, self.scope.passthrough)
+
+    def visit_ExceptStarHandler(self, node: cst.ExceptStarHandler) -> None:
+        if node.name is not None:
+            self._targets(node.name.name, self.scope.passthrough)
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        if node.asname is not None:
+            self._targets(node.asname.name, self.scope.local)
+
+    def visit_Import(self, node: cst.Import) -> None:
+        for alias in node.names:
+            self.scope.local.add((_dotted(alias.asname.name) if alias.asname else _dotted(alias.name)) or "")
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        if isinstance(node.names, cst.ImportStar):
+            return
+        for alias in node.names:
+            name = alias.asname.name if alias.asname else alias.name
+            self.scope.local.add(_dotted(name) or "")  # type: ignore[arg-type]
+
+
+class _Extractor(cst.CSTVisitor):
+    def __init__(self, path: str, module: cst.Module, pos: dict[cst.CSTNode, CodeRange],
+                 guard_callables: tuple[str, ...]) -> None:
+        self.path = path
+        self.module = module
+        self.pos = pos
+        self.scopes: list[_Scope] = []
+        self.classes: list[tuple[str, set[str]]] = []  # (name, attribute names)
+        self.cards: list[tuple[str, str | None]] = []  # enclosing AgentCard(...) calls
+        self.errors: list[tuple[ErrorUse, list[Value]]] = []  # open protocol-error contexts
+        self.consumed: set[int] = set()  # dict literals already taken as a Part's data
+        self.defs: dict[str, Value] = {}
+        self.imports: dict[str, ImportRef] = {}
+        self.guards: list[Guard] = []
+        self.error_uses: list[ErrorUse] = []
+        self.exts: list[PyExt] = []
+        self.prompts: list[PyPrompt] = []
+        self.suppressions: list[Suppression] = []
+        self.guard_plain = frozenset(g for g in guard_callables if "." not in g)
+        self.guard_dotted = frozenset(g for g in guard_callables if "." in g)
+
+    # ---- locations -------------------------------------------------------------------
+
+    def loc(self, node: cst.CSTNode) -> Loc:
+        r = self.pos.get(node)
+        if r is None:
+            return Loc(self.path)
+        return Loc(self.path, r.start.line, r.start.column + 1, r.end.line, r.end.column + 1)
+
+    # ---- values ----------------------------------------------------------------------
+
+    def refs_in(self, node: cst.CSTNode) -> tuple[Ref, ...]:
+        out: list[Ref] = []
+        outer = self
+
+        class _Names(cst.CSTVisitor):
+            def visit_Attribute(self, n: cst.Attribute) -> bool:
+                v = outer.name_value(n)
+                if isinstance(v, Ref):
+                    out.append(v)
+                    return False
+                return True
+
+            def visit_Name(self, n: cst.Name) -> None:
+                v = outer.name_value(n)
+                if isinstance(v, Ref):
+                    out.append(v)
+
+        node.visit(_Names())
+        return tuple(out)
+
+    def name_value(self, node: cst.Name | cst.Attribute) -> Value:
+        dotted = _dotted(node)
+        loc = self.loc(node)
+        if dotted is None:
+            return Dyn(loc, self.refs_in(node.value) if isinstance(node, cst.Attribute) else ())
+        head, _, rest = dotted.partition(".")
+        if head in ("None", "True", "False"):
+            return Const(head.lower(), loc)
+        for scope in reversed(self.scopes):
+            if head in ("self", "cls") and self.classes and rest:
+                cls_name, attrs = self.classes[-1]
+                first = rest.split(".", 1)[0]
+                if first in attrs:
+                    return Ref(self.path, f"{cls_name}.{rest}", loc)
+            if head in scope.passthrough:
+                return Param(dotted, loc)
+            if head in scope.local:
+                return Dyn(loc)
+        return Ref(self.path, dotted, loc)
+
+    def string(self, node: cst.SimpleString) -> Value:
+        value = node.evaluated_value
+        loc = self.loc(node)
+        if not isinstance(value, str):
+            return Const("bytes", loc)
+        raw_breaks = node.value.count("\n")
+        if raw_breaks == value.count("\n"):
+            lines = tuple(loc.line + i for i in range(raw_breaks + 1))
+        else:
+            lines = tuple(loc.line for _ in range(value.count("\n") + 1))
+        return Str(value, loc, lines)
+
+    def fstring(self, node: cst.FormattedString) -> Value:
+        loc = self.loc(node)
+        quote = node.start.lstrip("fFrRbBuU")
+        prefix = node.start[: len(node.start) - len(quote)].replace("f", "").replace("F", "")
+        parts: list[Value] = []
+        line = loc.line
+        for part in node.parts:
+            if isinstance(part, cst.FormattedStringText):
+                try:
+                    text = ast.literal_eval(prefix + quote + part.value + quote)
+                except (SyntaxError, ValueError):
+                    text = part.value
+                text = str(text).replace("{{", "{").replace("}}", "}")
+                raw_breaks = part.value.count("\n")
+                if raw_breaks == text.count("\n"):
+                    lines = tuple(line + i for i in range(raw_breaks + 1))
+                else:
+                    lines = tuple(line for _ in range(text.count("\n") + 1))
+                parts.append(Str(text, Loc(self.path, line), lines, literal=False))
+                line += raw_breaks
+            else:
+                assert isinstance(part, cst.FormattedStringExpression)
+                parts.append(self.value(part.expression))
+                line += self.module.code_for_node(part).count("\n")
+        return Join(tuple(parts), loc)
+
+    def value(self, node: cst.BaseExpression) -> Value:
+        loc = self.loc(node)
+        if isinstance(node, cst.SimpleString):
+            return self.string(node)
+        if isinstance(node, cst.ConcatenatedString):
+            return Join((self.value(node.left), self.value(node.right)), loc)
+        if isinstance(node, cst.FormattedString):
+            return self.fstring(node)
+        if isinstance(node, (cst.Name, cst.Attribute)):
+            return self.name_value(node)
+        if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary)):
+            return Const("number", loc)
+        if isinstance(node, (cst.List, cst.Tuple, cst.Set, cst.ListComp, cst.SetComp)):
+            return Const("list", loc)
+        if isinstance(node, cst.Dict):
+            return self.dict_value(node)
+        if isinstance(node, cst.Subscript) and len(node.slice) == 1:
+            index = node.slice[0].slice
+            if isinstance(index, cst.Index):
+                return Sub(self.value(node.value), self.value(index.value), loc)
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
+            return Join((self.value(node.left), self.value(node.right)), loc)
+        if isinstance(node, cst.Call):
+            return self.call_value(node, loc)
+        return Dyn(loc, self.refs_in(node))
+
+    def call_value(self, node: cst.Call, loc: Loc) -> Value:
+        name = _last_name(node.func)
+        args = [a for a in node.args if a.keyword is None and a.star == ""]
+        if name in vocab.DEDENTS and len(args) == 1:
+            return Op("dedent", self.value(args[0].value), loc)
+        if name in vocab.STRIPS and isinstance(node.func, cst.Attribute) and not node.args:
+            return Op(name, self.value(node.func.value), loc)
+        if name in vocab.WRAPPERS and len(args) == 1 and len(node.args) == 1:
+            return self.value(args[0].value)
+        return Dyn(loc, self.refs_in(node))
+
+    def dict_value(self, node: cst.Dict) -> DictV:
+        items = []
+        for el in node.elements:
+            if isinstance(el, cst.DictElement):
+                items.append(Item(self.value(el.key), self.value(el.value), self.loc(el.key)))
+            else:
+                items.append(Item(Const("spread", self.loc(el)), self.value(el.value), self.loc(el)))
+        return DictV(tuple(items), self.loc(node))
+
+    # ---- module-level definitions ------------------------------------------------------
+
+    def define(self, target: cst.BaseExpression, value: cst.BaseExpression, prefix: str = "") -> None:
+        if not isinstance(target, cst.Name):
+            return
+        name = prefix + target.value
+        self.defs[name] = self.value(value)
+        if vocab.is_prompt_const(target.value):
+            self.prompts.append(PyPrompt(self.loc(target), self.defs[name], target.value))
+
+    def at_module_level(self) -> bool:
+        return not self.scopes and not self.classes
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if self.scopes:
+            self.bind_local_dicts(node)
+            return
+        prefix = ".".join(c[0] for c in self.classes) + "." if self.classes else ""
+        for t in node.targets:
+            self.define(t.target, node.value, prefix)
+
+    def bind_local_dicts(self, node: cst.Assign) -> None:
+        for t in node.targets:
+            if isinstance(t.target, cst.Name) and isinstance(node.value, cst.Dict):
+                self.scopes[-1].dicts[t.target.value] = node.value
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is None:
+            return
+        if self.scopes:
+            return
+        prefix = ".".join(c[0] for c in self.classes) + "." if self.classes else ""
+        self.define(node.target, node.value, prefix)
+
+    def visit_Import(self, node: cst.Import) -> None:
+        if not self.at_module_level():
+            return
+        for alias in node.names:
+            dotted = _dotted(alias.name) or ""
+            if alias.asname is not None:
+                self.imports[_dotted(alias.asname.name) or dotted] = ImportRef(dotted, None, 0)  # type: ignore[arg-type]
+            else:
+                head = dotted.split(".")[0]
+                self.imports[head] = ImportRef(head, None, 0)
+                if "." in dotted:
+                    self.imports[dotted] = ImportRef(dotted, None, 0)
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        if not self.at_module_level() or isinstance(node.names, cst.ImportStar):
+            return
+        module = _dotted(node.module) if node.module is not None else ""
+        for alias in node.names:
+            name = _dotted(alias.name) or ""
+            local = _dotted(alias.asname.name) if alias.asname else name  # type: ignore[arg-type]
+            self.imports[local or name] = ImportRef(module or "", name, len(node.relative))
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        attrs: set[str] = set()
+        body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
+        for stmt in body:
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    if isinstance(small, cst.Assign):
+                        attrs |= {t.target.value for t in small.targets if isinstance(t.target, cst.Name)}
+                    elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+                        attrs.add(small.target.value)
+        is_enum = any((_last_name(b.value) or "").endswith("Enum") for b in node.bases)
+        if is_enum and not self.scopes:
+            prefix = ".".join(c[0] for c in self.classes) + "." if self.classes else ""
+            str_enum = any(_last_name(b.value) == "StrEnum" for b in node.bases)
+            for stmt in body:
+                if not isinstance(stmt, cst.SimpleStatementLine):
+                    continue
+                for small in stmt.body:
+                    if not isinstance(small, cst.Assign) or len(small.targets) != 1:
+                        continue
+                    target = small.targets[0].target
+                    if (str_enum and isinstance(target, cst.Name) and isinstance(small.value, cst.Call)
+                            and _last_name(small.value.func) == "auto"):
+                        self.defs[f"{prefix}{node.name.value}.{target.value}"] = Str(
+                            target.value.lower(), self.loc(small.value), literal=False)
+        self.classes.append((node.name.value, attrs))
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self.classes.pop()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        scope = _Scope()
+        params = node.params
+        for p in (*params.posonly_params, *params.params, *params.kwonly_params):
+            scope.passthrough.add(p.name.value)
+        for star in (params.star_arg, params.star_kwarg):
+            if isinstance(star, cst.Param):
+                scope.passthrough.add(star.name.value)
+        node.body.visit(_Bindings(scope))
+        scope.local -= scope.passthrough
+        self.scopes.append(scope)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self.scopes.pop()
+
+    def visit_Lambda(self, node: cst.Lambda) -> None:
+        scope = _Scope()
+        for p in node.params.params:
+            scope.passthrough.add(p.name.value)
+        self.scopes.append(scope)
+
+    def leave_Lambda(self, original_node: cst.Lambda) -> None:
+        self.scopes.pop()
+
+    # ---- comments ------------------------------------------------------------------
+
+    def visit_Comment(self, node: cst.Comment) -> None:
+        m = SUPPRESS.search(node.value)
+        if m is None:
+            return
+        loc = self.loc(node)
+        codes = tuple(c.strip().upper() for c in (m.group(1) or "").split(",") if c.strip())
+        self.suppressions.append(Suppression(loc.line, codes, loc))
+
+    # ---- calls: cards, guards, parts, prompts, errors ----------------------------------
+
+    def kwarg(self, node: cst.Call, *names: str) -> cst.BaseExpression | None:
+        for a in node.args:
+            if a.keyword is not None and a.keyword.value in names:
+                return a.value
+        return None
+
+    def first_arg(self, node: cst.Call) -> cst.BaseExpression | None:
+        for a in node.args:
+            if a.keyword is None and a.star == "":
+                return a.value
+            break
+        return None
+
+    def is_guard_call(self, node: cst.Call, name: str) -> bool:
+        if vocab.is_guard_name(name, self.guard_plain):
+            return True
+        dotted = _dotted(node.func) or name
+        return any(
+            dotted == g or g.endswith("." + dotted) or self.imported_from(name, g)
+            for g in self.guard_dotted
+            if g.rsplit(".", 1)[1] == name
+        )
+
+    def imported_from(self, name: str, dotted: str) -> bool:
+        ref = self.imports.get(name)
+        return ref is not None and f"{ref.module}.{ref.name}".endswith(dotted)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        name = _last_name(node.func) or ""
+        loc = self.loc(node)
+        if name == "AgentCard":
+            card_name = _str_key(self.kwarg(node, "name"))
+            self.cards.append((f"{self.path}:{loc.line}:{loc.col}", card_name))
+        if name in spec.PROTOCOL_ERRORS:
+            self.errors.append((ErrorUse(loc, name, None), []))
+        if name == "AgentExtension":
+            uri = self.kwarg(node, "uri")
+            if uri is not None:
+                req = self.kwarg(node, "required")
+                params = self.kwarg(node, "params")
+                card, card_name = self.cards[-1] if self.cards else (self.path, None)
+                self.exts.append(PyExt(loc, card, self.value(uri), self.value(req) if req else None,
+                                       self.value(params) if params else None, card_name))
+        if name == "SystemMessage":
+            arg = self.kwarg(node, "content") or self.first_arg(node)
+            if arg is not None:
+                self.prompt_arg(arg, "SystemMessage")
+        for a in node.args:
+            if a.keyword is not None and a.keyword.value in vocab.PROMPT_KWARGS:
+                self.prompt_arg(a.value, f"{a.keyword.value}=")
+        media = self.kwarg(node, *vocab.MEDIA_KEYS)
+        if media is not None:
+            data = self.kwarg(node, "data") or self.first_arg(node)
+            self.part(node, media, data, loc)
+        if name and self.is_guard_call(node, name):
+            rule = self.kwarg(node, *vocab.RULE_KWARGS) or self.first_arg(node)
+            if rule is not None and not isinstance(rule, cst.Dict):
+                reason = self.kwarg(node, "reason")
+                self.add_guard(Guard(loc, "call", self.value(rule),
+                                     self.value(reason) if reason is not None else None, callee=name))
+
+    def leave_Call(self, original_node: cst.Call) -> None:
+        name = _last_name(original_node.func) or ""
+        if name == "AgentCard" and self.cards:
+            self.cards.pop()
+        if name in spec.PROTOCOL_ERRORS and self.errors:
+            self.close_error()
+
+    def close_error(self) -> None:
+        use, values = self.errors.pop()
+        if use.rule is None and not values:
+            return
+        if self.errors:
+            # A nested error (ServerError(error=InvalidParamsError(...))) is reported once, outermost.
+            outer, outer_values = self.errors[-1]
+            self.errors[-1] = (outer if outer.rule else ErrorUse(outer.loc, outer.name, use.rule), outer_values + values)
+            return
+        self.error_uses.append(ErrorUse(use.loc, use.name, use.rule, tuple(values)))
+
+    def add_guard(self, guard: Guard) -> None:
+        if self.errors:
+            use, values = self.errors[-1]
+            if use.rule is None and guard.rule is not None:
+                use = ErrorUse(use.loc, use.name, guard.rule)
+            self.errors[-1] = (use, values)
+            return
+        self.guards.append(guard)
+
+    def prompt_arg(self, node: cst.BaseExpression, source: str) -> None:
+        value = self.value(node)
+        if isinstance(value, (Str, Join, Op, Ref, Dyn)) and not isinstance(value, Param):
+            self.prompts.append(PyPrompt(self.loc(node), value, source))
+
+    def part(self, node: cst.CSTNode, media: cst.BaseExpression, data: cst.BaseExpression | None, loc: Loc) -> None:
+        media_text = _str_key(media)
+        if media_text is None:
+            return
+        kind = spec.media_type_kind(media_text)
+        if kind is None:
+            return
+        if kind == "near":
+            self.add_guard(Guard(loc, "part", None, media_near=media_text))
+            return
+        literal = data if isinstance(data, cst.Dict) else None
+        if isinstance(data, cst.Name):
+            for scope in reversed(self.scopes):
+                if data.value in scope.dicts:
+                    literal = scope.dicts[data.value]
+                    break
+        if literal is None:
+            return
+        if isinstance(data, cst.Dict):
+            self.consumed.add(id(literal))
+            self.payload(literal, loc, "part")
+        elif id(literal) not in self.consumed:
+            self.consumed.add(id(literal))
+            self.payload(literal, loc, "part", force=True)
+
+    def payload(self, node: cst.Dict, loc: Loc, kind: str, force: bool = False) -> bool:
+        keys: dict[str, cst.BaseExpression] = {}
+        for el in node.elements:
+            if isinstance(el, cst.DictElement) and (k := _str_key(el.key)) is not None:
+                keys[k] = el.value
+        if not force and not ("rule" in keys and ("reason" in keys or "detail" in keys)):
+            return False
+        if kind == "part" and not force and id(node) in self.consumed:
+            return False
+        rule = keys.get("rule")
+        reason = keys.get("reason")
+        extra = tuple(sorted(k for k in keys if k not in spec.PAYLOAD_KEYS))
+        self.add_guard(Guard(loc, kind, self.value(rule) if rule is not None else None,
+                             self.value(reason) if reason is not None else None, extra))
+        return True
+
+    def visit_Dict(self, node: cst.Dict) -> None:
+        keys = {k: el.value for el in node.elements
+                if isinstance(el, cst.DictElement) and (k := _str_key(el.key)) is not None}
+        loc = self.loc(node)
+        if "error" in keys and isinstance(keys["error"], cst.Dict):
+            self.errors.append((ErrorUse(loc, '{"error": ...}', None), []))
+        if "uri" in keys:
+            uri = self.value(keys["uri"])
+            if "params" in keys or (isinstance(uri, Str) and spec.uri_kind(uri.value)):
+                req = keys.get("required")
+                params = keys.get("params")
+                card, card_name = self.cards[-1] if self.cards else (self.path, None)
+                self.exts.append(PyExt(self.key_loc(node, "uri"),
+                                       card, uri, self.value(req) if req is not None else None,
+                                       self.value(params) if params is not None else None, card_name, False))
+        media_key = next((k for k in keys if k in vocab.MEDIA_KEYS), None)
+        if media_key is not None and "data" in keys:
+            self.part(node, keys[media_key], keys["data"], loc)
+        if id(node) not in self.consumed:
+            self.payload(node, loc, "payload")
+
+    def key_loc(self, node: cst.Dict, key: str) -> Loc:
+        for el in node.elements:
+            if isinstance(el, cst.DictElement) and _str_key(el.key) == key:
+                return self.loc(el.key)
+        return self.loc(node)
+
+    def leave_Dict(self, original_node: cst.Dict) -> None:
+        keys = {_str_key(el.key) for el in original_node.elements if isinstance(el, cst.DictElement)}
+        if "error" in keys and self.errors and self.errors[-1][0].name == '{"error": ...}':
+            el = next(el for el in original_node.elements
+                      if isinstance(el, cst.DictElement) and _str_key(el.key) == "error")
+            if isinstance(el.value, cst.Dict) and self.errors[-1][0].loc == self.loc(original_node):
+                self.close_error()
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        if self.errors:
+            value = self.value(node)
+            if isinstance(value, Sub):
+                self.errors[-1][1].append(value)
+
+
+def extract(path: str, text: str, guard_callables: tuple[str, ...] = ()) -> FileFacts:
+    """Facts of a Python file; raises libcst's ParserSyntaxError (or SyntaxError) when unreadable."""
+    module = cst.parse_module(text)
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    pos = wrapper.resolve(PositionProvider)
+    ex = _Extractor(path, module, dict(pos), guard_callables)
+    module.visit(ex)
+    return FileFacts(
+        path=path,
+        kind="python",
+        py_exts=tuple(ex.exts),
+        py_prompts=tuple(ex.prompts),
+        guards=tuple(ex.guards),
+        errors=tuple(ex.error_uses),
+        defs=tuple(ex.defs.items()),
+        imports=tuple(ex.imports.items()),
+        suppressions=tuple(ex.suppressions),
+    )

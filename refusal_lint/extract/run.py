@@ -1,0 +1,123 @@
+"""One entry point per file: bytes in, FileFacts out. Pure; runs in workers for Python."""
+
+from __future__ import annotations
+
+import ast
+import io
+import tokenize
+import warnings
+from dataclasses import dataclass
+
+from refusal_lint.extract import dataprompts, datacards, jsonpos, pyscan, yamlsafe
+from refusal_lint.extract.tree import TNode, TooDeep
+from refusal_lint.facts import FileFacts, Problem
+from refusal_lint.model import Loc
+
+
+@dataclass(frozen=True)
+class Job:
+    path: str  # relative, '/'-separated
+    kind: str  # python | json | yaml | text
+    data: bytes
+    want_card: bool = False
+    want_prompt: bool = False  # discovered prompt file (by name or YAML shape)
+    prompt_key: str | None = None  # configured YAML key path ('' = whole file)
+    complete: bool = False  # Python: read definitions even where no fact can be
+    guard_callables: tuple[str, ...] = ()
+
+
+def _problem(job: Job, message: str, line: int = 1, col: int = 1) -> FileFacts:
+    return FileFacts(job.path, job.kind, problem=Problem(Loc(job.path, line, col), message))
+
+
+def decode_text(data: bytes) -> str:
+    """UTF-8 with an optional BOM; raises UnicodeDecodeError or ValueError (binary)."""
+    if b"\x00" in data:
+        raise ValueError("binary file (holds NUL bytes)")
+    return data.decode("utf-8-sig")
+
+
+def _decode_python(data: bytes) -> str:
+    if b"\x00" in data:
+        raise ValueError("file holds NUL bytes")
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    return data.decode(encoding).removeprefix("\ufeff")
+
+
+def extract(job: Job) -> FileFacts:
+    if job.kind == "python":
+        return _python(job)
+    try:
+        text = decode_text(job.data)
+    except UnicodeDecodeError as exc:
+        return _problem(job, f"not valid UTF-8 (byte {exc.start})")
+    except ValueError as exc:
+        return _problem(job, str(exc))
+    if job.kind == "text":
+        return FileFacts(job.path, "text", prompts=(dataprompts.text_prompt(job.path, text),))
+    try:
+        roots = _documents(job, text)
+    except (jsonpos.JsonError, yamlsafe.YamlError) as exc:
+        return _problem(job, f"invalid {job.kind.upper()}: {exc}", exc.line, exc.col)
+    except TooDeep as exc:
+        return _problem(job, f"{job.kind.upper()} not read: {exc}")
+    exts = []
+    prompts = []
+    for root in roots:
+        if job.want_card:
+            exts.extend(datacards.find_extensions(root))
+        if job.prompt_key is not None:
+            prompts.extend(dataprompts.configured_yaml_prompt(root, job.prompt_key))
+        elif job.want_prompt and job.kind == "yaml":
+            prompts.extend(dataprompts.yaml_prompts(job.path, root))
+    return FileFacts(job.path, job.kind, exts=tuple(exts), prompts=tuple(prompts))
+
+
+def _documents(job: Job, text: str) -> list[TNode]:
+    if job.kind == "json":
+        return [jsonpos.parse(text, job.path)]
+    return [yamlsafe.to_tree(doc, job.path) for doc in yamlsafe.compose_all(text)]
+
+
+def _python(job: Job) -> FileFacts:
+    try:
+        text = _decode_python(job.data)
+    except (SyntaxError, UnicodeDecodeError, LookupError) as exc:
+        return _problem(job, f"cannot decode: {exc}")
+    except ValueError as exc:
+        return _problem(job, str(exc))
+    ast_error: SyntaxError | None = None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(text)
+    except SyntaxError as exc:
+        ast_error = exc
+        if "too many nested" in str(exc.msg) or "too complex" in str(exc.msg):
+            # libcst's native parser can crash the process on such nesting: go no further.
+            return _problem(job, f"syntax error: {exc.msg}", exc.lineno or 1, exc.offset or 1)
+    except (RecursionError, MemoryError, ValueError) as exc:
+        return _problem(job, f"the parser could not read this file ({type(exc).__name__})")
+    else:
+        guard_names = frozenset(g.rsplit(".", 1)[-1] for g in job.guard_callables)
+        if not job.complete and "refusal-lint:" not in text and not pyscan.may_hold_facts(tree, guard_names):
+            return FileFacts(job.path, "python", complete=False)
+    return _libcst(job, text, ast_error)
+
+
+def _libcst(job: Job, text: str, ast_error: SyntaxError | None) -> FileFacts:
+    from libcst import ParserSyntaxError
+
+    from refusal_lint.extract import python
+
+    try:
+        return python.extract(job.path, text, job.guard_callables)
+    except (ParserSyntaxError, SyntaxError) as exc:
+        if ast_error is not None:
+            return _problem(job, f"syntax error: {ast_error.msg}", ast_error.lineno or 1,
+                            ast_error.offset or 1)
+        line = getattr(exc, "raw_line", 1) or 1
+        return _problem(job, "the parser (libcst) could not read this file, though it is valid "
+                        "Python: its facts are unchecked", line)
+    except (RecursionError, MemoryError) as exc:
+        return _problem(job, f"the parser could not read this file ({type(exc).__name__})")

@@ -1,0 +1,37 @@
+"""Words that make a Python name a guard, a prompt or an error carrier (DESIGN §2)."""
+
+from __future__ import annotations
+
+import builtins
+import re
+
+GUARD_WORDS = frozenset({"refuse", "refusal", "refusals"})
+PROMPT_KWARGS = frozenset(
+    {"instruction", "instructions", "system_prompt", "system_message", "prompt"}
+)
+PROMPT_CONST = re.compile(r"(?:[A-Z0-9_]*_)?(?:SYSTEM_PROMPT|SYSTEM_INSTRUCTIONS?|INSTRUCTIONS)\Z")
+DEDENTS = frozenset({"dedent", "cleandoc"})
+STRIPS = frozenset({"strip", "lstrip", "rstrip"})
+WRAPPERS = frozenset({"MappingProxyType", "dict", "Final", "frozendict", "str"})
+MEDIA_KEYS = frozenset({"mediaType", "media_type"})
+RULE_KWARGS = ("rule", "rule_id")
+_BUILTIN_EXC = frozenset(
+    n for n in dir(builtins) if isinstance(getattr(builtins, n), type)
+    and issubclass(getattr(builtins, n), BaseException)
+)
+_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+
+
+def words(name: str) -> list[str]:
+    """`build_refusal_parts` -> build, refusal, parts; `RefusalError` -> refusal, error."""
+    return [w.lower() for part in name.split("_") for w in _WORD.findall(part)]
+
+
+def is_guard_name(name: str, extra: frozenset[str] = frozenset()) -> bool:
+    if name in _BUILTIN_EXC:
+        return False
+    return name in extra or any(w in GUARD_WORDS for w in words(name))
+
+
+def is_prompt_const(name: str) -> bool:
+    return bool(PROMPT_CONST.match(name))

@@ -1,0 +1,114 @@
+"""YAML read safely: composed (no object construction), aliases followed within a budget.
+
+PyYAML's composer keeps an alias as a shared node, so a billion-laughs document composes
+in linear space; the danger is in expanding it, which `to_tree` bounds.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+from refusal_lint.extract.tree import TNode, TooDeep
+from refusal_lint.model import Loc
+
+NODE_BUDGET = 200_000
+
+
+class YamlError(Exception):
+    def __init__(self, message: str, line: int = 1, col: int = 1) -> None:
+        super().__init__(message)
+        self.line = line
+        self.col = col
+
+
+def compose_all(text: str) -> list[yaml.Node]:
+    try:
+        loader = yaml.SafeLoader(text)
+        try:
+            docs = []
+            while loader.check_node():
+                docs.append(loader.get_node())
+            return docs
+        finally:
+            loader.dispose()
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        raise YamlError(f"{exc.problem or exc.context or 'invalid YAML'}", line, col) from None
+    except yaml.YAMLError as exc:
+        raise YamlError(str(exc).splitlines()[0] if str(exc) else "invalid YAML") from None
+    except RecursionError:
+        raise YamlError("nesting too deep to read") from None
+
+
+_SCALAR = {
+    "tag:yaml.org,2002:str": "string",
+    "tag:yaml.org,2002:int": "number",
+    "tag:yaml.org,2002:float": "number",
+    "tag:yaml.org,2002:bool": "bool",
+    "tag:yaml.org,2002:null": "null",
+}
+
+
+def _scalar_value(node: yaml.ScalarNode, kind: str) -> object:
+    if kind == "string":
+        return node.value
+    if kind == "null":
+        return None
+    if kind == "bool":
+        return node.value.lower() in ("true", "yes", "on", "y")
+    try:
+        return float(node.value) if "." in node.value or "e" in node.value.lower() else int(node.value, 0)
+    except ValueError:
+        return node.value
+
+
+def _loc(node: yaml.Node, path: str) -> Loc:
+    s, e = node.start_mark, node.end_mark
+    return Loc(path, s.line + 1, s.column + 1, e.line + 1, e.column + 1)
+
+
+def to_tree(root: yaml.Node, path: str, budget: int = NODE_BUDGET) -> TNode:
+    """Convert a composed node graph to TNode, visiting at most `budget` nodes (aliases included)."""
+    count = 0
+
+    def conv(node: yaml.Node, depth: int) -> TNode:
+        nonlocal count
+        count += 1
+        if count > budget or depth > 500:
+            raise TooDeep("alias expansion or nesting past the reading limit")
+        if isinstance(node, yaml.MappingNode):
+            items = tuple((conv(k, depth + 1), conv(v, depth + 1)) for k, v in node.value)
+            return TNode("object", _loc(node, path), items=items)
+        if isinstance(node, yaml.SequenceNode):
+            return TNode("array", _loc(node, path), elems=tuple(conv(v, depth + 1) for v in node.value))
+        assert isinstance(node, yaml.ScalarNode)
+        kind = _SCALAR.get(node.tag, "string")
+        loc = _loc(node, path)
+        if node.style in ("|", ">"):
+            # A block scalar's text starts on the line after its indicator.
+            loc = Loc(path, loc.line + 1, 1, loc.end_line, loc.end_col)
+        return TNode(kind, loc, _scalar_value(node, kind))
+
+    return conv(root, 0)
+
+
+def plain(node: TNode) -> Any:
+    """A TNode as plain Python data (last duplicate key wins)."""
+    if node.kind == "object":
+        return {str(plain(k)): plain(v) for k, v in node.items}
+    if node.kind == "array":
+        return [plain(e) for e in node.elems]
+    return node.value
+
+
+def load_plain(text: str) -> Any:
+    docs = compose_all(text)
+    if not docs:
+        return None
+    try:
+        return plain(to_tree(docs[0], ""))
+    except TooDeep as exc:
+        raise YamlError(str(exc)) from None

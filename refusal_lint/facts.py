@@ -1,0 +1,248 @@
+"""What extraction yields per file: frozen, JSON-serialisable facts (the cache stores them).
+
+Python values are kept symbolic (`Ref`, `Sub`, ...) so one file's extraction never needs
+another file; `resolve.py` binds them across the repo afterwards.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, Union
+
+from refusal_lint.model import Loc, Prompt, PromptLine
+
+# ---- symbolic Python values -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Str:
+    value: str
+    loc: Loc
+    lines: tuple[int, ...] = ()  # real file line of each line of `value`
+    literal: bool = True  # a plain literal written at this spot (fixable in place)
+
+
+@dataclass(frozen=True)
+class Const:
+    """A value that is not a string: a number, bool, None, list, set, ..."""
+
+    kind: str
+    loc: Loc
+
+
+@dataclass(frozen=True)
+class Ref:
+    """A module-scope dotted name (`RULES`, `Rule.SEG_MIX`, `policy.RULES`) of module `module`."""
+
+    module: str
+    name: str
+    loc: Loc
+
+
+@dataclass(frozen=True)
+class Param:
+    """Pass-through: a parameter, `except ... as` or loop name, or an attribute of one."""
+
+    name: str
+    loc: Loc
+
+
+@dataclass(frozen=True)
+class Dyn:
+    """Computed at run time; `refs` are the module names the expression reads."""
+
+    loc: Loc
+    refs: tuple[Ref, ...] = ()
+
+
+@dataclass(frozen=True)
+class Join:
+    """Concatenation: implicit, `+`, or an f-string (placeholders are non-Str parts)."""
+
+    parts: tuple[Value, ...]
+    loc: Loc
+
+
+@dataclass(frozen=True)
+class Sub:
+    base: Value
+    key: Value
+    loc: Loc
+
+
+@dataclass(frozen=True)
+class Item:
+    key: Value
+    value: Value
+    loc: Loc  # the key
+
+
+@dataclass(frozen=True)
+class DictV:
+    items: tuple[Item, ...]
+    loc: Loc
+
+    @property
+    def ident(self) -> str:
+        return f"{self.loc.path}:{self.loc.line}:{self.loc.col}"
+
+
+@dataclass(frozen=True)
+class Op:
+    """A string transform applied to a value: dedent, strip, lstrip, rstrip, cleandoc, value."""
+
+    op: str
+    base: Value
+    loc: Loc
+
+
+Value = Union[Str, Const, Ref, Param, Dyn, Join, Sub, DictV, Op]
+
+# ---- card declarations --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ParamItem:
+    key: str
+    loc: Loc
+    reason: str | None  # None: the value is not a string
+    kind: str  # string | object | array | number | bool | null | unknown
+
+
+@dataclass(frozen=True)
+class ExtDecl:
+    """One refusals extension entry (exact or near-miss URI) as written in a card."""
+
+    loc: Loc
+    card: str  # identity of the card holding it (RL108 compares within one card)
+    uri: str | None
+    problems: tuple[str, ...] = ()  # RL101 messages
+    params_kind: str = "object"  # object | absent | null | other | unresolved
+    params_loc: Loc | None = None
+    items: tuple[ParamItem, ...] = ()
+    params_id: str = ""
+    agent_name: str | None = None
+
+
+@dataclass(frozen=True)
+class PyExt:
+    """An AgentExtension(...) call or {"uri": ...} dict in Python, before resolution."""
+
+    loc: Loc
+    card: str
+    uri: Value
+    required: Value | None
+    params: Value | None
+    agent_name: str | None = None
+    is_call: bool = True
+
+
+# ---- guards and the rest of a Python file ----------------------------------------------
+
+
+@dataclass(frozen=True)
+class Guard:
+    """A call, payload dict or Part that fires a refusal."""
+
+    loc: Loc
+    kind: str  # call | payload | part
+    rule: Value | None
+    reason: Value | None = None
+    extra_keys: tuple[str, ...] = ()  # RL306: payload keys beyond rule/reason/detail
+    media_near: str | None = None  # RL306: a near-miss media type
+    callee: str = ""
+
+
+@dataclass(frozen=True)
+class ErrorUse:
+    """A protocol error (or {"error": ...} envelope) that carries a refusal (RL305)."""
+
+    loc: Loc
+    name: str
+    rule: Value | None
+    values: tuple[Value, ...] = ()  # other values inside that may resolve into the params map
+
+
+@dataclass(frozen=True)
+class Suppression:
+    line: int
+    codes: tuple[str, ...]  # empty: every code
+    loc: Loc
+
+
+@dataclass(frozen=True)
+class ImportRef:
+    module: str  # dotted, without leading dots
+    name: str | None  # None for `import x`
+    level: int  # leading dots
+
+
+@dataclass(frozen=True)
+class PyPrompt:
+    loc: Loc
+    value: Value
+    source: str  # SYSTEM_PROMPT, instruction=, ...
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A file that could not be read (RL002)."""
+
+    loc: Loc
+    message: str
+
+
+@dataclass(frozen=True)
+class FileFacts:
+    path: str
+    kind: str  # python | json | yaml | text
+    problem: Problem | None = None
+    exts: tuple[ExtDecl, ...] = ()
+    py_exts: tuple[PyExt, ...] = ()
+    prompts: tuple[Prompt, ...] = ()
+    py_prompts: tuple[PyPrompt, ...] = ()
+    guards: tuple[Guard, ...] = ()
+    errors: tuple[ErrorUse, ...] = ()
+    defs: tuple[tuple[str, Value], ...] = ()
+    imports: tuple[tuple[str, ImportRef], ...] = ()
+    suppressions: tuple[Suppression, ...] = ()
+    complete: bool = True  # False: a cheap scan proved no facts, but defs were not read
+
+    def has_facts(self) -> bool:
+        return bool(
+            self.exts or self.py_exts or self.prompts or self.py_prompts or self.guards
+            or self.errors
+        )
+
+
+# ---- JSON codec for the cache and the worker pipe ---------------------------------------
+
+_TYPES: dict[str, type] = {
+    t.__name__: t
+    for t in (
+        Loc, Prompt, PromptLine, Str, Const, Ref, Param, Dyn, Join, Sub, Item, DictV, Op,
+        ParamItem, ExtDecl, PyExt, Guard, ErrorUse, Suppression, ImportRef, PyPrompt, Problem,
+        FileFacts,
+    )
+}
+
+
+def encode(obj: Any) -> Any:
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        out: dict[str, Any] = {"_": type(obj).__name__}
+        for f in dataclasses.fields(obj):
+            out[f.name] = encode(getattr(obj, f.name))
+        return out
+    if isinstance(obj, (tuple, list)):
+        return [encode(x) for x in obj]
+    return obj
+
+
+def decode(data: Any) -> Any:
+    if isinstance(data, dict):
+        cls = _TYPES[data["_"]]
+        return cls(**{k: decode(v) for k, v in data.items() if k != "_"})
+    if isinstance(data, list):
+        return tuple(decode(x) for x in data)
+    return data

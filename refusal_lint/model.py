@@ -1,0 +1,72 @@
+"""Plain facts shared by every stage: locations, findings, rule sets."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, order=True)
+class Loc:
+    """A span in a file; lines and columns are 1-based, path relative and '/'-separated."""
+
+    path: str
+    line: int = 1
+    col: int = 1
+    end_line: int = 0
+    end_col: int = 0
+
+    def at(self) -> dict[str, object]:
+        return {"path": self.path, "line": self.line}
+
+
+@dataclass(frozen=True)
+class Finding:
+    code: str
+    loc: Loc
+    message: str
+    rule_id: str | None = None
+    agent: str | None = None
+    fixable: bool = False
+
+    def sort_key(self) -> tuple[str, int, int, str, str]:
+        return (self.loc.path, self.loc.line, self.loc.col, self.code, self.rule_id or "")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One advertised rule of a card: its id, its reason (None if not a string), where its key stands."""
+
+    rule_id: str
+    reason: str | None
+    loc: Loc
+
+
+@dataclass(frozen=True)
+class Card:
+    """A refusals extension found in a card source, after the card checks."""
+
+    loc: Loc  # the extension entry (uri key / AgentExtension( call)
+    rules: tuple[Rule, ...]  # empty when the params are unusable
+    usable: bool  # False: RL100/RL103/RL104-for-non-object; skip RL2xx/RL3xx
+    exact: bool  # False for a near-miss URI (RL102)
+    agent_name: str | None = None
+    root: str = ""  # agent root folder, relative ('' = scan root)
+    params_id: str = ""  # identity of the params dict (for derived prompts and RULES[...] lookups)
+
+    def rule_map(self) -> dict[str, Rule]:
+        return {r.rule_id: r for r in self.rules}
+
+
+@dataclass(frozen=True)
+class PromptLine:
+    text: str
+    line: int
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """One prompt candidate: its text line by line, mapped to real file lines."""
+
+    loc: Loc
+    lines: tuple[PromptLine, ...]
+    derived: bool = False

@@ -1,0 +1,394 @@
+"""discover -> extract -> bind -> check: one run of `refusal-lint check`, no output."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import posixpath
+from dataclasses import dataclass, field
+
+import pathspec
+
+from refusal_lint import discover
+from refusal_lint.bind import (
+    Agent,
+    BoundError,
+    BoundGuard,
+    agent_root,
+    bind_error,
+    bind_guard,
+    owner,
+    py_ext_decl,
+    py_prompt,
+)
+from refusal_lint.cache import Cache
+from refusal_lint.checks import card as card_checks
+from refusal_lint.checks import guards as guard_checks
+from refusal_lint.checks import prompt as prompt_checks
+from refusal_lint.config import AgentConfig, Config
+from refusal_lint.errors import UsageError
+from refusal_lint.extract.run import Job
+from refusal_lint.facts import ExtDecl, FileFacts
+from refusal_lint.model import Card, Finding, Loc, Prompt
+from refusal_lint.resolve import ModuleIndex, Resolver
+from refusal_lint.workers import run_all
+
+IMPORT_ROUNDS = 6
+
+
+@dataclass
+class Settings:
+    select: frozenset[str]
+    ignore: frozenset[str]
+    use_cache: bool = True
+    jobs: int = 1
+    parse_timeout: float = 20.0
+
+
+@dataclass
+class Result:
+    root: str
+    findings: list[Finding]
+    agents: list[Agent]
+    files_scanned: int
+    notes: list[str] = field(default_factory=list)
+    facts_found: bool = False
+
+
+@dataclass(frozen=True)
+class _Roles:
+    """What the config says files are: configured cards, prompts and guard globs (root-relative)."""
+
+    cards: dict[str, AgentConfig]
+    prompt_files: dict[str, str | None]  # path -> YAML key path ('' whole file) or None (text)
+    prompt_modules: dict[str, str]  # module path -> constant name
+
+
+def _root_of(paths: list[str]) -> str:
+    dirs = [os.path.abspath(p if os.path.isdir(p) else os.path.dirname(p) or ".") for p in paths]
+    return os.path.commonpath(dirs) if len(dirs) > 1 else dirs[0]
+
+
+def _rel(root: str, base: str, path: str) -> str:
+    return os.path.relpath(os.path.join(base, path), root).replace(os.sep, "/")
+
+
+def _roles(cfg: Config, root: str) -> _Roles:
+    cards: dict[str, AgentConfig] = {}
+    prompt_files: dict[str, str | None] = {}
+    modules: dict[str, str] = {}
+    for a in cfg.agents:
+        if a.card:
+            cards[_rel(root, cfg.base, a.card)] = a
+        if a.prompt:
+            spec = a.prompt
+            if "#" in spec:
+                f, key = spec.split("#", 1)
+                prompt_files[_rel(root, cfg.base, f)] = key
+            elif ".py:" in spec:
+                f, name = spec.rsplit(":", 1)
+                modules[_rel(root, cfg.base, f)] = name
+            else:
+                prompt_files[_rel(root, cfg.base, spec)] = "" if spec.endswith((".yaml", ".yml")) else None
+    return _Roles(cards, prompt_files, modules)
+
+
+class _Extraction:
+    """Reads files and runs (or looks up) extraction jobs; keeps every file's facts by path."""
+
+    def __init__(self, root: str, cfg: Config, settings: Settings, roles: _Roles) -> None:
+        self.root = root
+        self.cfg = cfg
+        self.settings = settings
+        self.roles = roles
+        self.facts: dict[str, FileFacts] = {}
+        self.notes: list[str] = []
+        cache_dir = (cfg.base if cfg.source else root) if settings.use_cache else None
+        self.cache = Cache(cache_dir)
+        self.entries: dict[str, discover.Entry] = {}
+
+    def read(self, entry: discover.Entry, configured: bool) -> bytes | None:
+        if entry.size > self.cfg.max_file_size and not configured:
+            self.notes.append(f"{entry.rel}: skipped, {entry.size} bytes is over max-file-size "
+                              f"({self.cfg.max_file_size})")
+            return None
+        try:
+            with open(entry.abs, "rb") as fh:
+                return fh.read()
+        except OSError as exc:
+            self.notes.append(f"{entry.rel}: cannot read ({exc.strerror or exc})")
+            return None
+
+    def run(self, jobs: list[Job]) -> None:
+        todo = []
+        for job in jobs:
+            hit = self.cache.get(job)
+            if hit is not None:
+                self.facts[job.path] = hit
+            else:
+                todo.append(job)
+        results = run_all(todo, self.settings.jobs, self.settings.parse_timeout)
+        for job in todo:
+            facts = results[job.path]
+            self.facts[job.path] = facts
+            self.cache.put(job, facts)
+
+    def python_job(self, entry: discover.Entry, complete: bool) -> Job | None:
+        data = self.read(entry, complete)
+        if data is None:
+            return None
+        return Job(entry.rel, "python", data, complete=complete, guard_callables=self.cfg.guard_callables)
+
+
+def run(paths: list[str], cfg: Config, settings: Settings) -> Result:
+    for p in paths:
+        if not os.path.exists(p):
+            raise UsageError(f"{p}: no such file or folder")
+    root = _root_of(paths)
+    roles = _roles(cfg, root)
+    exclude_base = cfg.base if cfg.source else root
+    walk = discover.walk(root, paths, list(cfg.exclude), exclude_base)
+    ex = _Extraction(root, cfg, settings, roles)
+    ex.notes.extend(walk.skipped)
+    ex.entries = {e.rel: e for e in walk.files}
+
+    # Phase 1: data and text files (cheap, in this process); their rule ids sharpen the
+    # Python prefilter of phase 2.
+    data_jobs: list[Job] = []
+    py_entries: list[discover.Entry] = []
+    scanned = 0
+    for entry in walk.files:
+        kind = discover.kind_of(entry.rel)
+        name = posixpath.basename(entry.rel)
+        if kind == "python":
+            py_entries.append(entry)
+            continue
+        configured = entry.rel in roles.cards or entry.rel in roles.prompt_files
+        data = ex.read(entry, configured)
+        scanned += 1
+        if data is None or kind is None:
+            continue
+        key = roles.prompt_files.get(entry.rel)
+        want_card = entry.rel in roles.cards or (not cfg.agents and kind != "text"
+                                                   and discover.is_card_candidate(name, entry.rel, data))
+        want_prompt = entry.rel in roles.prompt_files or (not cfg.agents and discover.is_prompt_file(name, kind, data))
+        if kind == "text" and want_prompt or kind != "text" and (want_card or want_prompt):
+            data_jobs.append(Job(entry.rel, kind, data, want_card, want_prompt, key))
+    ex.run(data_jobs)
+    needles = tuple(
+        {d.key.encode() for f in ex.facts.values() for e in f.exts for d in e.items if len(d.key) > 2}
+        | {g.rsplit(".", 1)[-1].encode() for g in cfg.guard_callables}
+    )
+    py_jobs = []
+    for entry in py_entries:
+        scanned += 1
+        configured = entry.rel in roles.cards or entry.rel in roles.prompt_modules
+        data = ex.read(entry, configured)
+        if data is None:
+            continue
+        if configured or discover.python_worth_parsing(data, needles):
+            py_jobs.append(Job(entry.rel, "python", data, complete=configured,
+                               guard_callables=cfg.guard_callables))
+    ex.run(py_jobs)
+
+    # Modules that facts import are read on demand, even where the prefilter passed them over.
+    index = ModuleIndex(e.rel for e in py_entries)
+    frontier = [p for p, f in ex.facts.items() if f.kind == "python" and (f.has_facts() or p in roles.prompt_modules)]
+    seen: set[str] = set(frontier)
+    for _ in range(IMPORT_ROUNDS):
+        need = []
+        for p in frontier:
+            for _name, ref in ex.facts[p].imports:
+                for target in index.targets(p, ref):
+                    if target in seen:
+                        continue
+                    seen.add(target)
+                    facts = ex.facts.get(target)
+                    if facts is None or not facts.complete:
+                        job = ex.python_job(ex.entries[target], True)
+                        if job is not None:
+                            need.append(job)
+                    else:
+                        frontier.append(target)
+        if not need:
+            break
+        ex.run(need)
+        frontier = [j.path for j in need]
+    ex.cache.save()
+
+    result = _check(root, cfg, ex.facts, index, roles)
+    result.files_scanned = scanned
+    result.notes = ex.notes
+    result.findings = _filter(result.findings, ex.facts, cfg, settings, root)
+    return result
+
+
+# ---- binding and checking ---------------------------------------------------------------
+
+
+def _check(root: str, cfg: Config, facts: dict[str, FileFacts], index: ModuleIndex, roles: _Roles) -> Result:
+    res = Resolver(facts, index)
+    decls: list[ExtDecl] = []
+    for path in sorted(facts):
+        f = facts[path]
+        decls.extend(f.exts)
+        decls.extend(d for ext in f.py_exts if (d := py_ext_decl(res, ext)) is not None)
+    findings, cards = card_checks.check_decls(decls)
+    for path in sorted(facts):
+        problem = facts[path].problem
+        if problem is not None:
+            code = "RL100" if path in roles.cards else "RL002"
+            findings.append(Finding(code, problem.loc, problem.message))
+    for rel in roles.cards:
+        if rel not in facts:
+            findings.append(Finding("RL100", Loc(rel), f"configured card `{rel}` not found"))
+
+    params_of = {c.params_id: c for c in cards if c.params_id}
+    agents = _configured_agents(cfg, root, cards, facts, roles) if cfg.agents else _discovered_agents(root, cards, facts, findings)
+    fact_paths = [p for p, f in facts.items() if f.has_facts()]
+    for agent in agents:
+        ids = {agent.card.params_id} if agent.card and agent.card.params_id else set()
+        if not agent.prompt_configured:
+            agent.prompts = _prompts(res, facts, agent.files, ids)
+        else:
+            agent.prompts = _configured_prompt(res, facts, agent, roles, ids)
+        for path in sorted(agent.files):
+            for g in facts[path].guards:
+                bound = bind_guard(res, g, ids)
+                if bound is not None:
+                    agent.guards.append(bound)
+            for e in facts[path].errors:
+                be = bind_error(res, e, set(params_of))
+                if be is not None:
+                    agent.errors.append(be)
+        found = prompt_checks.check(agent.card, agent.prompts) if agent.card else []
+        found += guard_checks.check(agent.card, agent.guards, agent.errors)
+        findings.extend(dataclasses.replace(f, agent=agent.name) for f in found)
+    if not cards:
+        guards: list[BoundGuard] = []
+        errors: list[BoundError] = []
+        for path in sorted(fact_paths):
+            guards += [b for g in facts[path].guards if (b := bind_guard(res, g, set())) is not None]
+            errors += [b for e in facts[path].errors if (b := bind_error(res, e, set())) is not None]
+        findings += guard_checks.check_cardless(guards)
+        findings += guard_checks.check(None, guards, errors)
+    card_agent = {a.card.loc: a.name for a in agents if a.card}
+    findings = [dataclasses.replace(f, agent=f.agent or _agent_for(f, card_agent, agents)) for f in findings]
+    facts_found = bool(cards) or any(f.guards or f.errors for f in facts.values()) or any(
+        f.code in ("RL002", "RL100") for f in findings)
+    return Result(root, findings, agents, 0, facts_found=facts_found)
+
+
+def _agent_for(f: Finding, card_agent: dict[Loc, str], agents: list[Agent]) -> str | None:
+    if f.code in ("RL002", "RL003", "RL004"):
+        return None
+    for loc, name in card_agent.items():
+        if loc.path == f.loc.path:
+            return name
+    for a in agents:
+        if f.loc.path in a.files:
+            return a.name
+    return None
+
+
+def _discovered_agents(root: str, cards: list[Card], facts: dict[str, FileFacts],
+                       findings: list[Finding]) -> list[Agent]:
+    by_root: dict[str, list[Card]] = {}
+    for c in cards:
+        by_root.setdefault(agent_root(c.loc.path), []).append(c)
+    agents = []
+    for r, group in sorted(by_root.items()):
+        primary = sorted(group, key=lambda c: ("/.well-known/" not in "/" + c.loc.path, c.loc.path))[0]
+        name = primary.agent_name or (posixpath.basename(r) if r else os.path.basename(root)) or "agent"
+        agents.append(Agent(name, r, primary, primary.loc.path))
+    fact_paths = sorted(p for p, f in facts.items() if f.has_facts())
+    if len(agents) == 1:
+        agents[0].files = set(fact_paths)
+        return agents
+    roots = [a.root for a in agents]
+    for path in fact_paths:
+        claim = owner(path, roots)
+        if len(claim) == 1:
+            next(a for a in agents if a.root == claim[0]).files.add(path)
+        else:
+            findings.append(Finding(
+                "RL004", Loc(path), "this file belongs to no agent: several cards were found and none is above it; "
+                "say which agent it belongs to with `agents:` in the config (`guards:` globs)"))
+    return agents
+
+
+def _configured_agents(cfg: Config, root: str, cards: list[Card], facts: dict[str, FileFacts],
+                       roles: _Roles) -> list[Agent]:
+    agents = []
+    fact_paths = sorted(p for p, f in facts.items() if f.has_facts())
+    for a in cfg.agents:
+        card_rel = _rel(root, cfg.base, a.card) if a.card else ""
+        card = next((c for c in cards if c.loc.path == card_rel), None)
+        agent = Agent(a.name, posixpath.dirname(card_rel), card, card_rel, prompt_configured=bool(a.prompt))
+        spec = pathspec.GitIgnoreSpec.from_lines(list(a.guards)) if a.guards else None
+        for path in fact_paths:
+            sub = os.path.relpath(os.path.join(root, path), cfg.base).replace(os.sep, "/")
+            if path == card_rel or (spec is not None and spec.match_file(sub)):
+                agent.files.add(path)
+        agents.append(agent)
+    return agents
+
+
+def _prompts(res: Resolver, facts: dict[str, FileFacts], files: set[str], ids: set[str]) -> list[Prompt]:
+    out: list[Prompt] = []
+    seen: set[tuple[str, int]] = set()
+    for path in sorted(files):
+        f = facts[path]
+        candidates = list(f.prompts)
+        candidates += [p for pp in f.py_prompts if (p := py_prompt(res, pp.value, ids)) is not None]
+        for p in candidates:
+            key = (p.loc.path, p.loc.line)
+            if key not in seen:
+                seen.add(key)
+                out.append(p)
+    return out
+
+
+def _configured_prompt(res: Resolver, facts: dict[str, FileFacts], agent: Agent, roles: _Roles,
+                       ids: set[str]) -> list[Prompt]:
+    out: list[Prompt] = []
+    for path in roles.prompt_files:
+        if path in facts:
+            out.extend(facts[path].prompts)
+    for path, name in roles.prompt_modules.items():
+        value = res.lookup(path, name)
+        if value is not None and (p := py_prompt(res, value, ids)) is not None:
+            out.append(p)
+    return out
+
+
+# ---- selection, per-file ignores, suppressions -----------------------------------------------
+
+
+def _filter(findings: list[Finding], facts: dict[str, FileFacts], cfg: Config, settings: Settings,
+            root: str) -> list[Finding]:
+    kept = [f for f in findings if f.code in settings.select and f.code not in settings.ignore]
+    if cfg.per_file_ignores:
+        specs = [(pathspec.GitIgnoreSpec.from_lines([glob]), codes) for glob, codes in cfg.per_file_ignores]
+        base = cfg.base if cfg.source else root
+
+        def ignored(f: Finding) -> bool:
+            sub = os.path.relpath(os.path.join(root, f.loc.path), base).replace(os.sep, "/")
+            return any(f.code in codes and spec.match_file(sub) for spec, codes in specs)
+
+        kept = [f for f in kept if not ignored(f)]
+    used: set[tuple[str, int]] = set()
+    out = []
+    sup = {(p, s.line): s for p, f in facts.items() for s in f.suppressions}
+    for f in kept:
+        s = sup.get((f.loc.path, f.loc.line))
+        if s is not None and (not s.codes or f.code in s.codes):
+            used.add((f.loc.path, f.loc.line))
+            continue
+        out.append(f)
+    if "RL003" in settings.select and "RL003" not in settings.ignore:
+        for (path, line), s in sorted(sup.items()):
+            if (path, line) not in used:
+                what = f"[{','.join(s.codes)}]" if s.codes else ""
+                out.append(Finding("RL003", s.loc, f"unused suppression `refusal-lint: ignore{what}`"))
+    return sorted(out, key=Finding.sort_key)

@@ -1,0 +1,199 @@
+"""Reading a prompt the way DESIGN §2 defines it: mentions, rule lines, rule-listing places.
+
+Precision over recall: ordinary hyphenated prose, `Note:` and `Example:` lines must never
+become findings, so unknown ids come only from places that plainly list rules, or from
+near misses of the card's own ids.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from refusal_lint.model import PromptLine
+
+TOKEN = re.compile(r"[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)*")
+_ID = r"[A-Za-z0-9][A-Za-z0-9_-]*"
+_RULE_LINE = re.compile(
+    r"""^\s*(?:>\s*)*(?:[-*+•]\s+|\d+[.)]\s+)?(?:\[[ xX]\]\s+)?
+    (?:\*\*|__)?\s*(?P<q>[`"'“‘]?)(?P<id>""" + _ID + r""")(?P=q)?[”’]?\s*
+    (?:(?:\*\*|__)?\s*(?P<sep>:|=|\s-\s|\s?—\s?|\s?–\s?)\s*(?:\*\*|__)?|(?:\*\*|__)?\s*(?P<sep2>:|=)(?:\*\*|__))
+    \s*(?P<reason>.*)$""",
+    re.X,
+)
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
+_REFUSING = re.compile(
+    r"refus|declin|\bwill not\b|\bwon['’]t\b|\bmust (?:not|never)\b|\bnever (?:answer|compute|produce)",
+    re.I,
+)
+_CODE = re.compile(r"`([^`\n]+)`")
+_QUOTES = {'"': '"', "'": "'", "“": "”", "‘": "’", "`": "`"}
+
+
+@dataclass(frozen=True)
+class RuleLine:
+    rule_id: str
+    reason: str
+    line: int
+    col: int
+    reason_col: int  # 1-based column where the reason starts on its line
+
+
+def fold_ws(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _clean_reason(text: str) -> str:
+    text = text.strip()
+    if text and text[0] in _QUOTES:
+        end = text.rfind(_QUOTES[text[0]])
+        if end > 0:
+            return text[1:end]
+    return text
+
+
+def rule_line(text: str) -> tuple[str, str, int, int] | None:
+    """(id, raw reason, id column, reason column) when `text` states a rule, else None."""
+    m = _RULE_LINE.match(text)
+    if m is None or not m.group("reason").strip():
+        return None
+    return m.group("id"), m.group("reason"), m.start("id") + 1, m.start("reason") + 1
+
+
+def rule_lines(lines: tuple[PromptLine, ...]) -> list[RuleLine]:
+    out = []
+    for i, pl in enumerate(lines):
+        parsed = rule_line(pl.text)
+        if parsed is None:
+            continue
+        rid, reason, col, rcol = parsed
+        # A wrapped list item continues on indented lines that start no item of their own.
+        for nxt in lines[i + 1 :]:
+            if not nxt.text.strip() or not nxt.text[:1].isspace() or _LIST_ITEM.match(nxt.text):
+                break
+            reason += " " + nxt.text.strip()
+        out.append(RuleLine(rid, _clean_reason(reason), pl.line, col, rcol))
+    return out
+
+
+def mentions(lines: tuple[PromptLine, ...], rule_id: str) -> list[int]:
+    """Lines where `rule_id` stands as a whole token."""
+    return [pl.line for pl in lines if rule_id in pl.text and rule_id in TOKEN.findall(pl.text)]
+
+
+def _fold_id(text: str) -> str:
+    return text.lower().replace("-", "").replace("_", "")
+
+
+def _one_edit(a: str, b: str) -> bool:
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        return sum(x != y for x, y in zip(a, b, strict=True)) == 1
+    short, long_ = (a, b) if len(a) < len(b) else (b, a)
+    i = 0
+    while i < len(short) and short[i] == long_[i]:
+        i += 1
+    return short[i:] == long_[i + 1 :]
+
+
+def near_miss(token: str, rule_id: str) -> bool:
+    if token == rule_id:
+        return False
+    if _fold_id(token) == _fold_id(rule_id):
+        return True
+    low = token.lower()
+    if low.startswith(rule_id + "-") or low.startswith(rule_id + "_"):
+        return False
+    return len(rule_id) >= 5 and _one_edit(low, rule_id)
+
+
+def nearest(token: str, ids: list[str]) -> str | None:
+    """The card id a token most likely meant, for did-you-mean."""
+    import difflib
+
+    for rid in ids:
+        if near_miss(token, rid):
+            return rid
+    close = difflib.get_close_matches(token.lower(), ids, n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
+def _listing_lines(lines: tuple[PromptLine, ...], card_ids: set[str]) -> set[int]:
+    """Indexes of lines inside places that plainly list rules (DESIGN §2 (a))."""
+    # Blocks: runs of non-blank lines. Sections: runs between Markdown headings.
+    blocks: list[list[int]] = []
+    current: list[int] = []
+    for i, pl in enumerate(lines):
+        if pl.text.strip():
+            current.append(i)
+        elif current:
+            blocks.append(current)
+            current = []
+    if current:
+        blocks.append(current)
+    has_headings = any(_HEADING.match(pl.text) for pl in lines)
+    section_of: dict[int, int] = {}
+    sec = 0
+    for i, pl in enumerate(lines):
+        if _HEADING.match(pl.text):
+            sec += 1
+        section_of[i] = sec
+    states_card = {
+        i for i, pl in enumerate(lines) if (r := rule_line(pl.text)) is not None and r[0] in card_ids
+    }
+    heading_refusing = {
+        section_of[i] for i, pl in enumerate(lines) if _HEADING.match(pl.text) and _REFUSING.search(pl.text)
+    }
+    card_sections = {section_of[i] for i in states_card} if has_headings else set()
+    out: set[int] = set()
+    prev_last: int | None = None
+    for block in blocks:
+        first = lines[block[0]].text
+        lead = first if rule_line(first) is None else (lines[prev_last].text if prev_last is not None else "")
+        if lead and not lead.rstrip().endswith(":") and rule_line(first) is not None:
+            lead = ""
+        listing = (
+            any(i in states_card for i in block)
+            or bool(_REFUSING.search(lead))
+            or any(section_of[i] in heading_refusing | card_sections for i in block)
+        )
+        if listing:
+            out.update(block)
+        prev_last = block[-1]
+    return out
+
+
+@dataclass(frozen=True)
+class Unknown:
+    token: str
+    line: int
+    col: int
+    suggestion: str | None
+
+
+def unknown_ids(lines: tuple[PromptLine, ...], card_ids: list[str]) -> list[Unknown]:
+    """RL202 candidates: (a) hyphenated ids listed as rules, (b) near misses of card ids."""
+    ids = set(card_ids)
+    out: dict[tuple[str, int], Unknown] = {}
+    listing = _listing_lines(lines, ids)
+    for i, pl in enumerate(lines):
+        if i in listing:
+            found: list[tuple[str, int]] = []
+            parsed = rule_line(pl.text)
+            if parsed is not None:
+                found.append((parsed[0], parsed[2]))
+            found += [(m.group(1).strip(), m.start(1) + 1) for m in _CODE.finditer(pl.text)]
+            for token, col in found:
+                if "-" in token and token not in ids and TOKEN.fullmatch(token):
+                    out.setdefault((token, pl.line), Unknown(token, pl.line, col, nearest(token, card_ids)))
+        for m in TOKEN.finditer(pl.text):
+            token = m.group(0)
+            if token in ids:
+                continue
+            for rid in card_ids:
+                if near_miss(token, rid):
+                    out.setdefault((token, pl.line), Unknown(token, pl.line, m.start() + 1, rid))
+                    break
+    return sorted(out.values(), key=lambda u: (u.line, u.col))

@@ -1,0 +1,1 @@
+"""Reporters: pure functions from a run's result to text."""

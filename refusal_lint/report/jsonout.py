@@ -1,0 +1,69 @@
+"""The `json` format: the stable machine contract of DESIGN §4."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from refusal_lint import __version__
+from refusal_lint.bind import Agent
+from refusal_lint.checks.prompt import mention_lines
+from refusal_lint.codes import CODES
+from refusal_lint.model import Finding
+
+
+def finding_dict(f: Finding) -> dict[str, Any]:
+    code = CODES[f.code]
+    return {
+        "code": f.code,
+        "name": code.name,
+        "severity": code.severity,
+        "agent": f.agent,
+        "rule_id": f.rule_id,
+        "path": f.loc.path,
+        "line": f.loc.line,
+        "column": f.loc.col,
+        "end_line": max(f.loc.end_line, f.loc.line),
+        "end_column": f.loc.end_col if f.loc.end_line else f.loc.col,
+        "message": f.message,
+        "fixable": f.fixable,
+    }
+
+
+def agent_dict(a: Agent) -> dict[str, Any]:
+    rules: dict[str, Any] = {}
+    if a.card is not None:
+        for r in a.card.rules:
+            rules[r.rule_id] = {
+                "reason": r.reason,
+                "card": r.loc.at(),
+                "prompt": [loc.at() for loc in mention_lines(a.prompts, r.rule_id)],
+                "guards": [g.loc.at() for g in a.guards if g.rule_id == r.rule_id]
+                + [e.loc.at() for e in a.errors if e.rule_id == r.rule_id],
+            }
+    first = next((p for p in a.prompts if p.derived), a.prompts[0] if a.prompts else None)
+    return {
+        "name": a.name,
+        "card": a.card.loc.at() if a.card else None,
+        "prompt": {**first.loc.at(), "derived": first.derived} if first else None,
+        "rules": rules,
+    }
+
+
+def summary(findings: list[Finding], files: int, fixed: int = 0) -> dict[str, int]:
+    return {
+        "files_scanned": files,
+        "errors": sum(CODES[f.code].severity == "error" for f in findings),
+        "warnings": sum(CODES[f.code].severity == "warning" for f in findings),
+        "fixed": fixed,
+    }
+
+
+def render(findings: list[Finding], agents: list[Agent], files: int, fixed: int = 0) -> str:
+    doc = {
+        "tool": {"name": "refusal-lint", "version": __version__},
+        "agents": [agent_dict(a) for a in agents],
+        "findings": [finding_dict(f) for f in findings],
+        "summary": summary(findings, files, fixed),
+    }
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"

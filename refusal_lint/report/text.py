@@ -1,0 +1,41 @@
+"""The `text` format: ruff's concise style, a summary line, colour only when asked."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from refusal_lint.codes import CODES
+from refusal_lint.model import Finding
+
+_BOLD, _RED, _YELLOW, _CYAN, _RESET = "\x1b[1m", "\x1b[31m", "\x1b[33m", "\x1b[36m", "\x1b[0m"
+
+
+def line(f: Finding, color: bool) -> str:
+    rule = f" [{f.rule_id}]" if f.rule_id is not None else ""
+    where = f"{f.loc.path}:{f.loc.line}:{f.loc.col}:"
+    if not color:
+        return f"{where} {f.code}{rule} {f.message}"
+    tint = _RED if CODES[f.code].severity == "error" else _YELLOW
+    return f"{_BOLD}{where}{_RESET} {tint}{_BOLD}{f.code}{_RESET}{_CYAN}{rule}{_RESET} {f.message}"
+
+
+def render(findings: list[Finding], color: bool, statistics: bool = False, nothing: bool = False) -> str:
+    if nothing:
+        return "nothing to check: no refusals card, prompt or guard found\n"
+    out = [line(f, color) for f in findings]
+    if statistics and findings:
+        out.append("")
+        for code, n in sorted(Counter(f.code for f in findings).items()):
+            out.append(f"{n:5d}  {code}  {CODES[code].name}")
+    errors = sum(CODES[f.code].severity == "error" for f in findings)
+    warnings = len(findings) - errors
+    if not findings:
+        out.append("All checks passed!")
+    else:
+        if out:
+            out.append("")
+        out.append(f"Found {errors} error{'s' * (errors != 1)} and {warnings} warning{'s' * (warnings != 1)}.")
+        fixable = sum(f.fixable for f in findings)
+        if fixable:
+            out.append(f"[*] {fixable} fixable with the `--fix` option.")
+    return "\n".join(out) + "\n"

@@ -1,0 +1,240 @@
+"""Binds symbolic Python values across the repo: constants, enums, imports, subscripts.
+
+Only what extraction recorded is read; no module of the user's is imported or run.
+"""
+
+from __future__ import annotations
+
+import inspect
+import posixpath
+import textwrap
+from collections.abc import Iterable
+
+from refusal_lint.facts import (
+    Const,
+    DictV,
+    Dyn,
+    FileFacts,
+    ImportRef,
+    Item,
+    Join,
+    Op,
+    Param,
+    Ref,
+    Str,
+    Sub,
+    Value,
+)
+from refusal_lint.model import Loc
+
+MAX_DEPTH = 40
+
+
+class ModuleIndex:
+    """Finds the file an import names, within the scanned tree."""
+
+    def __init__(self, py_paths: Iterable[str]) -> None:
+        self.by_tail: dict[str, list[str]] = {}
+        for p in py_paths:
+            parts = p.split("/")
+            tail = parts[-2] + "/__init__.py" if parts[-1] == "__init__.py" and len(parts) > 1 else parts[-1]
+            self.by_tail.setdefault(tail, []).append(p)
+
+    def _find(self, rel: str, near: str) -> str | None:
+        parts = rel.split("/")
+        tail = "/".join(parts[-2:]) if parts[-1] == "__init__.py" else parts[-1]
+        hits = [p for p in self.by_tail.get(tail, []) if p == rel or p.endswith("/" + rel)]
+        if not hits:
+            return None
+        return max(hits, key=lambda p: (len(posixpath.commonprefix([p, near])), -len(p)))
+
+    def module(self, importer: str, dotted: str, level: int) -> str | None:
+        """The file of module `dotted` imported from `importer` (relative when level > 0)."""
+        tail = dotted.replace(".", "/")
+        if level:
+            folder = posixpath.dirname(importer)
+            for _ in range(level - 1):
+                folder = posixpath.dirname(folder)
+            base = posixpath.join(folder, tail) if tail else folder
+            for candidate in (base + ".py", posixpath.join(base, "__init__.py")):
+                hit = self._find(candidate, importer) if candidate else None
+                if hit == candidate.lstrip("/") or hit == candidate:
+                    return hit
+            return None
+        if not tail:
+            return None
+        return self._find(tail + ".py", importer) or self._find(tail + "/__init__.py", importer)
+
+    def targets(self, importer: str, ref: ImportRef) -> list[str]:
+        """Files an import may read from: the module, and `from pkg import submodule`."""
+        out = []
+        mod = self.module(importer, ref.module, ref.level)
+        if mod:
+            out.append(mod)
+        if ref.name:
+            sub = f"{ref.module}.{ref.name}" if ref.module else ref.name
+            hit = self.module(importer, sub, ref.level)
+            if hit:
+                out.append(hit)
+        return out
+
+
+def join_strs(a: Str, b: Str, loc: Loc) -> Str:
+    lines = a.lines[:-1] + a.lines[-1:] + b.lines[1:] if a.lines and b.lines else a.lines or b.lines
+    return Str(a.value + b.value, loc, lines, literal=False)
+
+
+def _shift(value: str, new: str, lines: tuple[int, ...]) -> tuple[int, ...]:
+    """Lines of `new`, which is `value` with some leading and trailing text removed."""
+    start = value.find(new) if new else 0
+    dropped = value[: max(start, 0)].count("\n")
+    return lines[dropped : dropped + new.count("\n") + 1]
+
+
+class Resolver:
+    def __init__(self, facts: dict[str, FileFacts], index: ModuleIndex) -> None:
+        self.facts = facts
+        self.index = index
+        self.defs = {p: dict(f.defs) for p, f in facts.items() if f.kind == "python"}
+        self.imports = {p: dict(f.imports) for p, f in facts.items() if f.kind == "python"}
+
+    # ---- names -----------------------------------------------------------------------
+
+    def lookup(self, module: str, dotted: str, depth: int = 0) -> Value | None:
+        if depth > MAX_DEPTH:
+            return None
+        defs = self.defs.get(module)
+        if defs is None:
+            return None
+        if dotted in defs:
+            return defs[dotted]
+        if dotted.endswith(".value") and dotted[: -len(".value")] in defs:
+            return defs[dotted[: -len(".value")]]
+        parts = dotted.split(".")
+        for i in range(len(parts), 0, -1):
+            head, rest = ".".join(parts[:i]), parts[i:]
+            ref = self.imports.get(module, {}).get(head)
+            if ref is None:
+                continue
+            if ref.name is None:
+                target = self.index.module(module, ref.module if i == 1 else head, 0)
+                return self.lookup(target, ".".join(rest), depth + 1) if target and rest else None
+            mod = self.index.module(module, ref.module, ref.level)
+            if mod is not None:
+                found = self.lookup(mod, ".".join([ref.name, *rest]), depth + 1)
+                if found is not None:
+                    return found
+            sub_name = f"{ref.module}.{ref.name}" if ref.module else ref.name
+            sub = self.index.module(module, sub_name, ref.level)
+            if sub is not None and rest:
+                return self.lookup(sub, ".".join(rest), depth + 1)
+            return None
+        return None
+
+    # ---- values ------------------------------------------------------------------------
+
+    def resolve(self, value: Value | None, depth: int = 0) -> Value | None:
+        """Follow names, subscripts and transforms to a Str, DictV, Const, Param or Dyn."""
+        if value is None or depth > MAX_DEPTH:
+            return value
+        if isinstance(value, Ref):
+            found = self.lookup(value.module, value.name)
+            if found is None:
+                return Dyn(value.loc, (value,))
+            return self.resolve(found, depth + 1)
+        if isinstance(value, Sub):
+            base = self.resolve(value.base, depth + 1)
+            key = self.resolve(value.key, depth + 1)
+            if isinstance(base, DictV) and isinstance(key, Str):
+                item = self.item(base, key.value)
+                if item is not None:
+                    return self.resolve(item.value, depth + 1)
+            if isinstance(base, Param):
+                return Param(base.name, value.loc)
+            return Dyn(value.loc, tuple(r for r in (value.base,) if isinstance(r, Ref)))
+        if isinstance(value, Join):
+            parts = [self.resolve(p, depth + 1) for p in value.parts]
+            if all(isinstance(p, Str) for p in parts):
+                out = parts[0]
+                for p in parts[1:]:
+                    out = join_strs(out, p, value.loc)  # type: ignore[arg-type]
+                return Str(out.value, value.loc, out.lines, literal=False)  # type: ignore[union-attr]
+            if any(isinstance(p, Param) for p in parts):
+                return Param("", value.loc)
+            return Dyn(value.loc, tuple(r for p in value.parts for r in self.refs(p)))
+        if isinstance(value, Op):
+            base = self.resolve(value.base, depth + 1)
+            if not isinstance(base, Str):
+                return base
+            if value.op == "dedent":
+                new = textwrap.dedent(base.value)
+                return Str(new, base.loc, base.lines, literal=False)
+            if value.op == "cleandoc":
+                new = inspect.cleandoc(base.value)
+            else:
+                new = getattr(base.value, value.op)()
+            return Str(new, base.loc, _shift(base.value, new, base.lines), literal=False)
+        return value
+
+    def resolve_str(self, value: Value | None) -> Str | None:
+        out = self.resolve(value)
+        return out if isinstance(out, Str) else None
+
+    @staticmethod
+    def item(d: DictV, key: str) -> Item | None:
+        found = None
+        for it in d.items:
+            if isinstance(it.key, Str) and it.key.value == key:
+                found = it
+        return found
+
+    def refs(self, value: Value) -> tuple[Ref, ...]:
+        if isinstance(value, Ref):
+            return (value,)
+        if isinstance(value, Dyn):
+            return value.refs
+        if isinstance(value, (Join,)):
+            return tuple(r for p in value.parts for r in self.refs(p))
+        if isinstance(value, (Sub, Op)):
+            return self.refs(value.base)
+        return ()
+
+    def reaches(self, value: Value, target_ids: set[str], depth: int = 0) -> bool:
+        """Does `value` read one of the dicts `target_ids` (directly or through constants)?"""
+        if depth > 6:
+            return False
+        for ref in self.refs(value):
+            found = self.lookup(ref.module, ref.name)
+            if found is None:
+                continue
+            resolved = self.resolve(found)
+            if isinstance(resolved, DictV) and resolved.ident in target_ids:
+                return True
+            if self.reaches(found, target_ids, depth + 1):
+                return True
+        return False
+
+
+def placeholder_text(resolver: Resolver, value: Value) -> Str | None:
+    """A prompt's text: resolvable parts as written, other parts as `{…}` placeholders."""
+    resolved = resolver.resolve(value)
+    if isinstance(resolved, Str):
+        return resolved
+    if isinstance(value, Ref):
+        found = resolver.lookup(value.module, value.name)
+        return placeholder_text(resolver, found) if found is not None else None
+    if isinstance(value, Op):
+        base = placeholder_text(resolver, value.base)
+        return resolver.resolve_str(Op(value.op, base, value.loc)) if base is not None else None
+    if isinstance(value, Join):
+        out: Str | None = None
+        for part in value.parts:
+            text = placeholder_text(resolver, part)
+            if text is None:
+                text = Str("{…}", part.loc, (part.loc.line,), literal=False)
+            out = text if out is None else join_strs(out, text, value.loc)
+        return out
+    return None
+
+
+__all__ = ["Const", "ModuleIndex", "Resolver", "placeholder_text"]

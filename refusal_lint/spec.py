@@ -1,0 +1,48 @@
+"""Constants of the Refusals v1 spec (../shared/spec/refusals-v1.txt)."""
+
+from __future__ import annotations
+
+import re
+
+URI = "https://standards.upperhandai.com/ext/refusals/v1"
+MEDIA_TYPE = "application/vnd.upperhand.refusal+json"
+KEBAB = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*\Z")
+PAYLOAD_KEYS = frozenset({"rule", "reason", "detail"})
+PROTOCOL_ERRORS = frozenset(
+    {"JSONRPCError", "ServerError", "A2AError", "InvalidParamsError", "HTTPException"}
+)
+
+
+def is_kebab(text: str) -> bool:
+    return bool(KEBAB.match(text))
+
+
+def _fold_uri(uri: str) -> str:
+    """Fold what DESIGN's RL102 says a near miss may differ in."""
+    text = uri.strip().lower()
+    text = re.sub(r"^[a-z][a-z0-9+.-]*://", "", text)
+    text = text.rstrip("/")
+    text = re.sub(r"/refusals?/", "/refusal/", text + "/").rstrip("/")
+    return re.sub(r"/v\d+(?:\.\d+)*$", "/v", text)
+
+
+_FOLDED_URI = _fold_uri(URI)
+
+
+def uri_kind(uri: str) -> str | None:
+    """'exact', 'near' (RL102) or None when the URI is some other extension."""
+    if uri == URI:
+        return "exact"
+    if _fold_uri(uri) == _FOLDED_URI:
+        return "near"
+    return None
+
+
+def media_type_kind(value: str) -> str | None:
+    """'exact', 'near' (RL306) or None."""
+    if value == MEDIA_TYPE:
+        return "exact"
+    folded = re.sub(r"[^a-z]", "", value.lower())
+    if re.fullmatch(r"applicationvndupperhandrefusals?(json)?", folded):
+        return "near"
+    return None
