@@ -84,7 +84,9 @@ def _items(res: Resolver, d: DictV, depth: int = 0) -> list[ParamItem]:
         if key is None:
             continue
         value = res.resolve(it.value)
-        out.append(ParamItem(key.value, it.loc, value.value if isinstance(value, Str) else None, _kind(value)))
+        out.append(
+            ParamItem(key.value, it.loc, value.value if isinstance(value, Str) else None, _kind(value))
+        )
     return out
 
 
@@ -102,15 +104,26 @@ def py_ext_decl(res: Resolver, ext: PyExt) -> ExtDecl | None:
         return None
     if ext.required is not None:
         req = res.resolve(ext.required)
-        if not (isinstance(req, Const) and req.kind in ("true", "false")) and not isinstance(req, (Dyn, Param)):
+        if not (isinstance(req, Const) and req.kind in ("true", "false")) and not isinstance(
+            req, (Dyn, Param)
+        ):
             problems.append(f"`required` is {_kind(req)}, not a boolean")
     params = res.resolve(ext.params) if ext.params is not None else None
     ploc = ext.params.loc if ext.params is not None else None
     if params is None:
         return ExtDecl(ext.loc, ext.card, uri_text, tuple(problems), "absent", None, (), "", ext.agent_name)
     if isinstance(params, DictV):
-        return ExtDecl(ext.loc, ext.card, uri_text, tuple(problems), "object", ploc,
-                       tuple(_items(res, params)), params.ident, ext.agent_name)
+        return ExtDecl(
+            ext.loc,
+            ext.card,
+            uri_text,
+            tuple(problems),
+            "object",
+            ploc,
+            tuple(_items(res, params)),
+            params.ident,
+            ext.agent_name,
+        )
     if isinstance(params, Const):
         kind = "null" if params.kind == "none" else "other"
         return ExtDecl(ext.loc, ext.card, uri_text, tuple(problems), kind, ploc, (), "", ext.agent_name)
@@ -125,8 +138,11 @@ def py_ext_decl(res: Resolver, ext: PyExt) -> ExtDecl | None:
 def _str_prompt(text: Str, derived: bool) -> Prompt:
     values = text.value.split("\n")
     lines = text.lines if len(text.lines) == len(values) else tuple(text.loc.line for _ in values)
-    return Prompt(Loc(text.loc.path, lines[0] if lines else text.loc.line),
-                  tuple(PromptLine(v.rstrip("\r"), ln) for v, ln in zip(values, lines, strict=True)), derived)
+    return Prompt(
+        Loc(text.loc.path, lines[0] if lines else text.loc.line),
+        tuple(PromptLine(v.rstrip("\r"), ln) for v, ln in zip(values, lines, strict=True)),
+        derived,
+    )
 
 
 def py_prompt(res: Resolver, value: Value, params_ids: set[str]) -> Prompt | None:
@@ -158,8 +174,13 @@ def bind_guard(res: Resolver, g: Guard, params_ids: set[str]) -> BoundGuard | No
         r = res.resolve_str(g.reason)
         if r is not None:
             reason, reason_loc, literal = r.value, g.reason.loc, isinstance(g.reason, Str)
-    common = dict(reason=reason, reason_loc=reason_loc, reason_literal=literal,
-                  extra_keys=g.extra_keys, media_near=g.media_near)
+    common = dict(
+        reason=reason,
+        reason_loc=reason_loc,
+        reason_literal=literal,
+        extra_keys=g.extra_keys,
+        media_near=g.media_near,
+    )
     if g.rule is None:
         return BoundGuard(g.loc, g.kind, "none", None, None, **common)  # type: ignore[arg-type]
     rule = res.resolve(g.rule)

@@ -23,8 +23,16 @@ FILE = "facts-v1.json"
 
 def key(job: Job) -> str:
     h = hashlib.sha256()
-    meta = [__version__, job.path, job.kind, job.want_card, job.want_prompt, job.prompt_key,
-            job.complete, list(job.guard_callables)]
+    meta = [
+        __version__,
+        job.path,
+        job.kind,
+        job.want_card,
+        job.want_prompt,
+        job.prompt_key,
+        job.complete,
+        list(job.guard_callables),
+    ]
     h.update(json.dumps(meta).encode())
     h.update(b"\0")
     h.update(job.data)
@@ -64,20 +72,23 @@ class Cache:
         return facts
 
     def put(self, job: Job, facts: FileFacts) -> None:
-        if self.folder is None or facts.problem is not None and "parser" in facts.problem.message:
+        if self.folder is None or (facts.problem is not None and "parser" in facts.problem.message):
             return  # a crash or a timeout may be passing: try again next run
         self.used[key(job)] = encode(facts)
         self.dirty = True
 
     def save(self) -> None:
-        if self.folder is None or not self.dirty and len(self.used) == len(self.entries):
+        if self.folder is None or (not self.dirty and len(self.used) == len(self.entries)):
             return
         root = os.path.join(self.folder, DIR)
         try:
             os.makedirs(root, exist_ok=True)
             for name, text in (
-                ("CACHEDIR.TAG", "Signature: 8a477f597d28d172789f06886806bc55\n"
-                 "# This folder is a cache made by refusal-lint.\n"),
+                (
+                    "CACHEDIR.TAG",
+                    "Signature: 8a477f597d28d172789f06886806bc55\n"
+                    "# This folder is a cache made by refusal-lint.\n",
+                ),
                 (".gitignore", "*\n"),
             ):
                 if not os.path.exists(os.path.join(root, name)):

@@ -42,8 +42,11 @@ def _guarded(fn: Callable[..., int]) -> Callable[..., None]:
         except Exception as exc:  # an internal fault: one line, the trace only on request
             if verbose:
                 traceback.print_exc()
-            click.echo(f"refusal-lint: internal error: {type(exc).__name__}: {exc} "
-                       "(run with --verbose for the trace)", err=True)
+            click.echo(
+                f"refusal-lint: internal error: {type(exc).__name__}: {exc} "
+                "(run with --verbose for the trace)",
+                err=True,
+            )
             sys.exit(2)
         sys.exit(code)
 
@@ -77,9 +80,20 @@ def check(**kw: Any) -> None:
     _guarded(_check)(**kw)
 
 
-def _check(paths: tuple[str, ...], config_file: str | None, fmt: str | None, output: str | None,
-           select: str | None, ignore: str | None, exit_zero: bool, no_cache: bool, jobs: int | None,
-           statistics: bool, quiet: bool, color: bool | None) -> int:
+def _check(
+    paths: tuple[str, ...],
+    config_file: str | None,
+    fmt: str | None,
+    output: str | None,
+    select: str | None,
+    ignore: str | None,
+    exit_zero: bool,
+    no_cache: bool,
+    jobs: int | None,
+    statistics: bool,
+    quiet: bool,
+    color: bool | None,
+) -> int:
     from refusal_lint import config as config_mod
     from refusal_lint import pipeline
     from refusal_lint.report import jsonout, text
@@ -93,11 +107,15 @@ def _check(paths: tuple[str, ...], config_file: str | None, fmt: str | None, out
     settings = pipeline.Settings(selected, ignored, not no_cache, jobs or default_jobs())
     result = pipeline.run(targets, cfg, settings)
     fmt = fmt or "text"
+    use_color = False
     if fmt == "json":
         report = jsonout.render(result.findings, result.agents, result.files_scanned)
     else:
-        use_color = color if color is not None else (
-            output is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ)
+        use_color = (
+            color
+            if color is not None
+            else (output is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ)
+        )
         nothing = not result.facts_found and not result.findings
         report = text.render(result.findings, use_color, statistics, nothing)
         if quiet:
@@ -112,7 +130,7 @@ def _check(paths: tuple[str, ...], config_file: str | None, fmt: str | None, out
         except OSError as exc:
             raise UsageError(f"{output}: cannot write report: {exc.strerror}") from None
     else:
-        click.echo(report, nl=False)
+        click.echo(report, nl=False, color=use_color)
     has_errors = any(CODES[f.code].severity == "error" for f in result.findings)
     return 1 if has_errors and not exit_zero else 0
 
@@ -128,7 +146,9 @@ def rules_cmd() -> None:
     """List every code with its name, default severity and whether --fix can fix it."""
     click.echo(f"{'code':<6}  {'name':<26}  {'severity':<8}  fixable  summary")
     for c in CODES.values():
-        click.echo(f"{c.code:<6}  {c.name:<26}  {c.severity:<8}  {'yes' if c.fixable else 'no':<7}  {c.summary}")
+        click.echo(
+            f"{c.code:<6}  {c.name:<26}  {c.severity:<8}  {'yes' if c.fixable else 'no':<7}  {c.summary}"
+        )
 
 
 @main.command("rule")

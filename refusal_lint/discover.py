@@ -12,15 +12,34 @@ from dataclasses import dataclass
 import pathspec
 
 NEVER_ENTER = frozenset(
-    {".git", ".hg", ".svn", "node_modules", "__pycache__", ".refusal_lint_cache", ".mypy_cache",
-     ".ruff_cache", ".pytest_cache", ".tox", ".nox"}
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        "node_modules",
+        "__pycache__",
+        ".refusal_lint_cache",
+        ".mypy_cache",
+        ".ruff_cache",
+        ".pytest_cache",
+        ".tox",
+        ".nox",
+    }
 )
 PY = (".py", ".pyi")
 JSON = (".json",)
 YAML = (".yaml", ".yml")
 TEXT = (".md", ".txt", ".j2", ".jinja", ".jinja2", ".prompt", ".markdown")
-CARD_NAMES = frozenset({"agent-card.json", "agent.json", "agent-card.yaml", "agent-card.yml",
-                        "agent_card.json", "agentcard.json"})
+CARD_NAMES = frozenset(
+    {
+        "agent-card.json",
+        "agent.json",
+        "agent-card.yaml",
+        "agent-card.yml",
+        "agent_card.json",
+        "agentcard.json",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -133,7 +152,7 @@ def walk(root: str, targets: list[str], exclude: list[str], exclude_base: str) -
             if "pyvenv.cfg" in names and folder != target:
                 continue
             own = _read_ignore(os.path.join(folder, ".gitignore")) if ".gitignore" in names else None
-            here_specs = specs + [(folder, own)] if own else specs
+            here_specs = [*specs, (folder, own)] if own else specs
             subdirs = []
             for e in entries:
                 path = e.path
@@ -162,9 +181,20 @@ def walk(root: str, targets: list[str], exclude: list[str], exclude_base: str) -
 
 # ---- the text prefilter -----------------------------------------------------------------
 
-_PY_NEEDLES = (b"efusal", b"EFUSAL", b"AgentExtension", b"rompt", b"ROMPT", b"nstruction",
-               b"NSTRUCTION", b"ystem_message", b"SystemMessage", b'"rule"', b"'rule'",
-               b"refusal-lint")
+_PY_NEEDLES = (
+    b"efusal",
+    b"EFUSAL",
+    b"AgentExtension",
+    b"rompt",
+    b"ROMPT",
+    b"nstruction",
+    b"NSTRUCTION",
+    b"ystem_message",
+    b"SystemMessage",
+    b'"rule"',
+    b"'rule'",
+    b"refusal-lint",
+)
 _REFUSE = re.compile(rb"(?:(?<![A-Za-z])[Rr]|(?<=[a-z])R)efuse(?![a-z])|(?<![A-Za-z])REFUSE(?![A-Z])")
 _ADK = re.compile(rb"^instruction\s*:", re.M)
 
@@ -176,7 +206,9 @@ def python_worth_parsing(data: bytes, extra: tuple[bytes, ...]) -> bool:
 
 
 def is_card_candidate(name: str, rel: str, data: bytes) -> bool:
-    return b"efusal" in data or b"EFUSAL" in data or name.lower() in CARD_NAMES or "/.well-known/" in "/" + rel
+    return (
+        b"efusal" in data or b"EFUSAL" in data or name.lower() in CARD_NAMES or "/.well-known/" in "/" + rel
+    )
 
 
 def is_prompt_file(name: str, kind: str, data: bytes) -> bool:

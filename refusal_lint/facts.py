@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any
 
 from refusal_lint.model import Loc, Prompt, PromptLine
 
@@ -97,7 +97,7 @@ class Op:
     loc: Loc
 
 
-Value = Union[Str, Const, Ref, Param, Dyn, Join, Sub, DictV, Op]
+Value = Str | Const | Ref | Param | Dyn | Join | Sub | DictV | Op
 
 # ---- card declarations --------------------------------------------------------------------
 
@@ -211,8 +211,7 @@ class FileFacts:
 
     def has_facts(self) -> bool:
         return bool(
-            self.exts or self.py_exts or self.prompts or self.py_prompts or self.guards
-            or self.errors
+            self.exts or self.py_exts or self.prompts or self.py_prompts or self.guards or self.errors
         )
 
 
@@ -221,8 +220,28 @@ class FileFacts:
 _TYPES: dict[str, type] = {
     t.__name__: t
     for t in (
-        Loc, Prompt, PromptLine, Str, Const, Ref, Param, Dyn, Join, Sub, Item, DictV, Op,
-        ParamItem, ExtDecl, PyExt, Guard, ErrorUse, Suppression, ImportRef, PyPrompt, Problem,
+        Loc,
+        Prompt,
+        PromptLine,
+        Str,
+        Const,
+        Ref,
+        Param,
+        Dyn,
+        Join,
+        Sub,
+        Item,
+        DictV,
+        Op,
+        ParamItem,
+        ExtDecl,
+        PyExt,
+        Guard,
+        ErrorUse,
+        Suppression,
+        ImportRef,
+        PyPrompt,
+        Problem,
         FileFacts,
     )
 }

@@ -109,8 +109,9 @@ class _Extraction:
 
     def read(self, entry: discover.Entry, configured: bool) -> bytes | None:
         if entry.size > self.cfg.max_file_size and not configured:
-            self.notes.append(f"{entry.rel}: skipped, {entry.size} bytes is over max-file-size "
-                              f"({self.cfg.max_file_size})")
+            self.notes.append(
+                f"{entry.rel}: skipped, {entry.size} bytes is over max-file-size ({self.cfg.max_file_size})"
+            )
             return None
         try:
             with open(entry.abs, "rb") as fh:
@@ -169,10 +170,13 @@ def run(paths: list[str], cfg: Config, settings: Settings) -> Result:
         if data is None or kind is None:
             continue
         key = roles.prompt_files.get(entry.rel)
-        want_card = entry.rel in roles.cards or (not cfg.agents and kind != "text"
-                                                   and discover.is_card_candidate(name, entry.rel, data))
-        want_prompt = entry.rel in roles.prompt_files or (not cfg.agents and discover.is_prompt_file(name, kind, data))
-        if kind == "text" and want_prompt or kind != "text" and (want_card or want_prompt):
+        want_card = entry.rel in roles.cards or (
+            not cfg.agents and kind != "text" and discover.is_card_candidate(name, entry.rel, data)
+        )
+        want_prompt = entry.rel in roles.prompt_files or (
+            not cfg.agents and discover.is_prompt_file(name, kind, data)
+        )
+        if (kind == "text" and want_prompt) or (kind != "text" and (want_card or want_prompt)):
             data_jobs.append(Job(entry.rel, kind, data, want_card, want_prompt, key))
     ex.run(data_jobs)
     needles = tuple(
@@ -187,13 +191,16 @@ def run(paths: list[str], cfg: Config, settings: Settings) -> Result:
         if data is None:
             continue
         if configured or discover.python_worth_parsing(data, needles):
-            py_jobs.append(Job(entry.rel, "python", data, complete=configured,
-                               guard_callables=cfg.guard_callables))
+            py_jobs.append(
+                Job(entry.rel, "python", data, complete=configured, guard_callables=cfg.guard_callables)
+            )
     ex.run(py_jobs)
 
     # Modules that facts import are read on demand, even where the prefilter passed them over.
     index = ModuleIndex(e.rel for e in py_entries)
-    frontier = [p for p, f in ex.facts.items() if f.kind == "python" and (f.has_facts() or p in roles.prompt_modules)]
+    frontier = [
+        p for p, f in ex.facts.items() if f.kind == "python" and (f.has_facts() or p in roles.prompt_modules)
+    ]
     seen: set[str] = set(frontier)
     for _ in range(IMPORT_ROUNDS):
         need = []
@@ -244,7 +251,11 @@ def _check(root: str, cfg: Config, facts: dict[str, FileFacts], index: ModuleInd
             findings.append(Finding("RL100", Loc(rel), f"configured card `{rel}` not found"))
 
     params_of = {c.params_id: c for c in cards if c.params_id}
-    agents = _configured_agents(cfg, root, cards, facts, roles) if cfg.agents else _discovered_agents(root, cards, facts, findings)
+    agents = (
+        _configured_agents(cfg, root, cards, facts, roles)
+        if cfg.agents
+        else _discovered_agents(root, cards, facts, findings)
+    )
     fact_paths = [p for p, f in facts.items() if f.has_facts()]
     for agent in agents:
         ids = {agent.card.params_id} if agent.card and agent.card.params_id else set()
@@ -264,18 +275,22 @@ def _check(root: str, cfg: Config, facts: dict[str, FileFacts], index: ModuleInd
         found = prompt_checks.check(agent.card, agent.prompts) if agent.card else []
         found += guard_checks.check(agent.card, agent.guards, agent.errors)
         findings.extend(dataclasses.replace(f, agent=agent.name) for f in found)
-    if not cards:
+    if not agents:
         guards: list[BoundGuard] = []
         errors: list[BoundError] = []
         for path in sorted(fact_paths):
-            guards += [b for g in facts[path].guards if (b := bind_guard(res, g, set())) is not None]
-            errors += [b for e in facts[path].errors if (b := bind_error(res, e, set())) is not None]
-        findings += guard_checks.check_cardless(guards)
+            guards += [bg for g in facts[path].guards if (bg := bind_guard(res, g, set())) is not None]
+            errors += [be for e in facts[path].errors if (be := bind_error(res, e, set())) is not None]
+        if not roles.cards:  # a configured card that is missing or unreadable is RL100 alone
+            findings += guard_checks.check_cardless(guards)
         findings += guard_checks.check(None, guards, errors)
     card_agent = {a.card.loc: a.name for a in agents if a.card}
     findings = [dataclasses.replace(f, agent=f.agent or _agent_for(f, card_agent, agents)) for f in findings]
-    facts_found = bool(cards) or any(f.guards or f.errors for f in facts.values()) or any(
-        f.code in ("RL002", "RL100") for f in findings)
+    facts_found = (
+        bool(cards)
+        or any(f.guards or f.errors for f in facts.values())
+        or any(f.code in ("RL002", "RL100") for f in findings)
+    )
     return Result(root, findings, agents, 0, facts_found=facts_found)
 
 
@@ -291,8 +306,9 @@ def _agent_for(f: Finding, card_agent: dict[Loc, str], agents: list[Agent]) -> s
     return None
 
 
-def _discovered_agents(root: str, cards: list[Card], facts: dict[str, FileFacts],
-                       findings: list[Finding]) -> list[Agent]:
+def _discovered_agents(
+    root: str, cards: list[Card], facts: dict[str, FileFacts], findings: list[Finding]
+) -> list[Agent]:
     by_root: dict[str, list[Card]] = {}
     for c in cards:
         by_root.setdefault(agent_root(c.loc.path), []).append(c)
@@ -302,8 +318,9 @@ def _discovered_agents(root: str, cards: list[Card], facts: dict[str, FileFacts]
         name = primary.agent_name or (posixpath.basename(r) if r else os.path.basename(root)) or "agent"
         agents.append(Agent(name, r, primary, primary.loc.path))
     fact_paths = sorted(p for p, f in facts.items() if f.has_facts())
-    if len(agents) == 1:
-        agents[0].files = set(fact_paths)
+    if len(agents) <= 1:
+        for a in agents:
+            a.files = set(fact_paths)
         return agents
     roots = [a.root for a in agents]
     for path in fact_paths:
@@ -311,14 +328,20 @@ def _discovered_agents(root: str, cards: list[Card], facts: dict[str, FileFacts]
         if len(claim) == 1:
             next(a for a in agents if a.root == claim[0]).files.add(path)
         else:
-            findings.append(Finding(
-                "RL004", Loc(path), "this file belongs to no agent: several cards were found and none is above it; "
-                "say which agent it belongs to with `agents:` in the config (`guards:` globs)"))
+            findings.append(
+                Finding(
+                    "RL004",
+                    Loc(path),
+                    "this file belongs to no agent: several cards were found and none is above it; "
+                    "say which agent it belongs to with `agents:` in the config (`guards:` globs)",
+                )
+            )
     return agents
 
 
-def _configured_agents(cfg: Config, root: str, cards: list[Card], facts: dict[str, FileFacts],
-                       roles: _Roles) -> list[Agent]:
+def _configured_agents(
+    cfg: Config, root: str, cards: list[Card], facts: dict[str, FileFacts], roles: _Roles
+) -> list[Agent]:
     agents = []
     fact_paths = sorted(p for p, f in facts.items() if f.has_facts())
     for a in cfg.agents:
@@ -349,8 +372,9 @@ def _prompts(res: Resolver, facts: dict[str, FileFacts], files: set[str], ids: s
     return out
 
 
-def _configured_prompt(res: Resolver, facts: dict[str, FileFacts], agent: Agent, roles: _Roles,
-                       ids: set[str]) -> list[Prompt]:
+def _configured_prompt(
+    res: Resolver, facts: dict[str, FileFacts], agent: Agent, roles: _Roles, ids: set[str]
+) -> list[Prompt]:
     out: list[Prompt] = []
     for path in roles.prompt_files:
         if path in facts:
@@ -365,8 +389,9 @@ def _configured_prompt(res: Resolver, facts: dict[str, FileFacts], agent: Agent,
 # ---- selection, per-file ignores, suppressions -----------------------------------------------
 
 
-def _filter(findings: list[Finding], facts: dict[str, FileFacts], cfg: Config, settings: Settings,
-            root: str) -> list[Finding]:
+def _filter(
+    findings: list[Finding], facts: dict[str, FileFacts], cfg: Config, settings: Settings, root: str
+) -> list[Finding]:
     kept = [f for f in findings if f.code in settings.select and f.code not in settings.ignore]
     if cfg.per_file_ignores:
         specs = [(pathspec.GitIgnoreSpec.from_lines([glob]), codes) for glob, codes in cfg.per_file_ignores]

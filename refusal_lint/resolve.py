@@ -169,10 +169,7 @@ class Resolver:
             if value.op == "dedent":
                 new = textwrap.dedent(base.value)
                 return Str(new, base.loc, base.lines, literal=False)
-            if value.op == "cleandoc":
-                new = inspect.cleandoc(base.value)
-            else:
-                new = getattr(base.value, value.op)()
+            new = inspect.cleandoc(base.value) if value.op == "cleandoc" else getattr(base.value, value.op)()
             return Str(new, base.loc, _shift(base.value, new, base.lines), literal=False)
         return value
 

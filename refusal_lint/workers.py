@@ -31,8 +31,13 @@ def _serve(conn: Connection) -> None:
         try:
             result: FileFacts = extract(job)
         except Exception as exc:  # a bug of ours must cost one file, never the run
-            result = FileFacts(job.path, job.kind, problem=Problem(
-                Loc(job.path), f"internal error reading this file: {type(exc).__name__}: {exc}"))
+            result = FileFacts(
+                job.path,
+                job.kind,
+                problem=Problem(
+                    Loc(job.path), f"internal error reading this file: {type(exc).__name__}: {exc}"
+                ),
+            )
         conn.send(result)
 
 
@@ -105,8 +110,11 @@ def run_python(jobs: list[Job], n_workers: int, timeout: float) -> dict[str, Fil
                         code = w.proc.exitcode
                         w.proc.join(1)
                         code = w.proc.exitcode if code is None else code
-                        why = (f"the parser crashed on this file (signal {-code})" if code and code < 0
-                               else "the parser's worker died on this file")
+                        why = (
+                            f"the parser crashed on this file (signal {-code})"
+                            if code and code < 0
+                            else "the parser's worker died on this file"
+                        )
                 elif time.monotonic() >= w.deadline:
                     why = f"the parser did not finish this file within {timeout:g} s"
                 else:

@@ -21,36 +21,60 @@ def _entry_findings(decl: ExtDecl) -> tuple[list[Finding], Card]:
         out.append(Finding("RL103", decl.loc, f"{what}: the extension advertises no rules"))
         usable = False
     elif decl.params_kind == "other":
-        out.append(Finding("RL104", decl.params_loc or decl.loc, "params is not an object of rule id -> reason"))
+        out.append(
+            Finding("RL104", decl.params_loc or decl.loc, "params is not an object of rule id -> reason")
+        )
         usable = False
     elif decl.params_kind == "unresolved":
         usable = False
     seen: set[str] = set()
     for item in decl.items:
         if item.key in seen:
-            out.append(Finding("RL107", item.loc, f"rule id `{item.key}` repeated in params (the last one wins)",
-                               rule_id=item.key))
+            out.append(
+                Finding(
+                    "RL107",
+                    item.loc,
+                    f"rule id `{item.key}` repeated in params (the last one wins)",
+                    rule_id=item.key,
+                )
+            )
         seen.add(item.key)
         rules[item.key] = Rule(item.key, item.reason, item.loc)
     last_item = {i.key: i for i in decl.items}
     for rid, rule in rules.items():
         item = last_item[rid]
         if item.reason is None and item.kind != "unknown":
-            out.append(Finding("RL104", rule.loc, f"the reason of `{rid}` is {_a(item.kind)}, not a string",
-                               rule_id=rid))
+            out.append(
+                Finding(
+                    "RL104", rule.loc, f"the reason of `{rid}` is {_a(item.kind)}, not a string", rule_id=rid
+                )
+            )
         if not spec.is_kebab(rid):
             out.append(Finding("RL105", rule.loc, f"rule id `{rid}` is not kebab-case", rule_id=rid))
-        if item.reason is not None and (not item.reason.strip() or "\n" in item.reason or "\r" in item.reason):
+        if item.reason is not None and (
+            not item.reason.strip() or "\n" in item.reason or "\r" in item.reason
+        ):
             what = "blank" if not item.reason.strip() else "more than one line"
             out.append(Finding("RL106", rule.loc, f"the reason of `{rid}` is {what}", rule_id=rid))
-    card = Card(decl.loc, tuple(rules.values()) if usable else (), usable, exact,
-                decl.agent_name, params_id=decl.params_id)
+    card = Card(
+        decl.loc,
+        tuple(rules.values()) if usable else (),
+        usable,
+        exact,
+        decl.agent_name,
+        params_id=decl.params_id,
+    )
     return out, card
 
 
 def _a(kind: str) -> str:
-    return {"object": "an object", "array": "an array", "number": "a number", "bool": "a boolean",
-            "null": "null"}.get(kind, kind)
+    return {
+        "object": "an object",
+        "array": "an array",
+        "number": "a number",
+        "bool": "a boolean",
+        "null": "null",
+    }.get(kind, kind)
 
 
 def check_decls(decls: Iterable[ExtDecl]) -> tuple[list[Finding], list[Card]]:
@@ -62,7 +86,9 @@ def check_decls(decls: Iterable[ExtDecl]) -> tuple[list[Finding], list[Card]]:
         entry, card = _entry_findings(decl)
         findings.extend(entry)
         if decl.card in by_card:
-            findings.append(Finding("RL108", decl.loc, "the refusals extension is declared twice in this card"))
+            findings.append(
+                Finding("RL108", decl.loc, "the refusals extension is declared twice in this card")
+            )
             continue
         by_card[decl.card] = card
         cards.append(card)

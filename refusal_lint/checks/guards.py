@@ -11,16 +11,28 @@ def check(card: Card | None, guards: list[BoundGuard], errors: list[BoundError])
     out: list[Finding] = []
     for g in guards:
         if g.extra_keys:
-            out.append(Finding("RL306", g.loc, f"refusal payload has keys other than rule/reason/detail: "
-                               f"{', '.join(g.extra_keys)}", rule_id=g.written))
+            out.append(
+                Finding(
+                    "RL306",
+                    g.loc,
+                    f"refusal payload has keys other than rule/reason/detail: {', '.join(g.extra_keys)}",
+                    rule_id=g.written,
+                )
+            )
         if g.media_near:
             out.append(Finding("RL306", g.loc, f"media type `{g.media_near}` is almost `{spec.MEDIA_TYPE}`"))
         if g.status == "none" and not g.media_near:
             out.append(Finding("RL306", g.loc, "refusal payload has no `rule`"))
     for e in errors:
-        out.append(Finding("RL305", e.loc, f"a refusal is sent as a protocol error ({e.name}); the spec makes "
-                           "a refused request a successful result carrying the refusal Parts",
-                           rule_id=e.rule_id))
+        out.append(
+            Finding(
+                "RL305",
+                e.loc,
+                f"a refusal is sent as a protocol error ({e.name}); the spec makes "
+                "a refused request a successful result carrying the refusal Parts",
+                rule_id=e.rule_id,
+            )
+        )
     if card is None or not card.usable or not card.rules:
         return out
     rules = card.rule_map()
@@ -37,17 +49,39 @@ def check(card: Card | None, guards: list[BoundGuard], errors: list[BoundError])
         if rule is None:
             near = prompttext.nearest(g.rule_id, ids)
             hint = f"; did you mean `{near}`?" if near else ""
-            out.append(Finding("RL302", g.loc, f"guard fires rule `{g.written}`, which the card does not "
-                               f"advertise{hint}", rule_id=g.written))
+            out.append(
+                Finding(
+                    "RL302",
+                    g.loc,
+                    f"guard fires rule `{g.written}`, which the card does not advertise{hint}",
+                    rule_id=g.written,
+                )
+            )
             continue
-        if g.reason is not None and rule.reason is not None and \
-                prompttext.fold_ws(g.reason) != prompttext.fold_ws(rule.reason):
-            out.append(Finding("RL303", g.loc, f"guard passes reason \"{g.reason}\" for `{g.rule_id}`; the card "
-                               f"says \"{rule.reason}\"", rule_id=g.written, fixable=g.reason_literal))
+        if (
+            g.reason is not None
+            and rule.reason is not None
+            and prompttext.fold_ws(g.reason) != prompttext.fold_ws(rule.reason)
+        ):
+            out.append(
+                Finding(
+                    "RL303",
+                    g.loc,
+                    f'guard passes reason "{g.reason}" for `{g.rule_id}`; the card says "{rule.reason}"',
+                    rule_id=g.written,
+                    fixable=g.reason_literal,
+                )
+            )
     for rule in card.rules:
         if rule.rule_id not in fired:
-            out.append(Finding("RL301", rule.loc, f"rule `{rule.rule_id}` is advertised but no guard fires it",
-                               rule_id=rule.rule_id))
+            out.append(
+                Finding(
+                    "RL301",
+                    rule.loc,
+                    f"rule `{rule.rule_id}` is advertised but no guard fires it",
+                    rule_id=rule.rule_id,
+                )
+            )
     return out
 
 
@@ -57,5 +91,12 @@ def check_cardless(guards: list[BoundGuard]) -> list[Finding]:
     for g in sorted(guards, key=lambda g: (g.loc.path, g.loc.line, g.loc.col)):
         if g.status == "id" and g.rule_id and spec.is_kebab(g.rule_id):
             first.setdefault(g.rule_id, g)
-    return [Finding("RL001", g.loc, f"guards fire rule `{rid}`, but no card advertises the refusals extension",
-                    rule_id=rid) for rid, g in first.items()]
+    return [
+        Finding(
+            "RL001",
+            g.loc,
+            f"guards fire rule `{rid}`, but no card advertises the refusals extension",
+            rule_id=rid,
+        )
+        for rid, g in first.items()
+    ]

@@ -20,29 +20,48 @@ def check(card: Card, prompts: list[Prompt]) -> list[Finding]:
     if not card.usable or not card.rules:
         return []
     if not prompts:
-        return [Finding("RL200", card.loc, "no system prompt found for this agent; set `prompt:` in the config")]
+        return [
+            Finding("RL200", card.loc, "no system prompt found for this agent; set `prompt:` in the config")
+        ]
     out: list[Finding] = []
     ids = [r.rule_id for r in card.rules]
     rules = card.rule_map()
     for rule in card.rules:
         if not mention_lines(prompts, rule.rule_id):
-            out.append(Finding("RL201", rule.loc, f"rule `{rule.rule_id}` is never mentioned in the prompt",
-                               rule_id=rule.rule_id))
+            out.append(
+                Finding(
+                    "RL201",
+                    rule.loc,
+                    f"rule `{rule.rule_id}` is never mentioned in the prompt",
+                    rule_id=rule.rule_id,
+                )
+            )
     for p in prompts:
         if p.derived:
             continue
         for u in prompttext.unknown_ids(p.lines, ids):
             hint = f"; did you mean `{u.suggestion}`?" if u.suggestion else ""
-            out.append(Finding("RL202", Loc(p.loc.path, u.line, u.col, u.line, u.col + len(u.token)),
-                               f"the prompt names rule `{u.token}`, which the card does not advertise{hint}",
-                               rule_id=u.token))
+            out.append(
+                Finding(
+                    "RL202",
+                    Loc(p.loc.path, u.line, u.col, u.line, u.col + len(u.token)),
+                    f"the prompt names rule `{u.token}`, which the card does not advertise{hint}",
+                    rule_id=u.token,
+                )
+            )
         for rl in prompttext.rule_lines(p.lines):
-            rule = rules.get(rl.rule_id)
-            if rule is None or rule.reason is None:
+            stated = rules.get(rl.rule_id)
+            if stated is None or stated.reason is None:
                 continue
-            if prompttext.fold_ws(rl.reason) != prompttext.fold_ws(rule.reason):
-                out.append(Finding(
-                    "RL203", Loc(p.loc.path, rl.line, rl.col),
-                    f"the prompt gives `{rl.rule_id}` the reason \"{rl.reason}\"; the card says \"{rule.reason}\"",
-                    rule_id=rl.rule_id, fixable=True))
+            if prompttext.fold_ws(rl.reason) != prompttext.fold_ws(stated.reason):
+                out.append(
+                    Finding(
+                        "RL203",
+                        Loc(p.loc.path, rl.line, rl.col),
+                        f'the prompt gives `{rl.rule_id}` the reason "{rl.reason}"; '
+                        f'the card says "{stated.reason}"',
+                        rule_id=rl.rule_id,
+                        fixable=True,
+                    )
+                )
     return out

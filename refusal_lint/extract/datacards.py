@@ -5,9 +5,10 @@ from __future__ import annotations
 from refusal_lint import spec
 from refusal_lint.extract.tree import TNode
 from refusal_lint.facts import ExtDecl, ParamItem
+from refusal_lint.model import Loc
 
 
-def _params(entry: TNode) -> tuple[str, object, tuple[ParamItem, ...], str]:
+def _params(entry: TNode) -> tuple[str, Loc | None, tuple[ParamItem, ...], str]:
     member = entry.get("params")
     if member is None:
         return "absent", None, (), ""
@@ -33,8 +34,17 @@ def _entry(entry: TNode, card: str, name: str | None) -> ExtDecl | None:
     if entry.kind == "string":
         # `"extensions": ["https://.../refusals/v1"]`: ours, but not an object.
         if isinstance(entry.value, str) and spec.uri_kind(entry.value):
-            return ExtDecl(entry.loc, card, entry.value, ("extension entry is not an object",),
-                           "absent", None, (), "", name)
+            return ExtDecl(
+                entry.loc,
+                card,
+                entry.value,
+                ("extension entry is not an object",),
+                "absent",
+                None,
+                (),
+                "",
+                name,
+            )
         return None
     if entry.kind != "object":
         return None
@@ -47,8 +57,9 @@ def _entry(entry: TNode, card: str, name: str | None) -> ExtDecl | None:
     if uri_text is None:
         # A non-string uri is ours only when the entry otherwise looks like a refusals entry.
         desc = entry.get("description")
+        params = entry.get("params")
         hint = desc is not None and "refus" in str(desc[1].value).lower()
-        if not hint:
+        if not hint and (params is None or params[1].kind != "object"):
             return None
         problems.append(f"`uri` is {uri.kind}, not a string")
     elif spec.uri_kind(str(uri_text)) is None:
@@ -58,8 +69,15 @@ def _entry(entry: TNode, card: str, name: str | None) -> ExtDecl | None:
         problems.append(f"`required` is {req[1].kind}, not a boolean")
     kind, ploc, items, ident = _params(entry)
     return ExtDecl(
-        key.loc, card, uri_text if isinstance(uri_text, str) else None, tuple(problems), kind,
-        ploc, items, ident, name,  # type: ignore[arg-type]
+        key.loc,
+        card,
+        uri_text if isinstance(uri_text, str) else None,
+        tuple(problems),
+        kind,
+        ploc,
+        items,
+        ident,
+        name,
     )
 
 

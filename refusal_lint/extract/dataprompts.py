@@ -35,9 +35,8 @@ def _all_strings(node: TNode) -> list[Prompt]:
     stack = [node]
     while stack:
         n = stack.pop()
-        if n.kind == "string":
-            if (p := _string_prompt(n)) is not None:
-                out.append(p)
+        if n.kind == "string" and (p := _string_prompt(n)) is not None:
+            out.append(p)
         stack.extend(reversed(n.elems))
         stack.extend(v for _, v in reversed(n.items))
     return out

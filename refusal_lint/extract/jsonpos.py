@@ -81,9 +81,7 @@ def parse(text: str, path: str) -> TNode:
         elif number is not None:
             node = TNode("number", loc(start, pos), json.loads(number))
         else:
-            node = TNode(
-                "null" if word == "null" else "bool", loc(start, pos), json.loads(word)
-            )
+            node = TNode("null" if word == "null" else "bool", loc(start, pos), json.loads(word))
         if not stack:
             root = node
             continue

@@ -31,9 +31,7 @@ def may_hold_facts(tree: ast.AST, guard_names: frozenset[str]) -> bool:
                 name in ("AgentExtension", "SystemMessage")
                 or name in spec.PROTOCOL_ERRORS
                 or vocab.is_guard_name(name, guard_names)
-                or any(
-                    k.arg in vocab.PROMPT_KWARGS or k.arg in vocab.MEDIA_KEYS for k in node.keywords
-                )
+                or any(k.arg in vocab.PROMPT_KWARGS or k.arg in vocab.MEDIA_KEYS for k in node.keywords)
             ):
                 return True
         elif isinstance(node, ast.Dict):

@@ -134,12 +134,17 @@ class _Bindings(cst.CSTVisitor):
             return
         for alias in node.names:
             name = alias.asname.name if alias.asname else alias.name
-            self.scope.local.add(_dotted(name) or "")  # type: ignore[arg-type]
+            self.scope.local.add(_dotted(name) or "")
 
 
 class _Extractor(cst.CSTVisitor):
-    def __init__(self, path: str, module: cst.Module, pos: dict[cst.CSTNode, CodeRange],
-                 guard_callables: tuple[str, ...]) -> None:
+    def __init__(
+        self,
+        path: str,
+        module: cst.Module,
+        pos: dict[cst.CSTNode, CodeRange],
+        guard_callables: tuple[str, ...],
+    ) -> None:
         self.path = path
         self.module = module
         self.pos = pos
@@ -332,7 +337,7 @@ class _Extractor(cst.CSTVisitor):
         for alias in node.names:
             dotted = _dotted(alias.name) or ""
             if alias.asname is not None:
-                self.imports[_dotted(alias.asname.name) or dotted] = ImportRef(dotted, None, 0)  # type: ignore[arg-type]
+                self.imports[_dotted(alias.asname.name) or dotted] = ImportRef(dotted, None, 0)
             else:
                 head = dotted.split(".")[0]
                 self.imports[head] = ImportRef(head, None, 0)
@@ -345,7 +350,7 @@ class _Extractor(cst.CSTVisitor):
         module = _dotted(node.module) if node.module is not None else ""
         for alias in node.names:
             name = _dotted(alias.name) or ""
-            local = _dotted(alias.asname.name) if alias.asname else name  # type: ignore[arg-type]
+            local = _dotted(alias.asname.name) if alias.asname else name
             self.imports[local or name] = ImportRef(module or "", name, len(node.relative))
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
@@ -369,10 +374,15 @@ class _Extractor(cst.CSTVisitor):
                     if not isinstance(small, cst.Assign) or len(small.targets) != 1:
                         continue
                     target = small.targets[0].target
-                    if (str_enum and isinstance(target, cst.Name) and isinstance(small.value, cst.Call)
-                            and _last_name(small.value.func) == "auto"):
+                    if (
+                        str_enum
+                        and isinstance(target, cst.Name)
+                        and isinstance(small.value, cst.Call)
+                        and _last_name(small.value.func) == "auto"
+                    ):
                         self.defs[f"{prefix}{node.name.value}.{target.value}"] = Str(
-                            target.value.lower(), self.loc(small.value), literal=False)
+                            target.value.lower(), self.loc(small.value), literal=False
+                        )
         self.classes.append((node.name.value, attrs))
 
     def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
@@ -455,8 +465,16 @@ class _Extractor(cst.CSTVisitor):
                 req = self.kwarg(node, "required")
                 params = self.kwarg(node, "params")
                 card, card_name = self.cards[-1] if self.cards else (self.path, None)
-                self.exts.append(PyExt(loc, card, self.value(uri), self.value(req) if req else None,
-                                       self.value(params) if params else None, card_name))
+                self.exts.append(
+                    PyExt(
+                        loc,
+                        card,
+                        self.value(uri),
+                        self.value(req) if req else None,
+                        self.value(params) if params else None,
+                        card_name,
+                    )
+                )
         if name == "SystemMessage":
             arg = self.kwarg(node, "content") or self.first_arg(node)
             if arg is not None:
@@ -472,8 +490,15 @@ class _Extractor(cst.CSTVisitor):
             rule = self.kwarg(node, *vocab.RULE_KWARGS) or self.first_arg(node)
             if rule is not None and not isinstance(rule, cst.Dict):
                 reason = self.kwarg(node, "reason")
-                self.add_guard(Guard(loc, "call", self.value(rule),
-                                     self.value(reason) if reason is not None else None, callee=name))
+                self.add_guard(
+                    Guard(
+                        loc,
+                        "call",
+                        self.value(rule),
+                        self.value(reason) if reason is not None else None,
+                        callee=name,
+                    )
+                )
 
     def leave_Call(self, original_node: cst.Call) -> None:
         name = _last_name(original_node.func) or ""
@@ -489,7 +514,10 @@ class _Extractor(cst.CSTVisitor):
         if self.errors:
             # A nested error (ServerError(error=InvalidParamsError(...))) is reported once, outermost.
             outer, outer_values = self.errors[-1]
-            self.errors[-1] = (outer if outer.rule else ErrorUse(outer.loc, outer.name, use.rule), outer_values + values)
+            self.errors[-1] = (
+                outer if outer.rule else ErrorUse(outer.loc, outer.name, use.rule),
+                outer_values + values,
+            )
             return
         self.error_uses.append(ErrorUse(use.loc, use.name, use.rule, tuple(values)))
 
@@ -507,7 +535,9 @@ class _Extractor(cst.CSTVisitor):
         if isinstance(value, (Str, Join, Op, Ref, Dyn)) and not isinstance(value, Param):
             self.prompts.append(PyPrompt(self.loc(node), value, source))
 
-    def part(self, node: cst.CSTNode, media: cst.BaseExpression, data: cst.BaseExpression | None, loc: Loc) -> None:
+    def part(
+        self, node: cst.CSTNode, media: cst.BaseExpression, data: cst.BaseExpression | None, loc: Loc
+    ) -> None:
         media_text = _str_key(media)
         if media_text is None:
             return
@@ -544,13 +574,23 @@ class _Extractor(cst.CSTVisitor):
         rule = keys.get("rule")
         reason = keys.get("reason")
         extra = tuple(sorted(k for k in keys if k not in spec.PAYLOAD_KEYS))
-        self.add_guard(Guard(loc, kind, self.value(rule) if rule is not None else None,
-                             self.value(reason) if reason is not None else None, extra))
+        self.add_guard(
+            Guard(
+                loc,
+                kind,
+                self.value(rule) if rule is not None else None,
+                self.value(reason) if reason is not None else None,
+                extra,
+            )
+        )
         return True
 
     def visit_Dict(self, node: cst.Dict) -> None:
-        keys = {k: el.value for el in node.elements
-                if isinstance(el, cst.DictElement) and (k := _str_key(el.key)) is not None}
+        keys = {
+            k: el.value
+            for el in node.elements
+            if isinstance(el, cst.DictElement) and (k := _str_key(el.key)) is not None
+        }
         loc = self.loc(node)
         if "error" in keys and isinstance(keys["error"], cst.Dict):
             self.errors.append((ErrorUse(loc, '{"error": ...}', None), []))
@@ -560,9 +600,17 @@ class _Extractor(cst.CSTVisitor):
                 req = keys.get("required")
                 params = keys.get("params")
                 card, card_name = self.cards[-1] if self.cards else (self.path, None)
-                self.exts.append(PyExt(self.key_loc(node, "uri"),
-                                       card, uri, self.value(req) if req is not None else None,
-                                       self.value(params) if params is not None else None, card_name, False))
+                self.exts.append(
+                    PyExt(
+                        self.key_loc(node, "uri"),
+                        card,
+                        uri,
+                        self.value(req) if req is not None else None,
+                        self.value(params) if params is not None else None,
+                        card_name,
+                        False,
+                    )
+                )
         media_key = next((k for k in keys if k in vocab.MEDIA_KEYS), None)
         if media_key is not None and "data" in keys:
             self.part(node, keys[media_key], keys["data"], loc)
@@ -578,8 +626,11 @@ class _Extractor(cst.CSTVisitor):
     def leave_Dict(self, original_node: cst.Dict) -> None:
         keys = {_str_key(el.key) for el in original_node.elements if isinstance(el, cst.DictElement)}
         if "error" in keys and self.errors and self.errors[-1][0].name == '{"error": ...}':
-            el = next(el for el in original_node.elements
-                      if isinstance(el, cst.DictElement) and _str_key(el.key) == "error")
+            el = next(
+                el
+                for el in original_node.elements
+                if isinstance(el, cst.DictElement) and _str_key(el.key) == "error"
+            )
             if isinstance(el.value, cst.Dict) and self.errors[-1][0].loc == self.loc(original_node):
                 self.close_error()
 

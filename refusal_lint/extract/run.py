@@ -8,7 +8,7 @@ import tokenize
 import warnings
 from dataclasses import dataclass
 
-from refusal_lint.extract import dataprompts, datacards, jsonpos, pyscan, yamlsafe
+from refusal_lint.extract import datacards, dataprompts, jsonpos, pyscan, yamlsafe
 from refusal_lint.extract.tree import TNode, TooDeep
 from refusal_lint.facts import FileFacts, Problem
 from refusal_lint.model import Loc
@@ -50,7 +50,9 @@ def extract(job: Job) -> FileFacts:
     try:
         text = decode_text(job.data)
     except UnicodeDecodeError as exc:
-        return _problem(job, f"not valid UTF-8 (byte {exc.start})")
+        line = job.data.count(b"\n", 0, exc.start) + 1
+        col = exc.start - (job.data.rfind(b"\n", 0, exc.start) + 1) + 1
+        return _problem(job, f"not valid UTF-8 (byte 0x{job.data[exc.start]:02x})", line, col)
     except ValueError as exc:
         return _problem(job, str(exc))
     if job.kind == "text":
@@ -114,10 +116,15 @@ def _libcst(job: Job, text: str, ast_error: SyntaxError | None) -> FileFacts:
         return python.extract(job.path, text, job.guard_callables)
     except (ParserSyntaxError, SyntaxError) as exc:
         if ast_error is not None:
-            return _problem(job, f"syntax error: {ast_error.msg}", ast_error.lineno or 1,
-                            ast_error.offset or 1)
+            return _problem(
+                job, f"syntax error: {ast_error.msg}", ast_error.lineno or 1, ast_error.offset or 1
+            )
         line = getattr(exc, "raw_line", 1) or 1
-        return _problem(job, "the parser (libcst) could not read this file, though it is valid "
-                        "Python: its facts are unchecked", line)
+        return _problem(
+            job,
+            "the parser (libcst) could not read this file, though it is valid "
+            "Python: its facts are unchecked",
+            line,
+        )
     except (RecursionError, MemoryError) as exc:
         return _problem(job, f"the parser could not read this file ({type(exc).__name__})")

@@ -6,9 +6,7 @@ import builtins
 import re
 
 GUARD_WORDS = frozenset({"refuse", "refusal", "refusals"})
-PROMPT_KWARGS = frozenset(
-    {"instruction", "instructions", "system_prompt", "system_message", "prompt"}
-)
+PROMPT_KWARGS = frozenset({"instruction", "instructions", "system_prompt", "system_message", "prompt"})
 PROMPT_CONST = re.compile(r"(?:[A-Z0-9_]*_)?(?:SYSTEM_PROMPT|SYSTEM_INSTRUCTIONS?|INSTRUCTIONS)\Z")
 DEDENTS = frozenset({"dedent", "cleandoc"})
 STRIPS = frozenset({"strip", "lstrip", "rstrip"})
@@ -16,8 +14,9 @@ WRAPPERS = frozenset({"MappingProxyType", "dict", "Final", "frozendict", "str"})
 MEDIA_KEYS = frozenset({"mediaType", "media_type"})
 RULE_KWARGS = ("rule", "rule_id")
 _BUILTIN_EXC = frozenset(
-    n for n in dir(builtins) if isinstance(getattr(builtins, n), type)
-    and issubclass(getattr(builtins, n), BaseException)
+    n
+    for n in dir(builtins)
+    if isinstance(getattr(builtins, n), type) and issubclass(getattr(builtins, n), BaseException)
 )
 _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 

@@ -27,9 +27,11 @@ def compose_all(text: str) -> list[yaml.Node]:
     try:
         loader = yaml.SafeLoader(text)
         try:
-            docs = []
+            docs: list[yaml.Node] = []
             while loader.check_node():
-                docs.append(loader.get_node())
+                node = loader.get_node()
+                if node is not None:
+                    docs.append(node)
             return docs
         finally:
             loader.dispose()

@@ -34,7 +34,9 @@ def render(findings: list[Finding], color: bool, statistics: bool = False, nothi
     else:
         if out:
             out.append("")
-        out.append(f"Found {errors} error{'s' * (errors != 1)} and {warnings} warning{'s' * (warnings != 1)}.")
+        out.append(
+            f"Found {errors} error{'s' * (errors != 1)} and {warnings} warning{'s' * (warnings != 1)}."
+        )
         fixable = sum(f.fixable for f in findings)
         if fixable:
             out.append(f"[*] {fixable} fixable with the `--fix` option.")

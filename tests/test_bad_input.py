@@ -1,0 +1,117 @@
+"""Bad input gets a finding or one clear line: never a traceback, a hang, or a written file."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+import pytest
+from conftest import check_json, run_cli
+
+
+def _snapshot(root: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and not p.is_symlink()
+    }
+
+
+def _card_dir(tmp_path: Path, data: bytes, name: str = "agent-card.json") -> Path:
+    wk = tmp_path / ".well-known"
+    wk.mkdir()
+    (wk / name).write_bytes(data)
+    return tmp_path
+
+
+CASES = {
+    "latin1": (
+        '{"name": "Caf\xe9 refusal agent"}'.encode("latin-1"),
+        "agent-card.json",
+        ".well-known/agent-card.json:1:14: RL002 not valid UTF-8 (byte 0xe9)",
+    ),
+    "binary": (
+        b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR refusal",
+        "agent-card.json",
+        ".well-known/agent-card.json:1:1: RL002 binary file (holds NUL bytes)",
+    ),
+    "empty": (b"", "agent-card.json", ".well-known/agent-card.json:1:1: RL002 invalid JSON: Expecting value"),
+    "yaml-tabs": (
+        b"name: Survey refusal agent\ncapabilities:\n\textensions: []\n",
+        "agent-card.yaml",
+        ".well-known/agent-card.yaml:3:1: RL002 invalid YAML: found character '\\t' that cannot "
+        "start any token",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_unreadable_card_is_rl002(tmp_path: Path, case: str) -> None:
+    data, name, line = CASES[case]
+    root = _card_dir(tmp_path, data, name)
+    before = _snapshot(root)
+    result = run_cli("check", str(root), "--no-cache", "--no-color")
+    assert result.stdout.splitlines()[0] == line
+    assert result.exit_code == 0  # RL002 is a warning
+    assert "Traceback" not in result.output
+    assert _snapshot(root) == before
+
+
+def test_top_level_array_is_not_a_card(tmp_path: Path) -> None:
+    root = _card_dir(tmp_path, b'[{"name": "refusal"}]')
+    result = run_cli("check", str(root), "--no-cache")
+    assert result.stdout == "nothing to check: no refusals card, prompt or guard found\n"
+    assert result.exit_code == 0
+
+
+def test_billion_laughs_is_bounded(tmp_path: Path) -> None:
+    lines = ['a0: &a0 ["refusal"]']
+    for i in range(1, 12):
+        prev = f"*a{i - 1}"
+        lines.append(f"a{i}: &a{i} [{', '.join([prev] * 10)}]")
+    root = _card_dir(tmp_path, ("\n".join(lines) + "\n").encode(), "agent-card.yaml")
+    data = check_json(root)
+    [finding] = data["findings"]
+    assert finding["code"] == "RL002"
+    assert "alias expansion or nesting past the reading limit" in finding["message"]
+
+
+def test_huge_json_is_skipped_with_a_note(tmp_path: Path) -> None:
+    big = tmp_path / "survey-responses.json"
+    with open(big, "wb") as fh:
+        fh.write(b'{"note": "refusal", "rows": [')
+        chunk = b'{"id": 1, "answer": "yes"},' * 40_000
+        while fh.tell() < 100 * 1024 * 1024:
+            fh.write(chunk)
+        fh.write(b"0]}")
+    result = run_cli("check", str(tmp_path), "--no-cache")
+    assert result.exit_code == 0
+    assert result.stdout == "nothing to check: no refusals card, prompt or guard found\n"
+    assert "survey-responses.json: skipped" in result.stderr
+
+
+def test_deeply_nested_json_does_not_crash(tmp_path: Path) -> None:
+    root = _card_dir(tmp_path, b'{"refusal": ' + b"[" * 100_000 + b"]" * 100_000 + b"}")
+    data = check_json(root)
+    assert [f["code"] for f in data["findings"]] == ["RL002"]
+
+
+def test_symlink_loop_and_fifo_do_not_hang(tmp_path: Path) -> None:
+    (tmp_path / "loop").symlink_to(tmp_path, target_is_directory=True)
+    (tmp_path / "self.py").symlink_to(tmp_path / "self.py")
+    os.mkfifo(tmp_path / "pipe_prompt.md")
+    (tmp_path / "dangling.json").symlink_to(tmp_path / "nowhere.json")
+    result = run_cli("check", str(tmp_path), "--no-cache")
+    assert result.exit_code == 0
+    assert "nothing to check" in result.stdout
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their mode")
+def test_unreadable_file_is_a_note(tmp_path: Path) -> None:
+    p = tmp_path / "system_prompt.md"
+    p.write_text("- seg-mix: x\n")
+    p.chmod(0)
+    result = run_cli("check", str(tmp_path), "--no-cache")
+    assert "system_prompt.md: cannot read" in result.stderr
+    assert result.exit_code == 0

@@ -1,0 +1,140 @@
+"""CLI surface: rules/rule, options, exit statuses, and strict config validation."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import TESTDATA, run_cli
+
+from refusal_lint.codes import CODES
+
+BROKEN = TESTDATA / "card-rl102"
+
+
+def test_rules_lists_every_code() -> None:
+    result = run_cli("rules")
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()[1:]
+    assert [ln.split()[0] for ln in lines] == list(CODES)
+    assert "RL203   prompt-reason-mismatch      error     yes" in result.stdout
+    assert "RL304   guard-rule-unresolved       warning   no" in result.stdout
+
+
+@pytest.mark.parametrize("code", list(CODES))
+def test_rule_explains_each_code(code: str) -> None:
+    result = run_cli("rule", code.lower())
+    assert result.exit_code == 0
+    assert result.stdout.startswith(f"{code} {CODES[code].name} ")
+    assert "What:" in result.stdout and "Fix:" in result.stdout
+
+
+def test_rule_unknown_code_is_exit_2() -> None:
+    result = run_cli("rule", "RL310")
+    assert result.exit_code == 2
+    assert "unknown code `RL310`" in result.stderr
+
+
+def test_select_ignore_exit_zero() -> None:
+    assert run_cli("check", str(BROKEN), "--no-cache").exit_code == 1
+    assert run_cli("check", str(BROKEN), "--no-cache", "--ignore", "RL102").exit_code == 0
+    assert run_cli("check", str(BROKEN), "--no-cache", "--select", "RL3").exit_code == 0
+    assert run_cli("check", str(BROKEN), "--no-cache", "--exit-zero").exit_code == 0
+    bad = run_cli("check", str(BROKEN), "--no-cache", "--select", "RL999")
+    assert bad.exit_code == 2 and bad.stderr == "refusal-lint: error: --select: unknown code `RL999`\n"
+
+
+def test_output_file_and_quiet(tmp_path: Path) -> None:
+    out = tmp_path / "report.json"
+    result = run_cli("check", str(BROKEN), "--no-cache", "--format", "json", "--output", str(out))
+    assert result.exit_code == 1 and result.stdout == ""
+    assert json.loads(out.read_text())["findings"][0]["code"] == "RL102"
+    quiet = run_cli("check", str(BROKEN), "--no-cache", "--quiet")
+    assert quiet.stdout == (
+        ".well-known/agent-card.json:11:9: RL102 extension URI "
+        "`http://standards.upperhandai.com/ext/refusals/v1/` is almost "
+        "`https://standards.upperhandai.com/ext/refusals/v1`\n"
+    )
+
+
+def test_color_only_when_asked() -> None:
+    plain = run_cli("check", str(BROKEN), "--no-cache")
+    assert "\x1b[" not in plain.stdout
+    colored = run_cli("check", str(BROKEN), "--no-cache", "--color")
+    assert "\x1b[31m" in colored.stdout
+
+
+def test_missing_path_is_exit_2(tmp_path: Path) -> None:
+    result = run_cli("check", str(tmp_path / "nope"))
+    assert result.exit_code == 2
+    assert result.stderr.endswith("nope: no such file or folder\n")
+
+
+def test_empty_tree_is_nothing_to_check(tmp_path: Path) -> None:
+    (tmp_path / "README.md").write_text("# hello\n")
+    result = run_cli("check", str(tmp_path), "--no-cache")
+    assert (result.exit_code, result.stdout) == (
+        0,
+        "nothing to check: no refusals card, prompt or guard found\n",
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("exlude: [a]\n", "unknown key `exlude` (did you mean `exclude`?)"),
+        ("select: RL10x\n", "`select` names unknown code `RL10x`"),
+        (
+            "agents:\n  - name: a\n    gaurds: [x]\n",
+            "unknown key `agents[0].gaurds` (did you mean `guards`?)",
+        ),
+        ("exclude: 3\n", "`exclude` must be a list of strings"),
+        ("per-file-ignores: {'a/*.py': [RL999]}\n", "`per-file-ignores.a/*.py` names unknown code `RL999`"),
+        ("max-file-size: -1\n", "`max-file-size` must be a positive number of bytes"),
+        ("agents: {a: 1}\n", "`agents` must be a list of mappings"),
+        ("[1, 2\n", "invalid YAML"),
+    ],
+)
+def test_bad_config_is_one_line_exit_2(tmp_path: Path, text: str, message: str) -> None:
+    (tmp_path / ".refusal-lint.yaml").write_text(text)
+    result = run_cli("check", str(tmp_path), "--no-cache")
+    assert result.exit_code == 2
+    assert len(result.stderr.splitlines()) == 1
+    assert message in result.stderr
+    assert result.stdout == ""
+
+
+def test_pyproject_config_found_upward(tmp_path: Path) -> None:
+    shutil.copytree(BROKEN, tmp_path / "agent")
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "x"\n\n[tool.refusal-lint]\nignore = ["RL102"]\n'
+    )
+    assert run_cli("check", str(tmp_path / "agent"), "--no-cache").exit_code == 0
+    (tmp_path / "pyproject.toml").write_text('[tool.refusal-lint]\nignroe = ["RL102"]\n')
+    bad = run_cli("check", str(tmp_path / "agent"), "--no-cache")
+    assert bad.exit_code == 2 and "did you mean `ignore`?" in bad.stderr
+
+
+def test_explicit_config_and_per_file_ignores(tmp_path: Path) -> None:
+    shutil.copytree(BROKEN, tmp_path / "agent")
+    cfg = tmp_path / "lint.yaml"
+    cfg.write_text("per-file-ignores:\n  'agent/.well-known/*.json': [RL102]\n")
+    assert run_cli("check", str(tmp_path / "agent"), "--config", str(cfg), "--no-cache").exit_code == 0
+    missing = run_cli("check", str(tmp_path), "--config", str(tmp_path / "none.yaml"))
+    assert missing.exit_code == 2
+
+
+def test_python_dash_m(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "refusal_lint", "check", str(BROKEN), "--no-cache"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 1
+    assert "RL102" in proc.stdout

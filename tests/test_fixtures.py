@@ -1,0 +1,52 @@
+"""Every fixture agent in testdata/ gives exactly the findings in its expected.txt."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from conftest import TESTDATA, check_json, run_cli
+
+CASES = sorted(p.parent for p in TESTDATA.glob("*/expected.txt"))
+LINE = re.compile(
+    r"^(?P<path>[^:]+):(?P<line>\d+):(?P<col>\d+): (?P<code>RL\d{3})(?: \[(?P<rule>[^\]]*)\])? "
+)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_text_output_is_exactly_expected(case: Path) -> None:
+    expected = (case / "expected.txt").read_text(encoding="utf-8")
+    result = run_cli("check", str(case), "--no-cache", "--no-color")
+    assert result.stdout == expected
+    assert result.exit_code == (1 if re.search(r"^Found [1-9]\d* errors?", expected, re.M) else 0)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_json_findings_match_text(case: Path) -> None:
+    expected = (case / "expected.txt").read_text(encoding="utf-8")
+    want = []
+    for line in expected.splitlines():
+        m = LINE.match(line)
+        if m:
+            want.append((m["path"], int(m["line"]), int(m["col"]), m["code"], m["rule"]))
+    data = check_json(case)
+    got = [(f["path"], f["line"], f["column"], f["code"], f["rule_id"]) for f in data["findings"]]
+    assert got == want
+    assert data["summary"]["errors"] + data["summary"]["warnings"] == len(want)
+    for f in data["findings"]:
+        assert set(f) == {
+            "code",
+            "name",
+            "severity",
+            "agent",
+            "rule_id",
+            "path",
+            "line",
+            "column",
+            "end_line",
+            "end_column",
+            "message",
+            "fixable",
+        }
+        assert f["end_line"] >= f["line"]

@@ -1,0 +1,60 @@
+"""The file walk: .gitignore inside and outside git, exclude globs, folders never entered."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from refusal_lint.discover import walk
+
+
+def _files(root: Path, exclude: list[str] | None = None) -> list[str]:
+    return sorted(e.rel for e in walk(str(root), [str(root)], exclude or [], str(root)).files)
+
+
+def _touch(root: Path, *rels: str) -> None:
+    for rel in rels:
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text("x = 1\n")
+
+
+@pytest.mark.parametrize("git", [False, True])
+def test_gitignore_honoured_with_or_without_git(tmp_path: Path, git: bool) -> None:
+    if git:
+        subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    _touch(tmp_path, "agent/tools.py", "build/gen.py", "agent/secret.py", "agent/keep.py", "notes.log.py")
+    (tmp_path / ".gitignore").write_text("build/\n*.log.py\n")
+    (tmp_path / "agent" / ".gitignore").write_text("secret.py\n")
+    assert _files(tmp_path) == ["agent/keep.py", "agent/tools.py"]
+
+
+def test_gitignore_above_the_scanned_folder(tmp_path: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    _touch(tmp_path, "sub/a.py", "sub/gen_x.py")
+    (tmp_path / ".gitignore").write_text("gen_*.py\n")
+    assert sorted(
+        e.rel for e in walk(str(tmp_path / "sub"), [str(tmp_path / "sub")], [], str(tmp_path)).files
+    ) == ["a.py"]
+
+
+def test_never_entered(tmp_path: Path) -> None:
+    _touch(
+        tmp_path,
+        "a.py",
+        ".git/hooks/x.py",
+        "node_modules/p/x.py",
+        "pkg/__pycache__/x.py",
+        ".venv/lib/x.py",
+        "env2/lib/y.py",
+    )
+    (tmp_path / ".venv" / "pyvenv.cfg").write_text("home = /usr\n")
+    (tmp_path / "env2" / "pyvenv.cfg").write_text("home = /usr\n")
+    assert _files(tmp_path) == ["a.py"]
+
+
+def test_exclude_globs_are_gitignore_style(tmp_path: Path) -> None:
+    _touch(tmp_path, "agent/x.py", "agent/deep/y.py", "tests/test_x.py", "keep.py")
+    assert _files(tmp_path, ["tests/**", "agent/**/*.py"]) == ["keep.py"]
