@@ -90,6 +90,23 @@ def _items(res: Resolver, d: DictV, depth: int = 0) -> list[ParamItem]:
     return out
 
 
+def _ctor_params(res: Resolver, ext: PyExt) -> Value | None:
+    """The dict a helper class was constructed with, for `params=self.rules` inside it."""
+    if ext.owner is None or ext.init_arg is None:
+        return None
+    index, name = ext.init_arg
+    for facts in res.facts.values():
+        for call in facts.ctor_calls:
+            if call.callee != ext.owner:
+                continue
+            arg = dict(call.kwargs).get(name)
+            if arg is None and 0 <= index < len(call.args):
+                arg = call.args[index]
+            if arg is not None and isinstance(res.resolve(arg), DictV):
+                return arg
+    return None
+
+
 def py_ext_decl(res: Resolver, ext: PyExt) -> ExtDecl | None:
     uri = res.resolve(ext.uri)
     problems: list[str] = []
@@ -108,7 +125,8 @@ def py_ext_decl(res: Resolver, ext: PyExt) -> ExtDecl | None:
             req, (Dyn, Param)
         ):
             problems.append(f"`required` is {_kind(req)}, not a boolean")
-    params = res.resolve(ext.params) if ext.params is not None else None
+    raw = _ctor_params(res, ext) or ext.params
+    params = res.resolve(raw) if raw is not None else None
     ploc = ext.params.loc if ext.params is not None else None
     if params is None:
         return ExtDecl(ext.loc, ext.card, uri_text, tuple(problems), "absent", None, (), "", ext.agent_name)
@@ -166,6 +184,14 @@ def _from_map(res: Resolver, value: Value | None, params_ids: set[str]) -> bool:
 
 
 def bind_guard(res: Resolver, g: Guard, params_ids: set[str]) -> BoundGuard | None:
+    media_near = None
+    if g.kind == "part":
+        media = res.resolve_str(g.media)
+        kind = spec.media_type_kind(media.value) if media is not None else None
+        if kind == "near" and media is not None:
+            media_near = media.value
+        elif kind is None and not g.shaped:
+            return None  # some other Part (application/json, ...) with no refusal keys
     written = g.rule.value if isinstance(g.rule, Str) else None
     reason: str | None = None
     reason_loc = None
@@ -179,7 +205,7 @@ def bind_guard(res: Resolver, g: Guard, params_ids: set[str]) -> BoundGuard | No
         reason_loc=reason_loc,
         reason_literal=literal,
         extra_keys=g.extra_keys,
-        media_near=g.media_near,
+        media_near=media_near,
     )
     if g.rule is None:
         return BoundGuard(g.loc, g.kind, "none", None, None, **common)  # type: ignore[arg-type]

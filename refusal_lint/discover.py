@@ -184,7 +184,7 @@ def walk(root: str, targets: list[str], exclude: list[str], exclude_base: str) -
 _PY_NEEDLES = (
     b"efusal",
     b"EFUSAL",
-    b"AgentExtension",
+    b"Extension",
     b"rompt",
     b"ROMPT",
     b"nstruction",

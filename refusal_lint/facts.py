@@ -136,6 +136,19 @@ class PyExt:
     params: Value | None
     agent_name: str | None = None
     is_call: bool = True
+    # `params=self.rules` in a helper class: the class and the __init__ argument it came from.
+    owner: str | None = None
+    init_arg: tuple[int, str] | None = None
+
+
+@dataclass(frozen=True)
+class CtorCall:
+    """A call that may construct an extension helper class: `RefusalsExtension(RULES)`."""
+
+    callee: str
+    args: tuple[Value, ...]
+    kwargs: tuple[tuple[str, Value], ...]
+    loc: Loc
 
 
 # ---- guards and the rest of a Python file ----------------------------------------------
@@ -150,7 +163,8 @@ class Guard:
     rule: Value | None
     reason: Value | None = None
     extra_keys: tuple[str, ...] = ()  # RL306: payload keys beyond rule/reason/detail
-    media_near: str | None = None  # RL306: a near-miss media type
+    media: Value | None = None  # a Part's media type
+    shaped: bool = True  # the payload has `rule` and `reason` or `detail`
     callee: str = ""
 
 
@@ -207,6 +221,7 @@ class FileFacts:
     defs: tuple[tuple[str, Value], ...] = ()
     imports: tuple[tuple[str, ImportRef], ...] = ()
     suppressions: tuple[Suppression, ...] = ()
+    ctor_calls: tuple[CtorCall, ...] = ()
     complete: bool = True  # False: a cheap scan proved no facts, but defs were not read
 
     def has_facts(self) -> bool:
@@ -236,6 +251,7 @@ _TYPES: dict[str, type] = {
         ParamItem,
         ExtDecl,
         PyExt,
+        CtorCall,
         Guard,
         ErrorUse,
         Suppression,

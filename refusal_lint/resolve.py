@@ -159,8 +159,6 @@ class Resolver:
                 for p in parts[1:]:
                     out = join_strs(out, p, value.loc)  # type: ignore[arg-type]
                 return Str(out.value, value.loc, out.lines, literal=False)  # type: ignore[union-attr]
-            if any(isinstance(p, Param) for p in parts):
-                return Param("", value.loc)
             return Dyn(value.loc, tuple(r for p in value.parts for r in self.refs(p)))
         if isinstance(value, Op):
             base = self.resolve(value.base, depth + 1)

@@ -16,6 +16,7 @@ from refusal_lint import spec
 from refusal_lint.extract import vocab
 from refusal_lint.facts import (
     Const,
+    CtorCall,
     DictV,
     Dyn,
     ErrorUse,
@@ -150,9 +151,12 @@ class _Extractor(cst.CSTVisitor):
         self.pos = pos
         self.scopes: list[_Scope] = []
         self.classes: list[tuple[str, set[str]]] = []  # (name, attribute names)
+        self.init_maps: dict[str, dict[str, tuple[int, str]]] = {}  # class -> self.attr -> __init__ arg
+        self.ctor_calls: list[CtorCall] = []
         self.cards: list[tuple[str, str | None]] = []  # enclosing AgentCard(...) calls
         self.errors: list[tuple[ErrorUse, list[Value]]] = []  # open protocol-error contexts
         self.consumed: set[int] = set()  # dict literals already taken as a Part's data
+        self.payload_guards: dict[int, Guard] = {}  # dict literal -> its payload guard
         self.defs: dict[str, Value] = {}
         self.imports: dict[str, ImportRef] = {}
         self.guards: list[Guard] = []
@@ -218,12 +222,8 @@ class _Extractor(cst.CSTVisitor):
         loc = self.loc(node)
         if not isinstance(value, str):
             return Const("bytes", loc)
-        raw_breaks = node.value.count("\n")
-        if raw_breaks == value.count("\n"):
-            lines = tuple(loc.line + i for i in range(raw_breaks + 1))
-        else:
-            lines = tuple(loc.line for _ in range(value.count("\n") + 1))
-        return Str(value, loc, lines)
+        body = node.value[len(node.prefix) + len(node.quote) : len(node.value) - len(node.quote)]
+        return Str(value, loc, _value_lines(body, "r" in node.prefix.lower(), loc.line, value))
 
     def fstring(self, node: cst.FormattedString) -> Value:
         loc = self.loc(node)
@@ -238,13 +238,9 @@ class _Extractor(cst.CSTVisitor):
                 except (SyntaxError, ValueError):
                     text = part.value
                 text = str(text).replace("{{", "{").replace("}}", "}")
-                raw_breaks = part.value.count("\n")
-                if raw_breaks == text.count("\n"):
-                    lines = tuple(line + i for i in range(raw_breaks + 1))
-                else:
-                    lines = tuple(line for _ in range(text.count("\n") + 1))
+                lines = _value_lines(part.value, "r" in prefix.lower(), line, text)
                 parts.append(Str(text, Loc(self.path, line), lines, literal=False))
-                line += raw_breaks
+                line += part.value.count("\n")
             else:
                 assert isinstance(part, cst.FormattedStringExpression)
                 parts.append(self.value(part.expression))
@@ -363,6 +359,9 @@ class _Extractor(cst.CSTVisitor):
                         attrs |= {t.target.value for t in small.targets if isinstance(t.target, cst.Name)}
                     elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
                         attrs.add(small.target.value)
+        for stmt in body:
+            if isinstance(stmt, cst.FunctionDef) and stmt.name.value == "__init__":
+                self.init_maps[node.name.value] = _init_map(stmt)
         is_enum = any((_last_name(b.value) or "").endswith("Enum") for b in node.bases)
         if is_enum and not self.scopes:
             prefix = ".".join(c[0] for c in self.classes) + "." if self.classes else ""
@@ -465,16 +464,32 @@ class _Extractor(cst.CSTVisitor):
                 req = self.kwarg(node, "required")
                 params = self.kwarg(node, "params")
                 card, card_name = self.cards[-1] if self.cards else (self.path, None)
+                pvalue = self.value(params) if params else None
+                owner, init_arg = None, None
+                if isinstance(pvalue, Param) and pvalue.name.startswith("self.") and self.classes:
+                    owner = self.classes[-1][0]
+                    init_arg = self.init_maps.get(owner, {}).get(pvalue.name[5:])
                 self.exts.append(
                     PyExt(
                         loc,
                         card,
                         self.value(uri),
                         self.value(req) if req else None,
-                        self.value(params) if params else None,
+                        pvalue,
                         card_name,
+                        owner=owner,
+                        init_arg=init_arg,
                     )
                 )
+        elif name[:1].isupper() and (name.endswith("Extension") or vocab.is_guard_name(name)):
+            self.ctor_calls.append(
+                CtorCall(
+                    name,
+                    tuple(self.value(a.value) for a in node.args if a.keyword is None and a.star == ""),
+                    tuple((a.keyword.value, self.value(a.value)) for a in node.args if a.keyword is not None),
+                    loc,
+                )
+            )
         if name == "SystemMessage":
             arg = self.kwarg(node, "content") or self.first_arg(node)
             if arg is not None:
@@ -485,7 +500,7 @@ class _Extractor(cst.CSTVisitor):
         media = self.kwarg(node, *vocab.MEDIA_KEYS)
         if media is not None:
             data = self.kwarg(node, "data") or self.first_arg(node)
-            self.part(node, media, data, loc)
+            self.part(media, data, loc)
         if name and self.is_guard_call(node, name):
             rule = self.kwarg(node, *vocab.RULE_KWARGS) or self.first_arg(node)
             if rule is not None and not isinstance(rule, cst.Dict):
@@ -535,18 +550,9 @@ class _Extractor(cst.CSTVisitor):
         if isinstance(value, (Str, Join, Op, Ref, Dyn)) and not isinstance(value, Param):
             self.prompts.append(PyPrompt(self.loc(node), value, source))
 
-    def part(
-        self, node: cst.CSTNode, media: cst.BaseExpression, data: cst.BaseExpression | None, loc: Loc
-    ) -> None:
-        media_text = _str_key(media)
-        if media_text is None:
-            return
-        kind = spec.media_type_kind(media_text)
-        if kind is None:
-            return
-        if kind == "near":
-            self.add_guard(Guard(loc, "part", None, media_near=media_text))
-            return
+    def part(self, media_node: cst.BaseExpression, data: cst.BaseExpression | None, loc: Loc) -> None:
+        """A Part with a media type: its data is a refusal payload if the type (bound later) says so."""
+        media = self.value(media_node)
         literal = data if isinstance(data, cst.Dict) else None
         if isinstance(data, cst.Name):
             for scope in reversed(self.scopes):
@@ -554,36 +560,38 @@ class _Extractor(cst.CSTVisitor):
                     literal = scope.dicts[data.value]
                     break
         if literal is None:
+            if isinstance(media, Str) and spec.media_type_kind(media.value) == "near":
+                self.add_guard(Guard(loc, "part", None, media=media, shaped=False))
             return
-        if isinstance(data, cst.Dict):
-            self.consumed.add(id(literal))
-            self.payload(literal, loc, "part")
-        elif id(literal) not in self.consumed:
-            self.consumed.add(id(literal))
-            self.payload(literal, loc, "part", force=True)
+        earlier = self.payload_guards.pop(id(literal), None)
+        if earlier is not None and earlier in self.guards:
+            self.guards.remove(earlier)
+        self.consumed.add(id(literal))
+        self.payload(literal, loc, "part", media)
 
-    def payload(self, node: cst.Dict, loc: Loc, kind: str, force: bool = False) -> bool:
+    def payload(self, node: cst.Dict, loc: Loc, kind: str, media: Value | None = None) -> None:
         keys: dict[str, cst.BaseExpression] = {}
         for el in node.elements:
             if isinstance(el, cst.DictElement) and (k := _str_key(el.key)) is not None:
                 keys[k] = el.value
-        if not force and not ("rule" in keys and ("reason" in keys or "detail" in keys)):
-            return False
-        if kind == "part" and not force and id(node) in self.consumed:
-            return False
+        shaped = "rule" in keys and ("reason" in keys or "detail" in keys)
+        if kind == "payload" and not shaped:
+            return
         rule = keys.get("rule")
         reason = keys.get("reason")
         extra = tuple(sorted(k for k in keys if k not in spec.PAYLOAD_KEYS))
-        self.add_guard(
-            Guard(
-                loc,
-                kind,
-                self.value(rule) if rule is not None else None,
-                self.value(reason) if reason is not None else None,
-                extra,
-            )
+        guard = Guard(
+            loc,
+            kind,
+            self.value(rule) if rule is not None else None,
+            self.value(reason) if reason is not None else None,
+            extra,
+            media=media,
+            shaped=shaped,
         )
-        return True
+        self.add_guard(guard)
+        if kind == "payload" and self.scopes:
+            self.payload_guards[id(node)] = guard
 
     def visit_Dict(self, node: cst.Dict) -> None:
         keys = {
@@ -613,7 +621,7 @@ class _Extractor(cst.CSTVisitor):
                 )
         media_key = next((k for k in keys if k in vocab.MEDIA_KEYS), None)
         if media_key is not None and "data" in keys:
-            self.part(node, keys[media_key], keys["data"], loc)
+            self.part(keys[media_key], keys["data"], loc)
         if id(node) not in self.consumed:
             self.payload(node, loc, "payload")
 
@@ -641,6 +649,69 @@ class _Extractor(cst.CSTVisitor):
                 self.errors[-1][1].append(value)
 
 
+def _value_lines(body: str, raw: bool, first: int, value: str) -> tuple[int, ...]:
+    """The file line on which each line of a string literal's value starts.
+
+    A real newline moves to the next file line; an escaped `\\n` starts a value line on
+    the same file line; a backslash-newline continues the file on the next line.
+    """
+    lines = [first]
+    line = first
+    fresh = True  # the current value line has no character yet: it starts where its first one is
+    i = 0
+    while i < len(body):
+        c = body[i]
+        step = 1
+        if c == "\\" and not raw and i + 1 < len(body):
+            step = 2
+            nxt = body[i + 1]
+            if nxt == "\n":
+                line += 1
+                i += step
+                continue
+            if nxt == "n":
+                lines.append(line)
+                fresh = True
+                i += step
+                continue
+        elif c == "\n":
+            line += 1
+            lines.append(line)
+            fresh = True
+            i += step
+            continue
+        if fresh:
+            lines[-1] = line
+            fresh = False
+        i += step
+    if len(lines) != value.count("\n") + 1:  # exotic escapes: every line at the literal's start
+        return tuple(first for _ in range(value.count("\n") + 1))
+    return tuple(lines)
+
+
+def _init_map(init: cst.FunctionDef) -> dict[str, tuple[int, str]]:
+    """`self.rules = rules` in __init__: attribute -> (position after self, parameter name)."""
+    params = [p.name.value for p in (*init.params.posonly_params, *init.params.params)][1:]
+    kwonly = {p.name.value for p in init.params.kwonly_params}
+    out: dict[str, tuple[int, str]] = {}
+    body = init.body.body if isinstance(init.body, cst.IndentedBlock) else ()
+    for stmt in body:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            if not isinstance(small, (cst.Assign, cst.AnnAssign)) or not isinstance(small.value, cst.Name):
+                continue
+            targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
+            for t in targets:
+                if isinstance(t, cst.Attribute) and _dotted(t.value) == "self":
+                    arg = small.value.value
+                    if arg in params:
+                        out[t.attr.value] = (params.index(arg), arg)
+                    elif arg in kwonly:
+                        out[t.attr.value] = (-1, arg)
+    return out
+
+
 def extract(path: str, text: str, guard_callables: tuple[str, ...] = ()) -> FileFacts:
     """Facts of a Python file; raises libcst's ParserSyntaxError (or SyntaxError) when unreadable."""
     module = cst.parse_module(text)
@@ -658,4 +729,5 @@ def extract(path: str, text: str, guard_callables: tuple[str, ...] = ()) -> File
         defs=tuple(ex.defs.items()),
         imports=tuple(ex.imports.items()),
         suppressions=tuple(ex.suppressions),
+        ctor_calls=tuple(ex.ctor_calls),
     )

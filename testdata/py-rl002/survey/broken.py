@@ -1,0 +1,2 @@
+def guard(cut)
+    return refuse('invalid-cut', detail=cut)

@@ -1,0 +1,2 @@
+from survey.policy import refuse
+print 'refusing', refuse

@@ -1,0 +1,6 @@
+from survey.policy import refuse
+<<<<<<< HEAD
+REASON = 'a'
+=======
+REASON = 'b'
+>>>>>>> feature
