@@ -181,28 +181,40 @@ def walk(root: str, targets: list[str], exclude: list[str], exclude_base: str) -
 
 # ---- the text prefilter -----------------------------------------------------------------
 
-_PY_NEEDLES = (
-    b"efusal",
-    b"EFUSAL",
-    b"Extension",
-    b"rompt",
-    b"ROMPT",
-    b"nstruction",
-    b"NSTRUCTION",
-    b"ystem_message",
-    b"SystemMessage",
-    b'"rule"',
-    b"'rule'",
-    b"refusal-lint",
+# Stage one is plain substring search on the lower-cased bytes (fast); stage two, a precise
+# pattern, runs only on the few files stage one lets through.
+_EFUS = re.compile(rb"efus(?:als?|e)(?![a-z])")  # a literal prefix: sre scans for it fast
+_PROMPT = re.compile(
+    rb"[(,][ \t\r\n]*(?:prompt|instructions?|system_prompt|system_message)[ \t]*=[^=]"
+    rb"|SystemMessage\s*\(|SYSTEM_(?:PROMPT|INSTRUCTIONS?)\b|INSTRUCTIONS\s*[:=]"
 )
-_REFUSE = re.compile(rb"(?:(?<![A-Za-z])[Rr]|(?<=[a-z])R)efuse(?![a-z])|(?<![A-Za-z])REFUSE(?![A-Z])")
 _ADK = re.compile(rb"^instruction\s*:", re.M)
 
 
+def _guard_word(data: bytes) -> bool:
+    """`refuse`, `refusal`, `refusals` as a word of an identifier (not `refused`, `Refused`)."""
+    for m in _EFUS.finditer(data):
+        i = m.start() - 1
+        if i < 0 or data[i] not in b"rR":
+            continue
+        before = data[i - 1 : i]
+        if not before.isalpha() or (data[i] == ord("R") and before.islower()):
+            return True
+    return b"REFUS" in data and re.search(rb"(?<![A-Z])REFUS(?:E|ALS?)(?![A-Z])", data) is not None
+
+
 def python_worth_parsing(data: bytes, extra: tuple[bytes, ...]) -> bool:
-    if any(n in data for n in _PY_NEEDLES) or any(n in data for n in extra):
+    """Can this file hold a card, a prompt, a guard or a suppression? (DESIGN §6)"""
+    low = data.lower()
+    if b"refus" in low and _guard_word(data):
         return True
-    return (b"efuse" in data or b"EFUSE" in data) and _REFUSE.search(data) is not None
+    if b"AgentExtension" in data or b"'rule'" in data or b'"rule"' in data:
+        return True
+    if (
+        b"prompt" in low or b"instruction" in low or b"systemmessage" in low or b"system_message" in low
+    ) and (_PROMPT.search(data) is not None):
+        return True
+    return any(n in data for n in extra)
 
 
 def is_card_candidate(name: str, rel: str, data: bytes) -> bool:

@@ -33,7 +33,7 @@ from refusal_lint.model import Card, Finding, Loc, Prompt
 from refusal_lint.resolve import ModuleIndex, Resolver
 from refusal_lint.workers import run_all
 
-IMPORT_ROUNDS = 6
+IMPORT_ROUNDS = 8
 
 
 @dataclass
@@ -196,34 +196,22 @@ def run(paths: list[str], cfg: Config, settings: Settings) -> Result:
             )
     ex.run(py_jobs)
 
-    # Modules that facts import are read on demand, even where the prefilter passed them over.
+    # Modules that facts import are read on demand, even where the prefilter passed them
+    # over: bind, read what the resolver found missing, bind again.
     index = ModuleIndex(e.rel for e in py_entries)
-    frontier = [
-        p for p, f in ex.facts.items() if f.kind == "python" and (f.has_facts() or p in roles.prompt_modules)
-    ]
-    seen: set[str] = set(frontier)
+    tried: set[str] = set()
     for _ in range(IMPORT_ROUNDS):
-        need = []
-        for p in frontier:
-            for _name, ref in ex.facts[p].imports:
-                for target in index.targets(p, ref):
-                    if target in seen:
-                        continue
-                    seen.add(target)
-                    facts = ex.facts.get(target)
-                    if facts is None or not facts.complete:
-                        job = ex.python_job(ex.entries[target], True)
-                        if job is not None:
-                            need.append(job)
-                    else:
-                        frontier.append(target)
+        result, missing = _check(root, cfg, ex.facts, index, roles)
+        need = [
+            j
+            for m in sorted(missing - tried)
+            if m in ex.entries and (j := ex.python_job(ex.entries[m], True))
+        ]
+        tried |= missing
         if not need:
             break
         ex.run(need)
-        frontier = [j.path for j in need]
     ex.cache.save()
-
-    result = _check(root, cfg, ex.facts, index, roles)
     result.files_scanned = scanned
     result.notes = ex.notes
     result.findings = _filter(result.findings, ex.facts, cfg, settings, root)
@@ -233,7 +221,9 @@ def run(paths: list[str], cfg: Config, settings: Settings) -> Result:
 # ---- binding and checking ---------------------------------------------------------------
 
 
-def _check(root: str, cfg: Config, facts: dict[str, FileFacts], index: ModuleIndex, roles: _Roles) -> Result:
+def _check(
+    root: str, cfg: Config, facts: dict[str, FileFacts], index: ModuleIndex, roles: _Roles
+) -> tuple[Result, set[str]]:
     res = Resolver(facts, index)
     decls: list[ExtDecl] = []
     for path in sorted(facts):
@@ -291,7 +281,7 @@ def _check(root: str, cfg: Config, facts: dict[str, FileFacts], index: ModuleInd
         or any(f.guards or f.errors for f in facts.values())
         or any(f.code in ("RL002", "RL100") for f in findings)
     )
-    return Result(root, findings, agents, 0, facts_found=facts_found)
+    return Result(root, findings, agents, 0, facts_found=facts_found), res.missing
 
 
 def _agent_for(f: Finding, card_agent: dict[Loc, str], agents: list[Agent]) -> str | None:

@@ -95,8 +95,10 @@ class Resolver:
     def __init__(self, facts: dict[str, FileFacts], index: ModuleIndex) -> None:
         self.facts = facts
         self.index = index
-        self.defs = {p: dict(f.defs) for p, f in facts.items() if f.kind == "python"}
-        self.imports = {p: dict(f.imports) for p, f in facts.items() if f.kind == "python"}
+        self.defs = {p: dict(f.defs) for p, f in facts.items() if f.kind == "python" and f.complete}
+        self.imports = {p: dict(f.imports) for p, f in facts.items() if f.kind == "python" and f.complete}
+        # Modules a lookup needed but that were not read (or only scanned): read them, bind again.
+        self.missing: set[str] = set()
 
     # ---- names -----------------------------------------------------------------------
 
@@ -105,6 +107,8 @@ class Resolver:
             return None
         defs = self.defs.get(module)
         if defs is None:
+            if module:
+                self.missing.add(module)
             return None
         if dotted in defs:
             return defs[dotted]

@@ -29,7 +29,6 @@ def may_hold_facts(tree: ast.AST, guard_names: frozenset[str]) -> bool:
             name = _last(node.func)
             if (
                 name in ("AgentExtension", "SystemMessage")
-                or name.endswith("Extension")
                 or name in spec.PROTOCOL_ERRORS
                 or vocab.is_guard_name(name, guard_names)
                 or any(k.arg in vocab.PROMPT_KWARGS or k.arg in vocab.MEDIA_KEYS for k in node.keywords)
