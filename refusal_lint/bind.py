@@ -56,7 +56,7 @@ class Agent:
     guards: list[BoundGuard] = field(default_factory=list)
     errors: list[BoundError] = field(default_factory=list)
     files: set[str] = field(default_factory=set)
-    prompt_configured: bool = False
+    prompt_spec: str | None = None  # the configured `prompt:`, if any
 
 
 # ---- cards built in Python ----------------------------------------------------------------

@@ -28,7 +28,7 @@ from refusal_lint.checks import prompt as prompt_checks
 from refusal_lint.config import AgentConfig, Config
 from refusal_lint.errors import UsageError
 from refusal_lint.extract.run import Job
-from refusal_lint.facts import ExtDecl, FileFacts
+from refusal_lint.facts import DictV, ExtDecl, FileFacts, Str
 from refusal_lint.model import Card, Finding, Loc, Prompt
 from refusal_lint.resolve import ModuleIndex, Resolver
 from refusal_lint.workers import run_all
@@ -249,10 +249,12 @@ def _check(
     fact_paths = [p for p, f in facts.items() if f.has_facts()]
     for agent in agents:
         ids = {agent.card.params_id} if agent.card and agent.card.params_id else set()
-        if not agent.prompt_configured:
-            agent.prompts = _prompts(res, facts, agent.files, ids)
+        # A prompt fed from the params map, or from a module's copy of it (same rule ids), is derived.
+        maps = ids | (_copies_of(res, agent.card) if agent.card else set())
+        if agent.prompt_spec is None:
+            agent.prompts = _prompts(res, facts, agent.files, maps)
         else:
-            agent.prompts = _configured_prompt(res, facts, agent, roles, ids)
+            agent.prompts = _configured_prompt(res, facts, agent, roles, maps)
         for path in sorted(agent.files):
             for g in facts[path].guards:
                 bound = bind_guard(res, g, ids)
@@ -262,7 +264,7 @@ def _check(
                 be = bind_error(res, e, set(params_of))
                 if be is not None:
                     agent.errors.append(be)
-        found = prompt_checks.check(agent.card, agent.prompts) if agent.card else []
+        found = prompt_checks.check(agent.card, agent.prompts, agent.prompt_spec) if agent.card else []
         found += guard_checks.check(agent.card, agent.guards, agent.errors)
         findings.extend(dataclasses.replace(f, agent=agent.name) for f in found)
     if not agents:
@@ -282,6 +284,22 @@ def _check(
         or any(f.code in ("RL002", "RL100") for f in findings)
     )
     return Result(root, findings, agents, 0, facts_found=facts_found), res.missing
+
+
+def _copies_of(res: Resolver, card: Card) -> set[str]:
+    """Module-level dicts whose keys are exactly the card's rule ids."""
+    want = {r.rule_id for r in card.rules}
+    out: set[str] = set()
+    if not want:
+        return out
+    for defs in res.defs.values():
+        for value in defs.values():
+            if (
+                isinstance(value, DictV)
+                and {k.value for it in value.items if isinstance(k := it.key, Str)} == want
+            ):
+                out.add(value.ident)
+    return out
 
 
 def _agent_for(f: Finding, card_agent: dict[Loc, str], agents: list[Agent]) -> str | None:
@@ -337,7 +355,7 @@ def _configured_agents(
     for a in cfg.agents:
         card_rel = _rel(root, cfg.base, a.card) if a.card else ""
         card = next((c for c in cards if c.loc.path == card_rel), None)
-        agent = Agent(a.name, posixpath.dirname(card_rel), card, card_rel, prompt_configured=bool(a.prompt))
+        agent = Agent(a.name, posixpath.dirname(card_rel), card, card_rel, prompt_spec=a.prompt)
         spec = pathspec.GitIgnoreSpec.from_lines(list(a.guards)) if a.guards else None
         for path in fact_paths:
             sub = os.path.relpath(os.path.join(root, path), cfg.base).replace(os.sep, "/")

@@ -36,10 +36,16 @@ _QUOTES = {'"': '"', "'": "'", "“": "”", "‘": "’", "`": "`"}
 @dataclass(frozen=True)
 class RuleLine:
     rule_id: str
-    reason: str
+    reason: str  # as stated on the rule's own line
     line: int
     col: int
     reason_col: int  # 1-based column where the reason starts on its line
+    wrapped: str = ""  # the reason with the indented lines that continue a wrapped list item
+
+    def states(self, reason: str) -> bool:
+        """Does this line state `reason` (white space folded), on one line or wrapped?"""
+        want = fold_ws(reason)
+        return fold_ws(self.reason) == want or (bool(self.wrapped) and fold_ws(self.wrapped) == want)
 
 
 def fold_ws(text: str) -> str:
@@ -47,11 +53,12 @@ def fold_ws(text: str) -> str:
 
 
 def _clean_reason(text: str) -> str:
+    """Strip white space, and quotes that wrap the whole reason (`"...",` in a JSON-like list)."""
     text = text.strip()
-    if text and text[0] in _QUOTES:
-        end = text.rfind(_QUOTES[text[0]])
-        if end > 0:
-            return text[1:end]
+    if len(text) > 1 and text[0] in _QUOTES:
+        body = text[:-1] if text.endswith(",") else text
+        if len(body) > 1 and body.endswith(_QUOTES[text[0]]) and _QUOTES[text[0]] not in body[1:-1]:
+            return body[1:-1]
     return text
 
 
@@ -71,11 +78,21 @@ def rule_lines(lines: tuple[PromptLine, ...]) -> list[RuleLine]:
             continue
         rid, reason, col, rcol = parsed
         # A wrapped list item continues on indented lines that start no item of their own.
+        wrapped = reason
         for nxt in lines[i + 1 :]:
             if not nxt.text.strip() or not nxt.text[:1].isspace() or _LIST_ITEM.match(nxt.text):
                 break
-            reason += " " + nxt.text.strip()
-        out.append(RuleLine(rid, _clean_reason(reason), pl.line, col, rcol))
+            wrapped += " " + nxt.text.strip()
+        out.append(
+            RuleLine(
+                rid,
+                _clean_reason(reason),
+                pl.line,
+                col,
+                rcol,
+                _clean_reason(wrapped) if wrapped != reason else "",
+            )
+        )
     return out
 
 

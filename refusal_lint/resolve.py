@@ -203,7 +203,13 @@ class Resolver:
         if depth > 6:
             return False
         for ref in self.refs(value):
-            found = self.lookup(ref.module, ref.name)
+            # `RULES.items()` reads RULES: try the dotted name, then its prefixes.
+            parts = ref.name.split(".")
+            found = None
+            for i in range(len(parts), 0, -1):
+                found = self.lookup(ref.module, ".".join(parts[:i]))
+                if found is not None:
+                    break
             if found is None:
                 continue
             resolved = self.resolve(found)

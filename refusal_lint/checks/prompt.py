@@ -16,13 +16,16 @@ def mention_lines(prompts: list[Prompt], rule_id: str) -> list[Loc]:
     return out
 
 
-def check(card: Card, prompts: list[Prompt]) -> list[Finding]:
+def check(card: Card, prompts: list[Prompt], configured: str | None = None) -> list[Finding]:
     if not card.usable or not card.rules:
         return []
     if not prompts:
-        return [
-            Finding("RL200", card.loc, "no system prompt found for this agent; set `prompt:` in the config")
-        ]
+        why = (
+            f"the configured prompt `{configured}` was not found"
+            if configured
+            else "no system prompt found for this agent; set `prompt:` in the config"
+        )
+        return [Finding("RL200", card.loc, why)]
     out: list[Finding] = []
     ids = [r.rule_id for r in card.rules]
     rules = card.rule_map()
@@ -53,12 +56,12 @@ def check(card: Card, prompts: list[Prompt]) -> list[Finding]:
             stated = rules.get(rl.rule_id)
             if stated is None or stated.reason is None:
                 continue
-            if prompttext.fold_ws(rl.reason) != prompttext.fold_ws(stated.reason):
+            if not rl.states(stated.reason):
                 out.append(
                     Finding(
                         "RL203",
                         Loc(p.loc.path, rl.line, rl.col),
-                        f'the prompt gives `{rl.rule_id}` the reason "{rl.reason}"; '
+                        f'the prompt gives `{rl.rule_id}` the reason "{rl.wrapped or rl.reason}"; '
                         f'the card says "{stated.reason}"',
                         rule_id=rl.rule_id,
                         fixable=True,

@@ -41,7 +41,13 @@ def agent_dict(a: Agent) -> dict[str, Any]:
                 "guards": [g.loc.at() for g in a.guards if g.rule_id == r.rule_id]
                 + [e.loc.at() for e in a.errors if e.rule_id == r.rule_id],
             }
-    first = next((p for p in a.prompts if p.derived), a.prompts[0] if a.prompts else None)
+    # The agent's prompt: a derived one, else the candidate that mentions most rules.
+    ids = [r.rule_id for r in a.card.rules] if a.card else []
+    first = max(
+        a.prompts,
+        key=lambda p: (p.derived, sum(bool(mention_lines([p], rid)) for rid in ids)),
+        default=None,
+    )
     return {
         "name": a.name,
         "card": a.card.loc.at() if a.card else None,

@@ -1,0 +1,209 @@
+"""The prompt reader: precision on ordinary prompts, and properties of the rule-line parser."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from refusal_lint import prompttext
+from refusal_lint.model import PromptLine
+
+CARD_IDS = ["seg-mix", "invalid-cut"]
+
+
+def _lines(text: str) -> tuple[PromptLine, ...]:
+    return tuple(PromptLine(t, i + 1) for i, t in enumerate(textwrap.dedent(text).splitlines()))
+
+
+# Realistic system prompts with no refusal rules in them: hyphenated prose, Note:/Example:
+# lines, key: value lists, headings that speak of what not to do.
+ORDINARY = [
+    """You are a helpful customer-support assistant for Acme's e-commerce store.
+    Note: never share order numbers of other customers.
+    Example: "Your order #1234 ships on Monday."
+    """,
+    """# Role
+    You are a senior Python code-reviewer. Focus on thread-safety, error-handling and
+    performance. Prefer small, self-contained suggestions.
+
+    ## Output format
+    - summary: one sentence
+    - findings: a bulleted list, most severe first
+    - follow-up: questions for the author, if any
+    """,
+    """You are a travel agent. Tone: warm, up-to-date, to-the-point.
+    Steps:
+    1. Ask for dates - departure and return.
+    2. Suggest two or three options.
+    Example: Lisbon, 3-5 May, mid-range hotels.
+    """,
+    """System: you answer questions about the HR handbook.
+    Do not give legal advice. Do not speculate about salaries.
+    Format = plain text, no markdown.
+    """,
+    """You are a state-of-the-art research assistant.
+    - real-time data: say when figures may be out of date
+    - peer-reviewed sources first; pre-prints are second-tier
+    Note - cite with author-year.
+    """,
+    """## Persona
+    A friendly, non-judgmental fitness coach.
+
+    ## Rules of thumb
+    * warm-up: always suggest five minutes
+    * cool-down: stretching for the major muscle-groups
+    """,
+    """You help users write SQL for a read-only analytics warehouse.
+    Never write DROP, DELETE or UPDATE statements; the connection is read-only anyway.
+    Example: SELECT country, count(*) FROM orders GROUP BY 1;
+    """,
+    """You are Ava, the onboarding bot of a B2B SaaS product.
+    Key facts:
+    - plan-tiers: Starter, Growth, Enterprise
+    - trial-length: 14 days
+    - sign-in: SSO or e-mail magic link
+    """,
+    """Translate the user's text from English to German. Keep brand-names and code-snippets
+    unchanged. Output only the translation.""",
+    """You are a math tutor for 12-14 year olds. Explain step-by-step; check the answer
+    at the end. If the student is stuck, give a hint - not the solution.
+    Note: use metric units.
+    """,
+    """You summarise meeting transcripts.
+    Output:
+    Summary: three bullet points
+    Decisions: a list
+    Action-items: owner - task - due date
+    """,
+    """<instructions>
+    You are a legal-document classifier. Labels: NDA, MSA, SOW, DPA.
+    Answer with the label only.
+    </instructions>""",
+    """You write release notes. Sections: New, Improved, Fixed. Use past-tense, user-facing
+    language; no internal ticket-ids. Example: "Fixed a crash when exporting to CSV." """,
+    """You are the weather assistant. Temperature in °C, wind in km/h.
+    When data is unavailable say so - never invent a forecast.
+    """,
+    """### Guidelines
+    - Be concise.
+    - Cite the knowledge-base article (kb-1234 style ids) you used.
+    - Escalate to a human for billing-disputes.
+    """,
+    """You classify support tickets by urgency: low, medium, high, critical.
+    critical: outage affecting all users
+    high: a paying customer is blocked
+    low: everything else
+    """,
+    """You are a product-copy writer. Voice: playful but clear. Avoid buzz-words such as
+    "best-in-class" and "cutting-edge". Max 60 words.""",
+    """You are an SRE assistant. Read-only access to dashboards. Suggest run-book steps;
+    never restart production services yourself. On-call rota: see PagerDuty.
+    """,
+    """Answer in JSON: {"answer": string, "confidence": 0-1}. No prose outside the JSON.""",
+    """You are a recipe assistant. Dietary flags: vegan, gluten-free, nut-free.
+    Note: ask about allergies before suggesting a dish.
+    Example - "Here is a gluten-free banana bread."
+    """,
+    """You won't be asked for medical advice; if you are, recommend a doctor.
+    Topics you handle:
+    - sleep-hygiene tips
+    - screen-time habits
+    """,
+    """Refusal policy: decline requests for personal data politely and offer alternatives.
+    Tone: calm and factual.
+    """,
+]
+
+
+@pytest.mark.parametrize("text", ORDINARY, ids=[f"prompt{i}" for i in range(len(ORDINARY))])
+def test_ordinary_prompts_give_no_prompt_findings(text: str) -> None:
+    lines = _lines(text)
+    assert prompttext.unknown_ids(lines, CARD_IDS) == []
+    assert [r for r in prompttext.rule_lines(lines) if r.rule_id in CARD_IDS] == []
+    assert all(not prompttext.mentions(lines, rid) for rid in CARD_IDS)
+
+
+def test_rule_line_forms() -> None:
+    forms = [
+        "- seg-mix: Reason.",
+        "* **seg-mix** — Reason.",
+        "1. `seg-mix` - Reason.",
+        "seg-mix = Reason.",
+        '  "seg-mix": "Reason.",',
+        "- **seg-mix:** Reason.",
+        "- 'seg-mix' – Reason.",
+    ]
+    for form in forms:
+        [rl] = prompttext.rule_lines(_lines(form))
+        assert (rl.rule_id, rl.reason) == ("seg-mix", "Reason."), form
+
+
+def test_whole_token_mentions() -> None:
+    lines = _lines("Avoid seg-mixing.\nThe seg-mix-v2 rule.\nUse seg-mix, please.")
+    assert prompttext.mentions(lines, "seg-mix") == [3]
+
+
+@pytest.mark.parametrize(
+    ("token", "near"),
+    [
+        ("seg_mix", True),
+        ("segmix", True),
+        ("Seg-Mix", True),
+        ("seg-mixx", True),
+        ("seg-mixing", False),
+        ("seg-mix-v2", False),
+        ("sex-mix", True),
+        ("pii", False),
+    ],
+)
+def test_near_miss(token: str, near: bool) -> None:
+    assert prompttext.near_miss(token, "seg-mix") is near
+
+
+def test_wrapped_reason_is_accepted() -> None:
+    lines = _lines("- invalid-cut: That demographic cut is not defined\n  for this study.\n")
+    [rl] = prompttext.rule_lines(lines)
+    assert rl.states("That demographic cut is not defined for this study.")
+
+
+_ids = st.from_regex(r"[a-z0-9]{1,8}(-[a-z0-9]{1,8}){0,3}", fullmatch=True)
+_reason_chars = st.characters(
+    codec="utf-8", exclude_categories=("Cc", "Cs", "Zl", "Zp"), exclude_characters="`*_\"'“”‘’"
+)
+_reasons = st.text(_reason_chars, min_size=1, max_size=80).map(str.strip).filter(bool)
+_prompt_lines = st.lists(
+    st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=60), max_size=12
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=300))
+def test_parser_never_raises(text: str) -> None:
+    lines = tuple(PromptLine(t, i + 1) for i, t in enumerate(text.splitlines()))
+    prompttext.rule_lines(lines)
+    prompttext.unknown_ids(lines, CARD_IDS)
+    for pl in lines:
+        prompttext.rule_line(pl.text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    _prompt_lines,
+    _ids,
+    _reasons,
+    st.integers(min_value=0, max_value=12),
+    st.sampled_from(["- ", "* ", "", "1. "]),
+)
+def test_inserted_rule_line_is_mentioned_with_its_reason(
+    prompt: list[str], rule_id: str, reason: str, where: int, marker: str
+) -> None:
+    lines = [ln for text in prompt for ln in text.splitlines() or [""]]
+    where = min(where, len(lines))
+    lines.insert(where, f"{marker}{rule_id}: {reason}")
+    numbered = tuple(PromptLine(t, i + 1) for i, t in enumerate(lines))
+    assert where + 1 in prompttext.mentions(numbered, rule_id)
+    stated = [rl for rl in prompttext.rule_lines(numbered) if rl.line == where + 1]
+    assert len(stated) == 1 and stated[0].rule_id == rule_id and stated[0].states(reason)
