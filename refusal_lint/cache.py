@@ -14,11 +14,12 @@ import tempfile
 from typing import Any
 
 from refusal_lint import __version__
-from refusal_lint.extract.run import Job
+from refusal_lint.extract.job import Job
 from refusal_lint.facts import FileFacts, decode, encode
 
 DIR = ".refusal_lint_cache"
 FILE = "facts-v1.json"
+SKIP = ""  # a stat verdict: the prefilter passed this file over
 
 
 def key(job: Job) -> str:
@@ -44,6 +45,10 @@ class Cache:
         self.folder = folder
         self.entries: dict[str, Any] = {}
         self.used: dict[str, Any] = {}
+        # Like git's index: path -> [size, mtime_ns, context, verdict], so an unchanged file
+        # is not even read; the verdict is SKIP or the key of its facts.
+        self.stats: dict[str, list[Any]] = {}
+        self.used_stats: dict[str, list[Any]] = {}
         self.dirty = False
         if folder is None:
             return
@@ -52,14 +57,35 @@ class Cache:
                 data = json.load(fh)
             if isinstance(data, dict) and data.get("version") == __version__:
                 self.entries = data.get("entries", {})
+                self.stats = data.get("stats", {})
         except (OSError, ValueError):
             self.entries = {}
 
     def get(self, job: Job) -> FileFacts | None:
         if self.folder is None:
             return None
-        k = key(job)
-        raw = self.entries.get(k)
+        return self.facts_for(key(job))
+
+    def verdict(self, rel: str, size: int, mtime_ns: int, context: str) -> str | None:
+        """What the last run decided for this file, if it has not changed since (None: read it)."""
+        if self.folder is None or not mtime_ns:
+            return None
+        row = self.stats.get(rel)
+        if not isinstance(row, list) or row[:3] != [size, mtime_ns, context]:
+            return None
+        verdict = row[3]
+        if verdict != SKIP and verdict not in self.entries:
+            return None
+        self.used_stats[rel] = row
+        return str(verdict)
+
+    def remember(self, rel: str, size: int, mtime_ns: int, context: str, verdict: str) -> None:
+        if self.folder is not None and mtime_ns:
+            self.used_stats[rel] = [size, mtime_ns, context, verdict]
+            self.dirty = True
+
+    def facts_for(self, verdict: str) -> FileFacts | None:
+        raw = self.entries.get(verdict)
         if raw is None:
             return None
         try:
@@ -68,7 +94,7 @@ class Cache:
             return None
         if not isinstance(facts, FileFacts):
             return None
-        self.used[k] = raw
+        self.used[verdict] = raw
         return facts
 
     def put(self, job: Job, facts: FileFacts) -> None:
@@ -78,7 +104,9 @@ class Cache:
         self.dirty = True
 
     def save(self) -> None:
-        if self.folder is None or (not self.dirty and len(self.used) == len(self.entries)):
+        if self.folder is None or (
+            not self.dirty and len(self.used) == len(self.entries) and len(self.used_stats) == len(self.stats)
+        ):
             return
         root = os.path.join(self.folder, DIR)
         try:
@@ -96,7 +124,11 @@ class Cache:
                         fh.write(text)
             fd, tmp = tempfile.mkstemp(dir=root, prefix=".facts-")
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump({"version": __version__, "entries": self.used}, fh, separators=(",", ":"))
+                json.dump(
+                    {"version": __version__, "entries": self.used, "stats": self.used_stats},
+                    fh,
+                    separators=(",", ":"),
+                )
             os.replace(tmp, os.path.join(root, FILE))
         except OSError:
             pass  # a read-only tree simply runs uncached

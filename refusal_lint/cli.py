@@ -97,14 +97,13 @@ def _check(
     from refusal_lint import config as config_mod
     from refusal_lint import pipeline
     from refusal_lint.report import jsonout, text
-    from refusal_lint.workers import default_jobs
 
     targets = list(paths) or ["."]
     cfg = config_mod.load(config_file, _first(targets))
     chosen = _codes(select, "--select")
     selected = frozenset(chosen if chosen is not None else (cfg.select or set(CODES)))
     ignored = frozenset(cfg.ignore | (_codes(ignore, "--ignore") or set()))
-    settings = pipeline.Settings(selected, ignored, not no_cache, jobs or default_jobs())
+    settings = pipeline.Settings(selected, ignored, not no_cache, jobs or len(os.sched_getaffinity(0)))
     result = pipeline.run(targets, cfg, settings)
     fmt = fmt or "text"
     use_color = False

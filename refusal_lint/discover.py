@@ -8,8 +8,10 @@ import re
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import pathspec
+if TYPE_CHECKING:
+    import pathspec
 
 NEVER_ENTER = frozenset(
     {
@@ -47,6 +49,7 @@ class Entry:
     rel: str  # relative to the scan root, '/'-separated
     abs: str
     size: int
+    mtime_ns: int = 0
 
 
 @dataclass
@@ -68,9 +71,15 @@ def kind_of(name: str) -> str | None:
     return None
 
 
+def gitignore_spec(lines: list[str]) -> pathspec.GitIgnoreSpec:
+    import pathspec  # only trees with a .gitignore or globs pay for it
+
+    return pathspec.GitIgnoreSpec.from_lines(lines)
+
+
 def _spec(lines: list[str]) -> pathspec.GitIgnoreSpec | None:
     lines = [ln for ln in lines if ln.strip() and not ln.lstrip().startswith("#")]
-    return pathspec.GitIgnoreSpec.from_lines(lines) if lines else None
+    return gitignore_spec(lines) if lines else None
 
 
 def _read_ignore(path: str) -> pathspec.GitIgnoreSpec | None:
@@ -129,7 +138,8 @@ def walk(root: str, targets: list[str], exclude: list[str], exclude_base: str) -
         if os.path.isfile(target):
             kind = kind_of(target)
             if kind is not None:
-                out.files.append(Entry(rel_of(target), target, os.path.getsize(target)))
+                fst = os.stat(target)
+                out.files.append(Entry(rel_of(target), target, fst.st_size, fst.st_mtime_ns))
             continue
         base_specs = ignore_specs_above(target)
         stack: list[tuple[str, list[tuple[str, pathspec.GitIgnoreSpec]]]] = [(target, base_specs)]
@@ -174,7 +184,7 @@ def walk(root: str, targets: list[str], exclude: list[str], exclude_base: str) -
                     continue
                 if not stat.S_ISREG(fst.st_mode):
                     continue  # FIFOs, devices, sockets: never opened
-                out.files.append(Entry(rel, path, fst.st_size))
+                out.files.append(Entry(rel, path, fst.st_size, fst.st_mtime_ns))
             stack.extend((d, here_specs) for d in reversed(subdirs))
     return out
 

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import json
 import os
 import posixpath
+from collections.abc import Callable
 from dataclasses import dataclass, field
-
-import pathspec
 
 from refusal_lint import discover
 from refusal_lint.bind import (
@@ -21,17 +22,17 @@ from refusal_lint.bind import (
     py_ext_decl,
     py_prompt,
 )
-from refusal_lint.cache import Cache
+from refusal_lint.cache import SKIP, Cache
+from refusal_lint.cache import key as cache_key
 from refusal_lint.checks import card as card_checks
 from refusal_lint.checks import guards as guard_checks
 from refusal_lint.checks import prompt as prompt_checks
 from refusal_lint.config import AgentConfig, Config
 from refusal_lint.errors import UsageError
-from refusal_lint.extract.run import Job
+from refusal_lint.extract.job import Job
 from refusal_lint.facts import DictV, ExtDecl, FileFacts, Str
 from refusal_lint.model import Card, Finding, Loc, Prompt
 from refusal_lint.resolve import ModuleIndex, Resolver
-from refusal_lint.workers import run_all
 
 IMPORT_ROUNDS = 8
 
@@ -106,6 +107,7 @@ class _Extraction:
         cache_dir = (cfg.base if cfg.source else root) if settings.use_cache else None
         self.cache = Cache(cache_dir)
         self.entries: dict[str, discover.Entry] = {}
+        self.contexts: dict[str, tuple[discover.Entry, str]] = {}
 
     def read(self, entry: discover.Entry, configured: bool) -> bytes | None:
         if entry.size > self.cfg.max_file_size and not configured:
@@ -120,6 +122,29 @@ class _Extraction:
             self.notes.append(f"{entry.rel}: cannot read ({exc.strerror or exc})")
             return None
 
+    def decide(
+        self, entries: list[discover.Entry], context: str, make: Callable[[discover.Entry, bytes], Job | None]
+    ) -> list[Job]:
+        """Jobs for the entries that need one; unchanged files are answered by the cache unread."""
+        jobs = []
+        for entry in entries:
+            verdict = self.cache.verdict(entry.rel, entry.size, entry.mtime_ns, context)
+            if verdict == SKIP:
+                continue
+            if verdict is not None and (facts := self.cache.facts_for(verdict)) is not None:
+                self.facts[entry.rel] = facts
+                continue
+            configured = entry.rel in self.roles.cards or entry.rel in self.roles.prompt_files
+            data = self.read(entry, configured or entry.rel in self.roles.prompt_modules)
+            job = make(entry, data) if data is not None else None
+            if job is None:
+                if data is not None:
+                    self.cache.remember(entry.rel, entry.size, entry.mtime_ns, context, SKIP)
+                continue
+            self.contexts[job.path] = (entry, context)
+            jobs.append(job)
+        return jobs
+
     def run(self, jobs: list[Job]) -> None:
         todo = []
         for job in jobs:
@@ -128,17 +153,46 @@ class _Extraction:
                 self.facts[job.path] = hit
             else:
                 todo.append(job)
+        if not todo:
+            return
+        from refusal_lint.workers import run_all  # multiprocessing, YAML, JSON readers: only when needed
+
         results = run_all(todo, self.settings.jobs, self.settings.parse_timeout)
         for job in todo:
             facts = results[job.path]
             self.facts[job.path] = facts
             self.cache.put(job, facts)
+        for job in jobs:
+            if job.path in self.contexts:
+                entry, context = self.contexts.pop(job.path)
+                self.cache.remember(entry.rel, entry.size, entry.mtime_ns, context, cache_key(job))
 
     def python_job(self, entry: discover.Entry, complete: bool) -> Job | None:
         data = self.read(entry, complete)
         if data is None:
             return None
         return Job(entry.rel, "python", data, complete=complete, guard_callables=self.cfg.guard_callables)
+
+
+def _context(*parts: object) -> str:
+    """What, besides a file's bytes, decided whether it is read (config roles, needles)."""
+    return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:16]
+
+
+def _data_job(entry: discover.Entry, data: bytes, cfg: Config, roles: _Roles) -> Job | None:
+    kind = discover.kind_of(entry.rel)
+    if kind is None:
+        return None
+    name = posixpath.basename(entry.rel)
+    want_card = entry.rel in roles.cards or (
+        not cfg.agents and kind != "text" and discover.is_card_candidate(name, entry.rel, data)
+    )
+    want_prompt = entry.rel in roles.prompt_files or (
+        not cfg.agents and discover.is_prompt_file(name, kind, data)
+    )
+    if (kind == "text" and want_prompt) or (kind != "text" and (want_card or want_prompt)):
+        return Job(entry.rel, kind, data, want_card, want_prompt, roles.prompt_files.get(entry.rel))
+    return None
 
 
 def run(paths: list[str], cfg: Config, settings: Settings) -> Result:
@@ -155,46 +209,36 @@ def run(paths: list[str], cfg: Config, settings: Settings) -> Result:
 
     # Phase 1: data and text files (cheap, in this process); their rule ids sharpen the
     # Python prefilter of phase 2.
-    data_jobs: list[Job] = []
-    py_entries: list[discover.Entry] = []
-    scanned = 0
-    for entry in walk.files:
-        kind = discover.kind_of(entry.rel)
-        name = posixpath.basename(entry.rel)
-        if kind == "python":
-            py_entries.append(entry)
-            continue
-        configured = entry.rel in roles.cards or entry.rel in roles.prompt_files
-        data = ex.read(entry, configured)
-        scanned += 1
-        if data is None or kind is None:
-            continue
-        key = roles.prompt_files.get(entry.rel)
-        want_card = entry.rel in roles.cards or (
-            not cfg.agents and kind != "text" and discover.is_card_candidate(name, entry.rel, data)
-        )
-        want_prompt = entry.rel in roles.prompt_files or (
-            not cfg.agents and discover.is_prompt_file(name, kind, data)
-        )
-        if (kind == "text" and want_prompt) or (kind != "text" and (want_card or want_prompt)):
-            data_jobs.append(Job(entry.rel, kind, data, want_card, want_prompt, key))
+    data_ctx = _context("data", sorted(roles.cards), sorted(roles.prompt_files.items()), bool(cfg.agents))
+    py_entries = [e for e in walk.files if discover.kind_of(e.rel) == "python"]
+    data_jobs = ex.decide(
+        [e for e in walk.files if discover.kind_of(e.rel) != "python"],
+        data_ctx,
+        lambda e, d: _data_job(e, d, cfg, roles),
+    )
     ex.run(data_jobs)
     needles = tuple(
-        {d.key.encode() for f in ex.facts.values() for e in f.exts for d in e.items if len(d.key) > 2}
-        | {g.rsplit(".", 1)[-1].encode() for g in cfg.guard_callables}
+        sorted(
+            {d.key.encode() for f in ex.facts.values() for e in f.exts for d in e.items if len(d.key) > 2}
+            | {g.rsplit(".", 1)[-1].encode() for g in cfg.guard_callables}
+        )
     )
-    py_jobs = []
-    for entry in py_entries:
-        scanned += 1
+    py_ctx = _context(
+        "py",
+        [n.decode() for n in needles],
+        list(cfg.guard_callables),
+        sorted(roles.cards),
+        sorted(roles.prompt_modules),
+    )
+
+    def py_job(entry: discover.Entry, data: bytes) -> Job | None:
         configured = entry.rel in roles.cards or entry.rel in roles.prompt_modules
-        data = ex.read(entry, configured)
-        if data is None:
-            continue
         if configured or discover.python_worth_parsing(data, needles):
-            py_jobs.append(
-                Job(entry.rel, "python", data, complete=configured, guard_callables=cfg.guard_callables)
-            )
-    ex.run(py_jobs)
+            return Job(entry.rel, "python", data, complete=configured, guard_callables=cfg.guard_callables)
+        return None
+
+    ex.run(ex.decide(py_entries, py_ctx, py_job))
+    scanned = len(walk.files)
 
     # Modules that facts import are read on demand, even where the prefilter passed them
     # over: bind, read what the resolver found missing, bind again.
@@ -356,7 +400,7 @@ def _configured_agents(
         card_rel = _rel(root, cfg.base, a.card) if a.card else ""
         card = next((c for c in cards if c.loc.path == card_rel), None)
         agent = Agent(a.name, posixpath.dirname(card_rel), card, card_rel, prompt_spec=a.prompt)
-        spec = pathspec.GitIgnoreSpec.from_lines(list(a.guards)) if a.guards else None
+        spec = discover.gitignore_spec(list(a.guards)) if a.guards else None
         for path in fact_paths:
             sub = os.path.relpath(os.path.join(root, path), cfg.base).replace(os.sep, "/")
             if path == card_rel or (spec is not None and spec.match_file(sub)):
@@ -402,7 +446,7 @@ def _filter(
 ) -> list[Finding]:
     kept = [f for f in findings if f.code in settings.select and f.code not in settings.ignore]
     if cfg.per_file_ignores:
-        specs = [(pathspec.GitIgnoreSpec.from_lines([glob]), codes) for glob, codes in cfg.per_file_ignores]
+        specs = [(discover.gitignore_spec([glob]), codes) for glob, codes in cfg.per_file_ignores]
         base = cfg.base if cfg.source else root
 
         def ignored(f: Finding) -> bool:

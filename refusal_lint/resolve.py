@@ -5,9 +5,7 @@ Only what extraction recorded is read; no module of the user's is imported or ru
 
 from __future__ import annotations
 
-import inspect
 import posixpath
-import textwrap
 from collections.abc import Iterable
 
 from refusal_lint.facts import (
@@ -169,9 +167,16 @@ class Resolver:
             if not isinstance(base, Str):
                 return base
             if value.op == "dedent":
+                import textwrap
+
                 new = textwrap.dedent(base.value)
                 return Str(new, base.loc, base.lines, literal=False)
-            new = inspect.cleandoc(base.value) if value.op == "cleandoc" else getattr(base.value, value.op)()
+            if value.op == "cleandoc":
+                import inspect
+
+                new = inspect.cleandoc(base.value)
+            else:
+                new = getattr(base.value, value.op)()
             return Str(new, base.loc, _shift(base.value, new, base.lines), literal=False)
         return value
 

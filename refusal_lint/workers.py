@@ -8,14 +8,14 @@ worker that dies or overruns is replaced and its file gets an RL002 problem inst
 from __future__ import annotations
 
 import multiprocessing
-import os
 import sys
 import threading
 import time
 from collections.abc import Iterable
 from multiprocessing.connection import Connection, wait
 
-from refusal_lint.extract.run import Job, extract
+from refusal_lint.extract.job import Job
+from refusal_lint.extract.run import extract
 from refusal_lint.facts import FileFacts, Problem
 from refusal_lint.model import Loc
 
@@ -143,7 +143,3 @@ def run_all(jobs: Iterable[Job], n_workers: int, timeout: float) -> dict[str, Fi
             out[job.path] = extract(job)
     out.update(run_python(py, n_workers, timeout))
     return out
-
-
-def default_jobs() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)

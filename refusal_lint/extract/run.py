@@ -6,24 +6,12 @@ import ast
 import io
 import tokenize
 import warnings
-from dataclasses import dataclass
 
 from refusal_lint.extract import datacards, dataprompts, jsonpos, pyscan, yamlsafe
+from refusal_lint.extract.job import Job
 from refusal_lint.extract.tree import TNode, TooDeep
 from refusal_lint.facts import FileFacts, Problem
 from refusal_lint.model import Loc
-
-
-@dataclass(frozen=True)
-class Job:
-    path: str  # relative, '/'-separated
-    kind: str  # python | json | yaml | text
-    data: bytes
-    want_card: bool = False
-    want_prompt: bool = False  # discovered prompt file (by name or YAML shape)
-    prompt_key: str | None = None  # configured YAML key path ('' = whole file)
-    complete: bool = False  # Python: read definitions even where no fact can be
-    guard_callables: tuple[str, ...] = ()
 
 
 def _problem(job: Job, message: str, line: int = 1, col: int = 1) -> FileFacts:
