@@ -194,35 +194,79 @@ def walk(root: str, targets: list[str], exclude: list[str], exclude_base: str) -
 # Stage one is plain substring search on the lower-cased bytes (fast); stage two, a precise
 # pattern, runs only on the few files stage one lets through.
 _EFUS = re.compile(rb"efus(?:als?|e)(?![a-z])")  # a literal prefix: sre scans for it fast
-_PROMPT = re.compile(
-    rb"[(,][ \t\r\n]*(?:prompt|instructions?|system_prompt|system_message)[ \t]*=[^=]"
-    rb"|SystemMessage\s*\(|SYSTEM_(?:PROMPT|INSTRUCTIONS?)\b|INSTRUCTIONS\s*[:=]"
+_PROMPT_KWARG = re.compile(
+    rb"[(,][ \t\r\n]*(?:prompt|instructions?|system_prompt|system_message)[ \t]*=[ \t\r\n]*"
+    rb"(?:(?P<lit>[rRbBuUfF]{0,2}[\"'(]|textwrap\.|dedent\(|inspect\.)|(?P<name>[A-Za-z_][A-Za-z0-9_]*))"
 )
+_PROMPT_CONST = re.compile(rb"SystemMessage\s*\(|SYSTEM_(?:PROMPT|INSTRUCTIONS?)\b|INSTRUCTIONS\s*[:=]")
+
+
+_ASSIGNED = re.compile(rb"^([A-Za-z_][A-Za-z0-9_]*)[ \t]*(?::[^=\n]*)?=(?!=)", re.M)
+_IMPORT_LINE = re.compile(rb"^[ \t]*(?:from[ \t]+\S+[ \t]+)?import\b([^\n]*)", re.M)
+
+
+def _module_names(data: bytes) -> set[bytes]:
+    """Names bound at module level: assigned at column 0, or imported."""
+    names = set(_ASSIGNED.findall(data))
+    for line in _IMPORT_LINE.findall(data):
+        names.update(re.findall(rb"[A-Za-z_][A-Za-z0-9_]*", line))
+    return names
+
+
+def _prompt_signal(data: bytes) -> bool:
+    if _PROMPT_CONST.search(data):
+        return True
+    names: set[bytes] | None = None
+    for m in _PROMPT_KWARG.finditer(data):
+        # A literal is a prompt; a parameter or a local (`prompt=prompt`) is not.
+        if m.group("lit"):
+            return True
+        if names is None:
+            names = _module_names(data)
+        if m.group("name") in names:
+            return True
+    return False
+
+
 _ADK = re.compile(rb"^instruction\s*:", re.M)
 
 
-def _guard_word(data: bytes) -> bool:
-    """`refuse`, `refusal`, `refusals` as a word of an identifier (not `refused`, `Refused`)."""
+_IDENT = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
+
+def _guard_call(data: bytes) -> bool:
+    """A call of a name holding the word refuse/refusal/refusals (`refuse(`, `RefusalError(`,
+    `build_refusal_parts (`); not `refused`, nor the word in prose."""
     for m in _EFUS.finditer(data):
         i = m.start() - 1
         if i < 0 or data[i] not in b"rR":
             continue
         before = data[i - 1 : i]
-        if not before.isalpha() or (data[i] == ord("R") and before.islower()):
+        if before.isalpha() and not (data[i] == ord("R") and before.islower()):
+            continue
+        j = m.end()
+        while j < len(data) and data[j] in _IDENT:
+            j += 1
+        while j < len(data) and data[j] in b" \t":
+            j += 1
+        if data[j : j + 1] == b"(":
             return True
-    return b"REFUS" in data and re.search(rb"(?<![A-Z])REFUS(?:E|ALS?)(?![A-Z])", data) is not None
+    return b"REFUS" in data and re.search(rb"(?<![A-Z])REFUS(?:E|ALS?)(?![A-Z])\w*\s*\(", data) is not None
+
+
+_PY_NEEDLES = (b"AgentExtension", b"'rule'", b'"rule"', b"/refusal", b"upperhand.refusal", b"refusal-lint")
 
 
 def python_worth_parsing(data: bytes, extra: tuple[bytes, ...]) -> bool:
     """Can this file hold a card, a prompt, a guard or a suppression? (DESIGN §6)"""
     low = data.lower()
-    if b"refus" in low and _guard_word(data):
+    if b"refus" in low and (_guard_call(data) or any(n in data for n in _PY_NEEDLES)):
         return True
     if b"AgentExtension" in data or b"'rule'" in data or b'"rule"' in data:
         return True
     if (
         b"prompt" in low or b"instruction" in low or b"systemmessage" in low or b"system_message" in low
-    ) and (_PROMPT.search(data) is not None):
+    ) and _prompt_signal(data):
         return True
     return any(n in data for n in extra)
 

@@ -9,6 +9,7 @@ import os
 import posixpath
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from refusal_lint import discover
 from refusal_lint.bind import (
@@ -33,6 +34,9 @@ from refusal_lint.extract.job import Job
 from refusal_lint.facts import DictV, ExtDecl, FileFacts, Str
 from refusal_lint.model import Card, Finding, Loc, Prompt
 from refusal_lint.resolve import ModuleIndex, Resolver
+
+if TYPE_CHECKING:
+    from refusal_lint.workers import Pool
 
 IMPORT_ROUNDS = 8
 
@@ -107,7 +111,8 @@ class _Extraction:
         cache_dir = (cfg.base if cfg.source else root) if settings.use_cache else None
         self.cache = Cache(cache_dir)
         self.entries: dict[str, discover.Entry] = {}
-        self.contexts: dict[str, tuple[discover.Entry, str]] = {}
+        self.pending: dict[str, Job] = {}
+        self.pool: Pool | None = None
 
     def read(self, entry: discover.Entry, configured: bool) -> bytes | None:
         if entry.size > self.cfg.max_file_size and not configured:
@@ -124,9 +129,8 @@ class _Extraction:
 
     def decide(
         self, entries: list[discover.Entry], context: str, make: Callable[[discover.Entry, bytes], Job | None]
-    ) -> list[Job]:
-        """Jobs for the entries that need one; unchanged files are answered by the cache unread."""
-        jobs = []
+    ) -> None:
+        """Submit a job for each entry that needs one; unchanged files are answered unread."""
         for entry in entries:
             verdict = self.cache.verdict(entry.rel, entry.size, entry.mtime_ns, context)
             if verdict == SKIP:
@@ -141,31 +145,42 @@ class _Extraction:
                 if data is not None:
                     self.cache.remember(entry.rel, entry.size, entry.mtime_ns, context, SKIP)
                 continue
-            self.contexts[job.path] = (entry, context)
-            jobs.append(job)
-        return jobs
+            self.cache.remember(entry.rel, entry.size, entry.mtime_ns, context, cache_key(job))
+            self.submit(job)
 
-    def run(self, jobs: list[Job]) -> None:
-        todo = []
-        for job in jobs:
-            hit = self.cache.get(job)
-            if hit is not None:
-                self.facts[job.path] = hit
-            else:
-                todo.append(job)
-        if not todo:
+    def submit(self, job: Job) -> None:
+        """Facts from the cache, from this process (data files, the ast pre-check), or a worker."""
+        hit = self.cache.get(job)
+        if hit is not None:
+            self.facts[job.path] = hit
             return
-        from refusal_lint.workers import run_all  # multiprocessing, YAML, JSON readers: only when needed
+        from refusal_lint.extract import run as extract_run  # YAML and JSON readers: only when needed
 
-        results = run_all(todo, self.settings.jobs, self.settings.parse_timeout)
-        for job in todo:
-            facts = results[job.path]
-            self.facts[job.path] = facts
-            self.cache.put(job, facts)
-        for job in jobs:
-            if job.path in self.contexts:
-                entry, context = self.contexts.pop(job.path)
-                self.cache.remember(entry.rel, entry.size, entry.mtime_ns, context, cache_key(job))
+        if job.kind != "python":
+            self.done(job, extract_run.extract(job))
+            return
+        # Python goes to the workers whole: the ast pre-check runs there too, in parallel.
+        if self.pool is None:
+            from refusal_lint.workers import Pool
+
+            self.pool = Pool(self.settings.jobs, self.settings.parse_timeout)
+        self.pending[job.path] = job
+        self.pool.submit(job)
+
+    def done(self, job: Job, facts: FileFacts) -> None:
+        self.facts[job.path] = facts
+        self.cache.put(job, facts)
+
+    def drain(self) -> None:
+        """Wait for the workers' facts."""
+        if self.pool is None:
+            return
+        for path, facts in self.pool.finish().items():
+            self.done(self.pending.pop(path), facts)
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.close()
 
     def python_job(self, entry: discover.Entry, complete: bool) -> Job | None:
         data = self.read(entry, complete)
@@ -204,6 +219,15 @@ def run(paths: list[str], cfg: Config, settings: Settings) -> Result:
     exclude_base = cfg.base if cfg.source else root
     walk = discover.walk(root, paths, list(cfg.exclude), exclude_base)
     ex = _Extraction(root, cfg, settings, roles)
+    try:
+        return _run(ex, walk, root, cfg, settings, roles)
+    finally:
+        ex.close()
+
+
+def _run(
+    ex: _Extraction, walk: discover.Walk, root: str, cfg: Config, settings: Settings, roles: _Roles
+) -> Result:
     ex.notes.extend(walk.skipped)
     ex.entries = {e.rel: e for e in walk.files}
 
@@ -211,12 +235,11 @@ def run(paths: list[str], cfg: Config, settings: Settings) -> Result:
     # Python prefilter of phase 2.
     data_ctx = _context("data", sorted(roles.cards), sorted(roles.prompt_files.items()), bool(cfg.agents))
     py_entries = [e for e in walk.files if discover.kind_of(e.rel) == "python"]
-    data_jobs = ex.decide(
+    ex.decide(
         [e for e in walk.files if discover.kind_of(e.rel) != "python"],
         data_ctx,
         lambda e, d: _data_job(e, d, cfg, roles),
     )
-    ex.run(data_jobs)
     needles = tuple(
         sorted(
             {d.key.encode() for f in ex.facts.values() for e in f.exts for d in e.items if len(d.key) > 2}
@@ -237,7 +260,8 @@ def run(paths: list[str], cfg: Config, settings: Settings) -> Result:
             return Job(entry.rel, "python", data, complete=configured, guard_callables=cfg.guard_callables)
         return None
 
-    ex.run(ex.decide(py_entries, py_ctx, py_job))
+    ex.decide(py_entries, py_ctx, py_job)
+    ex.drain()
     scanned = len(walk.files)
 
     # Modules that facts import are read on demand, even where the prefilter passed them
@@ -254,7 +278,9 @@ def run(paths: list[str], cfg: Config, settings: Settings) -> Result:
         tried |= missing
         if not need:
             break
-        ex.run(need)
+        for job in need:
+            ex.submit(job)
+        ex.drain()
     ex.cache.save()
     result.files_scanned = scanned
     result.notes = ex.notes

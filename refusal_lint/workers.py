@@ -1,17 +1,19 @@
-"""Run extraction jobs; Python ones in worker processes, so a parser crash or hang costs one file.
+"""Run Python extraction in worker processes, so a parser crash or hang costs one file.
 
 libcst's native parser can segfault on pathological input and can take minutes on some
 valid files. Each worker takes one job at a time; the parent waits with a deadline, and a
 worker that dies or overruns is replaced and its file gets an RL002 problem instead.
+Workers start lazily, on the first job, and a second only when work piles up, so a run
+that parses nothing never imports libcst anywhere.
 """
 
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.context
 import sys
 import threading
 import time
-from collections.abc import Iterable
 from multiprocessing.connection import Connection, wait
 
 from refusal_lint.extract.job import Job
@@ -66,6 +68,11 @@ class _Worker:
         self.job: Job | None = None
         self.deadline = 0.0
 
+    def give(self, job: Job, timeout: float) -> None:
+        self.job = job
+        self.deadline = time.monotonic() + timeout
+        self.conn.send(job)
+
     def stop(self) -> None:
         self.conn.close()
         if self.proc.is_alive():
@@ -73,73 +80,82 @@ class _Worker:
         self.proc.join(5)
 
 
-def _failed(job: Job, why: str) -> FileFacts:
-    return FileFacts(job.path, job.kind, problem=Problem(Loc(job.path), why))
+class Pool:
+    """Jobs go in as they are found; `finish` waits for all and returns facts by path."""
 
+    def __init__(self, size: int, timeout: float) -> None:
+        method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+        self.ctx = multiprocessing.get_context(method)
+        self.size = max(1, size)
+        self.timeout = timeout
+        self.queue: list[Job] = []
+        self.idle: list[_Worker] = []
+        self.busy: list[_Worker] = []
+        self.results: dict[str, FileFacts] = {}
 
-def run_python(jobs: list[Job], n_workers: int, timeout: float) -> dict[str, FileFacts]:
-    """Extract Python jobs in isolated workers; results by path."""
-    results: dict[str, FileFacts] = {}
-    if not jobs:
-        return results
-    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-    ctx = multiprocessing.get_context(method)
-    queue = list(reversed(jobs))
-    workers = [_Worker(ctx) for _ in range(max(1, min(n_workers, len(jobs))))]
-    try:
-        idle = list(workers)
-        busy: list[_Worker] = []
-        while queue or busy:
-            while idle and queue:
-                w = idle.pop()
-                w.job = queue.pop()
-                w.deadline = time.monotonic() + timeout
-                w.conn.send(w.job)
-                busy.append(w)
-            now = time.monotonic()
-            ready = wait([w.conn for w in busy], timeout=max(0.0, min(w.deadline for w in busy) - now))
-            for w in list(busy):
-                assert w.job is not None
-                if w.conn in ready:
-                    try:
-                        results[w.job.path] = w.conn.recv()
-                        busy.remove(w)
-                        idle.append(w)
-                        continue
-                    except (EOFError, OSError):
-                        code = w.proc.exitcode
-                        w.proc.join(1)
-                        code = w.proc.exitcode if code is None else code
-                        why = (
-                            f"the parser crashed on this file (signal {-code})"
-                            if code and code < 0
-                            else "the parser's worker died on this file"
-                        )
-                elif time.monotonic() >= w.deadline:
-                    why = f"the parser did not finish this file within {timeout:g} s"
-                else:
+    def submit(self, job: Job) -> None:
+        self.queue.append(job)
+        # A second worker (and its libcst import) only pays once work piles up.
+        if (
+            not self.idle
+            and len(self.idle) + len(self.busy) < self.size
+            and (not self.busy or len(self.queue) > 1)
+        ):
+            self.idle.append(_Worker(self.ctx))
+        self._dispatch()
+        self._collect(0.0)
+
+    def _dispatch(self) -> None:
+        while self.idle and self.queue:
+            w = self.idle.pop()
+            w.give(self.queue.pop(0), self.timeout)
+            self.busy.append(w)
+
+    def _collect(self, timeout: float) -> None:
+        if not self.busy:
+            return
+        ready = wait([w.conn for w in self.busy], timeout=timeout)
+        for w in list(self.busy):
+            assert w.job is not None
+            if w.conn in ready:
+                try:
+                    self.results[w.job.path] = w.conn.recv()
+                    self.busy.remove(w)
+                    self.idle.append(w)
                     continue
-                results[w.job.path] = _failed(w.job, why + "; its facts are unchecked")
-                busy.remove(w)
-                w.stop()
-                workers.remove(w)
-                fresh = _Worker(ctx)
-                workers.append(fresh)
-                idle.append(fresh)
-    finally:
-        for w in workers:
+                except (EOFError, OSError):
+                    w.proc.join(1)
+                    code = w.proc.exitcode
+                    why = (
+                        f"the parser crashed on this file (signal {-code})"
+                        if code is not None and code < 0
+                        else "the parser's worker died on this file"
+                    )
+            elif time.monotonic() >= w.deadline:
+                why = f"the parser did not finish this file within {self.timeout:g} s"
+            else:
+                continue
+            self.results[w.job.path] = FileFacts(
+                w.job.path, w.job.kind, problem=Problem(Loc(w.job.path), why + "; its facts are unchecked")
+            )
+            self.busy.remove(w)
             w.stop()
-    return results
+            self.idle.append(_Worker(self.ctx))
 
+    def finish(self) -> dict[str, FileFacts]:
+        try:
+            while self.queue or self.busy:
+                self._dispatch()
+                if self.busy:
+                    now = time.monotonic()
+                    self._collect(max(0.0, min(w.deadline for w in self.busy) - now))
+        except BaseException:
+            self.close()
+            raise
+        out, self.results = self.results, {}
+        return out
 
-def run_all(jobs: Iterable[Job], n_workers: int, timeout: float) -> dict[str, FileFacts]:
-    """Data and text files in this process (pure Python, bounded); Python ones in workers."""
-    py: list[Job] = []
-    out: dict[str, FileFacts] = {}
-    for job in jobs:
-        if job.kind == "python":
-            py.append(job)
-        else:
-            out[job.path] = extract(job)
-    out.update(run_python(py, n_workers, timeout))
-    return out
+    def close(self) -> None:
+        for w in self.idle + self.busy:
+            w.stop()
+        self.idle, self.busy = [], []

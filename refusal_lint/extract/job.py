@@ -15,3 +15,6 @@ class Job:
     prompt_key: str | None = None  # configured YAML key path ('' = whole file)
     complete: bool = False  # Python: read definitions even where no fact can be
     guard_callables: tuple[str, ...] = ()
+    # Set by the pre-check: it ran, and where CPython's parser stopped (message, line, column).
+    checked: bool = False
+    ast_error: tuple[str, int, int] | None = None

@@ -10,10 +10,10 @@ import re
 from dataclasses import dataclass, field
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from refusal_lint import spec
 from refusal_lint.extract import vocab
+from refusal_lint.extract.positions import Positions
 from refusal_lint.facts import (
     Const,
     CtorCall,
@@ -143,7 +143,7 @@ class _Extractor(cst.CSTVisitor):
         self,
         path: str,
         module: cst.Module,
-        pos: dict[cst.CSTNode, CodeRange],
+        pos: Positions,
         guard_callables: tuple[str, ...],
     ) -> None:
         self.path = path
@@ -173,7 +173,7 @@ class _Extractor(cst.CSTVisitor):
         r = self.pos.get(node)
         if r is None:
             return Loc(self.path)
-        return Loc(self.path, r.start.line, r.start.column + 1, r.end.line, r.end.column + 1)
+        return Loc(self.path, r[0], r[1] + 1, r[2], r[3] + 1)
 
     # ---- values ----------------------------------------------------------------------
 
@@ -715,9 +715,7 @@ def _init_map(init: cst.FunctionDef) -> dict[str, tuple[int, str]]:
 def extract(path: str, text: str, guard_callables: tuple[str, ...] = ()) -> FileFacts:
     """Facts of a Python file; raises libcst's ParserSyntaxError (or SyntaxError) when unreadable."""
     module = cst.parse_module(text)
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    pos = wrapper.resolve(PositionProvider)
-    ex = _Extractor(path, module, dict(pos), guard_callables)
+    ex = _Extractor(path, module, Positions(module), guard_callables)
     module.visit(ex)
     return FileFacts(
         path=path,

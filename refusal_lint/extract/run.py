@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
 import io
 import tokenize
 import warnings
@@ -70,49 +71,56 @@ def _documents(job: Job, text: str) -> list[TNode]:
 
 
 def _python(job: Job) -> FileFacts:
+    checked = job if job.checked else precheck(job)
+    if isinstance(checked, FileFacts):
+        return checked
+    return _libcst(checked)
+
+
+def precheck(job: Job) -> FileFacts | Job:
+    """CPython's parser first: final facts when it settles the file, else the job for libcst."""
     try:
         text = _decode_python(job.data)
     except (SyntaxError, UnicodeDecodeError, LookupError) as exc:
         return _problem(job, f"cannot decode: {exc}")
     except ValueError as exc:
         return _problem(job, str(exc))
-    ast_error: SyntaxError | None = None
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             tree = ast.parse(text)
     except SyntaxError as exc:
-        ast_error = exc
         if "too many nested" in str(exc.msg) or "too complex" in str(exc.msg):
             # libcst's native parser can crash the process on such nesting: go no further.
             return _problem(job, f"syntax error: {exc.msg}", exc.lineno or 1, exc.offset or 1)
+        return dataclasses.replace(
+            job, checked=True, ast_error=(str(exc.msg), exc.lineno or 1, exc.offset or 1)
+        )
     except (RecursionError, MemoryError, ValueError) as exc:
         return _problem(job, f"the parser could not read this file ({type(exc).__name__})")
-    else:
-        guard_names = frozenset(g.rsplit(".", 1)[-1] for g in job.guard_callables)
-        if not job.complete and "refusal-lint:" not in text and not pyscan.may_hold_facts(tree, guard_names):
-            return FileFacts(job.path, "python", complete=False)
-    return _libcst(job, text, ast_error)
+    guard_names = frozenset(g.rsplit(".", 1)[-1] for g in job.guard_callables)
+    if not job.complete and "refusal-lint:" not in text and not pyscan.may_hold_facts(tree, guard_names):
+        return FileFacts(job.path, "python", complete=False)
+    return dataclasses.replace(job, checked=True)
 
 
-def _libcst(job: Job, text: str, ast_error: SyntaxError | None) -> FileFacts:
+def _libcst(job: Job) -> FileFacts:
     from libcst import ParserSyntaxError
 
     from refusal_lint.extract import python
 
+    text = _decode_python(job.data)
     try:
         return python.extract(job.path, text, job.guard_callables)
     except (ParserSyntaxError, SyntaxError) as exc:
-        if ast_error is not None:
-            return _problem(
-                job, f"syntax error: {ast_error.msg}", ast_error.lineno or 1, ast_error.offset or 1
-            )
-        line = getattr(exc, "raw_line", 1) or 1
+        if job.ast_error is not None:
+            msg, line, col = job.ast_error
+            return _problem(job, f"syntax error: {msg}", line, col)
         return _problem(
             job,
             "the parser (libcst) could not read this file, though it is valid "
             "Python: its facts are unchecked",
-            line,
+            getattr(exc, "raw_line", 1) or 1,
         )
     except (RecursionError, MemoryError) as exc:
         return _problem(job, f"the parser could not read this file ({type(exc).__name__})")

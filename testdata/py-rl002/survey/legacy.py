@@ -1,2 +1,3 @@
 from survey.policy import refuse
-print 'refusing', refuse
+
+print "refusing", refuse("seg-mix")

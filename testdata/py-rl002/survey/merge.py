@@ -1,6 +1,9 @@
 from survey.policy import refuse
+
+
+def guard(cut):
 <<<<<<< HEAD
-REASON = 'a'
+    return refuse("invalid-cut", detail=cut)
 =======
-REASON = 'b'
+    return refuse("invalid-cut", detail=f"{cut} unknown")
 >>>>>>> feature
