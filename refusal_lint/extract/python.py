@@ -45,6 +45,15 @@ class _Scope:
     passthrough: set[str] = field(default_factory=set)
     local: set[str] = field(default_factory=set)
     dicts: dict[str, cst.Dict] = field(default_factory=dict)  # local name -> dict literal
+    body: cst.CSTNode | None = None  # bindings not read yet: read on first name lookup
+
+    def ready(self) -> _Scope:
+        if self.body is not None:
+            # Most functions never need their bindings; walking every body twice is costly.
+            self.body.visit(_Bindings(self))
+            self.local -= self.passthrough
+            self.body = None
+        return self
 
 
 def _dotted(node: cst.BaseExpression) -> str | None:
@@ -205,7 +214,7 @@ class _Extractor(cst.CSTVisitor):
         head, _, rest = dotted.partition(".")
         if head in ("None", "True", "False"):
             return Const(head.lower(), loc)
-        for scope in reversed(self.scopes):
+        for scope in (s.ready() for s in reversed(self.scopes)):
             if head in ("self", "cls") and self.classes and rest:
                 cls_name, attrs = self.classes[-1]
                 first = rest.split(".", 1)[0]
@@ -395,8 +404,7 @@ class _Extractor(cst.CSTVisitor):
         for star in (params.star_arg, params.star_kwarg):
             if isinstance(star, cst.Param):
                 scope.passthrough.add(star.name.value)
-        node.body.visit(_Bindings(scope))
-        scope.local -= scope.passthrough
+        scope.body = node.body
         self.scopes.append(scope)
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:

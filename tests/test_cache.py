@@ -1,0 +1,99 @@
+"""The content cache: a warm run is cheap, and no edit is ever hidden by a stale entry."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import TESTDATA, check_json, run_cli
+
+
+@pytest.fixture
+def agent(tmp_path: Path) -> Path:
+    dest = tmp_path / "agent"
+    shutil.copytree(TESTDATA / "survey-agent", dest, ignore=shutil.ignore_patterns("expected.txt"))
+    return dest
+
+
+def _codes(root: Path) -> list[tuple[str, str | None]]:
+    result = run_cli("check", str(root), "--format", "json")  # the cache is on
+    import json
+
+    return [(f["code"], f["rule_id"]) for f in json.loads(result.stdout)["findings"]]
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text
+    time.sleep(0.01)  # a distinct mtime even on coarse file systems
+    path.write_text(text.replace(old, new))
+
+
+def test_cache_is_written_with_its_tag(agent: Path) -> None:
+    assert _codes(agent) == []
+    cache = agent / ".refusal_lint_cache"
+    assert (cache / "CACHEDIR.TAG").read_text().startswith("Signature: 8a477f597d28d172789f06886806bc55")
+    assert (cache / ".gitignore").read_text() == "*\n"
+    assert _codes(agent) == []
+
+
+def test_editing_a_guard_invalidates_it(agent: Path) -> None:
+    assert _codes(agent) == []
+    _edit(agent / "survey_agent" / "tools.py", 'Refusal("seg-mix"', 'Refusal("seg_mix"')
+    assert _codes(agent) == [("RL301", "seg-mix"), ("RL302", "seg_mix")]
+
+
+def test_editing_the_card_invalidates_it(agent: Path) -> None:
+    assert _codes(agent) == []
+    _edit(agent / ".well-known" / "agent-card.json", '"invalid-cut": "That', '"invalid-cut": "This')
+    assert _codes(agent) == [("RL203", "invalid-cut")]
+
+
+def test_editing_the_prompt_invalidates_it(agent: Path) -> None:
+    assert _codes(agent) == []
+    _edit(agent / "prompts" / "system_prompt.md", "- invalid-cut: That", "- invalid-cut: The")
+    assert _codes(agent) == [("RL203", "invalid-cut")]
+
+
+def test_config_that_changes_extraction_invalidates_it(agent: Path) -> None:
+    (agent / "survey_agent" / "policy.py").write_text('def check(x):\n    return block("geo-drill")\n')
+    assert _codes(agent) == []
+    (agent / ".refusal-lint.yaml").write_text("guard-callables: [block]\n")
+    assert _codes(agent) == [("RL302", "geo-drill")]
+    (agent / ".refusal-lint.yaml").write_text("guard-callables: []\n")
+    assert _codes(agent) == []
+
+
+def test_a_new_import_target_is_read(agent: Path) -> None:
+    tools = agent / "survey_agent" / "tools.py"
+    _edit(tools, 'Refusal("invalid-cut"', "Refusal(CUT_RULE")
+    _edit(tools, "from survey_agent.refusals import Refusal", "from survey_agent.refusals import Refusal\nfrom survey_agent.ids import CUT_RULE")
+    (agent / "survey_agent" / "ids.py").write_text('CUT_RULE = "invalid-cut"\n')
+    assert _codes(agent) == []
+    _edit(agent / "survey_agent" / "ids.py", '"invalid-cut"', '"invalid-cuts"')
+    assert _codes(agent) == [("RL301", "invalid-cut"), ("RL302", "invalid-cuts")]
+
+
+def test_no_cache_reads_and_writes_nothing(agent: Path) -> None:
+    assert check_json(agent)["findings"] == []
+    assert not (agent / ".refusal_lint_cache").exists()
+
+
+def test_warm_run_starts_no_parser(agent: Path) -> None:
+    probe = (
+        "import sys\n"
+        "from refusal_lint.cli import main\n"
+        f"sys.argv = ['refusal-lint', 'check', {str(agent)!r}]\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in ('libcst', 'refusal_lint.workers', 'yaml') if m in sys.modules), file=sys.stderr)\n"
+    )
+    cold = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert "'refusal_lint.workers'" in cold.stderr.splitlines()[-1]
+    warm = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert warm.stdout == "All checks passed!\n"
+    assert warm.stderr.splitlines()[-1] == "[]"
