@@ -103,7 +103,9 @@ def _check(
     chosen = _codes(select, "--select")
     selected = frozenset(chosen if chosen is not None else (cfg.select or set(CODES)))
     ignored = frozenset(cfg.ignore | (_codes(ignore, "--ignore") or set()))
-    settings = pipeline.Settings(selected, ignored, not no_cache, jobs or len(os.sched_getaffinity(0)))
+    settings = pipeline.Settings(
+        selected, ignored, not no_cache, jobs or len(os.sched_getaffinity(0)), cfg.parse_timeout
+    )
     result = pipeline.run(targets, cfg, settings)
     fmt = fmt or "text"
     use_color = False

@@ -14,6 +14,7 @@ from refusal_lint.errors import UsageError
 
 CONFIG_FILES = (".refusal-lint.yaml", "refusal-lint.yaml", "pyproject.toml")
 DEFAULT_MAX_FILE_SIZE = 4 * 1024 * 1024
+DEFAULT_PARSE_TIMEOUT = 20.0  # seconds one Python file may take in the parser
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,7 @@ class Config:
     per_file_ignores: tuple[tuple[str, frozenset[str]], ...] = ()
     guard_callables: tuple[str, ...] = ()
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
+    parse_timeout: float = DEFAULT_PARSE_TIMEOUT
     probes: dict[str, str] = field(default_factory=dict)
 
 
@@ -46,6 +48,7 @@ _TOP_KEYS = (
     "per-file-ignores",
     "guard-callables",
     "max-file-size",
+    "parse-timeout",
     "probes",
 )
 _AGENT_KEYS = ("name", "card", "prompt", "guards")
@@ -108,6 +111,9 @@ def parse(data: Any, src: str, base: str) -> Config:
     size = data.get("max-file-size", DEFAULT_MAX_FILE_SIZE)
     if isinstance(size, bool) or not isinstance(size, int) or size <= 0:
         raise UsageError(f"{src}: `max-file-size` must be a positive number of bytes")
+    timeout = data.get("parse-timeout", DEFAULT_PARSE_TIMEOUT)
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
+        raise UsageError(f"{src}: `parse-timeout` must be a positive number of seconds")
     probes = data.get("probes", {})
     if not isinstance(probes, dict) or not all(
         isinstance(k, str) and isinstance(v, str) for k, v in probes.items()
@@ -123,6 +129,7 @@ def parse(data: Any, src: str, base: str) -> Config:
         per_file_ignores=per_file,
         guard_callables=_str_list(data.get("guard-callables", []), "guard-callables", src),
         max_file_size=size,
+        parse_timeout=float(timeout),
         probes=dict(probes),
     )
 

@@ -44,6 +44,9 @@ def _serve(conn: Connection) -> None:
 
 
 def _worker_main(conn: Connection) -> None:
+    import faulthandler
+
+    faulthandler.disable()  # a crash is reported by the parent, as RL002, not as a dump
     try:
         import resource
 

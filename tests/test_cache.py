@@ -9,7 +9,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import TESTDATA, check_json, run_cli
 
 
@@ -72,7 +71,11 @@ def test_config_that_changes_extraction_invalidates_it(agent: Path) -> None:
 def test_a_new_import_target_is_read(agent: Path) -> None:
     tools = agent / "survey_agent" / "tools.py"
     _edit(tools, 'Refusal("invalid-cut"', "Refusal(CUT_RULE")
-    _edit(tools, "from survey_agent.refusals import Refusal", "from survey_agent.refusals import Refusal\nfrom survey_agent.ids import CUT_RULE")
+    _edit(
+        tools,
+        "from survey_agent.refusals import Refusal",
+        "from survey_agent.refusals import Refusal\nfrom survey_agent.ids import CUT_RULE",
+    )
     (agent / "survey_agent" / "ids.py").write_text('CUT_RULE = "invalid-cut"\n')
     assert _codes(agent) == []
     _edit(agent / "survey_agent" / "ids.py", '"invalid-cut"', '"invalid-cuts"')

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import libcst as cst
 import pytest
+from conftest import TESTDATA
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from conftest import TESTDATA
 from refusal_lint.extract.positions import Positions
 
 TRICKY = '''\
@@ -55,6 +55,8 @@ def test_agrees_on_tricky_code() -> None:
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.sampled_from(TRICKY.splitlines(keepends=True)[:4] + ["x = 1\n", "\n", "# c\n"]), max_size=12))
+@given(
+    st.lists(st.sampled_from(TRICKY.splitlines(keepends=True)[:4] + ["x = 1\n", "\n", "# c\n"]), max_size=12)
+)
 def test_agrees_on_shuffled_lines(lines: list[str]) -> None:
     _check("".join(lines))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import io
+import sys
 import tokenize
 import warnings
 
@@ -13,6 +14,8 @@ from refusal_lint.extract.job import Job
 from refusal_lint.extract.tree import TNode, TooDeep
 from refusal_lint.facts import FileFacts, Problem
 from refusal_lint.model import Loc
+
+AST_DEPTH = 2000
 
 
 def _problem(job: Job, message: str, line: int = 1, col: int = 1) -> FileFacts:
@@ -85,6 +88,10 @@ def precheck(job: Job) -> FileFacts | Job:
         return _problem(job, f"cannot decode: {exc}")
     except ValueError as exc:
         return _problem(job, str(exc))
+    # CPython's parser at a bounded depth: a tree it cannot build within AST_DEPTH levels
+    # (50,000 chained `+`, 20,000 `.attr`) is one libcst would take minutes on, or crash.
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(AST_DEPTH)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -96,8 +103,12 @@ def precheck(job: Job) -> FileFacts | Job:
         return dataclasses.replace(
             job, checked=True, ast_error=(str(exc.msg), exc.lineno or 1, exc.offset or 1)
         )
-    except (RecursionError, MemoryError, ValueError) as exc:
+    except RecursionError:
+        return _problem(job, f"the parser could not read this file: nested more than {AST_DEPTH} levels deep")
+    except (MemoryError, ValueError) as exc:
         return _problem(job, f"the parser could not read this file ({type(exc).__name__})")
+    finally:
+        sys.setrecursionlimit(limit)
     guard_names = frozenset(g.rsplit(".", 1)[-1] for g in job.guard_callables)
     if not job.complete and "refusal-lint:" not in text and not pyscan.may_hold_facts(tree, guard_names):
         return FileFacts(job.path, "python", complete=False)

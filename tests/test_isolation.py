@@ -1,0 +1,144 @@
+"""A parser crash or hang costs one file, never the run; pathological files never take it down."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+from conftest import check_json
+
+from refusal_lint import workers
+from refusal_lint.extract.job import Job
+from refusal_lint.extract.run import extract as real_extract
+from refusal_lint.facts import FileFacts
+
+GUARD = b'from policy import refuse\n\n\ndef f():\n    return refuse("seg-mix")\n'
+
+
+def _sabotaged(job: Job) -> FileFacts:
+    if job.path.endswith("crash.py"):
+        os.kill(os.getpid(), signal.SIGSEGV)
+    if job.path.endswith("hang.py"):
+        time.sleep(3600)
+    return real_extract(job)
+
+
+@pytest.fixture
+def sabotage(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Workers are forked, so they inherit the patched function.
+    monkeypatch.setattr(workers, "extract", _sabotaged)
+
+
+def test_pool_survives_crash_and_hang(sabotage: None) -> None:
+    pool = workers.Pool(2, timeout=1.5)
+    names = ["a.py", "crash.py", "b.py", "hang.py", "c.py", "d.py"]
+    start = time.monotonic()
+    for name in names:
+        pool.submit(Job(name, "python", GUARD))
+    results = pool.finish()
+    pool.close()
+    assert time.monotonic() - start < 30
+    assert sorted(results) == sorted(names)
+    assert results["crash.py"].problem is not None
+    assert results["crash.py"].problem.message.startswith("the parser crashed on this file (signal 11)")
+    assert results["hang.py"].problem is not None
+    assert "did not finish this file within 1.5 s" in results["hang.py"].problem.message
+    for ok in ("a.py", "b.py", "c.py", "d.py"):
+        assert results[ok].problem is None and len(results[ok].guards) == 1
+
+
+def test_cli_reports_crash_and_keeps_other_findings(sabotage: None, tmp_path: Path) -> None:
+    (tmp_path / "tools.py").write_bytes(GUARD)
+    (tmp_path / "crash.py").write_bytes(GUARD)
+    (tmp_path / "hang.py").write_bytes(GUARD)
+    (tmp_path / ".refusal-lint.yaml").write_text("parse-timeout: 1\n")
+    data = check_json(tmp_path)
+    got = [(f["path"], f["code"], f["rule_id"]) for f in data["findings"]]
+    assert got == [
+        ("crash.py", "RL002", None),
+        ("hang.py", "RL002", None),
+        ("tools.py", "RL001", "seg-mix"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        # CPython rejects it in C before libcst could crash on it.
+        (
+            "x = " + "[" * 5000 + "]" * 5000 + "\nrefuse('seg-mix')\n",
+            "syntax error: too many nested parentheses",
+        ),
+        # Valid, but libcst hangs on it: the C parser cannot build its tree either.
+        (
+            "x = " + " + ".join(['"a"'] * 50_000) + "\nrefuse('seg-mix')\n",
+            "the parser could not read this file",
+        ),
+        # Valid for CPython, rejected by libcst: not called a syntax error.
+        (
+            "x = (" + " ".join(['"a"'] * 5000) + ")\nrefuse('seg-mix')\n",
+            "the parser (libcst) could not read this file",
+        ),
+    ],
+    ids=["deep-brackets", "50k-terms", "5k-implicit-concat"],
+)
+def test_pathological_python(tmp_path: Path, source: str, message: str) -> None:
+    (tmp_path / "bad.py").write_text(source)
+    (tmp_path / "tools.py").write_bytes(GUARD)
+    start = time.monotonic()
+    data = check_json(tmp_path)
+    assert time.monotonic() - start < 60
+    got = [(f["path"], f["code"]) for f in data["findings"]]
+    assert got == [("bad.py", "RL002"), ("tools.py", "RL001")]
+    assert data["findings"][0]["message"].startswith(message)
+    if "libcst" in message:
+        assert "syntax error" not in data["findings"][0]["message"]
+
+
+def test_deep_yaml_is_bounded(tmp_path: Path) -> None:
+    wk = tmp_path / ".well-known"
+    wk.mkdir()
+    (wk / "agent-card.yaml").write_text("refusal: " + "[" * 3000 + "]" * 3000 + "\n")
+    data = check_json(tmp_path)
+    assert [f["code"] for f in data["findings"]] == ["RL002"]
+
+
+def test_unreadable_file_is_a_note(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    (tmp_path / "tools.py").write_bytes(GUARD)
+    (tmp_path / "other.py").write_bytes(GUARD)
+    real_open = open
+
+    def fake_open(file: object, *args: object, **kwargs: object) -> object:
+        if str(file).endswith("other.py"):
+            raise PermissionError(13, "Permission denied")
+        return real_open(file, *args, **kwargs)  # type: ignore[call-overload]
+
+    import builtins
+
+    from conftest import run_cli
+
+    monkeypatch.setattr(builtins, "open", fake_open)
+    result = run_cli("check", str(tmp_path), "--no-cache")
+    assert result.exit_code == 1
+    assert "other.py: cannot read (Permission denied)" in result.stderr
+    assert "tools.py:5:12: RL001 [seg-mix]" in result.stdout
+
+
+def test_file_vanishing_during_the_walk(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    (tmp_path / "tools.py").write_bytes(GUARD)
+    (tmp_path / "gone.py").write_bytes(GUARD)
+    from refusal_lint import discover
+
+    real_walk = discover.walk
+
+    def walk_then_delete(*args: object, **kwargs: object) -> discover.Walk:
+        found = real_walk(*args, **kwargs)  # type: ignore[arg-type]
+        (tmp_path / "gone.py").unlink()
+        return found
+
+    monkeypatch.setattr(discover, "walk", walk_then_delete)
+    data = check_json(tmp_path)
+    assert [(f["path"], f["code"]) for f in data["findings"]] == [("tools.py", "RL001")]
