@@ -61,7 +61,7 @@ def mutate(data: bytes, rng: random.Random) -> bytes:
             lines = data.splitlines(keepends=True)
             if lines:
                 i = rng.randrange(len(lines))
-                data = b"".join(lines[: i + 1] + [lines[i]] + lines[i + 1 :])
+                data = b"".join([*lines[: i + 1], lines[i], *lines[i + 1 :]])
         elif op == 4:
             lines = data.splitlines(keepends=True)
             if lines:

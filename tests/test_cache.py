@@ -93,7 +93,8 @@ def test_warm_run_starts_no_parser(agent: Path) -> None:
         "from refusal_lint.cli import main\n"
         f"sys.argv = ['refusal-lint', 'check', {str(agent)!r}]\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
-        "print(sorted(m for m in ('libcst', 'refusal_lint.workers', 'yaml') if m in sys.modules), file=sys.stderr)\n"
+        "mods = ('libcst', 'refusal_lint.workers', 'yaml')\n"
+        "print(sorted(m for m in mods if m in sys.modules), file=sys.stderr)\n"
     )
     cold = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
     assert "'refusal_lint.workers'" in cold.stderr.splitlines()[-1]

@@ -56,7 +56,7 @@ def test_agrees_on_tricky_code() -> None:
 
 @settings(max_examples=40, deadline=None)
 @given(
-    st.lists(st.sampled_from(TRICKY.splitlines(keepends=True)[:4] + ["x = 1\n", "\n", "# c\n"]), max_size=12)
+    st.lists(st.sampled_from([*TRICKY.splitlines(keepends=True)[:4], "x = 1\n", "\n", "# c\n"]), max_size=12)
 )
 def test_agrees_on_shuffled_lines(lines: list[str]) -> None:
     _check("".join(lines))
