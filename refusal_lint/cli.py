@@ -68,6 +68,8 @@ def main() -> None:
 @click.option("--output", type=click.Path(), help="Write the report to this file.")
 @click.option("--select", help="Only these codes (comma-separated; prefixes like RL3 allowed).")
 @click.option("--ignore", help="Never these codes.")
+@click.option("--fix", is_flag=True, help="Rewrite drifted reasons (RL203, RL303) to the card's.")
+@click.option("--diff", "show_diff", is_flag=True, help="Print the diff --fix would apply; write nothing.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when errors are found (never turns 2 into 0).")
 @click.option("--no-cache", is_flag=True, help="Neither read nor write .refusal_lint_cache/.")
 @click.option("--jobs", type=click.IntRange(min=1), default=None, help="Parser processes (default: CPUs).")
@@ -93,6 +95,8 @@ def _check(
     statistics: bool,
     quiet: bool,
     color: bool | None,
+    fix: bool = False,
+    show_diff: bool = False,
 ) -> int:
     from refusal_lint import config as config_mod
     from refusal_lint import pipeline
@@ -106,11 +110,29 @@ def _check(
     settings = pipeline.Settings(
         selected, ignored, not no_cache, jobs or len(os.sched_getaffinity(0)), cfg.parse_timeout
     )
+    if fix and show_diff:
+        raise UsageError("--fix and --diff: choose one")
     result = pipeline.run(targets, cfg, settings)
+    fixed = 0
+    if fix or show_diff:
+        from refusal_lint import fix as fixer
+
+        plan = fixer.plan(result.findings, result.root)
+        if not quiet:
+            for line in plan.skipped:
+                click.echo(f"refusal-lint: note: {line}", err=True)
+        if show_diff:
+            click.echo(fixer.diff(plan), nl=False)
+            return 1 if plan.files else 0
+        for line in fixer.write(plan):
+            click.echo(f"refusal-lint: note: {line}", err=True)
+        fixed = plan.count
+        if fixed:
+            result = pipeline.run(targets, cfg, settings)  # what remains, exactly as a fresh run sees it
     fmt = fmt or "text"
     use_color = False
     if fmt == "json":
-        report = jsonout.render(result.findings, result.agents, result.files_scanned)
+        report = jsonout.render(result.findings, result.agents, result.files_scanned, fixed)
     else:
         use_color = (
             color
@@ -118,7 +140,7 @@ def _check(
             else (output is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ)
         )
         nothing = not result.facts_found and not result.findings
-        report = text.render(result.findings, use_color, statistics, nothing)
+        report = text.render(result.findings, use_color, statistics, nothing, fixed)
         if quiet:
             report = "".join(text.line(f, use_color) + "\n" for f in result.findings)
     if not quiet:

@@ -20,6 +20,20 @@ class Loc:
 
 
 @dataclass(frozen=True)
+class Edit:
+    """What --fix would change for one finding: a Python string literal, or text on a line."""
+
+    path: str
+    line: int
+    old: str  # the literal's current value, or the text as it stands on the line
+    new: str  # the card's reason
+    kind: str  # "literal" | "text"
+    col: int = 0  # literal: its span, 1-based, end exclusive
+    end_line: int = 0
+    end_col: int = 0
+
+
+@dataclass(frozen=True)
 class Finding:
     code: str
     loc: Loc
@@ -27,6 +41,7 @@ class Finding:
     rule_id: str | None = None
     agent: str | None = None
     fixable: bool = False
+    edit: Edit | None = None
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         return (self.loc.path, self.loc.line, self.loc.col, self.code, self.rule_id or "")

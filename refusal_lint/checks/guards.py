@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from refusal_lint import prompttext, spec
 from refusal_lint.bind import BoundError, BoundGuard
-from refusal_lint.model import Card, Finding
+from refusal_lint.model import Card, Edit, Finding
 
 
 def check(card: Card | None, guards: list[BoundGuard], errors: list[BoundError]) -> list[Finding]:
@@ -63,13 +63,18 @@ def check(card: Card | None, guards: list[BoundGuard], errors: list[BoundError])
             and rule.reason is not None
             and prompttext.fold_ws(g.reason) != prompttext.fold_ws(rule.reason)
         ):
+            edit = None
+            if g.reason_literal and g.reason_loc is not None:
+                r = g.reason_loc
+                edit = Edit(r.path, r.line, g.reason, rule.reason, "literal", r.col, r.end_line, r.end_col)
             out.append(
                 Finding(
                     "RL303",
                     g.loc,
                     f'guard passes reason "{g.reason}" for `{g.rule_id}`; the card says "{rule.reason}"',
                     rule_id=g.written,
-                    fixable=g.reason_literal,
+                    fixable=edit is not None,
+                    edit=edit,
                 )
             )
     for rule in card.rules:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from refusal_lint import prompttext
-from refusal_lint.model import Card, Finding, Loc, Prompt
+from refusal_lint.model import Card, Edit, Finding, Loc, Prompt
 
 
 def mention_lines(prompts: list[Prompt], rule_id: str) -> list[Loc]:
@@ -57,6 +57,8 @@ def check(card: Card, prompts: list[Prompt], configured: str | None = None) -> l
             if stated is None or stated.reason is None:
                 continue
             if not rl.states(stated.reason):
+                # A reason wrapped over several lines is not rewritten: that is a judgement call.
+                edit = None if rl.wrapped else Edit(p.loc.path, rl.line, rl.reason, stated.reason, "text")
                 out.append(
                     Finding(
                         "RL203",
@@ -64,7 +66,8 @@ def check(card: Card, prompts: list[Prompt], configured: str | None = None) -> l
                         f'the prompt gives `{rl.rule_id}` the reason "{rl.wrapped or rl.reason}"; '
                         f'the card says "{stated.reason}"',
                         rule_id=rl.rule_id,
-                        fixable=True,
+                        fixable=edit is not None,
+                        edit=edit,
                     )
                 )
     return out

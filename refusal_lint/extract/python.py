@@ -254,6 +254,8 @@ class _Extractor(cst.CSTVisitor):
                 assert isinstance(part, cst.FormattedStringExpression)
                 parts.append(self.value(part.expression))
                 line += self.module.code_for_node(part).count("\n")
+        if len(parts) == 1 and isinstance(parts[0], Str):
+            return Str(parts[0].value, loc, parts[0].lines)  # f"..." with no placeholder: a literal
         return Join(tuple(parts), loc)
 
     def value(self, node: cst.BaseExpression) -> Value:

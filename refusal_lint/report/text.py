@@ -19,8 +19,10 @@ def line(f: Finding, color: bool) -> str:
     return f"{_BOLD}{where}{_RESET} {tint}{_BOLD}{f.code}{_RESET}{_CYAN}{rule}{_RESET} {f.message}"
 
 
-def render(findings: list[Finding], color: bool, statistics: bool = False, nothing: bool = False) -> str:
-    if nothing:
+def render(
+    findings: list[Finding], color: bool, statistics: bool = False, nothing: bool = False, fixed: int = 0
+) -> str:
+    if nothing and not fixed:
         return "nothing to check: no refusals card, prompt or guard found\n"
     out = [line(f, color) for f in findings]
     if statistics and findings:
@@ -29,13 +31,15 @@ def render(findings: list[Finding], color: bool, statistics: bool = False, nothi
             out.append(f"{n:5d}  {code}  {CODES[code].name}")
     errors = sum(CODES[f.code].severity == "error" for f in findings)
     warnings = len(findings) - errors
+    done = f"Fixed {fixed} finding{'s' * (fixed != 1)}. " if fixed else ""
     if not findings:
-        out.append("All checks passed!")
+        out.append(f"{done}All checks passed!")
     else:
         if out:
             out.append("")
         out.append(
-            f"Found {errors} error{'s' * (errors != 1)} and {warnings} warning{'s' * (warnings != 1)}."
+            f"{done}Found {errors} error{'s' * (errors != 1)} and {warnings} warning{'s' * (warnings != 1)}"
+            + (" remaining." if fixed else ".")
         )
         fixable = sum(f.fixable for f in findings)
         if fixable:

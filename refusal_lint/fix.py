@@ -1,0 +1,244 @@
+"""--fix and --diff: bring drifted reasons back to the card's (RL203, RL303), safely.
+
+Every edit is checked before anything is written: the text it replaces must still be what
+the findings saw (else the file changed on disk), and the result must still parse and
+say the card's reason (else the reason cannot be written there safely). Writes are
+atomic (a temporary file in the same folder, then rename) and keep the encoding, BOM,
+line endings and permissions.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import io
+import os
+import re
+import stat
+import tempfile
+import tokenize
+from dataclasses import dataclass, field
+
+from refusal_lint.model import Edit, Finding
+
+_LITERAL = re.compile(r"(?P<prefix>[rRbBuUfF]{0,2})(?P<quote>'''|\"\"\"|'|\")", re.S)
+
+
+@dataclass
+class FileFix:
+    path: str  # relative
+    abs: str
+    encoding: str
+    bom: bool
+    before: str
+    after: str
+    fixed: list[Finding] = field(default_factory=list)
+
+
+@dataclass
+class Plan:
+    files: list[FileFix] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)  # one line each: what was left alone, and why
+
+    @property
+    def count(self) -> int:
+        return sum(len(f.fixed) for f in self.files)
+
+
+def _decode(data: bytes, python: bool) -> tuple[str, str, bool]:
+    bom = data.startswith(b"\xef\xbb\xbf")
+    encoding = "utf-8"
+    if python:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        encoding = "utf-8" if encoding == "utf-8-sig" else encoding
+    text = data.decode(encoding)
+    return (text[1:] if bom and text.startswith("\ufeff") else text), encoding, bom
+
+
+def _line_spans(text: str) -> list[int]:
+    starts = [0]
+    for m in re.finditer("\n", text):
+        starts.append(m.end())
+    return starts
+
+
+def _escape(value: str, quote: str, raw: bool, fstring: bool) -> str | None:
+    """The body of a literal with that quote whose value is `value`; None if it cannot be."""
+    if raw:
+        if "\\" in value or quote[0] in value or "\n" in value or "\r" in value:
+            return None
+        body = value
+    else:
+        out = []
+        for ch in value:
+            if ch == "\\":
+                out.append("\\\\")
+            elif ch == quote[0]:
+                out.append("\\" + ch)
+            elif ch == "\n":
+                out.append("\\n")
+            elif ch == "\r":
+                out.append("\\r")
+            elif ch == "\t":
+                out.append("\\t")
+            elif not ch.isprintable():
+                out.append(f"\\u{ord(ch):04x}" if ord(ch) < 0x10000 else f"\\U{ord(ch):08x}")
+            else:
+                out.append(ch)
+        body = "".join(out)
+    return body.replace("{", "{{").replace("}", "}}") if fstring else body
+
+
+def literal_value(source: str) -> str | None:
+    """The value of a Python string literal (f-strings without placeholders included)."""
+    try:
+        tree = ast.parse(source.strip(), mode="eval").body
+    except SyntaxError:
+        return None
+    if isinstance(tree, ast.Constant) and isinstance(tree.value, str):
+        return tree.value
+    if isinstance(tree, ast.JoinedStr) and all(isinstance(v, ast.Constant) for v in tree.values):
+        return "".join(str(v.value) for v in tree.values if isinstance(v, ast.Constant))
+    return None
+
+
+def rewrite_literal(source: str, new: str) -> str | None:
+    """`source` (one string literal) rewritten to hold `new`, same prefix, quotes and layout."""
+    m = _LITERAL.match(source)
+    if m is None or "b" in m["prefix"].lower():
+        return None
+    prefix, quote = m["prefix"], m["quote"]
+    body = _escape(new, quote, "r" in prefix.lower(), "f" in prefix.lower())
+    if body is None or (len(quote) == 3 and body.endswith(quote[0])):
+        return None
+    out = f"{prefix}{quote}{body}{quote}"
+    return out if literal_value(out) == new else None
+
+
+def _apply(text: str, edit: Edit, starts: list[int]) -> tuple[str, str | None]:
+    """The text with one edit made, or the reason it was not."""
+    if edit.line - 1 >= len(starts):
+        return text, "the file changed on disk since it was read"
+    if edit.kind == "literal":
+        if edit.end_line - 1 >= len(starts):
+            return text, "the file changed on disk since it was read"
+        a = starts[edit.line - 1] + edit.col - 1
+        b = starts[edit.end_line - 1] + edit.end_col - 1
+        if literal_value(text[a:b]) != edit.old:
+            return text, "the file changed on disk since it was read"
+        new = rewrite_literal(text[a:b], edit.new)
+        if new is None:
+            return text, "the card's reason cannot be written in this literal's quoting"
+        return text[:a] + new + text[b:], None
+    end = starts[edit.line] if edit.line < len(starts) else len(text)
+    line = text[starts[edit.line - 1] : end]
+    if line.count(edit.old) != 1:
+        return text, "the prompt line is not written out verbatim here (generated or escaped)"
+    at = starts[edit.line - 1] + line.index(edit.old)
+    return text[:at] + edit.new + text[at + len(edit.old) :], None
+
+
+def _still_reads(path: str, before: str, after: str, news: list[str]) -> bool:
+    """The fixed file parses as it did, and states the new reasons."""
+    if path.endswith((".py", ".pyi")):
+        try:
+            tree = ast.parse(after)
+            ast.parse(before)
+        except SyntaxError:
+            return False
+        strings = [
+            n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+        ]
+        return all(any(new in s for s in strings) for new in news)
+    if path.endswith((".yaml", ".yml")):
+        from refusal_lint.extract.yamlsafe import YamlError, load_plain
+
+        try:
+            data = load_plain(after)
+        except YamlError:
+            return False
+        flat = repr(data)
+        return all(repr(new)[1:-1] in flat or new in flat for new in news)
+    return True
+
+
+def plan(findings: list[Finding], root: str) -> Plan:
+    """Every fix that can be made safely, file by file; nothing is written."""
+    out = Plan()
+    by_file: dict[str, list[Finding]] = {}
+    for f in findings:
+        if f.edit is not None:
+            by_file.setdefault(f.edit.path, []).append(f)
+    for path, group in sorted(by_file.items()):
+        absolute = os.path.join(root, path)
+        try:
+            with open(absolute, "rb") as fh:
+                data = fh.read()
+            text, encoding, bom = _decode(data, path.endswith((".py", ".pyi")))
+        except (OSError, UnicodeDecodeError, SyntaxError, LookupError) as exc:
+            out.skipped.append(f"{path}: not fixed, cannot read it ({exc})")
+            continue
+        after = text
+        fixed: list[Finding] = []
+        # From the end of the file backwards, so earlier edits keep their positions.
+        for f in sorted(group, key=lambda f: (f.edit.line, f.edit.col) if f.edit else (0, 0), reverse=True):
+            assert f.edit is not None
+            candidate, why = _apply(after, f.edit, _line_spans(after))
+            if why is not None:
+                out.skipped.append(f"{path}:{f.loc.line}: {f.code} not fixed: {why}")
+                continue
+            if not _still_reads(path, after, candidate, [f.edit.new]):
+                out.skipped.append(
+                    f"{path}:{f.loc.line}: {f.code} not fixed: the reason cannot be written there safely"
+                )
+                continue
+            after = candidate
+            fixed.append(f)
+        if fixed:
+            out.files.append(
+                FileFix(path, absolute, encoding, bom, text, after, sorted(fixed, key=Finding.sort_key))
+            )
+    return out
+
+
+def diff(p: Plan) -> str:
+    chunks: list[str] = []
+    for f in p.files:
+        chunks.extend(
+            difflib.unified_diff(
+                f.before.splitlines(keepends=True),
+                f.after.splitlines(keepends=True),
+                f"a/{f.path}",
+                f"b/{f.path}",
+            )
+        )
+    return "".join(c if c.endswith("\n") else c + "\n\\ No newline at end of file\n" for c in chunks)
+
+
+def write(p: Plan) -> list[str]:
+    """Write each fixed file atomically; returns one line per file that could not be written."""
+    problems = []
+    for f in p.files:
+        try:
+            st = os.stat(f.abs)
+            if not st.st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH):
+                raise PermissionError("the file is read-only")
+            with open(f.abs, "rb") as fh:
+                current, _, _ = _decode(fh.read(), f.path.endswith((".py", ".pyi")))
+            if current != f.before:
+                raise RuntimeError("it changed on disk since it was read")
+            data = (("\ufeff" if f.bom else "") + f.after).encode(f.encoding)
+            fd, tmp = tempfile.mkstemp(dir=os.path.dirname(f.abs), prefix=".refusal-lint-")
+            try:
+                with os.fdopen(fd, "wb") as out:
+                    out.write(data)
+                os.chmod(tmp, stat.S_IMODE(st.st_mode))
+                os.replace(tmp, f.abs)
+            except BaseException:
+                os.unlink(tmp)
+                raise
+        except (OSError, RuntimeError) as exc:
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            problems.append(f"{f.path}: not fixed, {why}")
+            f.fixed.clear()
+    return problems

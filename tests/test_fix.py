@@ -1,0 +1,161 @@
+"""--fix and --diff: only drifted reasons change, byte-exactly, atomically, idempotently."""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import os
+import shutil
+import stat
+from pathlib import Path
+
+from conftest import TESTDATA, run_cli
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from refusal_lint import fix
+
+SEG = "Segmentation families cannot be crossed; ask for one family per cut."
+
+
+def _tree(tmp_path: Path, *cases: str) -> Path:
+    root = tmp_path / "repo"
+    root.mkdir(parents=True)
+    for case in cases:
+        shutil.copytree(TESTDATA / case, root / case, ignore=shutil.ignore_patterns("expected.txt"))
+    return root
+
+
+def _hashes(root: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and ".refusal_lint_cache" not in p.parts
+    }
+
+
+def _findings(root: Path) -> list[tuple[str, int, str]]:
+    out = run_cli("check", str(root), "--no-cache", "--format", "json")
+    return [(f["path"], f["line"], f["code"]) for f in json.loads(out.stdout)["findings"]]
+
+
+def test_fix_rewrites_only_drifted_reasons(tmp_path: Path) -> None:
+    for case in ("prompt-rl203", "py-rl303", "py-rl302"):
+        root = _tree(tmp_path / case, case) / case
+        before_findings = _findings(root)
+        before = _hashes(root)
+        result = run_cli("check", str(root), "--fix", "--no-cache", "--format", "json")
+        report = json.loads(result.stdout)
+        after_findings = _findings(root)
+        assert [f for f in before_findings if f[2] not in ("RL203", "RL303")] == after_findings
+        fixed = sum(f[2] in ("RL203", "RL303") for f in before_findings)
+        assert report["summary"]["fixed"] == fixed
+        assert result.exit_code == (1 if after_findings else 0)
+        changed = {p for p, h in _hashes(root).items() if before[p] != h}
+        expected = {
+            "prompt-rl203": {"system_prompt.md", "survey/prompt.py", "survey/config/root_agent.yaml"},
+            "py-rl303": {"survey/tools.py"},
+            "py-rl302": set(),
+        }[case]
+        assert changed == expected
+        again = _hashes(root)
+        second = run_cli("check", str(root), "--fix", "--no-cache")
+        assert _hashes(root) == again, "a second --fix must change nothing"
+        assert "Fixed" not in second.stdout
+
+
+def test_fix_keeps_layout_byte_for_byte(tmp_path: Path) -> None:
+    root = _tree(tmp_path, "py-rl303") / "py-rl303"
+    tools = root / "survey" / "tools.py"
+    original = tools.read_text()
+    run_cli("check", str(root), "--fix", "--no-cache")
+    assert tools.read_text() == original.replace("Segments can't be mixed.", SEG)
+
+
+def test_diff_writes_nothing(tmp_path: Path) -> None:
+    root = _tree(tmp_path, "py-rl303") / "py-rl303"
+    before = _hashes(root)
+    result = run_cli("check", str(root), "--diff", "--no-cache")
+    assert result.exit_code == 1
+    assert result.stdout.splitlines()[:2] == ["--- a/survey/tools.py", "+++ b/survey/tools.py"]
+    assert f'+        return refuse("seg-mix", reason="{SEG}")' in result.stdout
+    assert _hashes(root) == before
+    clean = run_cli("check", str(TESTDATA / "survey-agent"), "--diff", "--no-cache")
+    assert (clean.exit_code, clean.stdout) == (0, "")
+
+
+def test_crlf_bom_and_encoding_are_kept(tmp_path: Path) -> None:
+    root = _tree(tmp_path, "prompt-crlf-bom") / "prompt-crlf-bom"
+    prompt = root / "system_prompt.txt"
+    prompt.write_bytes(prompt.read_bytes().replace(b"- **seg-mix**: Seg", b"- **seg-mix**: Old seg"))
+    assert [c for _, _, c in _findings(root)] == ["RL203"]
+    run_cli("check", str(root), "--fix", "--no-cache")
+    data = prompt.read_bytes()
+    assert data.startswith(b"\xef\xbb\xbf")
+    assert data.count(b"\r\n") == data.count(b"\n")
+    assert _findings(root) == []
+
+
+def test_read_only_file_is_reported(tmp_path: Path) -> None:
+    root = _tree(tmp_path, "py-rl303") / "py-rl303"
+    tools = root / "survey" / "tools.py"
+    tools.chmod(stat.S_IRUSR | stat.S_IRGRP)
+    before = _hashes(root)
+    result = run_cli("check", str(root), "--fix", "--no-cache")
+    assert result.exit_code == 1
+    assert "survey/tools.py: not fixed, the file is read-only" in result.stderr
+    assert _hashes(root) == before
+    assert not [p for p in os.listdir(tools.parent) if p.startswith(".refusal-lint-")]
+
+
+def test_changed_on_disk_is_not_overwritten(tmp_path: Path) -> None:
+    root = _tree(tmp_path, "py-rl303") / "py-rl303"
+    out = run_cli("check", str(root), "--no-cache", "--format", "json")
+    assert out.exit_code == 1
+    from refusal_lint import config, pipeline
+    from refusal_lint.codes import CODES
+
+    result = pipeline.run(
+        [str(root)], config.Config(), pipeline.Settings(frozenset(CODES), frozenset(), False, 1)
+    )
+    plan = fix.plan(result.findings, result.root)
+    tools = root / "survey" / "tools.py"
+    tools.write_text(tools.read_text() + "\n# edited meanwhile\n")
+    problems = fix.write(plan)
+    assert problems == ["survey/tools.py: not fixed, it changed on disk since it was read"]
+    assert tools.read_text().endswith("# edited meanwhile\n")
+
+
+def test_unwritable_reason_is_left_alone(tmp_path: Path) -> None:
+    d = tmp_path / "agent"
+    shutil.copytree(TESTDATA / "py-rl303", d, ignore=shutil.ignore_patterns("expected.txt"))
+    card = d / "agent-card.json"
+    card.write_text(card.read_text().replace(SEG, "Families cannot be crossed \\\\ ask for one."))
+    tools = d / "survey" / "tools.py"
+    tools.write_text(tools.read_text().replace('reason="Segments', 'reason=r"Segments'))
+    before = tools.read_bytes()
+    result = run_cli("check", str(d), "--fix", "--no-cache")
+    assert "RL303 not fixed: the card's reason cannot be written in this literal's quoting" in result.stderr
+    assert tools.read_bytes() == before
+
+
+_reasons = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1, max_size=60)
+_literals = st.sampled_from(
+    ['"old"', "'old'", '"""old"""', "'''old'''", 'r"old"', "u'old'", 'f"old"', "F'''old'''", 'rf"old"']
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_literals, _reasons)
+def test_rewritten_literal_parses_to_the_reason(literal: str, reason: str) -> None:
+    prefix = literal[: len(literal) - len(literal.lstrip("rRbBuUfF"))]
+    opening = literal[: len(literal) - len("old") - (len(literal) - len(prefix) - len("old")) // 2]
+    new = fix.rewrite_literal(literal, reason)
+    if new is None:
+        # Only a raw literal may refuse a reason: one it cannot hold.
+        assert "r" in prefix.lower()
+        return
+    ast.parse(f"x = {new}\n")
+    assert fix.literal_value(new) == reason
+    assert new.startswith(opening) and new.endswith(opening[len(prefix) :])
