@@ -15,7 +15,8 @@ from refusal_lint import __version__
 from refusal_lint.codes import CODES, expand
 from refusal_lint.errors import UsageError
 
-FORMATS = ("text", "json")
+FORMATS = ("text", "json", "sarif", "github", "markdown")
+MATRIX_FORMATS = ("text", "markdown", "json")
 
 
 def _codes(value: str | None, option: str) -> set[str] | None:
@@ -98,18 +99,10 @@ def _check(
     fix: bool = False,
     show_diff: bool = False,
 ) -> int:
-    from refusal_lint import config as config_mod
     from refusal_lint import pipeline
-    from refusal_lint.report import jsonout, text
+    from refusal_lint.report import github, jsonout, markdown, sarif, text
 
-    targets = list(paths) or ["."]
-    cfg = config_mod.load(config_file, _first(targets))
-    chosen = _codes(select, "--select")
-    selected = frozenset(chosen if chosen is not None else (cfg.select or set(CODES)))
-    ignored = frozenset(cfg.ignore | (_codes(ignore, "--ignore") or set()))
-    settings = pipeline.Settings(
-        selected, ignored, not no_cache, jobs or len(os.sched_getaffinity(0)), cfg.parse_timeout
-    )
+    targets, cfg, settings = _setup(paths, config_file, select, ignore, no_cache, jobs)
     if fix and show_diff:
         raise UsageError("--fix and --diff: choose one")
     result = pipeline.run(targets, cfg, settings)
@@ -129,10 +122,17 @@ def _check(
         fixed = plan.count
         if fixed:
             result = pipeline.run(targets, cfg, settings)  # what remains, exactly as a fresh run sees it
-    fmt = fmt or "text"
+    if fmt is None:
+        fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
     use_color = False
     if fmt == "json":
         report = jsonout.render(result.findings, result.agents, result.files_scanned, fixed)
+    elif fmt == "sarif":
+        report = sarif.render(result.findings)
+    elif fmt == "github":
+        report = github.render(result.findings)
+    elif fmt == "markdown":
+        report = markdown.render(result.findings, result.agents)
     else:
         use_color = (
             color
@@ -146,6 +146,72 @@ def _check(
     if not quiet:
         for note in result.notes:
             click.echo(f"refusal-lint: note: {note}", err=True)
+    _emit(report, output, use_color)
+    has_errors = any(CODES[f.code].severity == "error" for f in result.findings)
+    return 1 if has_errors and not exit_zero else 0
+
+
+def _setup(
+    paths: tuple[str, ...],
+    config_file: str | None,
+    select: str | None,
+    ignore: str | None,
+    no_cache: bool,
+    jobs: int | None,
+) -> tuple[list[str], Any, Any]:
+    """Targets, the validated config and the run settings, from the command line."""
+    from pathlib import Path
+
+    from refusal_lint import config as config_mod
+    from refusal_lint import pipeline
+
+    targets = list(paths) or ["."]
+    cfg = config_mod.load(config_file, Path(targets[0]))
+    chosen = _codes(select, "--select")
+    selected = frozenset(chosen if chosen is not None else (cfg.select or set(CODES)))
+    ignored = frozenset(cfg.ignore | (_codes(ignore, "--ignore") or set()))
+    settings = pipeline.Settings(
+        selected, ignored, not no_cache, jobs or len(os.sched_getaffinity(0)), cfg.parse_timeout
+    )
+    return targets, cfg, settings
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--config", "config_file", type=click.Path(), help="Config file (default: found upward).")
+@click.option("--format", "fmt", type=click.Choice(MATRIX_FORMATS), default="text", help="Output format.")
+@click.option("--output", type=click.Path(), help="Write the table to this file.")
+@click.option("--no-cache", is_flag=True, help="Neither read nor write .refusal_lint_cache/.")
+@click.option("--jobs", type=click.IntRange(min=1), default=None, help="Parser processes (default: CPUs).")
+@click.option("--verbose", is_flag=True, help="Show the trace of an internal error.")
+def matrix(**kw: Any) -> None:
+    """The agreement table: per agent, each rule x (card, prompt, guards). Exits 0 unless it cannot run."""
+    _guarded(_matrix)(**kw)
+
+
+def _matrix(
+    paths: tuple[str, ...],
+    config_file: str | None,
+    fmt: str,
+    output: str | None,
+    no_cache: bool,
+    jobs: int | None,
+) -> int:
+    from refusal_lint import pipeline
+    from refusal_lint.report import matrix as matrix_report
+
+    targets, cfg, settings = _setup(paths, config_file, None, None, no_cache, jobs)
+    result = pipeline.run(targets, cfg, settings)
+    render = {
+        "text": matrix_report.render_text,
+        "markdown": matrix_report.render_markdown,
+        "json": matrix_report.render_json,
+    }[fmt]
+    _emit(render(result.agents, result.findings), output, False)
+    return 0
+
+
+def _emit(report: str, output: str | None, color: bool) -> None:
     if output:
         try:
             with open(output, "w", encoding="utf-8") as fh:
@@ -153,15 +219,7 @@ def _check(
         except OSError as exc:
             raise UsageError(f"{output}: cannot write report: {exc.strerror}") from None
     else:
-        click.echo(report, nl=False, color=use_color)
-    has_errors = any(CODES[f.code].severity == "error" for f in result.findings)
-    return 1 if has_errors and not exit_zero else 0
-
-
-def _first(targets: list[str]) -> Any:
-    from pathlib import Path
-
-    return Path(targets[0])
+        click.echo(report, nl=False, color=color)
 
 
 @main.command("rules")

@@ -224,6 +224,13 @@ class FileFacts:
     ctor_calls: tuple[CtorCall, ...] = ()
     complete: bool = True  # False: a cheap scan proved no facts, but defs were not read
 
+    def claims(self) -> bool:
+        """Facts that tie this file to one agent (a pass-through helper alone does not)."""
+        return bool(
+            self.exts or self.py_exts or self.prompts or self.py_prompts or self.errors
+            or any(not isinstance(g.rule, Param) for g in self.guards)
+        )
+
     def has_facts(self) -> bool:
         return bool(
             self.exts or self.py_exts or self.prompts or self.py_prompts or self.guards or self.errors

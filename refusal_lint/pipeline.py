@@ -78,6 +78,17 @@ def _rel(root: str, base: str, path: str) -> str:
     return os.path.relpath(os.path.join(base, path), root).replace(os.sep, "/")
 
 
+def _prompt_source(spec: str, cfg: Config, root: str) -> tuple[str, str, str | None]:
+    """A configured `prompt:`: ("file", path, YAML key path or None) or ("module", path, NAME)."""
+    if "#" in spec:
+        f, key = spec.split("#", 1)
+        return "file", _rel(root, cfg.base, f), key
+    if ".py:" in spec:
+        f, name = spec.rsplit(":", 1)
+        return "module", _rel(root, cfg.base, f), name
+    return "file", _rel(root, cfg.base, spec), "" if spec.endswith((".yaml", ".yml")) else None
+
+
 def _roles(cfg: Config, root: str) -> _Roles:
     cards: dict[str, AgentConfig] = {}
     prompt_files: dict[str, str | None] = {}
@@ -86,15 +97,11 @@ def _roles(cfg: Config, root: str) -> _Roles:
         if a.card:
             cards[_rel(root, cfg.base, a.card)] = a
         if a.prompt:
-            spec = a.prompt
-            if "#" in spec:
-                f, key = spec.split("#", 1)
-                prompt_files[_rel(root, cfg.base, f)] = key
-            elif ".py:" in spec:
-                f, name = spec.rsplit(":", 1)
-                modules[_rel(root, cfg.base, f)] = name
+            kind, path, key = _prompt_source(a.prompt, cfg, root)
+            if kind == "module":
+                modules[path] = key or ""
             else:
-                prompt_files[_rel(root, cfg.base, spec)] = "" if spec.endswith((".yaml", ".yml")) else None
+                prompt_files[path] = key
     return _Roles(cards, prompt_files, modules)
 
 
@@ -324,7 +331,7 @@ def _check(
         if agent.prompt_spec is None:
             agent.prompts = _prompts(res, facts, agent.files, maps)
         else:
-            agent.prompts = _configured_prompt(res, facts, agent, roles, maps)
+            agent.prompts = _configured_prompt(res, facts, agent, cfg, root, maps)
         for path in sorted(agent.files):
             for g in facts[path].guards:
                 bound = bind_guard(res, g, ids)
@@ -405,6 +412,8 @@ def _discovered_agents(
         claim = owner(path, roots)
         if len(claim) == 1:
             next(a for a in agents if a.root == claim[0]).files.add(path)
+        elif not facts[path].claims():
+            continue  # a shared pass-through helper: it serves every agent, and fires nothing itself
         else:
             findings.append(
                 Finding(
@@ -451,17 +460,15 @@ def _prompts(res: Resolver, facts: dict[str, FileFacts], files: set[str], ids: s
 
 
 def _configured_prompt(
-    res: Resolver, facts: dict[str, FileFacts], agent: Agent, roles: _Roles, ids: set[str]
+    res: Resolver, facts: dict[str, FileFacts], agent: Agent, cfg: Config, root: str, ids: set[str]
 ) -> list[Prompt]:
-    out: list[Prompt] = []
-    for path in roles.prompt_files:
-        if path in facts:
-            out.extend(facts[path].prompts)
-    for path, name in roles.prompt_modules.items():
-        value = res.lookup(path, name)
-        if value is not None and (p := py_prompt(res, value, ids)) is not None:
-            out.append(p)
-    return out
+    assert agent.prompt_spec is not None
+    kind, path, key = _prompt_source(agent.prompt_spec, cfg, root)
+    if kind == "file":
+        return list(facts[path].prompts) if path in facts else []
+    value = res.lookup(path, key or "")
+    prompt = py_prompt(res, value, ids) if value is not None else None
+    return [prompt] if prompt is not None else []
 
 
 # ---- selection, per-file ignores, suppressions -----------------------------------------------

@@ -1,0 +1,31 @@
+"""Markdown for a job summary or a PR comment: the agreement matrix, then the findings."""
+
+from __future__ import annotations
+
+from refusal_lint.bind import Agent
+from refusal_lint.codes import CODES
+from refusal_lint.model import Finding
+from refusal_lint.report.matrix import render_markdown
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def render(findings: list[Finding], agents: list[Agent]) -> str:
+    errors = sum(CODES[f.code].severity == "error" for f in findings)
+    warnings = len(findings) - errors
+    out = ["## refusal-lint", ""]
+    out.append("All checks passed." if not findings else f"**{errors} error(s), {warnings} warning(s).**")
+    out += ["", render_markdown(agents, findings).rstrip(), ""]
+    if findings:
+        out += ["### Findings", "", "| location | code | rule | message |", "|---|---|---|---|"]
+        for f in findings:
+            icon = "❌" if CODES[f.code].severity == "error" else "⚠️"
+            rule = f"`{_md(f.rule_id)}`" if f.rule_id else ""
+            out.append(
+                f"| `{_md(f.loc.path)}:{f.loc.line}:{f.loc.col}` | {icon} {f.code} {CODES[f.code].name} "
+                f"| {rule} | {_md(f.message)} |"
+            )
+        out.append("")
+    return "\n".join(out)

@@ -1,0 +1,119 @@
+"""The agreement matrix: per agent, rule x (card, prompt, guards). Pure: agents and findings in."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from refusal_lint.bind import Agent
+from refusal_lint.checks.prompt import mention_lines
+from refusal_lint.model import Finding, Loc
+
+MISSING = "✗ missing"
+NOT_ADVERTISED = "✗ not advertised"
+
+
+@dataclass(frozen=True)
+class Row:
+    rule_id: str
+    card: tuple[Loc, ...]  # empty: not advertised
+    prompt: tuple[Loc, ...]
+    guards: tuple[Loc, ...]
+    derived: bool = False
+
+
+def rows(agent: Agent, findings: list[Finding]) -> list[Row]:
+    out: list[Row] = []
+    card_ids: set[str] = set()
+    if agent.card is not None:
+        for r in agent.card.rules:
+            card_ids.add(r.rule_id)
+            derived = any(p.derived for p in agent.prompts)
+            prompt = tuple(loc for loc in mention_lines(agent.prompts, r.rule_id))
+            guards = tuple(g.loc for g in agent.guards if g.rule_id == r.rule_id) + tuple(
+                e.loc for e in agent.errors if e.rule_id == r.rule_id
+            )
+            out.append(Row(r.rule_id, (r.loc,), prompt, guards, derived))
+    unknown: dict[str, tuple[list[Loc], list[Loc]]] = {}
+    for f in findings:
+        if f.agent == agent.name and f.rule_id and f.rule_id not in card_ids and f.code in ("RL202", "RL302"):
+            prompt_locs, guard_locs = unknown.setdefault(f.rule_id, ([], []))
+            (prompt_locs if f.code == "RL202" else guard_locs).append(f.loc)
+    for rid, (prompt_locs, guard_locs) in sorted(unknown.items()):
+        out.append(Row(rid, (), tuple(prompt_locs), tuple(guard_locs)))
+    return out
+
+
+def _cell(locs: tuple[Loc, ...], empty: str, limit: int = 3) -> str:
+    if not locs:
+        return empty
+    shown = [f"{loc.path}:{loc.line}" for loc in locs[:limit]]
+    more = f" (+{len(locs) - limit} more)" if len(locs) > limit else ""
+    return ", ".join(shown) + more
+
+
+def _cells(row: Row) -> tuple[str, str, str, str]:
+    prompt = "derived" if row.derived and row.card else _cell(row.prompt, MISSING)
+    return row.rule_id, _cell(row.card, NOT_ADVERTISED), prompt, _cell(row.guards, MISSING)
+
+
+def render_text(agents: list[Agent], findings: list[Finding]) -> str:
+    out: list[str] = []
+    for agent in agents:
+        card = f" ({agent.card.loc.path}:{agent.card.loc.line})" if agent.card else ""
+        out.append(f"agent {agent.name}{card}")
+        table = [("rule", "card", "prompt", "guards"), *(_cells(r) for r in rows(agent, findings))]
+        widths = [max(len(r[i]) for r in table) for i in range(4)]
+        for i, r in enumerate(table):
+            out.append("  " + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
+            if i == 0:
+                out.append("  " + "  ".join("-" * w for w in widths))
+        out.append("")
+    return "\n".join(out) if out else "no agent found\n"
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def render_markdown(agents: list[Agent], findings: list[Finding]) -> str:
+    out: list[str] = []
+    for agent in agents:
+        card = f" — card `{agent.card.loc.path}:{agent.card.loc.line}`" if agent.card else ""
+        out += [
+            f"### Agent `{_md(agent.name)}`{card}",
+            "",
+            "| rule | card | prompt | guards |",
+            "|---|---|---|---|",
+        ]
+        for r in rows(agent, findings):
+            rid, card_cell, prompt, guards = _cells(r)
+            out.append(f"| `{_md(rid)}` | {_md(card_cell)} | {_md(prompt)} | {_md(guards)} |")
+        out.append("")
+    return "\n".join(out) if out else "No agent found.\n"
+
+
+def as_json(agents: list[Agent], findings: list[Finding]) -> list[dict[str, object]]:
+    def locs(items: tuple[Loc, ...]) -> list[dict[str, object]]:
+        return [loc.at() for loc in items]
+
+    return [
+        {
+            "name": a.name,
+            "rules": [
+                {
+                    "rule": r.rule_id,
+                    "advertised": bool(r.card),
+                    "card": locs(r.card),
+                    "prompt": "derived" if r.derived and r.card else locs(r.prompt),
+                    "guards": locs(r.guards),
+                }
+                for r in rows(a, findings)
+            ],
+        }
+        for a in agents
+    ]
+
+
+def render_json(agents: list[Agent], findings: list[Finding]) -> str:
+    return json.dumps({"agents": as_json(agents, findings)}, indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,113 @@
+"""SARIF 2.1.0 for GitHub code scanning: driver rules from the code table, 1-based regions."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from refusal_lint import __version__
+from refusal_lint.codes import CODES
+from refusal_lint.model import Finding
+
+SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+INFO_URI = "https://github.com/upperhand/refusal-lint"
+
+
+def _what(explanation: str) -> str:
+    """The explanation's first paragraph (its `What:`), on one line."""
+    lines = []
+    for line in explanation.splitlines():
+        if line.startswith(("Why:", "Fix:")):
+            break
+        lines.append(line.strip())
+    return " ".join(lines).removeprefix("What: ")
+
+
+def _markdown(explanation: str) -> str:
+    """Indented example lines become a fenced block; the rest is prose."""
+    out: list[str] = []
+    in_code = False
+    for line in explanation.splitlines():
+        code = line.startswith("    ")
+        if code != in_code:
+            out.append("```" if code else "```\n")
+            in_code = code
+        out.append(line[4:] if code else line + "  ")
+    if in_code:
+        out.append("```")
+    return "\n".join(out)
+
+
+def _rule(code: str) -> dict[str, Any]:
+    c = CODES[code]
+    return {
+        "id": c.code,
+        "name": c.name,
+        "shortDescription": {"text": c.summary},
+        "fullDescription": {"text": _what(c.explanation)},
+        "help": {"text": c.explanation, "markdown": _markdown(c.explanation)},
+        "helpUri": f"{INFO_URI}#codes",
+        "defaultConfiguration": {"level": "error" if c.severity == "error" else "warning"},
+        "properties": {"tags": ["refusals", "a2a"], "fixable": c.fixable},
+    }
+
+
+def _fingerprints(findings: list[Finding]) -> list[str]:
+    """Stable across runs and line moves: the code, path and rule, and which occurrence it is."""
+    seen: dict[tuple[str, str, str], int] = {}
+    out = []
+    for f in findings:
+        key = (f.code, f.loc.path, f.rule_id or "")
+        n = seen.get(key, 0)
+        seen[key] = n + 1
+        out.append(hashlib.sha256(f"{key}|{n}".encode()).hexdigest()[:32])
+    return out
+
+
+def render(findings: list[Finding]) -> str:
+    order = list(CODES)
+    results = []
+    for f, fp in zip(findings, _fingerprints(findings), strict=True):
+        region: dict[str, int] = {"startLine": f.loc.line, "startColumn": f.loc.col}
+        if f.loc.end_line >= f.loc.line and f.loc.end_col:
+            region["endLine"] = f.loc.end_line
+            region["endColumn"] = f.loc.end_col
+        message = f"[{f.rule_id}] {f.message}" if f.rule_id else f.message
+        results.append(
+            {
+                "ruleId": f.code,
+                "ruleIndex": order.index(f.code),
+                "level": "error" if CODES[f.code].severity == "error" else "warning",
+                "message": {"text": message},
+                "locations": [
+                    {
+                        "physicalLocation": {
+                            "artifactLocation": {"uri": f.loc.path, "uriBaseId": "%SRCROOT%"},
+                            "region": region,
+                        }
+                    }
+                ],
+                "partialFingerprints": {"refusalLint/v1": fp},
+            }
+        )
+    doc = {
+        "$schema": SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "refusal-lint",
+                        "version": __version__,
+                        "semanticVersion": __version__,
+                        "informationUri": INFO_URI,
+                        "rules": [_rule(c) for c in order],
+                    }
+                },
+                "results": results,
+                "columnKind": "unicodeCodePoints",
+            }
+        ],
+    }
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"

