@@ -227,7 +227,11 @@ class FileFacts:
     def claims(self) -> bool:
         """Facts that tie this file to one agent (a pass-through helper alone does not)."""
         return bool(
-            self.exts or self.py_exts or self.prompts or self.py_prompts or self.errors
+            self.exts
+            or self.py_exts
+            or self.prompts
+            or self.py_prompts
+            or self.errors
             or any(not isinstance(g.rule, Param) for g in self.guards)
         )
 

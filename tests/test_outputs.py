@@ -9,8 +9,8 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-
 from conftest import TESTDATA, run_cli
+
 from refusal_lint.report import github
 
 CASE = TESTDATA / "py-rl302"
@@ -47,7 +47,11 @@ def test_sarif_content() -> None:
     assert rl302["shortDescription"]["text"] == "a guard fires a rule the card does not advertise"
     assert rl302["help"]["text"].startswith("What: a guard refuses with a rule id")
     results = run["results"]
-    assert [(r["ruleId"], r["level"]) for r in results] == [("RL301", "error"), ("RL302", "error"), ("RL302", "error")]
+    assert [(r["ruleId"], r["level"]) for r in results] == [
+        ("RL301", "error"),
+        ("RL302", "error"),
+        ("RL302", "error"),
+    ]
     loc = results[1]["locations"][0]["physicalLocation"]
     assert loc == {
         "artifactLocation": {"uri": "survey/tools.py", "uriBaseId": "%SRCROOT%"},
@@ -125,7 +129,9 @@ def test_matrix_formats() -> None:
         "  astro-cut    ✗ not advertised    ✗ missing    survey/tools.py:8",
         "  seg_mix      ✗ not advertised    ✗ missing    survey/tools.py:6",
     ]
-    data = json.loads(run_cli("matrix", str(TESTDATA / "prompt-jinja-derived"), "--no-cache", "--format", "json").stdout)
+    data = json.loads(
+        run_cli("matrix", str(TESTDATA / "prompt-jinja-derived"), "--no-cache", "--format", "json").stdout
+    )
     [agent] = data["agents"]
     assert [(r["rule"], r["advertised"], r["prompt"]) for r in agent["rules"]] == [
         ("seg-mix", True, "derived"),
@@ -141,7 +147,9 @@ def test_statistics() -> None:
 
 
 def test_monorepo_json_lists_both_agents() -> None:
-    data = json.loads(run_cli("check", str(TESTDATA / "monorepo-clean"), "--no-cache", "--format", "json").stdout)
+    data = json.loads(
+        run_cli("check", str(TESTDATA / "monorepo-clean"), "--no-cache", "--format", "json").stdout
+    )
     assert sorted(a["name"] for a in data["agents"]) == ["Billing Support", "Survey Analyst"]
     billing = next(a for a in data["agents"] if a["name"] == "Billing Support")
     assert billing["rules"]["pii-export"]["guards"] == [

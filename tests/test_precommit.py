@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT, TESTDATA
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
