@@ -222,6 +222,96 @@ def _emit(report: str, output: str | None, color: bool) -> None:
         click.echo(report, nl=False, color=color)
 
 
+@main.command()
+@click.argument("url")
+@click.option(
+    "--probes", "probes_file", type=click.Path(), help="YAML/JSON map rule-id -> provoking message."
+)
+@click.option("--protocol", type=click.Choice(["1.0", "0.3"]), default=None, help="Default: from the card.")
+@click.option(
+    "--timeout", type=click.FloatRange(min=0.1), default=10.0, show_default=True, help="Seconds a request."
+)
+@click.option(
+    "--config", "config_file", type=click.Path(), help="Config file with `probes:` (default: found upward)."
+)
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default=None, help="Output format.")
+@click.option("--output", type=click.Path(), help="Write the report to this file.")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when errors are found.")
+@click.option("--quiet", "-q", is_flag=True, help="Print findings only.")
+@click.option("--color/--no-color", default=None, help="Colour the text output (default: on a terminal).")
+@click.option("--verbose", is_flag=True, help="Show the trace of an internal error.")
+def probe(**kw: Any) -> None:
+    """Probe a running agent: its card, and one provoked refusal per rule (RL400-RL408)."""
+    _guarded(_probe)(**kw)
+
+
+def _probe(
+    url: str,
+    probes_file: str | None,
+    protocol: str | None,
+    timeout: float,
+    config_file: str | None,
+    fmt: str | None,
+    output: str | None,
+    exit_zero: bool,
+    quiet: bool,
+    color: bool | None,
+) -> int:
+    from pathlib import Path
+
+    from refusal_lint import config as config_mod
+    from refusal_lint import probe as prober
+    from refusal_lint.bind import Agent
+    from refusal_lint.report import github, jsonout, markdown, sarif, text
+
+    cfg = config_mod.load(config_file, Path.cwd())
+    probes = dict(cfg.probes)
+    if probes_file is not None:
+        probes = _read_probes(probes_file)
+    result = prober.probe(url, probes, protocol, timeout)
+    findings = sorted(result.findings, key=lambda f: f.sort_key())
+    agents = [Agent(result.agent_name, "", result.card, result.card_url)] if result.card else []
+    if fmt is None:
+        fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
+    use_color = False
+    if fmt == "json":
+        report = jsonout.render(findings, agents, 1)
+    elif fmt == "sarif":
+        report = sarif.render(findings)
+    elif fmt == "github":
+        report = github.render(findings)
+    elif fmt == "markdown":
+        report = markdown.render(findings, agents)
+    else:
+        use_color = color if color is not None else (output is None and sys.stdout.isatty())
+        if quiet:
+            report = "".join(text.line(f, use_color) + "\n" for f in findings)
+        else:
+            probed = ", ".join(probes) or "none (no probes configured)"
+            head = f"probed {result.card_url} over A2A {result.protocol or '?'}; rules: {probed}\n"
+            report = head + text.render(findings, use_color)
+    _emit(report, output, use_color)
+    has_errors = any(CODES[f.code].severity == "error" for f in findings)
+    return 1 if has_errors and not exit_zero else 0
+
+
+def _read_probes(path: str) -> dict[str, str]:
+    from refusal_lint.extract.yamlsafe import YamlError, load_plain
+
+    try:
+        with open(path, encoding="utf-8-sig") as fh:
+            data = load_plain(fh.read())
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{path}: cannot read probes: {exc}") from None
+    except YamlError as exc:
+        raise UsageError(f"{path}: invalid probes file: {exc}") from None
+    if not isinstance(data, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in data.items()
+    ):
+        raise UsageError(f"{path}: probes must map rule ids to message texts")
+    return dict(data)
+
+
 @main.command("rules")
 def rules_cmd() -> None:
     """List every code with its name, default severity and whether --fix can fix it."""

@@ -307,6 +307,120 @@ Fix: {"rule": "seg-mix", "reason": "...", "detail": "..."} with
 media type application/vnd.upperhand.refusal+json.
 """,
         ),
+        _c(
+            "RL400",
+            "probe-unreachable",
+            "E",
+            "the card or the endpoint cannot be fetched",
+            """
+What: `refusal-lint probe` could not fetch the card (both well-known paths) or get an
+answer from the agent's JSON-RPC endpoint: connection refused, an HTTP error status, a
+timeout, or a body that is not JSON.
+Why: nothing can be probed; the agent is down, misrouted, or not an A2A agent.
+Fix: check the URL, that the agent serves /.well-known/agent-card.json, and that its
+interface url answers JSON-RPC POSTs.
+""",
+        ),
+        _c(
+            "RL401",
+            "refusal-as-jsonrpc-error",
+            "E",
+            "the envelope holds `error` instead of `result`",
+            """
+What: the provoked request came back as a JSON-RPC error object.
+Why: the spec makes a refused request a successful exchange: a normal result carrying
+the refusal Parts, never a protocol error.
+Fix: return a message with the text Part and the refusal data Part instead of raising:
+    {"jsonrpc": "2.0", "id": 1, "result": {"message": {"parts": [...]}}}
+""",
+        ),
+        _c(
+            "RL402",
+            "refusal-not-fired",
+            "E",
+            "a normal answer came back where the rule should refuse",
+            """
+What: the message written to provoke the rule got an ordinary answer, with no refusal Part.
+Why: a refused computation answered anyway is a fabricated answer, the one thing the
+spec forbids outright.
+Fix: make the tool-level guard fire for this request, or correct the probe message.
+""",
+        ),
+        _c(
+            "RL403",
+            "text-part-missing",
+            "E",
+            "no text/plain Part carrying the reason",
+            """
+What: the refusal came with its data Part but no text Part.
+Why: plain clients that ignore data Parts show nothing; the spec asks for both Parts.
+Fix: emit a text Part holding the reason next to the data Part.
+""",
+        ),
+        _c(
+            "RL404",
+            "data-part-malformed",
+            "E",
+            "no data Part with the refusal media type, or its data is not {rule, reason[, detail]}",
+            """
+What: the refusal's data Part is missing, carries another media type, or its data has
+other keys or non-string values.
+Why: consumers recognise a refusal by the media type application/vnd.upperhand.refusal+json
+and read exactly rule, reason and detail.
+Fix: {"data": {"rule": "seg-mix", "reason": "...", "detail": "..."},
+      "mediaType": "application/vnd.upperhand.refusal+json"}
+""",
+        ),
+        _c(
+            "RL405",
+            "refused-rule-unadvertised",
+            "E",
+            "the emitted `rule` is not a key of the card's params",
+            """
+What: the agent refused with a rule id its card does not advertise.
+Why: consumers must find the emitted rule in the card's map; an unknown one cannot be
+rendered or filtered.
+Fix: emit the card's id, or add the rule to the card.
+""",
+        ),
+        _c(
+            "RL406",
+            "refused-reason-mismatch",
+            "E",
+            "the emitted reason (or the text Part) is not the advertised one-liner",
+            """
+What: the data Part's `reason`, or the text Part, says something other than the card's
+reason for the emitted rule.
+Why: the reason is the advertised one-liner; callers and evals compare it verbatim.
+Fix: read the reason from the card's params map when building both Parts.
+""",
+        ),
+        _c(
+            "RL407",
+            "refusal-mixed-with-content",
+            "E",
+            "other Parts sit beside the refusal Parts",
+            """
+What: besides the refusal's text and data Parts, the answer holds other text, data or
+file Parts.
+Why: the refusal Parts must replace the result entirely; anything beside them is an
+answer the agent said it would not give.
+Fix: return only the two refusal Parts.
+""",
+        ),
+        _c(
+            "RL408",
+            "media-type-untransported",
+            "W",
+            "a v0.3 agent: data Parts carry no media type",
+            """
+What: the agent was probed over A2A v0.3, where data Parts have no media type, so the
+refusal Part was recognised by its keys.
+Why: consumers on v0.3 cannot tell a refusal from other data by its type.
+Fix: serve A2A v1.0 (the a2a-sdk serves both on one endpoint), or put the media type in
+the Part's metadata.
+""",
+        ),
     )
 }
 

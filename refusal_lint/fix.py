@@ -109,7 +109,7 @@ def rewrite_literal(source: str, new: str) -> str | None:
         return None
     prefix, quote = m["prefix"], m["quote"]
     body = _escape(new, quote, "r" in prefix.lower(), "f" in prefix.lower())
-    if body is None or (len(quote) == 3 and body.endswith(quote[0])):
+    if body is None:
         return None
     out = f"{prefix}{quote}{body}{quote}"
     return out if literal_value(out) == new else None

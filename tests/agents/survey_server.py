@@ -1,0 +1,105 @@
+"""A deterministic survey-analytics A2A agent on the official a2a-sdk server, for probe tests.
+
+    python tests/agents/survey_server.py PORT VARIANT
+
+VARIANT is `conforming`, or a broken variant that violates one thing: `jsonrpc-error`,
+`no-text`, `wrong-media`, `unadvertised`, `drifted`, `mixed`, `no-refusal`.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import uvicorn
+from a2a.helpers.proto_helpers import new_data_part, new_message, new_text_part
+from a2a.server.agent_execution import AgentExecutor, RequestContext
+from a2a.server.events import EventQueue
+from a2a.server.request_handlers import DefaultRequestHandler
+from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
+from a2a.server.tasks import InMemoryTaskStore
+from a2a.types import AgentCapabilities, AgentCard, AgentExtension, AgentInterface, AgentSkill
+from a2a.utils.errors import InvalidParamsError
+from starlette.applications import Starlette
+
+URI = "https://standards.upperhandai.com/ext/refusals/v1"
+MEDIA_TYPE = "application/vnd.upperhand.refusal+json"
+RULES = {
+    "seg-mix": "Segmentation families cannot be crossed; ask for one family per cut.",
+    "invalid-cut": "That demographic cut is not defined for this study.",
+}
+
+
+def _rule_for(text: str) -> str | None:
+    words = text.lower()
+    if "polaris" in words and "ideology" in words:
+        return "seg-mix"
+    if "zodiac" in words:
+        return "invalid-cut"
+    return None
+
+
+class SurveyExecutor(AgentExecutor):
+    def __init__(self, variant: str) -> None:
+        self.variant = variant
+
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        text = context.get_user_input()
+        rule = _rule_for(text)
+        v = self.variant
+        if rule is None or v == "no-refusal":
+            answer = "Crosstab: 62% of 18-34s stream news daily (n=812)."
+            await event_queue.enqueue_event(
+                new_message([new_text_part(answer)], context_id=context.context_id)
+            )
+            return
+        if v == "jsonrpc-error":
+            raise InvalidParamsError(message=RULES[rule], data={"rule": rule, "reason": RULES[rule]})
+        emitted = "geo-drill" if v == "unadvertised" else rule
+        reason = "Segments can't be mixed." if v == "drifted" else RULES.get(rule, "")
+        payload = {"rule": emitted, "reason": reason, "detail": f"asked: {text}"}
+        parts = []
+        if v != "no-text":
+            parts.append(new_text_part(reason))
+        parts.append(
+            new_data_part(payload, media_type="application/json" if v == "wrong-media" else MEDIA_TYPE)
+        )
+        if v == "mixed":
+            parts.append(new_text_part("Anyway, my best estimate is 41%."))
+        await event_queue.enqueue_event(new_message(parts, context_id=context.context_id))
+
+    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+        raise NotImplementedError
+
+
+def build_app(port: int, variant: str) -> Starlette:
+    card = AgentCard(
+        name="Survey Analyst",
+        description="Crosstabs for the 2026 media-habits survey.",
+        version="1.0.0",
+        supported_interfaces=[
+            AgentInterface(
+                url=f"http://127.0.0.1:{port}/a2a", protocol_binding="JSONRPC", protocol_version="1.0"
+            )
+        ],
+        capabilities=AgentCapabilities(
+            streaming=False,
+            extensions=[AgentExtension(uri=URI, required=False, description="Refusals.", params=RULES)],
+        ),
+        default_input_modes=["text/plain"],
+        default_output_modes=["text/plain", "application/json"],
+        skills=[
+            AgentSkill(
+                id="crosstab", name="Crosstab", description="Cross a question by a cut.", tags=["survey"]
+            )
+        ],
+    )
+    handler = DefaultRequestHandler(
+        agent_executor=SurveyExecutor(variant), task_store=InMemoryTaskStore(), agent_card=card
+    )
+    routes = create_agent_card_routes(card) + create_jsonrpc_routes(handler, "/a2a", enable_v0_3_compat=True)
+    return Starlette(routes=routes)
+
+
+if __name__ == "__main__":
+    port, variant = int(sys.argv[1]), sys.argv[2]
+    uvicorn.run(build_app(port, variant), host="127.0.0.1", port=port, log_level="warning")
