@@ -198,7 +198,13 @@ _PROMPT_KWARG = re.compile(
     rb"[(,][ \t\r\n]*(?:prompt|instructions?|system_prompt|system_message)[ \t]*=[ \t\r\n]*"
     rb"(?:(?P<lit>[rRbBuUfF]{0,2}[\"'(]|textwrap\.|dedent\(|inspect\.)|(?P<name>[A-Za-z_][A-Za-z0-9_]*))"
 )
-_PROMPT_CONST = re.compile(rb"SystemMessage\s*\(|SYSTEM_(?:PROMPT|INSTRUCTIONS?)\b|INSTRUCTIONS\s*[:=]")
+_PROMPT_CONST = re.compile(
+    rb"SystemMessage\s*\("
+    # a module or class constant: at column 0, or one indent in (a class body)
+    rb"|^(?:    |\t)?[A-Za-z0-9_]*(?:prompt|PROMPT|Prompt|instructions?|INSTRUCTIONS?|Instructions?)"
+    rb"[ \t]*(?::[^=\n]*)?=(?!=)",
+    re.M,
+)
 
 
 _ASSIGNED = re.compile(rb"^([A-Za-z_][A-Za-z0-9_]*)[ \t]*(?::[^=\n]*)?=(?!=)", re.M)
@@ -262,7 +268,7 @@ def python_worth_parsing(data: bytes, extra: tuple[bytes, ...]) -> bool:
     low = data.lower()
     if b"refus" in low and (_guard_call(data) or any(n in data for n in _PY_NEEDLES)):
         return True
-    if b"AgentExtension" in data or b"'rule'" in data or b'"rule"' in data:
+    if b"AgentExtension" in data or b"'rule'" in data or b'"rule"' in data or b"(rule=" in data:
         return True
     if (
         b"prompt" in low or b"instruction" in low or b"systemmessage" in low or b"system_message" in low
@@ -277,12 +283,15 @@ def is_card_candidate(name: str, rel: str, data: bytes) -> bool:
     )
 
 
-def is_prompt_file(name: str, kind: str, data: bytes) -> bool:
-    lower = name.lower()
+def is_prompt_file(rel: str, kind: str, data: bytes) -> bool:
+    """Named for a prompt (the file or a folder it is in), or an ADK / CrewAI agent config."""
+    lower = rel.lower()
+    named = "prompt" in lower or "instruction" in lower
     if kind == "text":
-        return "prompt" in lower or "instruction" in lower
+        return named
     if kind == "yaml":
-        return "prompt" in lower or lower in ("agents.yaml", "agents.yml") or _ADK.search(data) is not None
+        name = lower.rsplit("/", 1)[-1]
+        return named or name in ("agents.yaml", "agents.yml") or _ADK.search(data) is not None
     return False
 
 

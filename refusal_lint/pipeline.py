@@ -210,7 +210,7 @@ def _data_job(entry: discover.Entry, data: bytes, cfg: Config, roles: _Roles) ->
         not cfg.agents and kind != "text" and discover.is_card_candidate(name, entry.rel, data)
     )
     want_prompt = entry.rel in roles.prompt_files or (
-        not cfg.agents and discover.is_prompt_file(name, kind, data)
+        not cfg.agents and discover.is_prompt_file(entry.rel, kind, data)
     )
     if (kind == "text" and want_prompt) or (kind != "text" and (want_card or want_prompt)):
         return Job(entry.rel, kind, data, want_card, want_prompt, roles.prompt_files.get(entry.rel))

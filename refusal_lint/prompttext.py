@@ -23,6 +23,12 @@ _RULE_LINE = re.compile(
     \s*(?P<reason>.*)$""",
     re.X,
 )
+# A Markdown table row: | `seg-mix` | Segmentation families cannot be crossed... |
+_TABLE_ROW = re.compile(
+    r"^\s*\|\s*(?:\*\*)?(?P<q>[`\"']?)(?P<id>"
+    + _ID
+    + r")(?P=q)(?:\*\*)?\s*\|\s*(?P<reason>[^|]*?)\s*(?:\|.*)?$"
+)
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
 _REFUSING = re.compile(
@@ -64,7 +70,7 @@ def _clean_reason(text: str) -> str:
 
 def rule_line(text: str) -> tuple[str, str, int, int] | None:
     """(id, raw reason, id column, reason column) when `text` states a rule, else None."""
-    m = _RULE_LINE.match(text)
+    m = _RULE_LINE.match(text) or _TABLE_ROW.match(text)
     if m is None or not m.group("reason").strip():
         return None
     return m.group("id"), m.group("reason"), m.start("id") + 1, m.start("reason") + 1

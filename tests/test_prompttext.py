@@ -135,6 +135,8 @@ def test_rule_line_forms() -> None:
         '  "seg-mix": "Reason.",',
         "- **seg-mix:** Reason.",
         "- 'seg-mix' – Reason.",
+        "| seg-mix | Reason. |",
+        "| `seg-mix` | Reason. | since v2 |",
     ]
     for form in forms:
         [rl] = prompttext.rule_lines(_lines(form))

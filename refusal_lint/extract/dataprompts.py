@@ -60,7 +60,7 @@ def key_path(root: TNode, dotted: str) -> TNode | None:
 def yaml_prompts(path: str, root: TNode) -> list[Prompt]:
     """Discovered prompts: a *prompt* file's strings, ADK `instruction:`, CrewAI agents.yaml."""
     name = path.rsplit("/", 1)[-1].lower()
-    if "prompt" in name:
+    if "prompt" in path.lower() or "instruction" in path.lower():
         return _all_strings(root)
     if root.kind != "object":
         return []

@@ -68,7 +68,7 @@ def may_hold_facts(tree: ast.Module, guard_names: frozenset[str]) -> bool:
                 name in ("AgentExtension", "SystemMessage")
                 or name in spec.PROTOCOL_ERRORS
                 or vocab.is_guard_name(name, guard_names)
-                or any(k.arg in vocab.MEDIA_KEYS for k in node.keywords)
+                or any(k.arg in vocab.MEDIA_KEYS or k.arg == "rule" for k in node.keywords)
             ):
                 return True
             for k in node.keywords:
@@ -77,11 +77,24 @@ def may_hold_facts(tree: ast.Module, guard_names: frozenset[str]) -> bool:
                         module_names = _module_names(tree)
                     if _may_be_prompt(k.value, module_names):
                         return True
-        elif isinstance(node, ast.Dict):
-            if any(isinstance(k, ast.Constant) and k.value in _DICT_KEYS for k in node.keys):
-                return True
-        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        elif isinstance(node, ast.Dict) and any(
+            isinstance(k, ast.Constant) and k.value in _DICT_KEYS for k in node.keys
+        ):
+            return True
+    return _prompt_constant(tree)
+
+
+def _prompt_constant(tree: ast.Module) -> bool:
+    """A module or class constant named like a prompt (only those are prompt candidates)."""
+    stack: list[ast.stmt] = list(tree.body)
+    while stack:
+        stmt = stack.pop()
+        if isinstance(stmt, ast.ClassDef):
+            stack.extend(stmt.body)
+        elif isinstance(stmt, (ast.If, ast.Try)):
+            stack.extend(stmt.body + stmt.orelse + getattr(stmt, "finalbody", []))
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
             if any(isinstance(t, ast.Name) and vocab.is_prompt_const(t.id) for t in targets):
                 return True
     return False

@@ -511,6 +511,8 @@ class _Extractor(cst.CSTVisitor):
         if media is not None:
             data = self.kwarg(node, "data") or self.first_arg(node)
             self.part(media, data, loc)
+        if name == "dict" and self.kwarg(node, "rule") is not None:
+            self.dict_call_payload(node, loc)
         if name and self.is_guard_call(node, name):
             rule = self.kwarg(node, *vocab.RULE_KWARGS) or self.first_arg(node)
             if rule is not None and not isinstance(rule, cst.Dict):
@@ -554,6 +556,23 @@ class _Extractor(cst.CSTVisitor):
             self.errors[-1] = (use, values)
             return
         self.guards.append(guard)
+
+    def dict_call_payload(self, node: cst.Call, loc: Loc) -> None:
+        """`dict(rule=..., reason=..., detail=...)`: a payload as much as the literal is."""
+        keys = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+        if "reason" not in keys and "detail" not in keys:
+            return
+        extra = tuple(sorted(k for k in keys if k not in spec.PAYLOAD_KEYS))
+        reason = keys.get("reason")
+        self.add_guard(
+            Guard(
+                loc,
+                "payload",
+                self.value(keys["rule"]),
+                self.value(reason) if reason is not None else None,
+                extra,
+            )
+        )
 
     def prompt_arg(self, node: cst.BaseExpression, source: str) -> None:
         value = self.value(node)

@@ -7,7 +7,11 @@ import re
 
 GUARD_WORDS = frozenset({"refuse", "refusal", "refusals"})
 PROMPT_KWARGS = frozenset({"instruction", "instructions", "system_prompt", "system_message", "prompt"})
-PROMPT_CONST = re.compile(r"(?:[A-Z0-9_]*_)?(?:SYSTEM_PROMPT|SYSTEM_INSTRUCTIONS?|INSTRUCTIONS)\Z")
+# SYSTEM_PROMPT, SYSTEM_INSTRUCTION, *_INSTRUCTIONS (DESIGN), and likewise any module or class
+# name ending in prompt / instruction(s), any case (ANALYST_PROMPT, system_prompt).
+PROMPT_CONST = re.compile(
+    r"[A-Za-z0-9_]*(?:prompt|PROMPT|Prompt|instructions?|INSTRUCTIONS?|Instructions?)\Z"
+)
 DEDENTS = frozenset({"dedent", "cleandoc"})
 STRIPS = frozenset({"strip", "lstrip", "rstrip"})
 WRAPPERS = frozenset({"MappingProxyType", "dict", "Final", "frozendict", "str"})
