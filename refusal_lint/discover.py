@@ -201,7 +201,8 @@ _PROMPT_KWARG = re.compile(
 _PROMPT_CONST = re.compile(
     rb"SystemMessage\s*\("
     # a module or class constant: at column 0, or one indent in (a class body)
-    rb"|^(?:    |\t)?[A-Za-z0-9_]*(?:prompt|PROMPT|Prompt|instructions?|INSTRUCTIONS?|Instructions?)"
+    rb"|^(?:    |\t)?[A-Za-z0-9_]*(?:prompt|PROMPT|Prompt|instructions|INSTRUCTIONS|Instructions"
+    rb"|system_instruction|SYSTEM_INSTRUCTION)"
     rb"[ \t]*(?::[^=\n]*)?=(?!=)",
     re.M,
 )

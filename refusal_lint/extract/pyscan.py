@@ -93,8 +93,24 @@ def _prompt_constant(tree: ast.Module) -> bool:
             stack.extend(stmt.body)
         elif isinstance(stmt, (ast.If, ast.Try)):
             stack.extend(stmt.body + stmt.orelse + getattr(stmt, "finalbody", []))
-        elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+        elif (
+            isinstance(stmt, (ast.Assign, ast.AnnAssign))
+            and stmt.value is not None
+            and _stringish(stmt.value)
+        ):
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
             if any(isinstance(t, ast.Name) and vocab.is_prompt_const(t.id) for t in targets):
                 return True
     return False
+
+
+_TEXT_CALLS = frozenset({"dedent", "cleandoc", "strip", "lstrip", "rstrip", "format", "join", "read_text"})
+
+
+def _stringish(value: ast.expr) -> bool:
+    """Could this value be prompt text (a string, a concatenation, an alias, a text helper)?"""
+    if isinstance(value, ast.Constant):
+        return isinstance(value.value, str)
+    if isinstance(value, ast.Call):
+        return _last(value.func) in _TEXT_CALLS
+    return isinstance(value, (ast.JoinedStr, ast.BinOp, ast.Name, ast.Attribute))

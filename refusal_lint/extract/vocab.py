@@ -8,9 +8,11 @@ import re
 GUARD_WORDS = frozenset({"refuse", "refusal", "refusals"})
 PROMPT_KWARGS = frozenset({"instruction", "instructions", "system_prompt", "system_message", "prompt"})
 # SYSTEM_PROMPT, SYSTEM_INSTRUCTION, *_INSTRUCTIONS (DESIGN), and likewise any module or class
-# name ending in prompt / instruction(s), any case (ANALYST_PROMPT, system_prompt).
+# name ending in prompt or instructions, any case (ANALYST_PROMPT, system_prompt). Not a lone
+# `Instruction`: that is a CPU instruction as often as a prompt.
 PROMPT_CONST = re.compile(
-    r"[A-Za-z0-9_]*(?:prompt|PROMPT|Prompt|instructions?|INSTRUCTIONS?|Instructions?)\Z"
+    r"[A-Za-z0-9_]*(?:prompt|PROMPT|Prompt|instructions|INSTRUCTIONS|Instructions)\Z"
+    r"|[A-Za-z0-9_]*(?:system_instruction|SYSTEM_INSTRUCTION)\Z"
 )
 DEDENTS = frozenset({"dedent", "cleandoc"})
 STRIPS = frozenset({"strip", "lstrip", "rstrip"})
