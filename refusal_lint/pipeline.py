@@ -391,27 +391,47 @@ def _agent_for(f: Finding, card_agent: dict[Loc, str], agents: list[Agent]) -> s
     return None
 
 
+def _same_agent(a: Card, b: Card) -> bool:
+    """Two card sources of one agent: the same name, or exactly the same rules."""
+    if a.agent_name and b.agent_name and a.agent_name.strip().lower() == b.agent_name.strip().lower():
+        return True
+    return bool(a.rules) and {(r.rule_id, r.reason) for r in a.rules} == {
+        (r.rule_id, r.reason) for r in b.rules
+    }
+
+
 def _discovered_agents(
     root: str, cards: list[Card], facts: dict[str, FileFacts], findings: list[Finding]
 ) -> list[Agent]:
-    by_root: dict[str, list[Card]] = {}
-    for c in cards:
-        by_root.setdefault(agent_root(c.loc.path), []).append(c)
+    # A repo often holds one agent's card twice (built in code, and exported to
+    # .well-known/): such cards make one agent, whose files are those under either root.
+    groups: list[list[Card]] = []
+    for c in sorted(cards, key=lambda c: ("/.well-known/" not in "/" + c.loc.path, c.loc.path)):
+        home = next((g for g in groups if any(_same_agent(c, other) for other in g)), None)
+        if home is None:
+            groups.append([c])
+        else:
+            home.append(c)
     agents = []
-    for r, group in sorted(by_root.items()):
-        primary = sorted(group, key=lambda c: ("/.well-known/" not in "/" + c.loc.path, c.loc.path))[0]
-        name = primary.agent_name or (posixpath.basename(r) if r else os.path.basename(root)) or "agent"
-        agents.append(Agent(name, r, primary, primary.loc.path))
+    root_of: dict[str, Agent] = {}
+    for group in groups:
+        primary = group[0]
+        roots = sorted({agent_root(c.loc.path) for c in group})
+        top = roots[0] if len(roots) == 1 else posixpath.commonpath(roots) if all(roots) else ""
+        name = primary.agent_name or (posixpath.basename(top) if top else os.path.basename(root)) or "agent"
+        agent = Agent(name, top, primary, primary.loc.path)
+        agents.append(agent)
+        for r in roots:
+            root_of.setdefault(r, agent)
     fact_paths = sorted(p for p, f in facts.items() if f.has_facts())
     if len(agents) <= 1:
         for a in agents:
             a.files = set(fact_paths)
         return agents
-    roots = [a.root for a in agents]
     for path in fact_paths:
-        claim = owner(path, roots)
+        claim = {id(root_of[r]): root_of[r] for r in owner(path, list(root_of))}
         if len(claim) == 1:
-            next(a for a in agents if a.root == claim[0]).files.add(path)
+            next(iter(claim.values())).files.add(path)
         elif not facts[path].claims():
             continue  # a shared pass-through helper: it serves every agent, and fires nothing itself
         else:
@@ -419,8 +439,12 @@ def _discovered_agents(
                 Finding(
                     "RL004",
                     Loc(path),
-                    "this file belongs to no agent: several cards were found and none is above it; "
-                    "say which agent it belongs to with `agents:` in the config (`guards:` globs)",
+                    (
+                        "this file belongs to two agents equally: their cards share its folder"
+                        if claim
+                        else "this file belongs to no agent: several cards were found and none is above it"
+                    )
+                    + "; say which agent it belongs to with `agents:` in the config (`guards:` globs)",
                 )
             )
     return agents
