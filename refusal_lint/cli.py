@@ -100,7 +100,6 @@ def _check(
     show_diff: bool = False,
 ) -> int:
     from refusal_lint import pipeline
-    from refusal_lint.report import github, jsonout, markdown, sarif, text
 
     targets, cfg, settings = _setup(paths, config_file, select, ignore, no_cache, jobs)
     if fix and show_diff:
@@ -122,33 +121,66 @@ def _check(
         fixed = plan.count
         if fixed:
             result = pipeline.run(targets, cfg, settings)  # what remains, exactly as a fresh run sees it
-    if fmt is None:
-        fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
-    use_color = False
-    if fmt == "json":
-        report = jsonout.render(result.findings, result.agents, result.files_scanned, fixed)
-    elif fmt == "sarif":
-        report = sarif.render(result.findings)
-    elif fmt == "github":
-        report = github.render(result.findings)
-    elif fmt == "markdown":
-        report = markdown.render(result.findings, result.agents)
-    else:
-        use_color = (
-            color
-            if color is not None
-            else (output is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ)
-        )
-        nothing = not result.facts_found and not result.findings
-        report = text.render(result.findings, use_color, statistics, nothing, fixed)
-        if quiet:
-            report = "".join(text.line(f, use_color) + "\n" for f in result.findings)
+    nothing = not result.facts_found and not result.findings
+    report, use_color = _report(
+        fmt,
+        result.findings,
+        result.agents,
+        result.files_scanned,
+        fixed,
+        color,
+        output,
+        statistics,
+        quiet,
+        nothing,
+    )
     if not quiet:
         for note in result.notes:
             click.echo(f"refusal-lint: note: {note}", err=True)
     _emit(report, output, use_color)
-    has_errors = any(CODES[f.code].severity == "error" for f in result.findings)
+    return _status(result.findings, exit_zero)
+
+
+def _status(findings: list[Any], exit_zero: bool) -> int:
+    has_errors = any(CODES[f.code].severity == "error" for f in findings)
     return 1 if has_errors and not exit_zero else 0
+
+
+def _report(
+    fmt: str | None,
+    findings: list[Any],
+    agents: list[Any],
+    files: int,
+    fixed: int,
+    color: bool | None,
+    output: str | None,
+    statistics: bool,
+    quiet: bool,
+    nothing: bool,
+    head: str = "",
+) -> tuple[str, bool]:
+    """The report in the chosen format (github on GitHub Actions when none is chosen), and
+    whether it is coloured."""
+    from refusal_lint.report import github, jsonout, markdown, sarif, text
+
+    if fmt is None:
+        fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
+    if fmt == "json":
+        return jsonout.render(findings, agents, files, fixed), False
+    if fmt == "sarif":
+        return sarif.render(findings), False
+    if fmt == "github":
+        return github.render(findings), False
+    if fmt == "markdown":
+        return markdown.render(findings, agents), False
+    use_color = (
+        color
+        if color is not None
+        else (output is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ)
+    )
+    if quiet:
+        return "".join(text.line(f, use_color) + "\n" for f in findings), use_color
+    return head + text.render(findings, use_color, statistics, nothing, fixed), use_color
 
 
 def _setup(
@@ -262,7 +294,6 @@ def _probe(
     from refusal_lint import config as config_mod
     from refusal_lint import probe as prober
     from refusal_lint.bind import Agent
-    from refusal_lint.report import github, jsonout, markdown, sarif, text
 
     cfg = config_mod.load(config_file, Path.cwd())
     probes = dict(cfg.probes)
@@ -271,28 +302,11 @@ def _probe(
     result = prober.probe(url, probes, protocol, timeout)
     findings = sorted(result.findings, key=lambda f: f.sort_key())
     agents = [Agent(result.agent_name, "", result.card, result.card_url)] if result.card else []
-    if fmt is None:
-        fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
-    use_color = False
-    if fmt == "json":
-        report = jsonout.render(findings, agents, 1)
-    elif fmt == "sarif":
-        report = sarif.render(findings)
-    elif fmt == "github":
-        report = github.render(findings)
-    elif fmt == "markdown":
-        report = markdown.render(findings, agents)
-    else:
-        use_color = color if color is not None else (output is None and sys.stdout.isatty())
-        if quiet:
-            report = "".join(text.line(f, use_color) + "\n" for f in findings)
-        else:
-            probed = ", ".join(probes) or "none (no probes configured)"
-            head = f"probed {result.card_url} over A2A {result.protocol or '?'}; rules: {probed}\n"
-            report = head + text.render(findings, use_color)
+    probed = ", ".join(probes) or "none (no probes configured)"
+    head = f"probed {result.card_url} over A2A {result.protocol or '?'}; rules: {probed}\n"
+    report, use_color = _report(fmt, findings, agents, 1, 0, color, output, False, quiet, False, head)
     _emit(report, output, use_color)
-    has_errors = any(CODES[f.code].severity == "error" for f in findings)
-    return 1 if has_errors and not exit_zero else 0
+    return _status(findings, exit_zero)
 
 
 def _read_probes(path: str) -> dict[str, str]:
