@@ -12,7 +12,6 @@ from refusal_lint.facts import (
     Dyn,
     ErrorUse,
     ExtDecl,
-    FileFacts,
     Guard,
     Param,
     ParamItem,
@@ -51,7 +50,6 @@ class Agent:
     name: str
     root: str
     card: Card | None
-    card_path: str = ""
     prompts: list[Prompt] = field(default_factory=list)
     guards: list[BoundGuard] = field(default_factory=list)
     errors: list[BoundError] = field(default_factory=list)
@@ -257,7 +255,3 @@ def owner(path: str, roots: list[str]) -> list[str]:
             elif d == depth:
                 best.append(root)
     return best
-
-
-def facts_files(facts: dict[str, FileFacts]) -> list[str]:
-    return sorted(p for p, f in facts.items() if f.has_facts())

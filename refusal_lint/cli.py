@@ -301,7 +301,7 @@ def _probe(
         probes = _read_probes(probes_file)
     result = prober.probe(url, probes, protocol, timeout)
     findings = sorted(result.findings, key=lambda f: f.sort_key())
-    agents = [Agent(result.agent_name, "", result.card, result.card_url)] if result.card else []
+    agents = [Agent(result.agent_name, "", result.card)] if result.card else []
     probed = ", ".join(probes) or "none (no probes configured)"
     head = f"probed {result.card_url} over A2A {result.protocol or '?'}; rules: {probed}\n"
     report, use_color = _report(fmt, findings, agents, 1, 0, color, output, False, quiet, False, head)

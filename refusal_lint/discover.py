@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import re
 import stat
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -294,7 +293,3 @@ def is_prompt_file(rel: str, kind: str, data: bytes) -> bool:
         name = lower.rsplit("/", 1)[-1]
         return named or name in ("agents.yaml", "agents.yml") or _ADK.search(data) is not None
     return False
-
-
-def iter_py(files: list[Entry]) -> Iterator[Entry]:
-    return (f for f in files if f.rel.endswith(PY))

@@ -135,7 +135,6 @@ class PyExt:
     required: Value | None
     params: Value | None
     agent_name: str | None = None
-    is_call: bool = True
     # `params=self.rules` in a helper class: the class and the __init__ argument it came from.
     owner: str | None = None
     init_arg: tuple[int, str] | None = None
@@ -165,7 +164,6 @@ class Guard:
     extra_keys: tuple[str, ...] = ()  # RL306: payload keys beyond rule/reason/detail
     media: Value | None = None  # a Part's media type
     shaped: bool = True  # the payload has `rule` and `reason` or `detail`
-    callee: str = ""
 
 
 @dataclass(frozen=True)

@@ -65,7 +65,6 @@ class Card:
     usable: bool  # False: RL100/RL103/RL104-for-non-object; skip RL2xx/RL3xx
     exact: bool  # False for a near-miss URI (RL102)
     agent_name: str | None = None
-    root: str = ""  # agent root folder, relative ('' = scan root)
     params_id: str = ""  # identity of the params dict (for derived prompts and RULES[...] lookups)
 
     def rule_map(self) -> dict[str, Rule]:

@@ -419,7 +419,7 @@ def _discovered_agents(
         roots = sorted({agent_root(c.loc.path) for c in group})
         top = roots[0] if len(roots) == 1 else posixpath.commonpath(roots) if all(roots) else ""
         name = primary.agent_name or (posixpath.basename(top) if top else os.path.basename(root)) or "agent"
-        agent = Agent(name, top, primary, primary.loc.path)
+        agent = Agent(name, top, primary)
         agents.append(agent)
         for r in roots:
             root_of.setdefault(r, agent)
@@ -458,7 +458,7 @@ def _configured_agents(
     for a in cfg.agents:
         card_rel = _rel(root, cfg.base, a.card) if a.card else ""
         card = next((c for c in cards if c.loc.path == card_rel), None)
-        agent = Agent(a.name, posixpath.dirname(card_rel), card, card_rel, prompt_spec=a.prompt)
+        agent = Agent(a.name, posixpath.dirname(card_rel), card, prompt_spec=a.prompt)
         spec = discover.gitignore_spec(list(a.guards)) if a.guards else None
         for path in fact_paths:
             sub = os.path.relpath(os.path.join(root, path), cfg.base).replace(os.sep, "/")

@@ -523,7 +523,6 @@ class _Extractor(cst.CSTVisitor):
                         "call",
                         self.value(rule),
                         self.value(reason) if reason is not None else None,
-                        callee=name,
                     )
                 )
 
@@ -645,7 +644,6 @@ class _Extractor(cst.CSTVisitor):
                         self.value(req) if req is not None else None,
                         self.value(params) if params is not None else None,
                         card_name,
-                        False,
                     )
                 )
         media_key = next((k for k in keys if k in vocab.MEDIA_KEYS), None)
