@@ -293,6 +293,8 @@ class _Extractor(cst.CSTVisitor):
             return Op(name, self.value(node.func.value), loc)
         if name in vocab.WRAPPERS and len(args) == 1 and len(node.args) == 1:
             return self.value(args[0].value)
+        if name in vocab.STRUCT_FROM_DICT and args:
+            return self.value(args[0].value)  # protobuf: ParseDict(RULES, Struct()) is RULES
         return Dyn(loc, self.refs_in(node))
 
     def dict_value(self, node: cst.Dict) -> DictV:

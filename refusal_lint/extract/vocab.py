@@ -17,6 +17,7 @@ PROMPT_CONST = re.compile(
 DEDENTS = frozenset({"dedent", "cleandoc"})
 STRIPS = frozenset({"strip", "lstrip", "rstrip"})
 WRAPPERS = frozenset({"MappingProxyType", "dict", "Final", "frozendict", "str"})
+STRUCT_FROM_DICT = frozenset({"ParseDict", "dict_to_struct", "to_struct"})
 MEDIA_KEYS = frozenset({"mediaType", "media_type"})
 RULE_KWARGS = ("rule", "rule_id")
 _BUILTIN_EXC = frozenset(
