@@ -141,6 +141,12 @@ def _check(
     return _status(result.findings, exit_zero)
 
 
+def _cpus() -> int:
+    if hasattr(os, "sched_getaffinity"):  # the CPUs this process may use (not on macOS or Windows)
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
 def _status(findings: list[Any], exit_zero: bool) -> int:
     has_errors = any(CODES[f.code].severity == "error" for f in findings)
     return 1 if has_errors and not exit_zero else 0
@@ -202,9 +208,7 @@ def _setup(
     chosen = _codes(select, "--select")
     selected = frozenset(chosen if chosen is not None else (cfg.select or set(CODES)))
     ignored = frozenset(cfg.ignore | (_codes(ignore, "--ignore") or set()))
-    settings = pipeline.Settings(
-        selected, ignored, not no_cache, jobs or len(os.sched_getaffinity(0)), cfg.parse_timeout
-    )
+    settings = pipeline.Settings(selected, ignored, not no_cache, jobs or _cpus(), cfg.parse_timeout)
     return targets, cfg, settings
 
 
