@@ -98,9 +98,12 @@ class Cache:
         return facts
 
     def put(self, job: Job, facts: FileFacts) -> None:
+        self.put_key(key(job), facts)
+
+    def put_key(self, k: str, facts: FileFacts) -> None:
         if self.folder is None or (facts.problem is not None and "parser" in facts.problem.message):
             return  # a crash or a timeout may be passing: try again next run
-        self.used[key(job)] = encode(facts)
+        self.used[k] = encode(facts)
         self.dirty = True
 
     def save(self) -> None:

@@ -30,7 +30,7 @@ from refusal_lint.checks import guards as guard_checks
 from refusal_lint.checks import prompt as prompt_checks
 from refusal_lint.config import AgentConfig, Config
 from refusal_lint.errors import UsageError
-from refusal_lint.extract.job import Job
+from refusal_lint.extract.job import Job, ScanJob
 from refusal_lint.facts import DictV, ExtDecl, FileFacts, Str
 from refusal_lint.model import Card, Finding, Loc, Prompt
 from refusal_lint.resolve import ModuleIndex, Resolver
@@ -39,6 +39,8 @@ if TYPE_CHECKING:
     from refusal_lint.workers import Pool
 
 IMPORT_ROUNDS = 8
+SCAN_FILES = 48  # a worker's batch of Python files to read and prefilter: small enough to share
+SCAN_BYTES = 1 << 20  # the load between two workers, large enough that messages stay few
 
 
 @dataclass
@@ -119,6 +121,7 @@ class _Extraction:
         self.cache = Cache(cache_dir)
         self.entries: dict[str, discover.Entry] = {}
         self.pending: dict[str, Job] = {}
+        self.scan_context = ""
         self.pool: Pool | None = None
 
     def read(self, entry: discover.Entry, configured: bool) -> bytes | None:
@@ -167,23 +170,86 @@ class _Extraction:
             self.done(job, extract_run.extract(job))
             return
         # Python goes to the workers whole: the ast pre-check runs there too, in parallel.
-        if self.pool is None:
-            from refusal_lint.workers import Pool
-
-            self.pool = Pool(self.settings.jobs, self.settings.parse_timeout)
         self.pending[job.path] = job
-        self.pool.submit(job)
+        self._pool().submit(job)
 
     def done(self, job: Job, facts: FileFacts) -> None:
         self.facts[job.path] = facts
         self.cache.put(job, facts)
 
+    def scan(self, entries: list[discover.Entry], context: str, needles: tuple[bytes, ...]) -> None:
+        """Python files: unchanged ones answered from the cache unread, the rest read,
+        prefiltered and parsed by the workers in batches."""
+        todo = []
+        for entry in entries:
+            verdict = self.cache.verdict(entry.rel, entry.size, entry.mtime_ns, context)
+            if verdict == SKIP:
+                continue
+            if verdict is not None and (facts := self.cache.facts_for(verdict)) is not None:
+                self.facts[entry.rel] = facts
+                continue
+            todo.append(entry)
+        if not todo:
+            return
+        configured = frozenset(self.roles.cards) | frozenset(self.roles.prompt_modules)
+        known = frozenset(self.cache.entries)
+        batch: list[tuple[str, str, int]] = []
+        size = 0
+        for entry in todo:
+            batch.append((entry.rel, entry.abs, entry.size))
+            size += min(entry.size, self.cfg.max_file_size)
+            if len(batch) >= SCAN_FILES or size >= SCAN_BYTES:
+                self._pool().submit(
+                    ScanJob(
+                        tuple(batch),
+                        needles,
+                        self.cfg.guard_callables,
+                        self.cfg.max_file_size,
+                        configured,
+                        known,
+                    )
+                )
+                batch, size = [], 0
+        if batch:
+            self._pool().submit(
+                ScanJob(
+                    tuple(batch), needles, self.cfg.guard_callables, self.cfg.max_file_size, configured, known
+                )
+            )
+        self.scan_context = context
+
+    def _pool(self) -> Pool:
+        if self.pool is None:
+            from refusal_lint.workers import Pool
+
+            self.pool = Pool(self.settings.jobs, self.settings.parse_timeout)
+        return self.pool
+
     def drain(self) -> None:
         """Wait for the workers' facts."""
         if self.pool is None:
             return
-        for path, facts in self.pool.finish().items():
-            self.done(self.pending.pop(path), facts)
+        results = self.pool.finish()
+        for path, facts in results.facts.items():
+            job = self.pending.pop(path, None)
+            if job is not None:
+                self.done(job, facts)
+            else:
+                self.facts[path] = facts  # a crash or a hang inside a batch: not cached
+        for path, key, found in results.scanned:
+            entry = self.entries[path]
+            if found is None:
+                found = self.cache.facts_for(key)
+                if found is None:
+                    continue
+            else:
+                self.cache.put_key(key, found)
+            self.facts[path] = found
+            self.cache.remember(path, entry.size, entry.mtime_ns, self.scan_context, key)
+        for path in results.skipped:
+            entry = self.entries[path]
+            self.cache.remember(path, entry.size, entry.mtime_ns, self.scan_context, SKIP)
+        self.notes.extend(results.notes)
 
     def close(self) -> None:
         if self.pool is not None:
@@ -261,13 +327,7 @@ def _run(
         sorted(roles.prompt_modules),
     )
 
-    def py_job(entry: discover.Entry, data: bytes) -> Job | None:
-        configured = entry.rel in roles.cards or entry.rel in roles.prompt_modules
-        if configured or discover.python_worth_parsing(data, needles):
-            return Job(entry.rel, "python", data, complete=configured, guard_callables=cfg.guard_callables)
-        return None
-
-    ex.decide(py_entries, py_ctx, py_job)
+    ex.scan(py_entries, py_ctx, needles)
     ex.drain()
     scanned = len(walk.files)
 

@@ -14,14 +14,55 @@ import multiprocessing.context
 import sys
 import threading
 import time
+from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
+from typing import Any
 
-from refusal_lint.extract.job import Job
+from refusal_lint.extract.job import Job, ScanJob
 from refusal_lint.extract.run import extract
 from refusal_lint.facts import FileFacts, Problem
 from refusal_lint.model import Loc
 
 MEMORY_LIMIT = 6 * 1024**3  # bytes of address space a worker may use
+
+
+def _safe_extract(job: Job) -> FileFacts:
+    try:
+        return extract(job)
+    except Exception as exc:  # a bug of ours must cost one file, never the run
+        why = f"internal error reading this file: {type(exc).__name__}: {exc}"
+        return FileFacts(job.path, job.kind, problem=Problem(Loc(job.path), why))
+
+
+def _scan(job: ScanJob, conn: Connection) -> None:
+    """Read, prefilter and parse a batch; report each parsed file as it is done."""
+    from refusal_lint.cache import key
+    from refusal_lint.discover import python_worth_parsing
+
+    skips: list[str] = []
+    notes: list[str] = []
+    for i, (rel, path, size) in enumerate(job.files):
+        configured = rel in job.configured
+        if size > job.max_file_size and not configured:
+            notes.append(f"{rel}: skipped, {size} bytes is over max-file-size ({job.max_file_size})")
+            continue
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read()
+        except OSError as exc:
+            notes.append(f"{rel}: cannot read ({exc.strerror or exc})")
+            continue
+        if not configured and not python_worth_parsing(data, job.needles):
+            skips.append(rel)
+            continue
+        one = Job(rel, "python", data, complete=configured, guard_callables=job.guard_callables)
+        k = key(one)
+        if k in job.known:
+            conn.send(("cached", i, k))
+            continue
+        conn.send(("start", i))
+        conn.send(("file", i, k, _safe_extract(one)))
+    conn.send(("end", skips, notes))
 
 
 def _serve(conn: Connection) -> None:
@@ -30,17 +71,10 @@ def _serve(conn: Connection) -> None:
             job = conn.recv()
         except EOFError:
             return
-        try:
-            result: FileFacts = extract(job)
-        except Exception as exc:  # a bug of ours must cost one file, never the run
-            result = FileFacts(
-                job.path,
-                job.kind,
-                problem=Problem(
-                    Loc(job.path), f"internal error reading this file: {type(exc).__name__}: {exc}"
-                ),
-            )
-        conn.send(result)
+        if isinstance(job, ScanJob):
+            _scan(job, conn)
+        else:
+            conn.send(("end", _safe_extract(job)))
 
 
 def _worker_main(conn: Connection) -> None:
@@ -68,12 +102,14 @@ class _Worker:
         self.proc.start()
         child.close()
         self.conn = parent
-        self.job: Job | None = None
+        self.job: Job | ScanJob | None = None
         self.deadline = 0.0
+        self.index = -1  # the file of a ScanJob being parsed, or last reported
 
-    def give(self, job: Job, timeout: float) -> None:
+    def give(self, job: Job | ScanJob, timeout: float) -> None:
         self.job = job
         self.deadline = time.monotonic() + timeout
+        self.index = -1
         self.conn.send(job)
 
     def stop(self) -> None:
@@ -83,20 +119,30 @@ class _Worker:
         self.proc.join(5)
 
 
+@dataclass
+class Results:
+    facts: dict[str, FileFacts] = field(default_factory=dict)  # plain jobs, by path
+    scanned: list[tuple[str, str, FileFacts | None]] = field(
+        default_factory=list
+    )  # (path, key, facts or cached)
+    skipped: list[str] = field(default_factory=list)  # scanned and passed over by the prefilter
+    notes: list[str] = field(default_factory=list)
+
+
 class Pool:
-    """Jobs go in as they are found; `finish` waits for all and returns facts by path."""
+    """Jobs go in as they are found; `finish` waits for all and returns what they found."""
 
     def __init__(self, size: int, timeout: float) -> None:
         method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
         self.ctx = multiprocessing.get_context(method)
         self.size = max(1, size)
         self.timeout = timeout
-        self.queue: list[Job] = []
+        self.queue: list[Job | ScanJob] = []
         self.idle: list[_Worker] = []
         self.busy: list[_Worker] = []
-        self.results: dict[str, FileFacts] = {}
+        self.results = Results()
 
-    def submit(self, job: Job) -> None:
+    def submit(self, job: Job | ScanJob) -> None:
         self.queue.append(job)
         # A second worker (and its libcst import) only pays once work piles up.
         if (
@@ -114,38 +160,80 @@ class Pool:
             w.give(self.queue.pop(0), self.timeout)
             self.busy.append(w)
 
+    def _message(self, w: _Worker, msg: tuple[Any, ...]) -> bool:
+        """Handle one message from a worker; True when its job is done."""
+        job = w.job
+        if msg[0] == "end":
+            if isinstance(job, ScanJob):
+                self.results.skipped += msg[1]
+                self.results.notes += msg[2]
+            else:
+                assert job is not None
+                self.results.facts[job.path] = msg[1]
+            return True
+        assert isinstance(job, ScanJob)
+        i = msg[1]
+        if msg[0] == "start":
+            w.index = i  # a crash or a hang from now on is this file's
+            w.deadline = time.monotonic() + self.timeout
+            return False
+        rel = job.files[i][0]
+        self.results.scanned.append((rel, msg[2], msg[3] if msg[0] == "file" else None))
+        w.index = -(i + 2)  # reported, so no file's: the next batch starts after it
+        return False
+
+    def _fail(self, w: _Worker, why: str) -> None:
+        """The worker died or overran: its file gets the blame, the rest of its batch goes on."""
+        job = w.job
+        assert job is not None
+        if isinstance(job, ScanJob):
+            if w.index >= 0:
+                rel = job.files[w.index][0]
+                self.results.facts[rel] = _failed(rel, why)
+                rest = job.files[w.index + 1 :]
+            else:
+                # Not while parsing: while reading. Blame no file, and do not loop on it.
+                rest = ()
+                self.results.notes.append(f"{why} while reading {len(job.files)} files; they are unchecked")
+            if rest:
+                self.queue.append(
+                    ScanJob(
+                        rest, job.needles, job.guard_callables, job.max_file_size, job.configured, job.known
+                    )
+                )
+        else:
+            self.results.facts[job.path] = _failed(job.path, why)
+        self.busy.remove(w)
+        w.stop()
+        self.idle.append(_Worker(self.ctx))
+
     def _collect(self, timeout: float) -> None:
         if not self.busy:
             return
         ready = wait([w.conn for w in self.busy], timeout=timeout)
         for w in list(self.busy):
-            assert w.job is not None
             if w.conn in ready:
                 try:
-                    self.results[w.job.path] = w.conn.recv()
-                    self.busy.remove(w)
-                    self.idle.append(w)
-                    continue
+                    done = False
+                    while not done and w.conn.poll():
+                        done = self._message(w, w.conn.recv())
                 except (EOFError, OSError):
                     w.proc.join(1)
                     code = w.proc.exitcode
-                    why = (
+                    self._fail(
+                        w,
                         f"the parser crashed on this file (signal {-code})"
                         if code is not None and code < 0
-                        else "the parser's worker died on this file"
+                        else "the parser's worker died on this file",
                     )
+                    continue
+                if done:
+                    self.busy.remove(w)
+                    self.idle.append(w)
             elif time.monotonic() >= w.deadline:
-                why = f"the parser did not finish this file within {self.timeout:g} s"
-            else:
-                continue
-            self.results[w.job.path] = FileFacts(
-                w.job.path, w.job.kind, problem=Problem(Loc(w.job.path), why + "; its facts are unchecked")
-            )
-            self.busy.remove(w)
-            w.stop()
-            self.idle.append(_Worker(self.ctx))
+                self._fail(w, f"the parser did not finish this file within {self.timeout:g} s")
 
-    def finish(self) -> dict[str, FileFacts]:
+    def finish(self) -> Results:
         try:
             while self.queue or self.busy:
                 self._dispatch()
@@ -155,10 +243,14 @@ class Pool:
         except BaseException:
             self.close()
             raise
-        out, self.results = self.results, {}
+        out, self.results = self.results, Results()
         return out
 
     def close(self) -> None:
         for w in self.idle + self.busy:
             w.stop()
         self.idle, self.busy = [], []
+
+
+def _failed(path: str, why: str) -> FileFacts:
+    return FileFacts(path, "python", problem=Problem(Loc(path), why + "; its facts are unchecked"))

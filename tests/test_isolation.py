@@ -38,7 +38,7 @@ def test_pool_survives_crash_and_hang(sabotage: None) -> None:
     start = time.monotonic()
     for name in names:
         pool.submit(Job(name, "python", GUARD))
-    results = pool.finish()
+    results = pool.finish().facts
     pool.close()
     assert time.monotonic() - start < 30
     assert sorted(results) == sorted(names)

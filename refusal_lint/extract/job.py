@@ -18,3 +18,18 @@ class Job:
     # Set by the pre-check: it ran, and where CPython's parser stopped (message, line, column).
     checked: bool = False
     ast_error: tuple[str, int, int] | None = None
+
+
+@dataclass(frozen=True)
+class ScanJob:
+    """A batch of Python files for a worker to read, prefilter and, where needed, parse.
+
+    The prefilter runs in the workers too, so reading and searching the tree is shared
+    between them instead of holding up the parent."""
+
+    files: tuple[tuple[str, str, int], ...]  # (relative path, absolute path, size)
+    needles: tuple[bytes, ...]
+    guard_callables: tuple[str, ...]
+    max_file_size: int
+    configured: frozenset[str] = frozenset()  # always read whole and parsed
+    known: frozenset[str] = frozenset()  # content keys the cache already holds
