@@ -142,3 +142,21 @@ def test_file_vanishing_during_the_walk(monkeypatch: pytest.MonkeyPatch, tmp_pat
     monkeypatch.setattr(discover, "walk", walk_then_delete)
     data = check_json(tmp_path)
     assert [(f["path"], f["code"]) for f in data["findings"]] == [("tools.py", "RL001")]
+
+
+def test_scan_batch_blames_one_file_and_goes_on(sabotage: None, tmp_path: Path) -> None:
+    from refusal_lint.extract.job import ScanJob
+
+    names = ["a.py", "crash.py", "b.py", "hang.py", "c.py", "plain.py"]
+    for name in names:
+        (tmp_path / name).write_bytes(b"x = 1\n" if name == "plain.py" else GUARD)
+    files = tuple((n, str(tmp_path / n), (tmp_path / n).stat().st_size) for n in names)
+    pool = workers.Pool(1, timeout=1.5)
+    pool.submit(ScanJob(files, (), (), 1 << 20))
+    results = pool.finish()
+    pool.close()
+    assert sorted(path for path, _, facts in results.scanned if facts is not None) == ["a.py", "b.py", "c.py"]
+    assert sorted(results.facts) == ["crash.py", "hang.py"]
+    assert results.facts["crash.py"].problem is not None
+    assert "crashed" in results.facts["crash.py"].problem.message
+    assert results.skipped == ["plain.py"]
