@@ -575,9 +575,14 @@ def _filter(
     out = []
     sup = {(p, s.line): s for p, f in facts.items() for s in f.suppressions}
     for f in kept:
-        s = sup.get((f.loc.path, f.loc.line))
-        if s is not None and (not s.codes or f.code in s.codes):
-            used.add((f.loc.path, f.loc.line))
+        # The comment may end any line of the finding's span (a call written over several lines).
+        lines = range(f.loc.line, max(f.loc.line, f.loc.end_line) + 1)
+        hit = next(
+            (ln for ln in lines if (s := sup.get((f.loc.path, ln))) and (not s.codes or f.code in s.codes)),
+            None,
+        )
+        if hit is not None:
+            used.add((f.loc.path, hit))
             continue
         out.append(f)
     if "RL003" in settings.select and "RL003" not in settings.ignore:

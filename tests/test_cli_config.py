@@ -138,3 +138,21 @@ def test_python_dash_m(tmp_path: Path) -> None:
     )
     assert proc.returncode == 1
     assert "RL102" in proc.stdout
+
+
+def test_suppression_on_the_last_line_of_a_multiline_call(tmp_path: Path) -> None:
+    (tmp_path / "tools.py").write_text(
+        "from policy import refuse, pick\n\n\ndef f(x):\n    return refuse(\n        pick(x),\n"
+        "    )  # refusal-lint: ignore[RL304]\n"
+    )
+    (tmp_path / "card.json").write_text(
+        '{"capabilities": {"extensions": [{"uri": "https://standards.upperhandai.com/ext/refusals/v1",'
+        ' "params": {"seg-mix": "One family per cut."}}]}}'
+    )
+    (tmp_path / "prompt.md").write_text("- seg-mix: One family per cut.\n")
+    result = run_cli("check", str(tmp_path), "--no-cache", "--select", "RL3,RL003")
+    assert (
+        result.stdout.splitlines()[0]
+        == "card.json:1:106: RL301 [seg-mix] rule `seg-mix` is advertised but no guard fires it"
+    )
+    assert "RL304" not in result.stdout and "RL003" not in result.stdout

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import os
 import signal
+import threading
 import time
 from pathlib import Path
 
@@ -20,7 +20,9 @@ GUARD = b'from policy import refuse\n\n\ndef f():\n    return refuse("seg-mix")\
 
 def _sabotaged(job: Job) -> FileFacts:
     if job.path.endswith("crash.py"):
-        os.kill(os.getpid(), signal.SIGSEGV)
+        # Thread-directed, as a real fault in the parser is: the process dies right here.
+        signal.pthread_kill(threading.get_ident(), signal.SIGSEGV)
+        time.sleep(60)
     if job.path.endswith("hang.py"):
         time.sleep(3600)
     return real_extract(job)
