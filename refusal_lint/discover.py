@@ -286,10 +286,10 @@ def is_card_candidate(name: str, rel: str, data: bytes) -> bool:
 def is_prompt_file(rel: str, kind: str, data: bytes) -> bool:
     """Named for a prompt (the file or a folder it is in), or an ADK / CrewAI agent config."""
     lower = rel.lower()
-    named = "prompt" in lower or "instruction" in lower
+    name = lower.rsplit("/", 1)[-1]
+    named = "prompt" in lower or "instruction" in lower or name.startswith("system")
     if kind == "text":
         return named
     if kind == "yaml":
-        name = lower.rsplit("/", 1)[-1]
         return named or name in ("agents.yaml", "agents.yml") or _ADK.search(data) is not None
     return False

@@ -452,7 +452,11 @@ def _agent_for(f: Finding, card_agent: dict[Loc, str], agents: list[Agent]) -> s
 
 
 def _same_agent(a: Card, b: Card) -> bool:
-    """Two card sources of one agent: the same name, or exactly the same rules."""
+    """Two card sources of one agent: one's root holds the other's, and they have the same
+    name or exactly the same rules. (Sibling agents never merge, whatever their names.)"""
+    ra, rb = agent_root(a.loc.path), agent_root(b.loc.path)
+    if not (ra == rb or not ra or not rb or rb.startswith(ra + "/") or ra.startswith(rb + "/")):
+        return False
     if a.agent_name and b.agent_name and a.agent_name.strip().lower() == b.agent_name.strip().lower():
         return True
     return bool(a.rules) and {(r.rule_id, r.reason) for r in a.rules} == {

@@ -1,0 +1,43 @@
+"""Agents without config: one per card root, two sources of one card merged, siblings kept apart."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conftest import check_json
+
+URI = "https://standards.upperhandai.com/ext/refusals/v1"
+
+
+def _agent(root: Path, name: str, rule: str) -> None:
+    (root / ".well-known").mkdir(parents=True)
+    card = {"name": name, "capabilities": {"extensions": [{"uri": URI, "params": {rule: f"No {rule}."}}]}}
+    (root / ".well-known" / "agent-card.json").write_text(json.dumps(card, indent=2))
+    (root / "system_prompt.md").write_text(f"Refuse and name the rule:\n- {rule}: No {rule}.\n")
+    (root / "tools.py").write_text(f'from policy import refuse\n\n\ndef f():\n    return refuse("{rule}")\n')
+
+
+def test_sibling_agents_with_one_name_stay_apart(tmp_path: Path) -> None:
+    _agent(tmp_path / "agents" / "a", "Agent", "a-rule")
+    _agent(tmp_path / "agents" / "b", "Agent", "b-rule")
+    data = check_json(tmp_path)
+    assert data["findings"] == []
+    assert sorted(next(iter(a["rules"])) for a in data["agents"]) == ["a-rule", "b-rule"]
+
+
+def test_a_file_above_every_root_is_rl004(tmp_path: Path) -> None:
+    _agent(tmp_path / "agents" / "a", "A", "a-rule")
+    _agent(tmp_path / "agents" / "b", "B", "b-rule")
+    (tmp_path / "ops.py").write_text('from policy import refuse\n\nrefuse("a-rule")\n')
+    data = check_json(tmp_path)
+    assert [(f["code"], f["path"], f["line"]) for f in data["findings"]] == [("RL004", "ops.py", 1)]
+    assert "`agents:`" in data["findings"][0]["message"]
+
+
+def test_system_named_prompt_file_is_found(tmp_path: Path) -> None:
+    _agent(tmp_path, "A", "a-rule")
+    (tmp_path / "system_prompt.md").rename(tmp_path / "system.md")
+    data = check_json(tmp_path)
+    assert data["findings"] == []
+    assert data["agents"][0]["prompt"] == {"path": "system.md", "line": 1, "derived": False}
