@@ -209,3 +209,15 @@ def test_inserted_rule_line_is_mentioned_with_its_reason(
     assert where + 1 in prompttext.mentions(numbered, rule_id)
     stated = [rl for rl in prompttext.rule_lines(numbered) if rl.line == where + 1]
     assert len(stated) == 1 and stated[0].rule_id == rule_id and stated[0].states(reason)
+
+
+def test_placeholder_reasons_are_not_compared(tmp_path: object) -> None:
+    from refusal_lint.checks.prompt import check
+    from refusal_lint.model import Card, Loc, Prompt, Rule
+
+    card = Card(Loc("c.json"), (Rule("seg-mix", "Real reason.", Loc("c.json", 2)),), True, True)
+    for line in ['- seg-mix: {{ reasons["seg-mix"] }}', "- seg-mix: {SEG_REASON}", "- seg-mix: {…}"]:
+        prompt = Prompt(Loc("p.j2"), (PromptLine(line, 1),))
+        assert check(card, [prompt]) == []
+    drifted = Prompt(Loc("p.md"), (PromptLine("- seg-mix: Other reason.", 1),))
+    assert [f.code for f in check(card, [drifted])] == ["RL203"]

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 from refusal_lint import prompttext
 from refusal_lint.model import Card, Edit, Finding, Loc, Prompt
+
+# Template or f-string placeholders (f-string parts that are not literal read as `{…}`).
+_PLACEHOLDER = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{…\}|\{[A-Za-z_][A-Za-z0-9_.\[\]'\"-]*\}")
 
 
 def mention_lines(prompts: list[Prompt], rule_id: str) -> list[Loc]:
@@ -54,8 +59,8 @@ def check(card: Card, prompts: list[Prompt], configured: str | None = None) -> l
             )
         for rl in prompttext.rule_lines(p.lines):
             stated = rules.get(rl.rule_id)
-            if stated is None or stated.reason is None:
-                continue
+            if stated is None or stated.reason is None or _PLACEHOLDER.search(rl.wrapped or rl.reason):
+                continue  # a reason filled in at run time ({{ reasons[...] }}, f"{...}") is not stated here
             if not rl.states(stated.reason):
                 # A reason wrapped over several lines is not rewritten: that is a judgement call.
                 edit = None if rl.wrapped else Edit(p.loc.path, rl.line, rl.reason, stated.reason, "text")
