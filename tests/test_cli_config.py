@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import TESTDATA, run_cli
+from conftest import TESTDATA, check_json, run_cli
 
 from refusal_lint.codes import CODES
 
@@ -156,3 +156,19 @@ def test_suppression_on_the_last_line_of_a_multiline_call(tmp_path: Path) -> Non
         == "card.json:1:106: RL301 [seg-mix] rule `seg-mix` is advertised but no guard fires it"
     )
     assert "RL304" not in result.stdout and "RL003" not in result.stdout
+
+
+def test_dotted_guard_callables(tmp_path: Path) -> None:
+    (tmp_path / "card.json").write_text(
+        '{"capabilities": {"extensions": [{"uri": "https://standards.upperhandai.com/ext/refusals/v1",'
+        ' "params": {"seg-mix": "One family per cut."}}]}}'
+    )
+    (tmp_path / "prompt.md").write_text("- seg-mix: One family per cut.\n")
+    (tmp_path / "tools.py").write_text(
+        "import myagent.policy as p\nfrom myagent.policy import block\n"
+        "from other import block as other_block\n\n"
+        'def f():\n    p.block("seg-mix")\n    block("geo-drill")\n    other_block("not-a-guard")\n'
+    )
+    (tmp_path / ".refusal-lint.yaml").write_text("guard-callables: [myagent.policy.block]\n")
+    data = check_json(tmp_path)
+    assert [(f["code"], f["rule_id"], f["line"]) for f in data["findings"]] == [("RL302", "geo-drill", 7)]

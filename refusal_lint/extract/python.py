@@ -451,16 +451,19 @@ class _Extractor(cst.CSTVisitor):
     def is_guard_call(self, node: cst.Call, name: str) -> bool:
         if vocab.is_guard_name(name, self.guard_plain):
             return True
-        dotted = _dotted(node.func) or name
-        return any(
-            dotted == g or g.endswith("." + dotted) or self.imported_from(name, g)
-            for g in self.guard_dotted
-            if g.rsplit(".", 1)[1] == name
-        )
+        if not self.guard_dotted:
+            return False
+        full = self.qualified(_dotted(node.func) or name)
+        return any(full == g or full.endswith("." + g) for g in self.guard_dotted)
 
-    def imported_from(self, name: str, dotted: str) -> bool:
-        ref = self.imports.get(name)
-        return ref is not None and f"{ref.module}.{ref.name}".endswith(dotted)
+    def qualified(self, dotted: str) -> str:
+        """`p.block` with `import myagent.policy as p` -> `myagent.policy.block`."""
+        head, _, rest = dotted.partition(".")
+        ref = self.imports.get(head)
+        if ref is None:
+            return dotted
+        base = f"{ref.module}.{ref.name}" if ref.name and ref.module else ref.name or ref.module
+        return f"{base}.{rest}" if rest else base
 
     def visit_Call(self, node: cst.Call) -> None:
         name = _last_name(node.func) or ""
