@@ -402,7 +402,9 @@ def _check(
                 if be is not None:
                     agent.errors.append(be)
         found = prompt_checks.check(agent.card, agent.prompts, agent.prompt_spec) if agent.card else []
-        found += guard_checks.check(agent.card, agent.guards, agent.errors)
+        if agent.card is not None and agent.card.usable:
+            # No card, or unusable params (RL100, RL103, RL104): the agent's RL2xx/RL3xx are skipped.
+            found += guard_checks.check(agent.card, agent.guards, agent.errors)
         findings.extend(dataclasses.replace(f, agent=agent.name) for f in found)
     if not agents:
         guards: list[BoundGuard] = []

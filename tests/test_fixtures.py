@@ -50,3 +50,14 @@ def test_json_findings_match_text(case: Path) -> None:
             "fixable",
         }
         assert f["end_line"] >= f["line"]
+
+
+def test_unusable_card_skips_every_rl3xx(tmp_path: Path) -> None:
+    import shutil
+
+    shutil.copytree(TESTDATA / "card-rl103", tmp_path / "agent")
+    (tmp_path / "agent" / "agent" / "payload.py").write_text(
+        'def f():\n    return {"rule": "seg-mix", "reason": "x", "code": 1}\n'
+    )
+    data = check_json(tmp_path / "agent")
+    assert [f["code"] for f in data["findings"]] == ["RL103"]
