@@ -513,6 +513,17 @@ class _Extractor(cst.CSTVisitor):
             if a.keyword is not None and a.keyword.value in vocab.PROMPT_KWARGS:
                 self.prompt_arg(a.value, f"{a.keyword.value}=")
         media = self.kwarg(node, *vocab.MEDIA_KEYS)
+        meta = self.kwarg(node, "metadata")
+        if media is None and isinstance(meta, cst.Dict) and self.kwarg(node, "data") is not None:
+            # a2a-sdk 0.3: DataPart(data=..., metadata={"mediaType": ...})
+            media = next(
+                (
+                    el.value
+                    for el in meta.elements
+                    if isinstance(el, cst.DictElement) and _str_key(el.key) in vocab.MEDIA_KEYS
+                ),
+                None,
+            )
         if media is not None:
             data = self.kwarg(node, "data") or self.first_arg(node)
             self.part(media, data, loc)

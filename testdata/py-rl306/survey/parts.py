@@ -14,3 +14,7 @@ def invalid_cut(cut):
 
 def unnamed(cut):
     return Part(data={"reason": "That demographic cut is not defined for this study."}, media_type=MEDIA)
+
+
+def legacy(cut):
+    return DataPart(data={"detail": cut}, metadata={"mediaType": MEDIA})
