@@ -6,6 +6,7 @@ Everything is recorded symbolically (see facts.py); nothing of the user's code i
 from __future__ import annotations
 
 import ast
+import dataclasses
 import re
 from dataclasses import dataclass, field
 
@@ -162,6 +163,7 @@ class _Extractor(cst.CSTVisitor):
         self.classes: list[tuple[str, set[str]]] = []  # (name, attribute names)
         self.init_maps: dict[str, dict[str, tuple[int, str]]] = {}  # class -> self.attr -> __init__ arg
         self.ctor_calls: list[CtorCall] = []
+        self.card_names: list[str | None] = []  # every AgentCard(name=...) of the file
         self.cards: list[tuple[str, str | None]] = []  # enclosing AgentCard(...) calls
         self.errors: list[tuple[ErrorUse, list[Value]]] = []  # open protocol-error contexts
         self.consumed: set[int] = set()  # dict literals already taken as a Part's data
@@ -471,6 +473,7 @@ class _Extractor(cst.CSTVisitor):
         if name == "AgentCard":
             card_name = _str_key(self.kwarg(node, "name"))
             self.cards.append((f"{self.path}:{loc.line}:{loc.col}", card_name))
+            self.card_names.append(card_name)
         if name in spec.PROTOCOL_ERRORS:
             self.errors.append((ErrorUse(loc, name, None), []))
         if name == "AgentExtension":
@@ -760,10 +763,15 @@ def extract(path: str, text: str, guard_callables: tuple[str, ...] = ()) -> File
     module = cst.parse_module(text)
     ex = _Extractor(path, module, Positions(module), guard_callables)
     module.visit(ex)
+    exts = ex.exts
+    if len(ex.card_names) == 1 and ex.card_names[0]:
+        # `capabilities = AgentCapabilities(extensions=[...])` built before `AgentCard(name=...)`:
+        # the file's one card names the agent.
+        exts = [dataclasses.replace(e, agent_name=e.agent_name or ex.card_names[0]) for e in exts]
     return FileFacts(
         path=path,
         kind="python",
-        py_exts=tuple(ex.exts),
+        py_exts=tuple(exts),
         py_prompts=tuple(ex.prompts),
         guards=tuple(ex.guards),
         errors=tuple(ex.error_uses),
