@@ -221,3 +221,30 @@ def test_placeholder_reasons_are_not_compared(tmp_path: object) -> None:
         assert check(card, [prompt]) == []
     drifted = Prompt(Loc("p.md"), (PromptLine("- seg-mix: Other reason.", 1),))
     assert [f.code for f in check(card, [drifted])] == ["RL203"]
+
+
+FOLDED = """analyst:
+  role: >
+    Survey analyst
+  backstory: >
+    You never guess a number.
+
+    Refuse these and name the rule:
+
+    - seg-mix: Mixing is refused.
+  goal: "Answer with crosstabs.\\n- invalid-cut: Quoted."
+"""
+
+
+def test_yaml_prompt_lines_are_real_file_lines() -> None:
+    from refusal_lint.extract.job import Job
+    from refusal_lint.extract.run import extract
+
+    facts = extract(Job("config/agents.yaml", "yaml", FOLDED.encode(), want_prompt=True))
+    stated = {
+        rl.rule_id: rl.line
+        for p in facts.prompts
+        for rl in prompttext.rule_lines(p.lines)
+        if "-" in rl.rule_id
+    }
+    assert stated == {"seg-mix": 9, "invalid-cut": 10}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 from refusal_lint.extract.tree import TNode
@@ -28,6 +29,24 @@ def _string_prompt(node: TNode) -> Prompt | None:
     if node.kind != "string" or not str(node.value).strip():
         return None
     return text_prompt(node.loc.path, str(node.value), node.loc.line)
+
+
+def remap_lines(prompt: Prompt, source: list[str]) -> Prompt:
+    """Put each line of a YAML string back on the file line that holds it.
+
+    A block scalar's lines map one to one, but folded (`>`), plain and quoted scalars join
+    or escape lines; the text of a line is looked up in the file from the string's start."""
+    out = []
+    cursor = prompt.loc.line - 1  # 0-based index into source
+    for pl in prompt.lines:
+        probe = pl.text.strip()[:24]
+        if probe:
+            for k in range(cursor, min(len(source), cursor + 200)):
+                if probe in source[k]:
+                    cursor = k
+                    break
+        out.append(PromptLine(pl.text, cursor + 1))
+    return dataclasses.replace(prompt, lines=tuple(out))
 
 
 def _all_strings(node: TNode) -> list[Prompt]:

@@ -64,6 +64,9 @@ def extract(job: Job) -> FileFacts:
             prompts.extend(dataprompts.configured_yaml_prompt(root, job.prompt_key))
         elif job.want_prompt and job.kind == "yaml":
             prompts.extend(dataprompts.yaml_prompts(job.path, root))
+    if prompts and job.kind == "yaml":
+        source = text.splitlines()
+        prompts = [dataprompts.remap_lines(p, source) for p in prompts]
     return FileFacts(job.path, job.kind, exts=tuple(exts), prompts=tuple(prompts))
 
 
