@@ -78,7 +78,13 @@ class ModuleIndex:
 
 
 def join_strs(a: Str, b: Str, loc: Loc) -> Str:
-    lines = a.lines[:-1] + a.lines[-1:] + b.lines[1:] if a.lines and b.lines else a.lines or b.lines
+    """`a + b` with each line of the result on the file line where its text starts."""
+    if not (a.lines and b.lines):
+        lines = a.lines or b.lines
+    elif a.value.endswith("\n") or not a.value:
+        lines = a.lines[:-1] + b.lines  # b starts a fresh line: it is where that line's text is
+    else:
+        lines = a.lines + b.lines[1:]
     return Str(a.value + b.value, loc, lines, literal=False)
 
 

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 import pytest
+from conftest import TESTDATA, check_json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -248,3 +250,16 @@ def test_yaml_prompt_lines_are_real_file_lines() -> None:
         if "-" in rl.rule_id
     }
     assert stated == {"seg-mix": 9, "invalid-cut": 10}
+
+
+def test_python_prompt_lines_are_real_file_lines(tmp_path: Path) -> None:
+    import shutil
+
+    shutil.copy(TESTDATA / "py-rl301" / "agent-card.json", tmp_path / "agent-card.json")
+    (tmp_path / "prompt.py").write_text(
+        'SYSTEM_PROMPT = "\\n".join(\n    [\n        "You are the survey analyst.",\n'
+        '        "- seg-mix: Wrong reason here.",\n    ]\n)\n\n'
+        'OTHER_PROMPT = (\n    "Line one.\\n"\n    "- invalid-cut: Also wrong.\\n"\n)\n'
+    )
+    data = check_json(tmp_path, "--select", "RL203")
+    assert [(f["line"], f["rule_id"]) for f in data["findings"]] == [(4, "seg-mix"), (10, "invalid-cut")]

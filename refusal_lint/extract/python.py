@@ -297,6 +297,21 @@ class _Extractor(cst.CSTVisitor):
             return self.value(args[0].value)
         if name in vocab.STRUCT_FROM_DICT and args:
             return self.value(args[0].value)  # protobuf: ParseDict(RULES, Struct()) is RULES
+        if (
+            name == "join"
+            and isinstance(node.func, cst.Attribute)
+            and isinstance(node.func.value, cst.SimpleString)
+            and len(node.args) == 1
+            and isinstance(node.args[0].value, (cst.List, cst.Tuple))
+        ):
+            # "\n".join(["You are ...", "- seg-mix: ..."]): a prompt written line by line.
+            sep = self.value(node.func.value)
+            parts: list[Value] = []
+            for i, el in enumerate(node.args[0].value.elements):
+                if i:
+                    parts.append(sep)
+                parts.append(self.value(el.value))
+            return Join(tuple(parts), loc) if parts else Str("", loc, (loc.line,))
         return Dyn(loc, self.refs_in(node))
 
     def dict_value(self, node: cst.Dict) -> DictV:
