@@ -137,10 +137,9 @@ class _Extraction:
             self.notes.append(f"{entry.rel}: cannot read ({exc.strerror or exc})")
             return None
 
-    def decide(
-        self, entries: list[discover.Entry], context: str, make: Callable[[discover.Entry, bytes], Job | None]
-    ) -> None:
-        """Submit a job for each entry that needs one; unchanged files are answered unread."""
+    def changed(self, entries: list[discover.Entry], context: str) -> list[discover.Entry]:
+        """The entries the cache cannot answer by size and mtime; the others get their facts."""
+        out = []
         for entry in entries:
             verdict = self.cache.verdict(entry.rel, entry.size, entry.mtime_ns, context)
             if verdict == SKIP:
@@ -148,8 +147,15 @@ class _Extraction:
             if verdict is not None and (facts := self.cache.facts_for(verdict)) is not None:
                 self.facts[entry.rel] = facts
                 continue
-            configured = entry.rel in self.roles.cards or entry.rel in self.roles.prompt_files
-            data = self.read(entry, configured or entry.rel in self.roles.prompt_modules)
+            out.append(entry)
+        return out
+
+    def decide(
+        self, entries: list[discover.Entry], context: str, make: Callable[[discover.Entry, bytes], Job | None]
+    ) -> None:
+        """Submit a job for each entry that needs one; unchanged files are answered unread."""
+        for entry in self.changed(entries, context):
+            data = self.read(entry, entry.rel in self.roles.cards or entry.rel in self.roles.prompt_files)
             job = make(entry, data) if data is not None else None
             if job is None:
                 if data is not None:
@@ -180,15 +186,7 @@ class _Extraction:
     def scan(self, entries: list[discover.Entry], context: str, needles: tuple[bytes, ...]) -> None:
         """Python files: unchanged ones answered from the cache unread, the rest read,
         prefiltered and parsed by the workers in batches."""
-        todo = []
-        for entry in entries:
-            verdict = self.cache.verdict(entry.rel, entry.size, entry.mtime_ns, context)
-            if verdict == SKIP:
-                continue
-            if verdict is not None and (facts := self.cache.facts_for(verdict)) is not None:
-                self.facts[entry.rel] = facts
-                continue
-            todo.append(entry)
+        todo = self.changed(entries, context)
         if not todo:
             return
         configured = frozenset(self.roles.cards) | frozenset(self.roles.prompt_modules)
