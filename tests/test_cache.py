@@ -101,3 +101,12 @@ def test_warm_run_starts_no_parser(agent: Path) -> None:
     warm = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
     assert warm.stdout == "All checks passed!\n"
     assert warm.stderr.splitlines()[-1] == "[]"
+
+
+@pytest.mark.parametrize("case", ["monorepo-rl004", "py-rl305", "prompt-rl203", "py-rl002"])
+def test_parallel_results_equal_serial(case: str) -> None:
+    runs = [
+        run_cli("check", str(TESTDATA / case), "--no-cache", "--format", "json", "--jobs", jobs).stdout
+        for jobs in ("1", "2", "4")
+    ]
+    assert runs[0] == runs[1] == runs[2]
