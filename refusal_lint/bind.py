@@ -208,6 +208,8 @@ def bind_guard(res: Resolver, g: Guard, params_ids: set[str]) -> BoundGuard | No
     if g.rule is None:
         return BoundGuard(g.loc, g.kind, "none", None, None, **common)  # type: ignore[arg-type]
     rule = res.resolve(g.rule)
+    if g.receiver and not isinstance(rule, Str):
+        return None  # `tracker.refuse()` on some object, not on a rule id
     if isinstance(rule, Str):
         return BoundGuard(g.loc, g.kind, "id", rule.value, written or rule.value, **common)  # type: ignore[arg-type]
     if isinstance(rule, Param):

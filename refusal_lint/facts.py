@@ -164,6 +164,7 @@ class Guard:
     extra_keys: tuple[str, ...] = ()  # RL306: payload keys beyond rule/reason/detail
     media: Value | None = None  # a Part's media type
     shaped: bool = True  # the payload has `rule` and `reason` or `detail`
+    receiver: bool = False  # the rule is the object the method is called on: a guard only if a string
 
 
 @dataclass(frozen=True)

@@ -549,16 +549,15 @@ class _Extractor(cst.CSTVisitor):
             self.dict_call_payload(node, loc)
         if name and self.is_guard_call(node, name):
             rule = self.kwarg(node, *vocab.RULE_KWARGS) or self.first_arg(node)
+            reason = self.kwarg(node, "reason")
+            reason_value = self.value(reason) if reason is not None else None
             if rule is not None and not isinstance(rule, cst.Dict):
-                reason = self.kwarg(node, "reason")
-                self.add_guard(
-                    Guard(
-                        loc,
-                        "call",
-                        self.value(rule),
-                        self.value(reason) if reason is not None else None,
-                    )
-                )
+                self.add_guard(Guard(loc, "call", self.value(rule), reason_value))
+            elif rule is None and isinstance(node.func, cst.Attribute):
+                # `Rule.SEG_MIX.refuse(detail=...)`: the receiver is the rule, if it is one.
+                receiver = self.value(node.func.value)
+                if isinstance(receiver, (Ref, Str)):
+                    self.add_guard(Guard(loc, "call", receiver, reason_value, receiver=True))
 
     def leave_Call(self, original_node: cst.Call) -> None:
         name = _last_name(original_node.func) or ""
