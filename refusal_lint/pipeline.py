@@ -7,6 +7,7 @@ import hashlib
 import json
 import os
 import posixpath
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -349,8 +350,37 @@ def _run(
     ex.cache.save()
     result.files_scanned = scanned
     result.notes = ex.notes
-    result.findings = _filter(result.findings, ex.facts, cfg, settings, root)
+    result.findings = _filter(_file_columns(result.findings, root), ex.facts, cfg, settings, root)
     return result
+
+
+def _file_columns(findings: list[Finding], root: str) -> list[Finding]:
+    """RL202/RL203 in a YAML or Python prompt: the column where the id stands in the file.
+
+    Checks see a prompt line as text (dedented, unquoted), so their column is the one in
+    that text; the file's own line says where the id really is."""
+    lines: dict[str, list[str]] = {}
+    out = []
+    for f in findings:
+        if (
+            f.code in ("RL202", "RL203")
+            and f.rule_id
+            and f.loc.path.endswith((".py", ".pyi", ".yaml", ".yml"))
+        ):
+            if f.loc.path not in lines:
+                try:
+                    with open(os.path.join(root, f.loc.path), encoding="utf-8-sig", errors="replace") as fh:
+                        lines[f.loc.path] = fh.read().splitlines()
+                except OSError:
+                    lines[f.loc.path] = []
+            source = lines[f.loc.path]
+            if 0 < f.loc.line <= len(source):
+                m = re.search(r"(?<![\w-])" + re.escape(f.rule_id) + r"(?![\w-])", source[f.loc.line - 1])
+                if m is not None:
+                    loc = Loc(f.loc.path, f.loc.line, m.start() + 1, f.loc.line, m.end() + 1)
+                    f = dataclasses.replace(f, loc=loc)
+        out.append(f)
+    return out
 
 
 # ---- binding and checking ---------------------------------------------------------------
