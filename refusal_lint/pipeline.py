@@ -194,7 +194,9 @@ class _Extraction:
         known = frozenset(self.cache.entries)
         batch: list[tuple[str, str, int]] = []
         size = 0
-        for entry in todo:
+        # Largest first: the heavy files start early and the last batches are quick ones,
+        # so the workers finish together (results do not depend on the order).
+        for entry in sorted(todo, key=lambda e: -e.size):
             batch.append((entry.rel, entry.abs, entry.size))
             size += min(entry.size, self.cfg.max_file_size)
             if len(batch) >= SCAN_FILES or size >= SCAN_BYTES:
