@@ -20,7 +20,14 @@ def check(card: Card | None, guards: list[BoundGuard], errors: list[BoundError])
                 )
             )
         if g.media_near:
-            out.append(Finding("RL306", g.loc, f"media type `{g.media_near}` is almost `{spec.MEDIA_TYPE}`"))
+            out.append(
+                Finding(
+                    "RL306",
+                    g.loc,
+                    f"media type `{g.media_near}` is almost `{spec.MEDIA_TYPE}`",
+                    rule_id=g.written,
+                )
+            )
         if g.status == "none" and not g.media_near:
             out.append(Finding("RL306", g.loc, "refusal payload has no `rule`"))
     for e in errors:
