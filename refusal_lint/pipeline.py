@@ -192,26 +192,17 @@ class _Extraction:
             return
         configured = frozenset(self.roles.cards) | frozenset(self.roles.prompt_modules)
         known = frozenset(self.cache.entries)
-        batch: list[tuple[str, str, int]] = []
-        size = 0
         # Largest first: the heavy files start early and the last batches are quick ones,
         # so the workers finish together (results do not depend on the order).
+        batches: list[list[tuple[str, str, int]]] = [[]]
+        size = 0
         for entry in sorted(todo, key=lambda e: -e.size):
-            batch.append((entry.rel, entry.abs, entry.size))
+            if len(batches[-1]) >= SCAN_FILES or size >= SCAN_BYTES:
+                batches.append([])
+                size = 0
+            batches[-1].append((entry.rel, entry.abs, entry.size))
             size += min(entry.size, self.cfg.max_file_size)
-            if len(batch) >= SCAN_FILES or size >= SCAN_BYTES:
-                self._pool().submit(
-                    ScanJob(
-                        tuple(batch),
-                        needles,
-                        self.cfg.guard_callables,
-                        self.cfg.max_file_size,
-                        configured,
-                        known,
-                    )
-                )
-                batch, size = [], 0
-        if batch:
+        for batch in batches:
             self._pool().submit(
                 ScanJob(
                     tuple(batch), needles, self.cfg.guard_callables, self.cfg.max_file_size, configured, known
@@ -407,7 +398,7 @@ def _check(
         if rel not in facts:
             findings.append(Finding("RL100", Loc(rel), f"configured card `{rel}` not found"))
 
-    params_of = {c.params_id: c for c in cards if c.params_id}
+    params_ids = {c.params_id for c in cards if c.params_id}
     agents = (
         _configured_agents(cfg, root, cards, facts, roles)
         if cfg.agents
@@ -428,7 +419,7 @@ def _check(
                 if bound is not None:
                     agent.guards.append(bound)
             for e in facts[path].errors:
-                be = bind_error(res, e, set(params_of))
+                be = bind_error(res, e, params_ids)
                 if be is not None:
                     agent.errors.append(be)
         found = prompt_checks.check(agent.card, agent.prompts, agent.prompt_spec) if agent.card else []

@@ -9,11 +9,9 @@ import posixpath
 from collections.abc import Iterable
 
 from refusal_lint.facts import (
-    Const,
     DictV,
     Dyn,
     FileFacts,
-    ImportRef,
     Item,
     Join,
     Op,
@@ -55,26 +53,12 @@ class ModuleIndex:
                 folder = posixpath.dirname(folder)
             base = posixpath.join(folder, tail) if tail else folder
             for candidate in (base + ".py", posixpath.join(base, "__init__.py")):
-                hit = self._find(candidate, importer) if candidate else None
-                if hit == candidate.lstrip("/") or hit == candidate:
-                    return hit
+                if self._find(candidate, importer) == candidate:
+                    return candidate
             return None
         if not tail:
             return None
         return self._find(tail + ".py", importer) or self._find(tail + "/__init__.py", importer)
-
-    def targets(self, importer: str, ref: ImportRef) -> list[str]:
-        """Files an import may read from: the module, and `from pkg import submodule`."""
-        out = []
-        mod = self.module(importer, ref.module, ref.level)
-        if mod:
-            out.append(mod)
-        if ref.name:
-            sub = f"{ref.module}.{ref.name}" if ref.module else ref.name
-            hit = self.module(importer, sub, ref.level)
-            if hit:
-                out.append(hit)
-        return out
 
 
 def join_strs(a: Str, b: Str, loc: Loc) -> Str:
@@ -251,6 +235,3 @@ def placeholder_text(resolver: Resolver, value: Value) -> Str | None:
             out = text if out is None else join_strs(out, text, value.loc)
         return out
     return None
-
-
-__all__ = ["Const", "ModuleIndex", "Resolver", "placeholder_text"]

@@ -9,6 +9,7 @@ that parses nothing never imports libcst anywhere.
 
 from __future__ import annotations
 
+import dataclasses
 import multiprocessing
 import multiprocessing.context
 import sys
@@ -104,7 +105,7 @@ class _Worker:
         self.conn = parent
         self.job: Job | ScanJob | None = None
         self.deadline = 0.0
-        self.index = -1  # the file of a ScanJob being parsed, or last reported
+        self.index = -1  # the file of a ScanJob being parsed; -1 while reading
 
     def give(self, job: Job | ScanJob, timeout: float) -> None:
         self.job = job
@@ -179,7 +180,7 @@ class Pool:
             return False
         rel = job.files[i][0]
         self.results.scanned.append((rel, msg[2], msg[3] if msg[0] == "file" else None))
-        w.index = -(i + 2)  # reported, so no file's: the next batch starts after it
+        w.index = -1  # reported: a crash from now on happens while reading, in no file's parse
         return False
 
     def _fail(self, w: _Worker, why: str) -> None:
@@ -196,11 +197,7 @@ class Pool:
                 rest = ()
                 self.results.notes.append(f"{why} while reading {len(job.files)} files; they are unchecked")
             if rest:
-                self.queue.append(
-                    ScanJob(
-                        rest, job.needles, job.guard_callables, job.max_file_size, job.configured, job.known
-                    )
-                )
+                self.queue.append(dataclasses.replace(job, files=rest))
         else:
             self.results.facts[job.path] = _failed(job.path, why)
         self.busy.remove(w)

@@ -333,6 +333,10 @@ class _Extractor(cst.CSTVisitor):
         if vocab.is_prompt_const(target.value):
             self.prompts.append(PyPrompt(self.loc(target), self.defs[name], target.value))
 
+    def class_prefix(self) -> str:
+        """`Outer.Inner.` inside class bodies, `` at module level: how their names are defined."""
+        return "".join(c[0] + "." for c in self.classes)
+
     def at_module_level(self) -> bool:
         return not self.scopes and not self.classes
 
@@ -340,7 +344,7 @@ class _Extractor(cst.CSTVisitor):
         if self.scopes:
             self.bind_local_dicts(node)
             return
-        prefix = ".".join(c[0] for c in self.classes) + "." if self.classes else ""
+        prefix = self.class_prefix()
         for t in node.targets:
             self.define(t.target, node.value, prefix)
 
@@ -354,7 +358,7 @@ class _Extractor(cst.CSTVisitor):
             return
         if self.scopes:
             return
-        prefix = ".".join(c[0] for c in self.classes) + "." if self.classes else ""
+        prefix = self.class_prefix()
         self.define(node.target, node.value, prefix)
 
     def visit_Import(self, node: cst.Import) -> None:
@@ -394,7 +398,7 @@ class _Extractor(cst.CSTVisitor):
                 self.init_maps[node.name.value] = _init_map(stmt)
         is_enum = any((_last_name(b.value) or "").endswith("Enum") for b in node.bases)
         if is_enum and not self.scopes:
-            prefix = ".".join(c[0] for c in self.classes) + "." if self.classes else ""
+            prefix = self.class_prefix()
             str_enum = any(_last_name(b.value) == "StrEnum" for b in node.bases)
             for stmt in body:
                 if not isinstance(stmt, cst.SimpleStatementLine):
@@ -608,7 +612,7 @@ class _Extractor(cst.CSTVisitor):
 
     def prompt_arg(self, node: cst.BaseExpression, source: str) -> None:
         value = self.value(node)
-        if isinstance(value, (Str, Join, Op, Ref, Dyn)) and not isinstance(value, Param):
+        if isinstance(value, (Str, Join, Op, Ref, Dyn)):
             self.prompts.append(PyPrompt(self.loc(node), value, source))
 
     def part(self, media_node: cst.BaseExpression, data: cst.BaseExpression | None, loc: Loc) -> None:
@@ -631,10 +635,7 @@ class _Extractor(cst.CSTVisitor):
         self.payload(literal, loc, "part", media)
 
     def payload(self, node: cst.Dict, loc: Loc, kind: str, media: Value | None = None) -> None:
-        keys: dict[str, cst.BaseExpression] = {}
-        for el in node.elements:
-            if isinstance(el, cst.DictElement) and (k := _str_key(el.key)) is not None:
-                keys[k] = el.value
+        keys = _str_keys(node)
         shaped = "rule" in keys and ("reason" in keys or "detail" in keys)
         if kind == "payload" and not shaped:
             return
@@ -655,11 +656,7 @@ class _Extractor(cst.CSTVisitor):
             self.payload_guards[id(node)] = guard
 
     def visit_Dict(self, node: cst.Dict) -> None:
-        keys = {
-            k: el.value
-            for el in node.elements
-            if isinstance(el, cst.DictElement) and (k := _str_key(el.key)) is not None
-        }
+        keys = _str_keys(node)
         loc = self.loc(node)
         if "error" in keys and isinstance(keys["error"], cst.Dict):
             self.errors.append((ErrorUse(loc, '{"error": ...}', None), []))
@@ -692,21 +689,28 @@ class _Extractor(cst.CSTVisitor):
         return self.loc(node)
 
     def leave_Dict(self, original_node: cst.Dict) -> None:
-        keys = {_str_key(el.key) for el in original_node.elements if isinstance(el, cst.DictElement)}
-        if "error" in keys and self.errors and self.errors[-1][0].name == '{"error": ...}':
-            el = next(
-                el
-                for el in original_node.elements
-                if isinstance(el, cst.DictElement) and _str_key(el.key) == "error"
-            )
-            if isinstance(el.value, cst.Dict) and self.errors[-1][0].loc == self.loc(original_node):
-                self.close_error()
+        # The envelope visit_Dict opened for this very dict, if it opened one.
+        if (
+            self.errors
+            and self.errors[-1][0].name == '{"error": ...}'
+            and (self.errors[-1][0].loc == self.loc(original_node))
+        ):
+            self.close_error()
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         if self.errors:
             value = self.value(node)
             if isinstance(value, Sub):
                 self.errors[-1][1].append(value)
+
+
+def _str_keys(node: cst.Dict) -> dict[str, cst.BaseExpression]:
+    """A dict literal's string-keyed members (the last of a repeated key, as Python keeps)."""
+    return {
+        k: el.value
+        for el in node.elements
+        if isinstance(el, cst.DictElement) and (k := _str_key(el.key)) is not None
+    }
 
 
 def _value_lines(body: str, raw: bool, first: int, value: str) -> tuple[int, ...]:
