@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,15 @@ from refusal_lint.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTDATA = ROOT / "testdata"
+
+
+def snapshot(root: Path) -> dict[str, str]:
+    """Every file under root (links and the cache folder left out) with the hash of its bytes."""
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and not p.is_symlink() and ".refusal_lint_cache" not in p.parts
+    }
 
 
 def run_cli(*args: str, cwd: Path | None = None) -> Result:

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import random
 import shutil
@@ -11,6 +10,7 @@ import tempfile
 from pathlib import Path
 
 from click.testing import CliRunner
+from conftest import snapshot
 
 from refusal_lint.cli import main
 
@@ -72,14 +72,6 @@ def mutate(data: bytes, rng: random.Random) -> bytes:
     return data
 
 
-def _snapshot(root: Path) -> dict[str, str]:
-    return {
-        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
-        for p in sorted(root.rglob("*"))
-        if p.is_file() and ".refusal_lint_cache" not in p.parts
-    }
-
-
 def run_case(seed: int) -> str:
     """One mutated agent through the CLI; returns a description, raises AssertionError on a fault."""
     rng = random.Random(seed)
@@ -92,7 +84,7 @@ def run_case(seed: int) -> str:
         for path in rng.sample(files, k=min(len(files), rng.randint(1, 3))):
             path.write_bytes(mutate(path.read_bytes(), rng))
             touched.append(str(path.relative_to(root)))
-        before = _snapshot(root)
+        before = snapshot(root)
         result = CliRunner().invoke(main, ["check", str(root), "--format", "json", "--no-cache"])
         where = f"seed {seed}: {source.name} with {touched} mutated"
         assert result.exit_code in (0, 1, 2), f"{where}: exit {result.exit_code}, {result.exception!r}"
@@ -102,5 +94,5 @@ def run_case(seed: int) -> str:
         else:
             report = json.loads(result.stdout)
             assert set(report) == {"tool", "agents", "findings", "summary"}, where
-        assert _snapshot(root) == before, f"{where}: a file was changed"
+        assert snapshot(root) == before, f"{where}: a file was changed"
         return where

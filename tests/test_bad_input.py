@@ -2,20 +2,11 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 from pathlib import Path
 
 import pytest
-from conftest import check_json, run_cli
-
-
-def _snapshot(root: Path) -> dict[str, str]:
-    return {
-        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
-        for p in sorted(root.rglob("*"))
-        if p.is_file() and not p.is_symlink()
-    }
+from conftest import check_json, run_cli, snapshot
 
 
 def _card_dir(tmp_path: Path, data: bytes, name: str = "agent-card.json") -> Path:
@@ -50,12 +41,12 @@ CASES = {
 def test_unreadable_card_is_rl002(tmp_path: Path, case: str) -> None:
     data, name, line = CASES[case]
     root = _card_dir(tmp_path, data, name)
-    before = _snapshot(root)
+    before = snapshot(root)
     result = run_cli("check", str(root), "--no-cache", "--no-color")
     assert result.stdout.splitlines()[0] == line
     assert result.exit_code == 0  # RL002 is a warning
     assert "Traceback" not in result.output
-    assert _snapshot(root) == before
+    assert snapshot(root) == before
 
 
 def test_top_level_array_is_not_a_card(tmp_path: Path) -> None:

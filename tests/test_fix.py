@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import ast
-import hashlib
 import json
 import os
 import shutil
 import stat
 from pathlib import Path
 
-from conftest import TESTDATA, run_cli
+from conftest import TESTDATA, run_cli, snapshot
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -27,14 +26,6 @@ def _tree(tmp_path: Path, *cases: str) -> Path:
     return root
 
 
-def _hashes(root: Path) -> dict[str, str]:
-    return {
-        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
-        for p in sorted(root.rglob("*"))
-        if p.is_file() and ".refusal_lint_cache" not in p.parts
-    }
-
-
 def _findings(root: Path) -> list[tuple[str, int, str]]:
     out = run_cli("check", str(root), "--no-cache", "--format", "json")
     return [(f["path"], f["line"], f["code"]) for f in json.loads(out.stdout)["findings"]]
@@ -44,7 +35,7 @@ def test_fix_rewrites_only_drifted_reasons(tmp_path: Path) -> None:
     for case in ("prompt-rl203", "py-rl303", "py-rl302"):
         root = _tree(tmp_path / case, case) / case
         before_findings = _findings(root)
-        before = _hashes(root)
+        before = snapshot(root)
         result = run_cli("check", str(root), "--fix", "--no-cache", "--format", "json")
         report = json.loads(result.stdout)
         after_findings = _findings(root)
@@ -52,16 +43,16 @@ def test_fix_rewrites_only_drifted_reasons(tmp_path: Path) -> None:
         fixed = sum(f[2] in ("RL203", "RL303") for f in before_findings)
         assert report["summary"]["fixed"] == fixed
         assert result.exit_code == (1 if after_findings else 0)
-        changed = {p for p, h in _hashes(root).items() if before[p] != h}
+        changed = {p for p, h in snapshot(root).items() if before[p] != h}
         expected = {
             "prompt-rl203": {"system_prompt.md", "survey/prompt.py", "survey/config/root_agent.yaml"},
             "py-rl303": {"survey/tools.py"},
             "py-rl302": set(),
         }[case]
         assert changed == expected
-        again = _hashes(root)
+        again = snapshot(root)
         second = run_cli("check", str(root), "--fix", "--no-cache")
-        assert _hashes(root) == again, "a second --fix must change nothing"
+        assert snapshot(root) == again, "a second --fix must change nothing"
         assert "Fixed" not in second.stdout
 
 
@@ -75,12 +66,12 @@ def test_fix_keeps_layout_byte_for_byte(tmp_path: Path) -> None:
 
 def test_diff_writes_nothing(tmp_path: Path) -> None:
     root = _tree(tmp_path, "py-rl303") / "py-rl303"
-    before = _hashes(root)
+    before = snapshot(root)
     result = run_cli("check", str(root), "--diff", "--no-cache")
     assert result.exit_code == 1
     assert result.stdout.splitlines()[:2] == ["--- a/survey/tools.py", "+++ b/survey/tools.py"]
     assert f'+        return refuse("seg-mix", reason="{SEG}")' in result.stdout
-    assert _hashes(root) == before
+    assert snapshot(root) == before
     clean = run_cli("check", str(TESTDATA / "survey-agent"), "--diff", "--no-cache")
     assert (clean.exit_code, clean.stdout) == (0, "")
 
@@ -101,11 +92,11 @@ def test_read_only_file_is_reported(tmp_path: Path) -> None:
     root = _tree(tmp_path, "py-rl303") / "py-rl303"
     tools = root / "survey" / "tools.py"
     tools.chmod(stat.S_IRUSR | stat.S_IRGRP)
-    before = _hashes(root)
+    before = snapshot(root)
     result = run_cli("check", str(root), "--fix", "--no-cache")
     assert result.exit_code == 1
     assert "survey/tools.py: not fixed, the file is read-only" in result.stderr
-    assert _hashes(root) == before
+    assert snapshot(root) == before
     assert not [p for p in os.listdir(tools.parent) if p.startswith(".refusal-lint-")]
 
 
