@@ -20,6 +20,7 @@ from refusal_lint.facts import (
     Sub,
     Value,
 )
+from refusal_lint.guardids import GuardIds
 from refusal_lint.model import Card, Loc, Prompt, PromptLine
 from refusal_lint.resolve import Resolver, placeholder_text
 
@@ -28,7 +29,7 @@ from refusal_lint.resolve import Resolver, placeholder_text
 class BoundGuard:
     loc: Loc
     kind: str
-    status: str  # id | unresolved | none (no rule: a malformed payload)
+    status: str  # id | unresolved | passthrough | none (no rule: a malformed payload)
     rule_id: str | None
     written: str | None  # the id as written (for messages), if a literal
     reason: str | None = None  # a literal reason to compare (None: absent or from the map)
@@ -181,7 +182,9 @@ def _from_map(res: Resolver, value: Value | None, params_ids: set[str]) -> bool:
     return False
 
 
-def bind_guard(res: Resolver, g: Guard, params_ids: set[str]) -> BoundGuard | None:
+def bind_guard(res: Resolver, ids: GuardIds, g: Guard, params_ids: set[str]) -> list[BoundGuard]:
+    """The guard as the checks see it: one BoundGuard per id it fires (a helper's ids stand
+    at the call sites passing them), or one that only carries its payload's shape."""
     media_near = None
     if g.kind == "part":
         media = res.resolve_str(g.media)
@@ -189,8 +192,7 @@ def bind_guard(res: Resolver, g: Guard, params_ids: set[str]) -> BoundGuard | No
         if kind == "near" and media is not None:
             media_near = media.value
         elif kind is None and not g.shaped:
-            return None  # some other Part (application/json, ...) with no refusal keys
-    written = g.rule.value if isinstance(g.rule, Str) else None
+            return []  # some other Part (application/json, ...) with no refusal keys
     reason: str | None = None
     reason_loc = None
     literal = False
@@ -198,25 +200,39 @@ def bind_guard(res: Resolver, g: Guard, params_ids: set[str]) -> BoundGuard | No
         r = res.resolve_str(g.reason)
         if r is not None:
             reason, reason_loc, literal = r.value, g.reason.loc, isinstance(g.reason, Str)
-    common = dict(
-        reason=reason,
-        reason_loc=reason_loc,
-        reason_literal=literal,
-        extra_keys=g.extra_keys,
-        media_near=media_near,
-    )
-    if g.rule is None:
-        return BoundGuard(g.loc, g.kind, "none", None, None, **common)  # type: ignore[arg-type]
-    rule = res.resolve(g.rule)
-    if g.receiver and not isinstance(rule, Str):
-        return None  # `tracker.refuse()` on some object, not on a rule id
-    if isinstance(rule, Str):
-        return BoundGuard(g.loc, g.kind, "id", rule.value, written or rule.value, **common)  # type: ignore[arg-type]
-    if isinstance(rule, Param):
-        return None  # pass-through: the helper that forwards refusals
-    if isinstance(rule, (Const, DictV)):
-        return None  # not a rule id at all (RefusalsExtension(RULES) passes a dict)
-    return BoundGuard(g.loc, g.kind, "unresolved", None, None, **common)  # type: ignore[arg-type]
+    shape = {"extra_keys": g.extra_keys, "media_near": media_near}
+    if g.kind != "call" and g.rule is None:
+        return [BoundGuard(g.loc, g.kind, "none", None, None, **shape)]  # type: ignore[arg-type]
+    is_guard, value = ids.id_value(g)
+    if not is_guard or value is None:
+        return []
+    fired = ids.fired(value, g.loc)
+    if fired is None:
+        return []  # not a rule id at all (RefusalsExtension(RULES) passes a dict)
+    if g.receiver and not all(f.status == "id" for f in fired):
+        return []  # `tracker.refuse()` on some object, not on a rule id
+    out: list[BoundGuard] = []
+    for f in fired:
+        here = f.loc == g.loc
+        written = g.rule.value if here and isinstance(g.rule, Str) else f.rule.value if f.rule else None
+        out.append(
+            BoundGuard(
+                f.loc,
+                g.kind,
+                f.status,
+                f.rule.value if f.rule else None,
+                written,
+                reason=reason if here else None,
+                reason_loc=reason_loc if here else None,
+                reason_literal=literal and here,
+                # The payload's shape (RL306) stands at the payload, with the id only if it is there.
+                extra_keys=g.extra_keys if here else (),
+                media_near=media_near if here else None,
+            )
+        )
+    if (g.extra_keys or media_near) and not any(b.loc == g.loc for b in out):
+        out.append(BoundGuard(g.loc, g.kind, "passthrough", None, None, **shape))  # type: ignore[arg-type]
+    return out
 
 
 def bind_error(res: Resolver, e: ErrorUse, params_ids: set[str]) -> BoundError | None:

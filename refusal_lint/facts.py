@@ -42,10 +42,12 @@ class Ref:
 
 @dataclass(frozen=True)
 class Param:
-    """Pass-through: a parameter, `except ... as` or loop name, or an attribute of one."""
+    """A parameter of function `func` (its qualified name in the module; "" for a nested
+    function, a lambda or `except ... as`), or an attribute of one (`event.rule`)."""
 
     name: str
     loc: Loc
+    func: str = ""
 
 
 @dataclass(frozen=True)
@@ -89,6 +91,69 @@ class DictV:
 
 
 @dataclass(frozen=True)
+class Seq:
+    """A list, tuple or set literal."""
+
+    items: tuple[Value, ...]
+    loc: Loc
+
+
+@dataclass(frozen=True)
+class CallV:
+    """A call of a named callee, kept with its arguments: bound later to a repo function or
+    class (`Check("seg-mix", ...)`, `build_instruction()`), else computed at run time."""
+
+    func: Value
+    args: tuple[Value, ...]
+    kwargs: tuple[tuple[str, Value], ...]
+    loc: Loc
+
+
+@dataclass(frozen=True)
+class Each:
+    """A `for` or comprehension variable: one element of `over` at a time.
+
+    `mode` says what is iterated (iter, keys, values, items); `index` picks a member of a
+    tuple target (`for rule, check in X.items()`: 0 is the key), -1 the whole element."""
+
+    over: Value
+    mode: str
+    index: int
+    loc: Loc
+
+
+@dataclass(frozen=True)
+class Attr:
+    """`base.name` where base is not a module-level name (a loop element, a local)."""
+
+    base: Value
+    name: str
+    loc: Loc
+
+
+@dataclass(frozen=True)
+class Fmt:
+    """A template filled at run time: `T.format(...)`, `T % (...)`; its text is T's."""
+
+    base: Value
+    args: tuple[Value, ...]
+    loc: Loc
+
+
+@dataclass(frozen=True)
+class Fn:
+    """A function, method or class defined in the repo, as a callee or a prompt provider."""
+
+    path: str
+    qualname: str
+    kind: str  # function | method | class
+    params: tuple[str, ...]  # positional-or-keyword, in order (a method's include self)
+    kwonly: tuple[str, ...]
+    returns: tuple[Value, ...]  # string-like returned values (prompt functions)
+    loc: Loc
+
+
+@dataclass(frozen=True)
 class Op:
     """A string transform applied to a value: dedent, strip, lstrip, rstrip, cleandoc, value."""
 
@@ -97,7 +162,7 @@ class Op:
     loc: Loc
 
 
-Value = Str | Const | Ref | Param | Dyn | Join | Sub | DictV | Op
+Value = Str | Const | Ref | Param | Dyn | Join | Sub | DictV | Op | Seq | CallV | Each | Attr | Fmt | Fn
 
 # ---- card declarations --------------------------------------------------------------------
 
@@ -159,12 +224,13 @@ class Guard:
 
     loc: Loc
     kind: str  # call | payload | part
-    rule: Value | None
+    rule: Value | None  # the `rule=` keyword, else the first positional argument
     reason: Value | None = None
     extra_keys: tuple[str, ...] = ()  # RL306: payload keys beyond rule/reason/detail
     media: Value | None = None  # a Part's media type
     shaped: bool = True  # the payload has `rule` and `reason` or `detail`
     receiver: bool = False  # the rule is the object the method is called on: a guard only if a string
+    call: CallV | None = None  # the whole call: a repo callee binds the id by parameter name
 
 
 @dataclass(frozen=True)
@@ -196,6 +262,7 @@ class PyPrompt:
     loc: Loc
     value: Value
     source: str  # SYSTEM_PROMPT, instruction=, ...
+    form: str = "assignment"  # keyword | assignment | dict-entry | chat-message | prompt-function
 
 
 @dataclass(frozen=True)
@@ -221,6 +288,7 @@ class FileFacts:
     imports: tuple[tuple[str, ImportRef], ...] = ()
     suppressions: tuple[Suppression, ...] = ()
     ctor_calls: tuple[CtorCall, ...] = ()
+    calls: tuple[CallV, ...] = ()  # calls that may pass a rule id to a repo helper
     complete: bool = True  # False: a cheap scan proved no facts, but defs were not read
 
     def claims(self) -> bool:
@@ -258,6 +326,12 @@ _TYPES: dict[str, type] = {
         Item,
         DictV,
         Op,
+        Seq,
+        CallV,
+        Each,
+        Attr,
+        Fmt,
+        Fn,
         ParamItem,
         ExtDecl,
         PyExt,

@@ -84,3 +84,5 @@ class Prompt:
     loc: Loc
     lines: tuple[PromptLine, ...]
     derived: bool = False
+    # How it was found: file | data-key | keyword | assignment | dict-entry | chat-message | prompt-function
+    form: str = "file"

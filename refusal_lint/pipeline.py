@@ -33,6 +33,7 @@ from refusal_lint.config import AgentConfig, Config
 from refusal_lint.errors import UsageError
 from refusal_lint.extract.job import Job, ScanJob
 from refusal_lint.facts import DictV, ExtDecl, FileFacts, Str
+from refusal_lint.guardids import GuardIds
 from refusal_lint.model import Card, Finding, Loc, Prompt
 from refusal_lint.resolve import ModuleIndex, Resolver
 
@@ -383,6 +384,7 @@ def _check(
     root: str, cfg: Config, facts: dict[str, FileFacts], index: ModuleIndex, roles: _Roles
 ) -> tuple[Result, set[str]]:
     res = Resolver(facts, index)
+    guard_ids = GuardIds(res, facts.values())
     decls: list[ExtDecl] = []
     for path in sorted(facts):
         f = facts[path]
@@ -415,9 +417,7 @@ def _check(
             agent.prompts = _configured_prompt(res, facts, agent, cfg, root, maps)
         for path in sorted(agent.files):
             for g in facts[path].guards:
-                bound = bind_guard(res, g, ids)
-                if bound is not None:
-                    agent.guards.append(bound)
+                agent.guards.extend(bind_guard(res, guard_ids, g, ids))
             for e in facts[path].errors:
                 be = bind_error(res, e, params_ids)
                 if be is not None:
@@ -431,7 +431,7 @@ def _check(
         guards: list[BoundGuard] = []
         errors: list[BoundError] = []
         for path in sorted(fact_paths):
-            guards += [bg for g in facts[path].guards if (bg := bind_guard(res, g, set())) is not None]
+            guards += [bg for g in facts[path].guards for bg in bind_guard(res, guard_ids, g, set())]
             errors += [be for e in facts[path].errors if (be := bind_error(res, e, set())) is not None]
         if not roles.cards:  # a configured card that is missing or unreadable is RL100 alone
             findings += guard_checks.check_cardless(guards)

@@ -9,14 +9,21 @@ import posixpath
 from collections.abc import Iterable
 
 from refusal_lint.facts import (
+    Attr,
+    CallV,
+    Const,
     DictV,
     Dyn,
+    Each,
     FileFacts,
+    Fmt,
+    Fn,
     Item,
     Join,
     Op,
     Param,
     Ref,
+    Seq,
     Str,
     Sub,
     Value,
@@ -152,6 +159,15 @@ class Resolver:
                     out = join_strs(out, p, value.loc)  # type: ignore[arg-type]
                 return Str(out.value, value.loc, out.lines, literal=False)  # type: ignore[union-attr]
             return Dyn(value.loc, tuple(r for p in value.parts for r in self.refs(p)))
+        if isinstance(value, Fmt):
+            base = self.resolve(value.base, depth + 1)
+            return (
+                Str(base.value, base.loc, base.lines, literal=False)
+                if isinstance(base, Str)
+                else Dyn(value.loc)
+            )
+        if isinstance(value, Attr):
+            return self.attr(self.resolve(value.base, depth + 1), value.name, value.loc, depth)
         if isinstance(value, Op):
             base = self.resolve(value.base, depth + 1)
             if not isinstance(base, Str):
@@ -170,6 +186,73 @@ class Resolver:
             return Str(new, base.loc, _shift(base.value, new, base.lines), literal=False)
         return value
 
+    def attr(self, base: Value | None, name: str, loc: Loc, depth: int = 0) -> Value | None:
+        """`base.name`: a field of a repo class's instance (`Check("seg-mix", ...).rule`)."""
+        if isinstance(base, Param):
+            return Param(f"{base.name}.{name}", loc, base.func)
+        if isinstance(base, CallV):
+            fn = self.callee(base)
+            if fn is not None and fn.kind == "class":
+                arg = bind_arg(fn, base, name)
+                if arg is not None:
+                    return self.resolve(arg, depth + 1)
+        return Dyn(loc)
+
+    def callee(self, call: CallV) -> Fn | None:
+        """The repo function, method or class a call reaches, if any."""
+        fn = self.resolve(call.func)
+        return fn if isinstance(fn, Fn) else None
+
+    def expand(self, value: Value | None, depth: int = 0) -> list[Value]:
+        """Every value `value` can take: one, or each element of a literal table it iterates."""
+        if value is None:
+            return []
+        if depth > MAX_DEPTH:
+            return [Dyn(value.loc)]
+        if isinstance(value, Each):
+            elements = self.elements(self.resolve(value.over), value.mode)
+            if elements is None:
+                return [Dyn(value.loc)]
+            if value.index >= 0:
+                picked: list[Value] = []
+                for el in elements:
+                    r = self.resolve(el)
+                    picked.append(
+                        r.items[value.index]
+                        if isinstance(r, Seq) and value.index < len(r.items)
+                        else Dyn(value.loc)
+                    )
+                elements = picked
+            return [x for el in elements for x in self.expand(el, depth + 1)]
+        if isinstance(value, Attr):
+            return [
+                x
+                for b in self.expand(value.base, depth + 1)
+                for x in self.expand(self.attr(b, value.name, value.loc), depth + 1)
+            ]
+        if isinstance(value, Sub) and _has_each(value.base):
+            key = self.resolve_str(value.key)
+            out: list[Value] = []
+            for b in self.expand(value.base, depth + 1):
+                item = self.item(b, key.value) if isinstance(b, DictV) and key is not None else None
+                out.extend(self.expand(item.value, depth + 1) if item is not None else [Dyn(value.loc)])
+            return out
+        resolved = self.resolve(value)
+        return [resolved] if resolved is not None else []
+
+    def elements(self, over: Value | None, mode: str) -> list[Value] | None:
+        """What a loop over a literal collection takes, one by one (None: not a literal)."""
+        if isinstance(over, DictV):
+            items = [it for it in over.items if not (isinstance(it.key, Const) and it.key.kind == "spread")]
+            if mode == "values":
+                return [it.value for it in items]
+            if mode == "items":
+                return [Seq((it.key, it.value), it.loc) for it in items]
+            return [it.key for it in items]
+        if isinstance(over, Seq) and mode == "iter":
+            return list(over.items)
+        return None
+
     def resolve_str(self, value: Value | None) -> Str | None:
         out = self.resolve(value)
         return out if isinstance(out, Str) else None
@@ -187,10 +270,21 @@ class Resolver:
             return (value,)
         if isinstance(value, Dyn):
             return value.refs
-        if isinstance(value, (Join,)):
+        if isinstance(value, Join):
             return tuple(r for p in value.parts for r in self.refs(p))
-        if isinstance(value, (Sub, Op)):
+        if isinstance(value, Seq):
+            return tuple(r for p in value.items for r in self.refs(p))
+        if isinstance(value, (Sub, Op, Attr)):
             return self.refs(value.base)
+        if isinstance(value, Each):
+            return self.refs(value.over)
+        if isinstance(value, Fmt):
+            return self.refs(value.base) + tuple(r for p in value.args for r in self.refs(p))
+        if isinstance(value, CallV):
+            args = (*value.args, *(v for _, v in value.kwargs))
+            return self.refs(value.func) + tuple(r for p in args for r in self.refs(p))
+        if isinstance(value, Fn):
+            return tuple(r for p in value.returns for r in self.refs(p))
         return ()
 
     def reaches(self, value: Value, target_ids: set[str], depth: int = 0) -> bool:
@@ -215,11 +309,30 @@ class Resolver:
         return False
 
 
+def bind_arg(fn: Fn, call: CallV, param: str) -> Value | None:
+    """The argument a call passes to parameter (or field) `param` of a repo callee."""
+    for name, value in call.kwargs:
+        if name == param:
+            return value
+    if param not in fn.params:
+        return None
+    # `obj.method(x)` binds self implicitly; a class's parameters are listed without it.
+    bound_self = fn.kind == "method" and isinstance(call.func, Ref) and "." in call.func.name
+    index = fn.params.index(param) - (1 if bound_self else 0)
+    return call.args[index] if 0 <= index < len(call.args) else None
+
+
+def _has_each(value: Value) -> bool:
+    return isinstance(value, Each) or (isinstance(value, (Attr, Sub)) and _has_each(value.base))
+
+
 def placeholder_text(resolver: Resolver, value: Value) -> Str | None:
     """A prompt's text: resolvable parts as written, other parts as `{…}` placeholders."""
     resolved = resolver.resolve(value)
     if isinstance(resolved, Str):
         return resolved
+    if isinstance(value, Fmt):
+        return placeholder_text(resolver, value.base)
     if isinstance(value, Ref):
         found = resolver.lookup(value.module, value.name)
         return placeholder_text(resolver, found) if found is not None else None

@@ -99,7 +99,7 @@ def _prompt_constant(tree: ast.Module) -> bool:
             and _stringish(stmt.value)
         ):
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-            if any(isinstance(t, ast.Name) and vocab.is_prompt_const(t.id) for t in targets):
+            if any(isinstance(t, ast.Name) and vocab.is_prompt_name(t.id) for t in targets):
                 return True
     return False
 

@@ -16,12 +16,17 @@ from refusal_lint import spec
 from refusal_lint.extract import vocab
 from refusal_lint.extract.positions import Positions
 from refusal_lint.facts import (
+    Attr,
+    CallV,
     Const,
     CtorCall,
     DictV,
     Dyn,
+    Each,
     ErrorUse,
     FileFacts,
+    Fmt,
+    Fn,
     Guard,
     ImportRef,
     Item,
@@ -31,6 +36,7 @@ from refusal_lint.facts import (
     PyExt,
     PyPrompt,
     Ref,
+    Seq,
     Str,
     Sub,
     Suppression,
@@ -43,16 +49,22 @@ SUPPRESS = re.compile(r"#\s*refusal-lint:\s*ignore(?:\[([A-Za-z0-9,\s]*)\])?")
 
 @dataclass
 class _Scope:
+    func: str = ""  # the function's qualified name ("" for nested functions and lambdas)
     passthrough: set[str] = field(default_factory=set)
     local: set[str] = field(default_factory=set)
+    values: dict[str, cst.BaseExpression] = field(default_factory=dict)  # assigned exactly once
     dicts: dict[str, cst.Dict] = field(default_factory=dict)  # local name -> dict literal
     body: cst.CSTNode | None = None  # bindings not read yet: read on first name lookup
+    returns: list[Value] = field(default_factory=list)
+    is_function: bool = True
 
     def ready(self) -> _Scope:
         if self.body is not None:
             # Most functions never need their bindings; walking every body twice is costly.
-            self.body.visit(_Bindings(self))
+            bindings = _Bindings(self)
+            self.body.visit(bindings)
             self.local -= self.passthrough
+            self.values = {k: v for k, v in bindings.values.items() if k not in bindings.multi}
             self.body = None
         return self
 
@@ -82,13 +94,17 @@ def _str_key(node: cst.BaseExpression | None) -> str | None:
 
 
 class _Bindings(cst.CSTVisitor):
-    """Names a function body binds: locals, and the pass-through ones (loops, except-as)."""
+    """Names a function body binds: locals (and the value of those bound exactly once),
+    and the pass-through ones (except-as)."""
 
     def __init__(self, scope: _Scope) -> None:
         self.scope = scope
+        self.values: dict[str, cst.BaseExpression] = {}
+        self.multi: set[str] = set()
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         self.scope.local.add(node.name.value)
+        self.multi.add(node.name.value)
         return False
 
     def visit_ClassDef(self, node: cst.ClassDef) -> bool:
@@ -100,17 +116,29 @@ class _Bindings(cst.CSTVisitor):
     def _targets(self, target: cst.BaseExpression, into: set[str]) -> None:
         if isinstance(target, cst.Name):
             into.add(target.value)
+            self.multi.add(target.value)
         elif isinstance(target, (cst.Tuple, cst.List)):
             for el in target.elements:
                 self._targets(el.value, into)
         elif isinstance(target, cst.StarredElement):
             self._targets(target.value, into)
 
-    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-        self._targets(node.target, self.scope.local)
+    def _bind(self, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
+        if isinstance(target, cst.Name) and value is not None:
+            name = target.value
+            self.scope.local.add(name)
+            if name in self.values:
+                self.multi.add(name)
+            self.values[name] = value
+        else:
+            self._targets(target, self.scope.local)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for t in node.targets:
+            self._bind(t.target, node.value)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self._targets(node.target, self.scope.local)
+        self._bind(node.target, node.value)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         self._targets(node.target, self.scope.local)
@@ -119,10 +147,10 @@ class _Bindings(cst.CSTVisitor):
         self._targets(node.target, self.scope.local)
 
     def visit_For(self, node: cst.For) -> None:
-        self._targets(node.target, self.scope.passthrough)
+        self._targets(node.target, self.scope.local)
 
     def visit_CompFor(self, node: cst.CompFor) -> None:
-        self._targets(node.target, self.scope.passthrough)
+        self._targets(node.target, self.scope.local)
 
     def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
         if node.name is not None:
@@ -138,14 +166,17 @@ class _Bindings(cst.CSTVisitor):
 
     def visit_Import(self, node: cst.Import) -> None:
         for alias in node.names:
-            self.scope.local.add((_dotted(alias.asname.name) if alias.asname else _dotted(alias.name)) or "")
+            name = (_dotted(alias.asname.name) if alias.asname else _dotted(alias.name)) or ""
+            self.scope.local.add(name)
+            self.multi.add(name)
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
         if isinstance(node.names, cst.ImportStar):
             return
         for alias in node.names:
-            name = alias.asname.name if alias.asname else alias.name
-            self.scope.local.add(_dotted(name) or "")
+            name = _dotted(alias.asname.name if alias.asname else alias.name) or ""
+            self.scope.local.add(name)
+            self.multi.add(name)
 
 
 class _Extractor(cst.CSTVisitor):
@@ -160,10 +191,13 @@ class _Extractor(cst.CSTVisitor):
         self.module = module
         self.pos = pos
         self.scopes: list[_Scope] = []
-        self.classes: list[tuple[str, set[str]]] = []  # (name, attribute names)
+        self.loops: list[dict[str, tuple[cst.BaseExpression, int]]] = []  # active loop variables
+        self.resolving: set[str] = set()  # locals being read (a = a + 1 must not recurse)
+        self.classes: list[tuple[str, set[str]]] = []  # (name, attribute and method names)
         self.init_maps: dict[str, dict[str, tuple[int, str]]] = {}  # class -> self.attr -> __init__ arg
         self.ctor_calls: list[CtorCall] = []
         self.card_names: list[str | None] = []  # every AgentCard(name=...) of the file
+        self.card_ids: list[str] = []  # every AgentCard(...) of the file
         self.cards: list[tuple[str, str | None]] = []  # enclosing AgentCard(...) calls
         self.errors: list[tuple[ErrorUse, list[Value]]] = []  # open protocol-error contexts
         self.consumed: set[int] = set()  # dict literals already taken as a Part's data
@@ -174,6 +208,7 @@ class _Extractor(cst.CSTVisitor):
         self.error_uses: list[ErrorUse] = []
         self.exts: list[PyExt] = []
         self.prompts: list[PyPrompt] = []
+        self.calls: list[CallV] = []
         self.suppressions: list[Suppression] = []
         self.guard_plain = frozenset(g for g in guard_callables if "." not in g)
         self.guard_dotted = frozenset(g for g in guard_callables if "." in g)
@@ -208,6 +243,27 @@ class _Extractor(cst.CSTVisitor):
         node.visit(_Names())
         return tuple(out)
 
+    def loop_value(self, head: str, loc: Loc) -> Value | None:
+        for frame in reversed(self.loops):
+            if head in frame:
+                node, index = frame[head]
+                mode = "iter"
+                while isinstance(node, cst.Call) and len(node.args) <= 1:
+                    name = _last_name(node.func)
+                    if (
+                        name in vocab.ITERATION_VIEWS
+                        and isinstance(node.func, cst.Attribute)
+                        and not node.args
+                        and mode == "iter"
+                    ):
+                        mode, node = name, node.func.value
+                    elif name in vocab.ORDER_WRAPPERS and isinstance(node.func, cst.Name) and node.args:
+                        node = node.args[0].value
+                    else:
+                        break
+                return Each(self.value(node), mode, index, loc)
+        return None
+
     def name_value(self, node: cst.Name | cst.Attribute) -> Value:
         dotted = _dotted(node)
         loc = self.loc(node)
@@ -216,16 +272,26 @@ class _Extractor(cst.CSTVisitor):
         head, _, rest = dotted.partition(".")
         if head in ("None", "True", "False"):
             return Const(head.lower(), loc)
+        each = self.loop_value(head, loc)
+        if each is not None:
+            return _attrs(each, rest, loc)
         for scope in (s.ready() for s in reversed(self.scopes)):
             if head in ("self", "cls") and self.classes and rest:
-                cls_name, attrs = self.classes[-1]
+                attrs = self.classes[-1][1]
                 first = rest.split(".", 1)[0]
                 if first in attrs:
-                    return Ref(self.path, f"{cls_name}.{rest}", loc)
+                    return Ref(self.path, f"{self.class_prefix()}{rest}", loc)
             if head in scope.passthrough:
-                return Param(dotted, loc)
+                return Param(dotted, loc, scope.func)
             if head in scope.local:
-                return Dyn(loc)
+                value = scope.values.get(head)
+                if value is None or head in self.resolving:
+                    return Dyn(loc)
+                self.resolving.add(head)
+                try:
+                    return _attrs(self.value(value), rest, loc)
+                finally:
+                    self.resolving.discard(head)
         return Ref(self.path, dotted, loc)
 
     def string(self, node: cst.SimpleString) -> Value:
@@ -272,7 +338,11 @@ class _Extractor(cst.CSTVisitor):
             return self.name_value(node)
         if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary)):
             return Const("number", loc)
-        if isinstance(node, (cst.List, cst.Tuple, cst.Set, cst.ListComp, cst.SetComp)):
+        if isinstance(node, (cst.List, cst.Tuple, cst.Set)):
+            if any(isinstance(el, cst.StarredElement) for el in node.elements):
+                return Const("list", loc)
+            return Seq(tuple(self.value(el.value) for el in node.elements), loc)
+        if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
             return Const("list", loc)
         if isinstance(node, cst.Dict):
             return self.dict_value(node)
@@ -282,6 +352,10 @@ class _Extractor(cst.CSTVisitor):
                 return Sub(self.value(node.value), self.value(index.value), loc)
         if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
             return Join((self.value(node.left), self.value(node.right)), loc)
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Modulo):
+            base = self.value(node.left)
+            if isinstance(base, (Str, Join, Ref)):
+                return Fmt(base, (self.value(node.right),), loc)
         if isinstance(node, cst.Call):
             return self.call_value(node, loc)
         return Dyn(loc, self.refs_in(node))
@@ -297,6 +371,10 @@ class _Extractor(cst.CSTVisitor):
             return self.value(args[0].value)
         if name in vocab.STRUCT_FROM_DICT and args:
             return self.value(args[0].value)  # protobuf: ParseDict(RULES, Struct()) is RULES
+        if name == "format" and isinstance(node.func, cst.Attribute):
+            base = self.value(node.func.value)
+            if isinstance(base, (Str, Join, Ref, Op)):
+                return Fmt(base, tuple(self.value(a.value) for a in node.args), loc)
         if (
             name == "join"
             and isinstance(node.func, cst.Attribute)
@@ -312,7 +390,23 @@ class _Extractor(cst.CSTVisitor):
                     parts.append(sep)
                 parts.append(self.value(el.value))
             return Join(tuple(parts), loc) if parts else Str("", loc, (loc.line,))
-        return Dyn(loc, self.refs_in(node))
+        call = self.call_of(node, loc)
+        return call if call is not None else Dyn(loc, self.refs_in(node))
+
+    def call_of(self, node: cst.Call, loc: Loc) -> CallV | None:
+        """A call of a named callee with its arguments (None for `f()()`, `x[0]()`, star-args)."""
+        if not isinstance(node.func, (cst.Name, cst.Attribute)) or _dotted(node.func) is None:
+            return None
+        args: list[Value] = []
+        kwargs: list[tuple[str, Value]] = []
+        for a in node.args:
+            if a.star:
+                return None
+            if a.keyword is not None:
+                kwargs.append((a.keyword.value, self.value(a.value)))
+            else:
+                args.append(self.value(a.value))
+        return CallV(self.name_value(node.func), tuple(args), tuple(kwargs), loc)
 
     def dict_value(self, node: cst.Dict) -> DictV:
         items = []
@@ -330,8 +424,8 @@ class _Extractor(cst.CSTVisitor):
             return
         name = prefix + target.value
         self.defs[name] = self.value(value)
-        if vocab.is_prompt_const(target.value):
-            self.prompts.append(PyPrompt(self.loc(target), self.defs[name], target.value))
+        if vocab.is_prompt_name(target.value):
+            self.prompts.append(PyPrompt(self.loc(target), self.defs[name], target.value, "assignment"))
 
     def class_prefix(self) -> str:
         """`Outer.Inner.` inside class bodies, `` at module level: how their names are defined."""
@@ -343,10 +437,26 @@ class _Extractor(cst.CSTVisitor):
     def visit_Assign(self, node: cst.Assign) -> None:
         if self.scopes:
             self.bind_local_dicts(node)
+            for t in node.targets:
+                self.instance_prompt(t.target, node.value)
             return
         prefix = self.class_prefix()
         for t in node.targets:
             self.define(t.target, node.value, prefix)
+
+    def instance_prompt(self, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
+        """`self._system_prompt = (...)` in a method: an instance attribute holding a prompt."""
+        if (
+            value is not None
+            and self.classes
+            and isinstance(target, cst.Attribute)
+            and isinstance(target.value, cst.Name)
+            and target.value.value in ("self", "cls")
+            and vocab.is_prompt_name(target.attr.value)
+        ):
+            self.prompts.append(
+                PyPrompt(self.loc(target), self.value(value), target.attr.value, "assignment")
+            )
 
     def bind_local_dicts(self, node: cst.Assign) -> None:
         for t in node.targets:
@@ -357,9 +467,16 @@ class _Extractor(cst.CSTVisitor):
         if node.value is None:
             return
         if self.scopes:
+            self.instance_prompt(node.target, node.value)
             return
-        prefix = self.class_prefix()
-        self.define(node.target, node.value, prefix)
+        value = node.value
+        if isinstance(value, cst.Call) and _last_name(value.func) == "field":
+            # A dataclass field: `system_prompt: str = field(default="...")`.
+            default = next((a.value for a in value.args if a.keyword and a.keyword.value == "default"), None)
+            if default is None:
+                return
+            value = default
+        self.define(node.target, value, self.class_prefix())
 
     def visit_Import(self, node: cst.Import) -> None:
         if not self.at_module_level():
@@ -385,7 +502,9 @@ class _Extractor(cst.CSTVisitor):
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         attrs: set[str] = set()
+        fields: list[str] = []
         body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
+        init: cst.FunctionDef | None = None
         for stmt in body:
             if isinstance(stmt, cst.SimpleStatementLine):
                 for small in stmt.body:
@@ -393,9 +512,23 @@ class _Extractor(cst.CSTVisitor):
                         attrs |= {t.target.value for t in small.targets if isinstance(t.target, cst.Name)}
                     elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
                         attrs.add(small.target.value)
-        for stmt in body:
-            if isinstance(stmt, cst.FunctionDef) and stmt.name.value == "__init__":
-                self.init_maps[node.name.value] = _init_map(stmt)
+                        if "ClassVar" not in self.module.code_for_node(small.annotation):
+                            fields.append(small.target.value)
+            elif isinstance(stmt, cst.FunctionDef):
+                attrs.add(stmt.name.value)
+                if stmt.name.value == "__init__":
+                    init = stmt
+                    self.init_maps[node.name.value] = _init_map(stmt)
+        if not self.scopes:
+            # The class as a callee: `Check("seg-mix", hit)` binds by __init__ or by its fields
+            # (dataclass, NamedTuple, pydantic model).
+            if init is not None:
+                params = _params(init)
+                ctor = (params[0][1:], params[1])
+            else:
+                ctor = (tuple(fields), ())
+            name = self.class_prefix() + node.name.value
+            self.defs[name] = Fn(self.path, name, "class", ctor[0], ctor[1], (), self.loc(node.name))
         is_enum = any((_last_name(b.value) or "").endswith("Enum") for b in node.bases)
         if is_enum and not self.scopes:
             prefix = self.class_prefix()
@@ -422,7 +555,9 @@ class _Extractor(cst.CSTVisitor):
         self.classes.pop()
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        scope = _Scope()
+        # Functions of the module or of a class have a name call sites can reach; nested ones do not.
+        qualname = self.class_prefix() + node.name.value if not self.scopes else ""
+        scope = _Scope(func=qualname)
         params = node.params
         for p in (*params.posonly_params, *params.params, *params.kwonly_params):
             scope.passthrough.add(p.name.value)
@@ -433,16 +568,89 @@ class _Extractor(cst.CSTVisitor):
         self.scopes.append(scope)
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self.scopes.pop()
+        scope = self.scopes.pop()
+        if not scope.func:
+            return
+        decorators = {_last_name(d.decorator) or "" for d in original_node.decorators}
+        decorators |= {
+            _last_name(d.decorator.func) or ""
+            for d in original_node.decorators
+            if isinstance(d.decorator, cst.Call)
+        }
+        kind = "method" if self.classes and "staticmethod" not in decorators else "function"
+        positional, kwonly = _params(original_node)
+        self.defs[scope.func] = Fn(
+            self.path,
+            scope.func,
+            kind,
+            positional,
+            kwonly,
+            tuple(scope.returns),
+            self.loc(original_node.name),
+        )
+        if decorators & vocab.PROMPT_DECORATORS and not self.classes:
+            for value in scope.returns:
+                self.prompts.append(
+                    PyPrompt(value.loc, value, f"@{original_node.name.value}", "prompt-function")
+                )
+
+    def visit_Return(self, node: cst.Return) -> None:
+        if self.scopes and self.scopes[-1].is_function and node.value is not None:
+            value = self.value(node.value)
+            if isinstance(value, (Str, Join, Op, Fmt, Ref)):
+                self.scopes[-1].returns.append(value)
 
     def visit_Lambda(self, node: cst.Lambda) -> None:
-        scope = _Scope()
+        scope = _Scope(is_function=False)
         for p in node.params.params:
             scope.passthrough.add(p.name.value)
         self.scopes.append(scope)
 
     def leave_Lambda(self, original_node: cst.Lambda) -> None:
         self.scopes.pop()
+
+    # ---- loops: a variable iterating a literal table fires each of its values ----------
+
+    def visit_For(self, node: cst.For) -> None:
+        self.loops.append(_loop_targets(node.target, node.iter))
+
+    def leave_For(self, original_node: cst.For) -> None:
+        self.loops.pop()
+
+    def _visit_comp(self, node: cst.BaseComp | cst.DictComp) -> None:
+        frame: dict[str, tuple[cst.BaseExpression, int]] = {}
+        comp: cst.CompFor | None = node.for_in
+        while comp is not None:
+            frame.update(_loop_targets(comp.target, comp.iter))
+            comp = comp.inner_for_in
+        self.loops.append(frame)
+
+    def _leave_comp(self) -> None:
+        self.loops.pop()
+
+    def visit_ListComp(self, node: cst.ListComp) -> None:
+        self._visit_comp(node)
+
+    def leave_ListComp(self, original_node: cst.ListComp) -> None:
+        self._leave_comp()
+
+    def visit_SetComp(self, node: cst.SetComp) -> None:
+        self._visit_comp(node)
+
+    def leave_SetComp(self, original_node: cst.SetComp) -> None:
+        self._leave_comp()
+
+    def visit_GeneratorExp(self, node: cst.GeneratorExp) -> None:
+        self._visit_comp(node)
+
+    def leave_GeneratorExp(self, original_node: cst.GeneratorExp) -> None:
+        self._leave_comp()
+
+    def visit_DictComp(self, node: cst.DictComp) -> None:
+        self._visit_comp(node)
+
+    def leave_DictComp(self, original_node: cst.DictComp) -> None:
+        self._leave_comp()
 
     # ---- comments ------------------------------------------------------------------
 
@@ -491,33 +699,14 @@ class _Extractor(cst.CSTVisitor):
         loc = self.loc(node)
         if name == "AgentCard":
             card_name = _str_key(self.kwarg(node, "name"))
-            self.cards.append((f"{self.path}:{loc.line}:{loc.col}", card_name))
+            card_id = f"{self.path}:{loc.line}:{loc.col}"
+            self.cards.append((card_id, card_name))
             self.card_names.append(card_name)
+            self.card_ids.append(card_id)
         if name in spec.PROTOCOL_ERRORS:
             self.errors.append((ErrorUse(loc, name, None), []))
         if name == "AgentExtension":
-            uri = self.kwarg(node, "uri")
-            if uri is not None:
-                req = self.kwarg(node, "required")
-                params = self.kwarg(node, "params")
-                card, card_name = self.cards[-1] if self.cards else (self.path, None)
-                pvalue = self.value(params) if params else None
-                owner, init_arg = None, None
-                if isinstance(pvalue, Param) and pvalue.name.startswith("self.") and self.classes:
-                    owner = self.classes[-1][0]
-                    init_arg = self.init_maps.get(owner, {}).get(pvalue.name[5:])
-                self.exts.append(
-                    PyExt(
-                        loc,
-                        card,
-                        self.value(uri),
-                        self.value(req) if req else None,
-                        pvalue,
-                        card_name,
-                        owner=owner,
-                        init_arg=init_arg,
-                    )
-                )
+            self.agent_extension(node, loc)
         elif name[:1].isupper() and (name.endswith("Extension") or vocab.is_guard_name(name)):
             self.ctor_calls.append(
                 CtorCall(
@@ -527,13 +716,10 @@ class _Extractor(cst.CSTVisitor):
                     loc,
                 )
             )
-        if name == "SystemMessage":
-            arg = self.kwarg(node, "content") or self.first_arg(node)
-            if arg is not None:
-                self.prompt_arg(arg, "SystemMessage")
+        self.chat_prompt(node, name)
         for a in node.args:
             if a.keyword is not None and a.keyword.value in vocab.PROMPT_KWARGS:
-                self.prompt_arg(a.value, f"{a.keyword.value}=")
+                self.prompt_arg(a.value, f"{a.keyword.value}=", "keyword")
         media = self.kwarg(node, *vocab.MEDIA_KEYS)
         meta = self.kwarg(node, "metadata")
         if media is None and isinstance(meta, cst.Dict) and self.kwarg(node, "data") is not None:
@@ -552,16 +738,67 @@ class _Extractor(cst.CSTVisitor):
         if name == "dict" and self.kwarg(node, "rule") is not None:
             self.dict_call_payload(node, loc)
         if name and self.is_guard_call(node, name):
-            rule = self.kwarg(node, *vocab.RULE_KWARGS) or self.first_arg(node)
-            reason = self.kwarg(node, "reason")
-            reason_value = self.value(reason) if reason is not None else None
-            if rule is not None and not isinstance(rule, cst.Dict):
-                self.add_guard(Guard(loc, "call", self.value(rule), reason_value))
-            elif rule is None and isinstance(node.func, cst.Attribute):
-                # `Rule.SEG_MIX.refuse(detail=...)`: the receiver is the rule, if it is one.
-                receiver = self.value(node.func.value)
-                if isinstance(receiver, (Ref, Str)):
-                    self.add_guard(Guard(loc, "call", receiver, reason_value, receiver=True))
+            self.guard_call(node, loc)
+        elif node.args:
+            call = self.call_of(node, loc)
+            if call is not None and any(_may_carry_id(v) for v in (*call.args, *(v for _, v in call.kwargs))):
+                self.calls.append(call)  # may pass a rule id to a repo helper
+
+    def guard_call(self, node: cst.Call, loc: Loc) -> None:
+        rule = self.kwarg(node, *vocab.RULE_KWARGS) or self.first_arg(node)
+        reason = self.kwarg(node, "reason")
+        reason_value = self.value(reason) if reason is not None else None
+        call = self.call_of(node, loc)
+        if rule is not None and not isinstance(rule, cst.Dict):
+            self.add_guard(Guard(loc, "call", self.value(rule), reason_value, call=call))
+        elif rule is None and isinstance(node.func, cst.Attribute):
+            # `Rule.SEG_MIX.refuse(detail=...)`: the receiver is the rule, if it is one.
+            receiver = self.value(node.func.value)
+            if isinstance(receiver, (Ref, Str)):
+                self.add_guard(Guard(loc, "call", receiver, reason_value, receiver=True))
+        elif rule is None and call is not None:
+            # `refuse(updater, rule=...)` is handled above; a repo helper may still bind the id
+            # by a parameter of its own: keep the call for the binder.
+            self.add_guard(Guard(loc, "call", None, reason_value, call=call))
+
+    def agent_extension(self, node: cst.Call, loc: Loc) -> None:
+        uri = self.kwarg(node, "uri")
+        if uri is None:
+            return
+        req = self.kwarg(node, "required")
+        params = self.kwarg(node, "params")
+        card, card_name = self.cards[-1] if self.cards else (self.path, None)
+        pvalue = self.value(params) if params else None
+        owner, init_arg = None, None
+        if isinstance(pvalue, Param) and pvalue.name.startswith("self.") and self.classes:
+            owner = self.classes[-1][0]
+            init_arg = self.init_maps.get(owner, {}).get(pvalue.name[5:])
+        self.exts.append(
+            PyExt(
+                loc,
+                card,
+                self.value(uri),
+                self.value(req) if req else None,
+                pvalue,
+                card_name,
+                owner=owner,
+                init_arg=init_arg,
+            )
+        )
+
+    def chat_prompt(self, node: cst.Call, name: str) -> None:
+        """`SystemMessage(X)`, `SystemMessage(content=X)`, `SystemMessagePromptTemplate.from_template(X)`."""
+        arg: cst.BaseExpression | None = None
+        if name == "SystemMessage":
+            arg = self.kwarg(node, "content") or self.first_arg(node)
+        elif (
+            name in ("from_template", "from_messages")
+            and isinstance(node.func, cst.Attribute)
+            and _last_name(node.func.value) == "SystemMessagePromptTemplate"
+        ):
+            arg = self.kwarg(node, "template") or self.first_arg(node)
+        if arg is not None:
+            self.prompt_arg(arg, name, "chat-message")
 
     def leave_Call(self, original_node: cst.Call) -> None:
         name = _last_name(original_node.func) or ""
@@ -610,10 +847,10 @@ class _Extractor(cst.CSTVisitor):
             )
         )
 
-    def prompt_arg(self, node: cst.BaseExpression, source: str) -> None:
+    def prompt_arg(self, node: cst.BaseExpression, source: str, form: str) -> None:
         value = self.value(node)
-        if isinstance(value, (Str, Join, Op, Ref, Dyn)):
-            self.prompts.append(PyPrompt(self.loc(node), value, source))
+        if isinstance(value, (Str, Join, Op, Ref, Dyn, Fmt, CallV)):
+            self.prompts.append(PyPrompt(self.loc(node), value, source, form))
 
     def part(self, media_node: cst.BaseExpression, data: cst.BaseExpression | None, loc: Loc) -> None:
         """A Part with a media type: its data is a refusal payload if the type (bound later) says so."""
@@ -632,7 +869,8 @@ class _Extractor(cst.CSTVisitor):
         if earlier is not None and earlier in self.guards:
             self.guards.remove(earlier)
         self.consumed.add(id(literal))
-        self.payload(literal, loc, "part", media)
+        # DESIGN §3: RL306 stands at the payload dict literal, also where the Part names it.
+        self.payload(literal, self.loc(literal), "part", media)
 
     def payload(self, node: cst.Dict, loc: Loc, kind: str, media: Value | None = None) -> None:
         keys = _str_keys(node)
@@ -681,6 +919,21 @@ class _Extractor(cst.CSTVisitor):
             self.part(keys[media_key], keys["data"], loc)
         if id(node) not in self.consumed:
             self.payload(node, loc, "payload")
+        self.dict_prompts(keys)
+
+    def dict_prompts(self, keys: dict[str, cst.BaseExpression]) -> None:
+        """`{"role": "system", "content": X}` and `{"system_prompt": X}`."""
+        role = _str_key(keys.get("role"))
+        if role in vocab.CHAT_SYSTEM_ROLES and "content" in keys:
+            self.prompt_arg(keys["content"], f'role="{role}"', "chat-message")
+        for key, value in keys.items():
+            if vocab.is_prompt_key(key):
+                self.prompt_arg(value, f'"{key}"', "dict-entry")
+
+    def visit_Tuple(self, node: cst.Tuple) -> None:
+        # ("system", X) in a message list: ChatPromptTemplate.from_messages([("system", X), ...])
+        if len(node.elements) == 2 and _str_key(node.elements[0].value) in vocab.CHAT_SYSTEM_ROLES:
+            self.prompt_arg(node.elements[1].value, "(system, ...)", "chat-message")
 
     def key_loc(self, node: cst.Dict, key: str) -> Loc:
         for el in node.elements:
@@ -702,6 +955,37 @@ class _Extractor(cst.CSTVisitor):
             value = self.value(node)
             if isinstance(value, Sub):
                 self.errors[-1][1].append(value)
+
+
+def _attrs(base: Value, rest: str, loc: Loc) -> Value:
+    """`c.rule` on a loop element or a local's value."""
+    for name in rest.split(".") if rest else ():
+        base = Attr(base, name, loc)
+    return base
+
+
+def _loop_targets(
+    target: cst.BaseExpression, it: cst.BaseExpression
+) -> dict[str, tuple[cst.BaseExpression, int]]:
+    if isinstance(target, cst.Name):
+        return {target.value: (it, -1)}
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return {
+            el.value.value: (it, i) for i, el in enumerate(target.elements) if isinstance(el.value, cst.Name)
+        }
+    return {}
+
+
+def _params(fn: cst.FunctionDef) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    positional = tuple(p.name.value for p in (*fn.params.posonly_params, *fn.params.params))
+    return positional, tuple(p.name.value for p in fn.params.kwonly_params)
+
+
+def _may_carry_id(value: Value) -> bool:
+    """An argument that can be a rule id passed on to a helper: an id-like string or a name."""
+    if isinstance(value, Str):
+        return 0 < len(value.value) <= 80 and not any(c.isspace() for c in value.value)
+    return isinstance(value, (Ref, Param, Each, Attr, Sub))
 
 
 def _str_keys(node: cst.Dict) -> dict[str, cst.BaseExpression]:
@@ -782,10 +1066,18 @@ def extract(path: str, text: str, guard_callables: tuple[str, ...] = ()) -> File
     ex = _Extractor(path, module, Positions(module), guard_callables)
     module.visit(ex)
     exts = ex.exts
-    if len(ex.card_names) == 1 and ex.card_names[0]:
-        # `capabilities = AgentCapabilities(extensions=[...])` built before `AgentCard(name=...)`:
-        # the file's one card names the agent.
-        exts = [dataclasses.replace(e, agent_name=e.agent_name or ex.card_names[0]) for e in exts]
+    if len(ex.card_ids) == 1:
+        # `capabilities = AgentCapabilities(extensions=[...])` built before `AgentCard(name=...)`,
+        # or `card.capabilities.extensions.append(AgentExtension(...))` after it: the file's one
+        # card holds the extension and names the agent (a second declaration is RL108).
+        exts = [
+            dataclasses.replace(
+                e,
+                agent_name=e.agent_name or ex.card_names[0],
+                card=ex.card_ids[0] if e.card == path else e.card,
+            )
+            for e in exts
+        ]
     return FileFacts(
         path=path,
         kind="python",
@@ -797,4 +1089,5 @@ def extract(path: str, text: str, guard_callables: tuple[str, ...] = ()) -> File
         imports=tuple(ex.imports.items()),
         suppressions=tuple(ex.suppressions),
         ctor_calls=tuple(ex.ctor_calls),
+        calls=tuple(ex.calls),
     )

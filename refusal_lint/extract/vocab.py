@@ -6,18 +6,34 @@ import builtins
 import re
 
 GUARD_WORDS = frozenset({"refuse", "refusal", "refusals"})
-PROMPT_KWARGS = frozenset({"instruction", "instructions", "system_prompt", "system_message", "prompt"})
-# SYSTEM_PROMPT, SYSTEM_INSTRUCTION, *_INSTRUCTIONS (DESIGN), and likewise any module or class
-# name ending in prompt or instructions, any case (ANALYST_PROMPT, system_prompt). Not a lone
-# `Instruction`: that is a CPU instruction as often as a prompt.
-PROMPT_CONST = re.compile(
-    r"[A-Za-z0-9_]*(?:prompt|PROMPT|Prompt|instructions|INSTRUCTIONS|Instructions)\Z"
-    r"|[A-Za-z0-9_]*(?:system_instruction|SYSTEM_INSTRUCTION)\Z"
+# Keyword arguments an LLM framework reads a system prompt from (DESIGN §2, the prompt table).
+PROMPT_KWARGS = frozenset(
+    {
+        "instruction",
+        "instructions",
+        "global_instruction",
+        "static_instruction",
+        "system_instruction",
+        "system_prompt",
+        "system_message",
+        "system",
+        "prompt",
+        "backstory",
+        "goal",
+    }
 )
+# Words that make an assigned name a prompt (SYSTEM_PROMPT, self._system_prompt_template,
+# FORMAT_INSTRUCTION, backstory), once split at `_` and case changes.
+PROMPT_NAME_WORDS = frozenset({"prompt", "prompts", "instruction", "instructions", "backstory"})
+# Decorators whose function returns prompt text: pydantic-ai `@agent.system_prompt`.
+PROMPT_DECORATORS = frozenset({"system_prompt", "instructions"})
+CHAT_SYSTEM_ROLES = frozenset({"system", "developer"})
 DEDENTS = frozenset({"dedent", "cleandoc"})
 STRIPS = frozenset({"strip", "lstrip", "rstrip"})
 WRAPPERS = frozenset({"MappingProxyType", "dict", "Final", "frozendict", "str"})
 STRUCT_FROM_DICT = frozenset({"ParseDict", "dict_to_struct", "to_struct"})
+ITERATION_VIEWS = frozenset({"items", "keys", "values"})
+ORDER_WRAPPERS = frozenset({"sorted", "list", "tuple", "set", "frozenset", "reversed"})
 MEDIA_KEYS = frozenset({"mediaType", "media_type"})
 RULE_KWARGS = ("rule", "rule_id")
 _BUILTIN_EXC = frozenset(
@@ -39,5 +55,13 @@ def is_guard_name(name: str, extra: frozenset[str] = frozenset()) -> bool:
     return name in extra or any(w in GUARD_WORDS for w in words(name))
 
 
-def is_prompt_const(name: str) -> bool:
-    return bool(PROMPT_CONST.match(name))
+def is_prompt_name(name: str) -> bool:
+    """An assigned name that holds prompt text (DESIGN §2, Python assignments)."""
+    return name.lower().strip("_") == "system_message" or any(w in PROMPT_NAME_WORDS for w in words(name))
+
+
+def is_prompt_key(key: str) -> bool:
+    """A dict or data-file key under which a prompt stands: a prompt keyword, or a key
+    holding `prompt`/`instruction`."""
+    low = key.lower()
+    return key in PROMPT_KWARGS or "prompt" in low or "instruction" in low
