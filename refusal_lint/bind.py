@@ -7,11 +7,13 @@ from dataclasses import dataclass, field
 
 from refusal_lint import spec
 from refusal_lint.facts import (
+    CallV,
     Const,
     DictV,
     Dyn,
     ErrorUse,
     ExtDecl,
+    Fn,
     Guard,
     Param,
     ParamItem,
@@ -152,24 +154,41 @@ def py_ext_decl(res: Resolver, ext: PyExt) -> ExtDecl | None:
 # ---- prompts ---------------------------------------------------------------------------
 
 
-def _str_prompt(text: Str, derived: bool) -> Prompt:
+def _str_prompt(text: Str, derived: bool, form: str) -> Prompt:
     values = text.value.split("\n")
     lines = text.lines if len(text.lines) == len(values) else tuple(text.loc.line for _ in values)
     return Prompt(
         Loc(text.loc.path, lines[0] if lines else text.loc.line),
         tuple(PromptLine(v.rstrip("\r"), ln) for v, ln in zip(values, lines, strict=True)),
         derived,
+        form,
     )
 
 
-def py_prompt(res: Resolver, value: Value, params_ids: set[str]) -> Prompt | None:
-    derived = bool(params_ids) and res.reaches(value, params_ids)
-    text = placeholder_text(res, value)
-    if text is None:
-        if not derived:
-            return None
-        text = Str("", value.loc, (value.loc.line,), literal=False)
-    return _str_prompt(text, derived)
+def _texts(res: Resolver, value: Value) -> tuple[str, list[Value]]:
+    """The values holding a prompt's text: a prompt function's returned strings where the
+    value is a repo function or a call of one (`instruction=self._instruction`)."""
+    resolved = res.resolve(value)
+    if isinstance(resolved, CallV):
+        resolved = res.callee(resolved)
+    if isinstance(resolved, Fn) and resolved.kind != "class":
+        return "prompt-function", list(resolved.returns)
+    return "", [value]
+
+
+def py_prompts(res: Resolver, value: Value, params_ids: set[str], form: str) -> list[Prompt]:
+    """The prompt candidates a Python value holds (DESIGN §2: prose, not an id or a path)."""
+    fn_form, values = _texts(res, value)
+    out = []
+    for v in values:
+        derived = bool(params_ids) and res.reaches(v, params_ids)
+        text = placeholder_text(res, v)
+        if text is None or not any(c.isspace() for c in text.value.strip()):
+            if not derived:
+                continue
+            text = Str("", v.loc, (v.loc.line,), literal=False)
+        out.append(_str_prompt(text, derived, fn_form or form))
+    return out
 
 
 # ---- guards -----------------------------------------------------------------------------

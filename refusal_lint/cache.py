@@ -20,6 +20,7 @@ from refusal_lint.facts import FileFacts, decode, encode
 DIR = ".refusal_lint_cache"
 FILE = "facts-v1.json"
 SKIP = ""  # a stat verdict: the prefilter passed this file over
+PROMPT_ONLY = "prompt"  # a stat verdict: it may hold prompt candidates, and nothing else
 
 
 def key(job: Job) -> str:
@@ -32,7 +33,9 @@ def key(job: Job) -> str:
         job.want_prompt,
         job.prompt_key,
         job.complete,
+        job.prompts,
         list(job.guard_callables),
+        list(job.ids),
     ]
     h.update(json.dumps(meta).encode())
     h.update(b"\0")
@@ -74,7 +77,7 @@ class Cache:
         if not isinstance(row, list) or row[:3] != [size, mtime_ns, context]:
             return None
         verdict = row[3]
-        if verdict != SKIP and verdict not in self.entries:
+        if verdict not in (SKIP, PROMPT_ONLY) and verdict not in self.entries:
             return None
         self.used_stats[rel] = row
         return str(verdict)

@@ -30,7 +30,7 @@ NEVER_ENTER = frozenset(
 PY = (".py", ".pyi")
 JSON = (".json",)
 YAML = (".yaml", ".yml")
-TEXT = (".md", ".txt", ".j2", ".jinja", ".jinja2", ".prompt", ".markdown")
+TEXT = (".md", ".txt", ".j2", ".jinja", ".jinja2", ".prompt", ".prompty", ".markdown")
 CARD_NAMES = frozenset(
     {
         "agent-card.json",
@@ -193,48 +193,36 @@ def walk(root: str, targets: list[str], exclude: list[str], exclude_base: str) -
 # Stage one is plain substring search on the lower-cased bytes (fast); stage two, a precise
 # pattern, runs only on the few files stage one lets through.
 _EFUS = re.compile(rb"efus(?:als?|e)(?![a-z])")  # a literal prefix: sre scans for it fast
-_PROMPT_KWARG = re.compile(
-    rb"[(,][ \t\r\n]*(?:prompt|instructions?|system_prompt|system_message)[ \t]*=[ \t\r\n]*"
-    rb"(?:(?P<lit>[rRbBuUfF]{0,2}[\"'(]|textwrap\.|dedent\(|inspect\.)|(?P<name>[A-Za-z_][A-Za-z0-9_]*))"
+# Every shape of DESIGN §2's prompt table, as text: keyword arguments and assignments whose
+# name holds prompt/instruction/backstory, `system=`/`goal=`, dict keys, chat roles,
+# SystemMessage, and `@agent.system_prompt` decorators. A superset: libcst decides.
+_PROMPT_SHAPE = re.compile(
+    rb"[A-Za-z0-9_]*(?:[Pp]rompt|PROMPT|[Ii]nstruction|INSTRUCTION|[Bb]ackstory|BACKSTORY)[A-Za-z0-9_]*"
+    rb"[ \t]*(?::[^=\n]*)?=(?!=)"
+    rb"|(?<![A-Za-z0-9_.])(?:system|system_message|goal)[ \t]*=(?!=)"
+    rb"|[\"'](?:[^\"'\n]*(?:prompt|instruction)[^\"'\n]*|system|backstory|goal)[\"'][ \t]*:"
+    rb"|[\"']role[\"'][ \t]*:[ \t]*[\"'](?:system|developer)[\"']"
+    rb"|\([ \t\r\n]*[\"'](?:system|developer)[\"'][ \t]*,"
+    rb"|SystemMessage"
+    rb"|@[A-Za-z0-9_.]*\.(?:system_prompt|instructions)\b"
 )
-_PROMPT_CONST = re.compile(
-    rb"SystemMessage\s*\("
-    # a module or class constant: at column 0, or one indent in (a class body)
-    rb"|^(?:    |\t)?[A-Za-z0-9_]*(?:prompt|PROMPT|Prompt|instructions|INSTRUCTIONS|Instructions"
-    rb"|system_instruction|SYSTEM_INSTRUCTION)"
-    rb"[ \t]*(?::[^=\n]*)?=(?!=)",
-    re.M,
-)
+_PROMPT_WORDS = (b"prompt", b"instruction", b"backstory", b"system", b"goal")
 
 
-_ASSIGNED = re.compile(rb"^([A-Za-z_][A-Za-z0-9_]*)[ \t]*(?::[^=\n]*)?=(?!=)", re.M)
-_IMPORT_LINE = re.compile(rb"^[ \t]*(?:from[ \t]+\S+[ \t]+)?import\b([^\n]*)", re.M)
+def python_prompt_candidate(data: bytes) -> bool:
+    """Can this file hold a prompt candidate? Asked only where a card makes prompts matter."""
+    low = data.lower()
+    return any(w in low for w in _PROMPT_WORDS) and _PROMPT_SHAPE.search(data) is not None
 
 
-def _module_names(data: bytes) -> set[bytes]:
-    """Names bound at module level: assigned at column 0, or imported."""
-    names = set(_ASSIGNED.findall(data))
-    for line in _IMPORT_LINE.findall(data):
-        names.update(re.findall(rb"[A-Za-z_][A-Za-z0-9_]*", line))
-    return names
-
-
-def _prompt_signal(data: bytes) -> bool:
-    if _PROMPT_CONST.search(data):
-        return True
-    names: set[bytes] | None = None
-    for m in _PROMPT_KWARG.finditer(data):
-        # A literal is a prompt; a parameter or a local (`prompt=prompt`) is not.
-        if m.group("lit"):
-            return True
-        if names is None:
-            names = _module_names(data)
-        if m.group("name") in names:
-            return True
-    return False
+def data_prompt_candidate(data: bytes) -> bool:
+    """A YAML or JSON config that may hold strings under prompt keys (DESIGN §2)."""
+    low = data.lower()
+    return any(w in low for w in _PROMPT_WORDS)
 
 
 _ADK = re.compile(rb"^instruction\s*:", re.M)
+CREWAI_CONFIGS = frozenset({"agents.yaml", "agents.yml", "tasks.yaml", "tasks.yml"})
 
 
 _IDENT = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
@@ -264,15 +252,12 @@ _PY_NEEDLES = (b"AgentExtension", b"'rule'", b'"rule"', b"/refusal", b"upperhand
 
 
 def python_worth_parsing(data: bytes, extra: tuple[bytes, ...]) -> bool:
-    """Can this file hold a card, a prompt, a guard or a suppression? (DESIGN §6)"""
+    """Can this file hold a card, a guard, a payload or a suppression? (DESIGN §6; prompt
+    candidates are asked for separately, and only where there is a card.)"""
     low = data.lower()
     if b"refus" in low and (_guard_call(data) or any(n in data for n in _PY_NEEDLES)):
         return True
     if b"AgentExtension" in data or b"'rule'" in data or b'"rule"' in data or b"(rule=" in data:
-        return True
-    if (
-        b"prompt" in low or b"instruction" in low or b"systemmessage" in low or b"system_message" in low
-    ) and _prompt_signal(data):
         return True
     return any(n in data for n in extra)
 
@@ -287,9 +272,11 @@ def is_prompt_file(rel: str, kind: str, data: bytes) -> bool:
     """Named for a prompt (the file or a folder it is in), or an ADK / CrewAI agent config."""
     lower = rel.lower()
     name = lower.rsplit("/", 1)[-1]
-    named = "prompt" in lower or "instruction" in lower or name.startswith("system")
+    named = (
+        "prompt" in lower or "instruction" in lower or name.startswith("system") or name.endswith(".prompty")
+    )
     if kind == "text":
         return named
     if kind == "yaml":
-        return named or name in ("agents.yaml", "agents.yml") or _ADK.search(data) is not None
+        return named or name in CREWAI_CONFIGS or _ADK.search(data) is not None
     return False

@@ -22,9 +22,9 @@ from refusal_lint.bind import (
     bind_guard,
     owner,
     py_ext_decl,
-    py_prompt,
+    py_prompts,
 )
-from refusal_lint.cache import SKIP, Cache
+from refusal_lint.cache import PROMPT_ONLY, SKIP, Cache
 from refusal_lint.cache import key as cache_key
 from refusal_lint.checks import card as card_checks
 from refusal_lint.checks import guards as guard_checks
@@ -125,6 +125,8 @@ class _Extraction:
         self.pending: dict[str, Job] = {}
         self.scan_context = ""
         self.pool: Pool | None = None
+        self.prompt_only: list[discover.Entry] = []  # read only where a card makes prompts matter
+        self.ids: tuple[str, ...] = ()
 
     def read(self, entry: discover.Entry, configured: bool) -> bytes | None:
         if entry.size > self.cfg.max_file_size and not configured:
@@ -146,6 +148,9 @@ class _Extraction:
             verdict = self.cache.verdict(entry.rel, entry.size, entry.mtime_ns, context)
             if verdict == SKIP:
                 continue
+            if verdict == PROMPT_ONLY:
+                self.prompt_only.append(entry)
+                continue
             if verdict is not None and (facts := self.cache.facts_for(verdict)) is not None:
                 self.facts[entry.rel] = facts
                 continue
@@ -153,15 +158,21 @@ class _Extraction:
         return out
 
     def decide(
-        self, entries: list[discover.Entry], context: str, make: Callable[[discover.Entry, bytes], Job | None]
+        self,
+        entries: list[discover.Entry],
+        context: str,
+        make: Callable[[discover.Entry, bytes], Job | str | None],
     ) -> None:
         """Submit a job for each entry that needs one; unchanged files are answered unread."""
         for entry in self.changed(entries, context):
             data = self.read(entry, entry.rel in self.roles.cards or entry.rel in self.roles.prompt_files)
             job = make(entry, data) if data is not None else None
-            if job is None:
+            if not isinstance(job, Job):
                 if data is not None:
-                    self.cache.remember(entry.rel, entry.size, entry.mtime_ns, context, SKIP)
+                    verdict = PROMPT_ONLY if job == PROMPT_ONLY else SKIP
+                    self.cache.remember(entry.rel, entry.size, entry.mtime_ns, context, verdict)
+                    if verdict == PROMPT_ONLY:
+                        self.prompt_only.append(entry)
                 continue
             self.cache.remember(entry.rel, entry.size, entry.mtime_ns, context, cache_key(job))
             self.submit(job)
@@ -206,7 +217,13 @@ class _Extraction:
         for batch in batches:
             self._pool().submit(
                 ScanJob(
-                    tuple(batch), needles, self.cfg.guard_callables, self.cfg.max_file_size, configured, known
+                    files=tuple(batch),
+                    needles=needles,
+                    guard_callables=self.cfg.guard_callables,
+                    max_file_size=self.cfg.max_file_size,
+                    configured=configured,
+                    known=known,
+                    ids=self.ids,
                 )
             )
         self.scan_context = context
@@ -242,7 +259,32 @@ class _Extraction:
         for path in results.skipped:
             entry = self.entries[path]
             self.cache.remember(path, entry.size, entry.mtime_ns, self.scan_context, SKIP)
+        for path in results.prompt_only:
+            entry = self.entries[path]
+            self.cache.remember(path, entry.size, entry.mtime_ns, self.scan_context, PROMPT_ONLY)
+            self.prompt_only.append(entry)
         self.notes.extend(results.notes)
+
+    def read_prompts(self, entries: list[discover.Entry]) -> None:
+        """The second stage: prompt candidates, now that a card makes them matter."""
+        for entry in entries:
+            data = self.read(entry, False)
+            if data is None:
+                continue
+            kind = discover.kind_of(entry.rel) or "text"
+            if kind == "python":
+                self.submit(
+                    Job(
+                        entry.rel,
+                        kind,
+                        data,
+                        prompts=True,
+                        guard_callables=self.cfg.guard_callables,
+                        ids=self.ids,
+                    )
+                )
+            else:
+                self.submit(Job(entry.rel, kind, data, want_prompt=True))
 
     def close(self) -> None:
         if self.pool is not None:
@@ -252,7 +294,14 @@ class _Extraction:
         data = self.read(entry, complete)
         if data is None:
             return None
-        return Job(entry.rel, "python", data, complete=complete, guard_callables=self.cfg.guard_callables)
+        return Job(
+            entry.rel,
+            "python",
+            data,
+            complete=complete,
+            guard_callables=self.cfg.guard_callables,
+            ids=self.ids,
+        )
 
 
 def _context(*parts: object) -> str:
@@ -260,7 +309,7 @@ def _context(*parts: object) -> str:
     return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:16]
 
 
-def _data_job(entry: discover.Entry, data: bytes, cfg: Config, roles: _Roles) -> Job | None:
+def _data_job(entry: discover.Entry, data: bytes, cfg: Config, roles: _Roles) -> Job | str | None:
     kind = discover.kind_of(entry.rel)
     if kind is None:
         return None
@@ -273,6 +322,8 @@ def _data_job(entry: discover.Entry, data: bytes, cfg: Config, roles: _Roles) ->
     )
     if (kind == "text" and want_prompt) or (kind != "text" and (want_card or want_prompt)):
         return Job(entry.rel, kind, data, want_card, want_prompt, roles.prompt_files.get(entry.rel))
+    if kind != "text" and not cfg.agents and discover.data_prompt_candidate(data):
+        return PROMPT_ONLY  # strings under prompt keys, in any config of an agent's scope
     return None
 
 
@@ -306,6 +357,7 @@ def _run(
         data_ctx,
         lambda e, d: _data_job(e, d, cfg, roles),
     )
+    ex.ids = tuple(sorted({d.key for f in ex.facts.values() for e in f.exts for d in e.items}))
     needles = tuple(
         sorted(
             {d.key.encode() for f in ex.facts.values() for e in f.exts for d in e.items if len(d.key) > 2}
@@ -315,6 +367,7 @@ def _run(
     py_ctx = _context(
         "py",
         [n.decode() for n in needles],
+        list(ex.ids),
         list(cfg.guard_callables),
         sorted(roles.cards),
         sorted(roles.prompt_modules),
@@ -322,11 +375,33 @@ def _run(
 
     ex.scan(py_entries, py_ctx, needles)
     ex.drain()
-    scanned = len(walk.files)
-
-    # Modules that facts import are read on demand, even where the prefilter passed them
-    # over: bind, read what the resolver found missing, bind again.
     index = ModuleIndex(e.rel for e in py_entries)
+    result = _bind(ex, root, cfg, index, roles)
+    # Prompt candidates matter only inside an agent's scope: a tree with no card never
+    # reads them (DESIGN §2; issue: work is scoped by what can yield a finding).
+    if result.agents and ex.prompt_only:
+        ex.read_prompts([e for e in ex.prompt_only if _in_scope(e, result.agents, cfg)])
+        ex.drain()
+        result = _bind(ex, root, cfg, index, roles)
+    ex.cache.save()
+    result.files_scanned = len(walk.files)
+    result.notes = ex.notes
+    result.findings = _filter(_file_columns(result.findings, root), ex.facts, cfg, settings, root)
+    return result
+
+
+def _in_scope(entry: discover.Entry, agents: list[Agent], cfg: Config) -> bool:
+    """Does a prompt candidate's file belong to an agent (so its prompts can count)?"""
+    if cfg.agents:
+        return discover.kind_of(entry.rel) == "python"  # configured guard globs decide later
+    if len(agents) == 1:
+        return True
+    return bool(owner(entry.rel, [a.root for a in agents]))
+
+
+def _bind(ex: _Extraction, root: str, cfg: Config, index: ModuleIndex, roles: _Roles) -> Result:
+    """Bind and check; modules that facts import are read on demand, even where the
+    prefilter passed them over: bind, read what the resolver found missing, bind again."""
     tried: set[str] = set()
     for _ in range(IMPORT_ROUNDS):
         result, missing = _check(root, cfg, ex.facts, index, roles)
@@ -341,10 +416,6 @@ def _run(
         for job in need:
             ex.submit(job)
         ex.drain()
-    ex.cache.save()
-    result.files_scanned = scanned
-    result.notes = ex.notes
-    result.findings = _filter(_file_columns(result.findings, root), ex.facts, cfg, settings, root)
     return result
 
 
@@ -422,7 +493,11 @@ def _check(
                 be = bind_error(res, e, params_ids)
                 if be is not None:
                     agent.errors.append(be)
-        found = prompt_checks.check(agent.card, agent.prompts, agent.prompt_spec) if agent.card else []
+        found = (
+            prompt_checks.check(agent.card, agent.prompts, agent.prompt_spec, agent.root)
+            if agent.card
+            else []
+        )
         if agent.card is not None and agent.card.usable:
             # No card, or unusable params (RL100, RL103, RL104): the agent's RL2xx/RL3xx are skipped.
             found += guard_checks.check(agent.card, agent.guards, agent.errors)
@@ -561,7 +636,7 @@ def _prompts(res: Resolver, facts: dict[str, FileFacts], files: set[str], ids: s
     for path in sorted(files):
         f = facts[path]
         candidates = list(f.prompts)
-        candidates += [p for pp in f.py_prompts if (p := py_prompt(res, pp.value, ids)) is not None]
+        candidates += [p for pp in f.py_prompts for p in py_prompts(res, pp.value, ids, pp.form)]
         for p in candidates:
             key = (p.loc.path, p.loc.line)
             if key not in seen:
@@ -578,8 +653,7 @@ def _configured_prompt(
     if kind == "file":
         return list(facts[path].prompts) if path in facts else []
     value = res.lookup(path, key or "")
-    prompt = py_prompt(res, value, ids) if value is not None else None
-    return [prompt] if prompt is not None else []
+    return py_prompts(res, value, ids, "assignment") if value is not None else []
 
 
 # ---- selection, per-file ignores, suppressions -----------------------------------------------

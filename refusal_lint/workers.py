@@ -38,9 +38,10 @@ def _safe_extract(job: Job) -> FileFacts:
 def _scan(job: ScanJob, conn: Connection) -> None:
     """Read, prefilter and parse a batch; report each parsed file as it is done."""
     from refusal_lint.cache import key
-    from refusal_lint.discover import python_worth_parsing
+    from refusal_lint.discover import python_prompt_candidate, python_worth_parsing
 
     skips: list[str] = []
+    prompt_only: list[str] = []  # read in a second stage, and only where a card makes them matter
     notes: list[str] = []
     for i, (rel, path, size) in enumerate(job.files):
         configured = rel in job.configured
@@ -54,16 +55,20 @@ def _scan(job: ScanJob, conn: Connection) -> None:
             notes.append(f"{rel}: cannot read ({exc.strerror or exc})")
             continue
         if not configured and not python_worth_parsing(data, job.needles):
-            skips.append(rel)
+            (prompt_only if python_prompt_candidate(data) else skips).append(rel)
             continue
-        one = Job(rel, "python", data, complete=configured, guard_callables=job.guard_callables)
+        one = Job(rel, "python", data, complete=configured, guard_callables=job.guard_callables, ids=job.ids)
         k = key(one)
         if k in job.known:
             conn.send(("cached", i, k))
             continue
         conn.send(("start", i))
-        conn.send(("file", i, k, _safe_extract(one)))
-    conn.send(("end", skips, notes))
+        facts = _safe_extract(one)
+        if not facts.complete and python_prompt_candidate(data):
+            conn.send(("prompt", i))  # no card, guard or payload: only its prompts may matter
+            continue
+        conn.send(("file", i, k, facts))
+    conn.send(("end", skips, notes, prompt_only))
 
 
 def _serve(conn: Connection) -> None:
@@ -127,6 +132,7 @@ class Results:
         default_factory=list
     )  # (path, key, facts or cached)
     skipped: list[str] = field(default_factory=list)  # scanned and passed over by the prefilter
+    prompt_only: list[str] = field(default_factory=list)  # scanned: may hold prompts, nothing else
     notes: list[str] = field(default_factory=list)
 
 
@@ -168,6 +174,7 @@ class Pool:
             if isinstance(job, ScanJob):
                 self.results.skipped += msg[1]
                 self.results.notes += msg[2]
+                self.results.prompt_only += msg[3]
             else:
                 assert job is not None
                 self.results.facts[job.path] = msg[1]
@@ -179,7 +186,10 @@ class Pool:
             w.deadline = time.monotonic() + self.timeout
             return False
         rel = job.files[i][0]
-        self.results.scanned.append((rel, msg[2], msg[3] if msg[0] == "file" else None))
+        if msg[0] == "prompt":
+            self.results.prompt_only.append(rel)
+        else:
+            self.results.scanned.append((rel, msg[2], msg[3] if msg[0] == "file" else None))
         w.index = -1  # reported: a crash from now on happens while reading, in no file's parse
         return False
 

@@ -21,14 +21,17 @@ def mention_lines(prompts: list[Prompt], rule_id: str) -> list[Loc]:
     return out
 
 
-def check(card: Card, prompts: list[Prompt], configured: str | None = None) -> list[Finding]:
+def check(card: Card, prompts: list[Prompt], configured: str | None = None, root: str = "") -> list[Finding]:
     if not card.usable or not card.rules:
         return []
     if not prompts:
         why = (
             f"the configured prompt `{configured}` was not found"
             if configured
-            else "no system prompt found for this agent; set `prompt:` in the config"
+            else f"no system prompt found for this agent under `{root or '.'}/` (looked for prompt "
+            "files, YAML/JSON prompt keys, Python prompt arguments, assignments, chat messages and "
+            "prompt functions); point `prompt:` in the config at it: `file`, `file.yaml#key.path` "
+            "or `module.py:NAME`"
         )
         return [Finding("RL200", card.loc, why)]
     out: list[Finding] = []

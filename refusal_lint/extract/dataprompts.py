@@ -6,6 +6,7 @@ import dataclasses
 import re
 
 from refusal_lint.extract.tree import TNode
+from refusal_lint.extract.vocab import is_prompt_key
 from refusal_lint.model import Loc, Prompt, PromptLine
 
 # A template placeholder fed from the rules map makes a prompt derived (agrees by construction).
@@ -20,15 +21,18 @@ def _derived(text: str) -> bool:
     return False
 
 
-def text_prompt(path: str, text: str, first_line: int = 1) -> Prompt:
+def text_prompt(path: str, text: str, first_line: int = 1, form: str = "file") -> Prompt:
     lines = tuple(PromptLine(t, first_line + i) for i, t in enumerate(text.splitlines()))
-    return Prompt(Loc(path, first_line, 1), lines, _derived(text))
+    return Prompt(Loc(path, first_line, 1), lines, _derived(text), form)
 
 
-def _string_prompt(node: TNode) -> Prompt | None:
+def _string_prompt(node: TNode, prose: bool = False) -> Prompt | None:
+    """A string value as a prompt; with `prose`, only one with white space (not an id or a path)."""
     if node.kind != "string" or not str(node.value).strip():
         return None
-    return text_prompt(node.loc.path, str(node.value), node.loc.line)
+    if prose and not any(c.isspace() for c in str(node.value).strip()):
+        return None
+    return text_prompt(node.loc.path, str(node.value), node.loc.line, "data-key")
 
 
 def remap_lines(prompt: Prompt, source: list[str]) -> Prompt:
@@ -76,24 +80,41 @@ def key_path(root: TNode, dotted: str) -> TNode | None:
     return node
 
 
-def yaml_prompts(path: str, root: TNode) -> list[Prompt]:
-    """Discovered prompts: a *prompt* file's strings, ADK `instruction:`, CrewAI agents.yaml."""
-    name = path.rsplit("/", 1)[-1].lower()
-    if "prompt" in path.lower() or "instruction" in path.lower():
+CREWAI_KEYS = {
+    "agents": ("role", "goal", "backstory"),
+    "tasks": ("description", "expected_output"),
+}
+
+
+def data_prompts(path: str, root: TNode) -> list[Prompt]:
+    """Discovered prompts of a YAML or JSON file (DESIGN §2): every string of a *prompt*
+    file; ADK `instruction:`; CrewAI agents.yaml/tasks.yaml; strings under prompt keys."""
+    lower = path.lower()
+    name = lower.rsplit("/", 1)[-1]
+    if path.endswith((".yaml", ".yml")) and ("prompt" in lower or "instruction" in lower):
         return _all_strings(root)
-    if root.kind != "object":
-        return []
     out: list[Prompt] = []
-    member = root.get("instruction")
-    if member is not None and (p := _string_prompt(member[1])) is not None:
-        out.append(p)
-    if name in ("agents.yaml", "agents.yml"):
-        for _, agent in root.items:
-            for key in ("role", "goal", "backstory"):
-                m = agent.get(key) if agent.kind == "object" else None
+    crew = CREWAI_KEYS.get(name.rsplit(".", 1)[0]) if name.endswith((".yaml", ".yml")) else None
+    if crew and root.kind == "object":
+        for _, entry in root.items:
+            for crew_key in crew:
+                m = entry.get(crew_key) if entry.kind == "object" else None
                 if m is not None and (p := _string_prompt(m[1])) is not None:
                     out.append(p)
-    return out
+    seen = {p.loc for p in out}
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        for key, value in n.items:
+            if is_prompt_key(str(key.value)):
+                found = [p] if (p := _string_prompt(value, prose=True)) is not None else []
+                if value.kind in ("object", "array"):
+                    found = [p for p in _all_strings(value) if any(c.isspace() for c in p.lines[0].text)]
+                out.extend(p for p in found if p.loc not in seen)
+                seen.update(p.loc for p in found)
+        stack.extend(v for _, v in n.items)
+        stack.extend(n.elems)
+    return sorted(out, key=lambda p: (p.loc.line, p.loc.col))
 
 
 def configured_yaml_prompt(root: TNode, dotted: str) -> list[Prompt]:

@@ -14,7 +14,9 @@ class Job:
     want_prompt: bool = False  # discovered prompt file (by name or YAML shape)
     prompt_key: str | None = None  # configured YAML key path ('' = whole file)
     complete: bool = False  # Python: read definitions even where no fact can be
+    prompts: bool = False  # Python: a prompt candidate (second stage): parse it whatever the pre-check says
     guard_callables: tuple[str, ...] = ()
+    ids: tuple[str, ...] = ()  # the cards' rule ids: a call passing one is worth parsing
     # Set by the pre-check: it ran, and where CPython's parser stopped (message, line, column).
     checked: bool = False
     ast_error: tuple[str, int, int] | None = None
@@ -33,3 +35,4 @@ class ScanJob:
     max_file_size: int
     configured: frozenset[str] = frozenset()  # always read whole and parsed
     known: frozenset[str] = frozenset()  # content keys the cache already holds
+    ids: tuple[str, ...] = ()  # the cards' rule ids

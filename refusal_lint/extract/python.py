@@ -244,25 +244,31 @@ class _Extractor(cst.CSTVisitor):
         return tuple(out)
 
     def loop_value(self, head: str, loc: Loc) -> Value | None:
-        for frame in reversed(self.loops):
-            if head in frame:
-                node, index = frame[head]
-                mode = "iter"
-                while isinstance(node, cst.Call) and len(node.args) <= 1:
-                    name = _last_name(node.func)
-                    if (
-                        name in vocab.ITERATION_VIEWS
-                        and isinstance(node.func, cst.Attribute)
-                        and not node.args
-                        and mode == "iter"
-                    ):
-                        mode, node = name, node.func.value
-                    elif name in vocab.ORDER_WRAPPERS and isinstance(node.func, cst.Name) and node.args:
-                        node = node.args[0].value
-                    else:
-                        break
-                return Each(self.value(node), mode, index, loc)
+        for k in range(len(self.loops) - 1, -1, -1):
+            if head in self.loops[k]:
+                node, index = self.loops[k][head]
+                # The iterable is read where the loop starts: its own variables are not bound yet.
+                saved, self.loops = self.loops, self.loops[:k]
+                try:
+                    return self._each(node, index, loc)
+                finally:
+                    self.loops = saved
         return None
+
+    def _each(self, node: cst.BaseExpression, index: int, loc: Loc) -> Each:
+        """A loop variable over `node`: `X.items()`, `sorted(X)` and the like see through to X."""
+        mode = "iter"
+        while isinstance(node, cst.Call) and len(node.args) <= 1:
+            name = _last_name(node.func)
+            if name in vocab.ITERATION_VIEWS and isinstance(node.func, cst.Attribute) and not node.args:
+                if mode != "iter":
+                    break
+                mode, node = name, node.func.value
+            elif name in vocab.ORDER_WRAPPERS and isinstance(node.func, cst.Name) and node.args:
+                node = node.args[0].value
+            else:
+                break
+        return Each(self.value(node), mode, index, loc)
 
     def name_value(self, node: cst.Name | cst.Attribute) -> Value:
         dotted = _dotted(node)
@@ -512,7 +518,7 @@ class _Extractor(cst.CSTVisitor):
                         attrs |= {t.target.value for t in small.targets if isinstance(t.target, cst.Name)}
                     elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
                         attrs.add(small.target.value)
-                        if "ClassVar" not in self.module.code_for_node(small.annotation):
+                        if "ClassVar" not in self.module.code_for_node(small.annotation.annotation):
                             fields.append(small.target.value)
             elif isinstance(stmt, cst.FunctionDef):
                 attrs.add(stmt.name.value)

@@ -62,8 +62,8 @@ def extract(job: Job) -> FileFacts:
             exts.extend(datacards.find_extensions(root))
         if job.prompt_key is not None:
             prompts.extend(dataprompts.configured_yaml_prompt(root, job.prompt_key))
-        elif job.want_prompt and job.kind == "yaml":
-            prompts.extend(dataprompts.yaml_prompts(job.path, root))
+        elif job.want_prompt:
+            prompts.extend(dataprompts.data_prompts(job.path, root))
     if prompts and job.kind == "yaml":
         source = text.splitlines()
         prompts = [dataprompts.remap_lines(p, source) for p in prompts]
@@ -113,7 +113,12 @@ def precheck(job: Job) -> FileFacts | Job:
     finally:
         sys.setrecursionlimit(limit)
     guard_names = frozenset(g.rsplit(".", 1)[-1] for g in job.guard_callables)
-    if not job.complete and "refusal-lint:" not in text and not pyscan.may_hold_facts(tree, guard_names):
+    if (
+        not job.complete
+        and not job.prompts
+        and "refusal-lint:" not in text
+        and not pyscan.may_hold_facts(tree, guard_names, frozenset(job.ids))
+    ):
         return FileFacts(job.path, "python", complete=False)
     return dataclasses.replace(job, checked=True)
 

@@ -52,6 +52,8 @@ def agent_dict(a: Agent) -> dict[str, Any]:
         "name": a.name,
         "card": a.card.loc.at() if a.card else None,
         "prompt": {**first.loc.at(), "derived": first.derived} if first else None,
+        # Every candidate that counted, and how it was found (DESIGN §2's prompt table).
+        "prompts": [{**p.loc.at(), "form": p.form} for p in a.prompts],
         "rules": rules,
     }
 
