@@ -254,17 +254,21 @@ def bind_guard(res: Resolver, ids: GuardIds, g: Guard, params_ids: set[str]) -> 
     return out
 
 
-def bind_error(res: Resolver, e: ErrorUse, params_ids: set[str]) -> BoundError | None:
+def bind_error(res: Resolver, ids: GuardIds, e: ErrorUse, params_ids: set[str]) -> list[BoundError]:
+    """A refusal sent as a protocol error: at the call site passing the id when a helper
+    raises it, else where it is raised (with `rule_id` null when the id is not known)."""
     if e.rule is not None:
-        rule = res.resolve(e.rule)
-        return BoundError(e.loc, e.name, rule.value if isinstance(rule, Str) else None)
+        fired = [f for f in ids.fired(e.rule, e.loc) or () if f.rule is not None]
+        return [BoundError(f.loc, e.name, f.rule.value if f.rule else None) for f in fired] or [
+            BoundError(e.loc, e.name, None)
+        ]
     for v in e.values:
         if isinstance(v, Sub):
             base = res.resolve(v.base)
             key = res.resolve_str(v.key)
             if isinstance(base, DictV) and base.ident in params_ids:
-                return BoundError(e.loc, e.name, key.value if key else None)
-    return None
+                return [BoundError(e.loc, e.name, key.value if key else None)]
+    return []
 
 
 # ---- agent roots ----------------------------------------------------------------------------

@@ -206,7 +206,7 @@ _PROMPT_SHAPE = re.compile(
     rb"|SystemMessage"
     rb"|@[A-Za-z0-9_.]*\.(?:system_prompt|instructions)\b"
 )
-_PROMPT_WORDS = (b"prompt", b"instruction", b"backstory", b"system", b"goal")
+_PROMPT_WORDS = (b"prompt", b"instruction", b"backstory", b"system", b"goal", b"developer")
 
 
 def python_prompt_candidate(data: bytes) -> bool:

@@ -430,7 +430,7 @@ def _file_columns(findings: list[Finding], root: str) -> list[Finding]:
         if (
             f.code in ("RL202", "RL203")
             and f.rule_id
-            and f.loc.path.endswith((".py", ".pyi", ".yaml", ".yml"))
+            and f.loc.path.endswith((".py", ".pyi", ".yaml", ".yml", ".json"))
         ):
             if f.loc.path not in lines:
                 try:
@@ -490,9 +490,7 @@ def _check(
             for g in facts[path].guards:
                 agent.guards.extend(bind_guard(res, guard_ids, g, ids))
             for e in facts[path].errors:
-                be = bind_error(res, e, params_ids)
-                if be is not None:
-                    agent.errors.append(be)
+                agent.errors.extend(bind_error(res, guard_ids, e, params_ids))
         found = (
             prompt_checks.check(agent.card, agent.prompts, agent.prompt_spec, agent.root)
             if agent.card
@@ -507,11 +505,14 @@ def _check(
         errors: list[BoundError] = []
         for path in sorted(fact_paths):
             guards += [bg for g in facts[path].guards for bg in bind_guard(res, guard_ids, g, set())]
-            errors += [be for e in facts[path].errors if (be := bind_error(res, e, set())) is not None]
+            errors += [be for e in facts[path].errors for be in bind_error(res, guard_ids, e, set())]
         if not roles.cards:  # a configured card that is missing or unreadable is RL100 alone
             findings += guard_checks.check_cardless(guards)
         findings += guard_checks.check(None, guards, errors)
     card_agent = {a.card.loc: a.name for a in agents if a.card}
+    # One fault, one finding: a guard call and the payload inside its repo callee may both
+    # resolve to the same call site.
+    findings = list(dict.fromkeys(findings))
     findings = [dataclasses.replace(f, agent=f.agent or _agent_for(f, card_agent, agents)) for f in findings]
     facts_found = (
         bool(cards)

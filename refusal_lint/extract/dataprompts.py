@@ -53,6 +53,12 @@ def remap_lines(prompt: Prompt, source: list[str]) -> Prompt:
     return dataclasses.replace(prompt, lines=tuple(out))
 
 
+def one_line(prompt: Prompt) -> Prompt:
+    """A prompt whose every line stands on the file line where it starts (a JSON string)."""
+    lines = tuple(PromptLine(pl.text, prompt.loc.line) for pl in prompt.lines)
+    return dataclasses.replace(prompt, lines=lines)
+
+
 def _all_strings(node: TNode) -> list[Prompt]:
     out: list[Prompt] = []
     stack = [node]

@@ -67,6 +67,9 @@ def extract(job: Job) -> FileFacts:
     if prompts and job.kind == "yaml":
         source = text.splitlines()
         prompts = [dataprompts.remap_lines(p, source) for p in prompts]
+    elif prompts and job.kind == "json":
+        # A JSON string holds no raw line break: every line of its value is on its own line.
+        prompts = [dataprompts.one_line(p) for p in prompts]
     return FileFacts(job.path, job.kind, exts=tuple(exts), prompts=tuple(prompts))
 
 

@@ -1,0 +1,58 @@
+"""Real framework shapes (issue 12): where each fixture's prompt is found, and how.
+
+Each fixture under testdata/ is a small agent written the way its framework's own docs
+write it; its `-drift` twin gives exactly the findings in its expected.txt.
+"""
+
+from __future__ import annotations
+
+import pytest
+from conftest import TESTDATA, check_json
+
+FORMS = {
+    "prompt-instance-attr": [("survey/analyst.py", 13, "assignment")],
+    "prompt-openai-chat": [("survey/chat.py", 12, "chat-message")],
+    "prompt-crewai-python": [("survey/crew.py", 7, "keyword"), ("survey/crew.py", 9, "keyword")],
+    "prompt-langchain-messages": [("survey/chain.py", 5, "chat-message")],
+    "prompt-langgraph-system-message": [("survey/graph.py", 11, "chat-message")],
+    "prompt-pydantic-ai": [("survey/agent.py", 20, "prompt-function")],
+    "prompt-system-message-const": [("survey/assistant.py", 7, "assignment")],
+    "prompt-adk-provider": [("survey/agent.py", 23, "prompt-function")],
+    "prompt-adk-function-call": [("survey/agent.py", 5, "prompt-function")],
+    "prompt-config-dict": [("survey/config.py", 7, "dict-entry")],
+    "prompt-dataclass-default": [("survey/settings.py", 10, "assignment")],
+    "prompt-json-config": [("survey/agent_config.json", 4, "data-key")],
+    "prompt-prompty": [("survey/analyst.prompty", 1, "file")],
+}
+
+
+@pytest.mark.parametrize("name", sorted(FORMS))
+def test_prompt_found_where_the_framework_keeps_it(name: str) -> None:
+    data = check_json(TESTDATA / name)
+    assert data["findings"] == []
+    (agent,) = data["agents"]
+    got = [(p["path"], p["line"], p["form"]) for p in agent["prompts"]]
+    for want in FORMS[name]:
+        assert want in got
+    assert agent["prompt"] is not None
+
+
+def test_crewai_yaml_reads_agents_and_tasks() -> None:
+    (agent,) = check_json(TESTDATA / "prompt-crewai-yaml")["agents"]
+    paths = {p["path"] for p in agent["prompts"]}
+    assert paths == {"survey/config/agents.yaml", "survey/config/tasks.yaml"}
+    assert {p["form"] for p in agent["prompts"]} == {"data-key"}
+
+
+@pytest.mark.parametrize(
+    "name", ["guard-policy-table", "guard-check-list", "guard-helper-chain", "guard-helper-errors"]
+)
+def test_table_and_helper_guards_fire_each_rule(name: str) -> None:
+    (agent,) = check_json(TESTDATA / name)["agents"]
+    for rule in ("seg-mix", "invalid-cut"):
+        assert agent["rules"][rule]["guards"], rule
+
+
+def test_no_card_and_no_rule_parameter_is_nothing_to_check() -> None:
+    data = check_json(TESTDATA / "guard-not-a-rule-param")
+    assert data["findings"] == [] and data["agents"] == []
