@@ -104,8 +104,8 @@ class Cache:
         self.put_key(key(job), facts)
 
     def put_key(self, k: str, facts: FileFacts) -> None:
-        if self.folder is None or (facts.problem is not None and "parser" in facts.problem.message):
-            return  # a crash or a timeout may be passing: try again next run
+        if self.folder is None or (facts.problem is not None and facts.problem.code == "RL005"):
+            return  # a limit hit or a crash depends on the limits and may pass: try again next run
         self.used[k] = encode(facts)
         self.dirty = True
 

@@ -43,8 +43,9 @@ Fix: add the extension to the card, listing every rule the guards fire:
             "W",
             "a Python, JSON or YAML file in scope cannot be parsed",
             """
-What: a file that may hold a card, a prompt or a guard could not be parsed (or the parser
-could not read it within its limits). The file is skipped and the run goes on.
+What: a file that may hold a card, a prompt or a guard is rejected by the standard parser
+(`ast.parse` for Python, `json` for JSON, PyYAML for YAML), or is not valid UTF-8. The
+file is skipped and the run goes on.
 Why: facts in that file are invisible, so other findings may be missing.
 Fix: correct the syntax at the reported line, e.g. a trailing comma in JSON:
     {"seg-mix": "One family per cut.",}   ->   {"seg-mix": "One family per cut."}
@@ -74,6 +75,23 @@ Why: each agent is checked against its own card only; refusal-lint cannot guess 
 Fix: say which files belong to which agent in the config:
     agents:
       - {name: survey-analyst, card: survey/card.json, prompt: survey/prompt.md, guards: ["survey/**/*.py"]}
+""",
+        ),
+        _c(
+            "RL005",
+            "file-unchecked",
+            "W",
+            "a valid file could not be analysed within the limits; its facts are unknown",
+            """
+What: the standard parser accepts the file, but refusal-lint could not analyse it within
+its limits: the parser used up its CPU time (`parse-timeout`, CPU seconds per file), ran
+out of memory, crashed, or met nesting deeper than it reads.
+Why: whatever card, prompt or guard the file holds is invisible, so other findings may be
+missing or wrong. The limits are CPU time and memory, never wall-clock time, so the same
+tree gives the same findings under any load.
+Fix: raise the limit if the file is worth reading, or leave it out:
+    parse-timeout: 60            # in .refusal-lint.yaml
+    exclude: ["tests/fixtures/huge_module.py"]
 """,
         ),
         _c(

@@ -267,10 +267,12 @@ class PyPrompt:
 
 @dataclass(frozen=True)
 class Problem:
-    """A file that could not be read (RL002)."""
+    """A file whose facts are unknown: RL002 where the standard parser rejects it, RL005
+    where it is valid but a limit (CPU time, memory, depth, a parser crash) stopped us."""
 
     loc: Loc
     message: str
+    code: str = "RL002"
 
 
 @dataclass(frozen=True)

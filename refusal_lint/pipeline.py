@@ -465,7 +465,7 @@ def _check(
     for path in sorted(facts):
         problem = facts[path].problem
         if problem is not None:
-            code = "RL100" if path in roles.cards else "RL002"
+            code = "RL100" if path in roles.cards and problem.code == "RL002" else problem.code
             findings.append(Finding(code, problem.loc, problem.message))
     for rel in roles.cards:
         if rel not in facts:

@@ -1,8 +1,11 @@
 """Run Python extraction in worker processes, so a parser crash or hang costs one file.
 
 libcst's native parser can segfault on pathological input and can take minutes on some
-valid files. Each worker takes one job at a time; the parent waits with a deadline, and a
-worker that dies or overruns is replaced and its file gets an RL002 problem instead.
+valid files. Each worker takes one job at a time under a CPU-time limit per file
+(RLIMIT_CPU: the kernel stops it with SIGXCPU) and a memory limit; a worker that dies is
+replaced and its file gets an RL005 instead. Limits are CPU time, never wall-clock time,
+so the same tree gives the same findings under any load (DESIGN §3); a wall-clock
+backstop catches only a worker blocked without using CPU.
 Workers start lazily, on the first job, and a second only when work piles up, so a run
 that parses nothing never imports libcst anywhere.
 """
@@ -10,8 +13,10 @@ that parses nothing never imports libcst anywhere.
 from __future__ import annotations
 
 import dataclasses
+import math
 import multiprocessing
 import multiprocessing.context
+import signal
 import sys
 import threading
 import time
@@ -20,22 +25,39 @@ from multiprocessing.connection import Connection, wait
 from typing import Any
 
 from refusal_lint.extract.job import Job, ScanJob
-from refusal_lint.extract.run import extract
-from refusal_lint.facts import FileFacts, Problem
-from refusal_lint.model import Loc
+from refusal_lint.extract.run import extract, unchecked
+from refusal_lint.facts import FileFacts
 
 MEMORY_LIMIT = 6 * 1024**3  # bytes of address space a worker may use
+BACKSTOP = 30.0  # wall-clock seconds past the CPU limit before a blocked worker is given up
 
 
-def _safe_extract(job: Job) -> FileFacts:
+def _cpu_budget(seconds: float) -> None:
+    """From now on this process may use `seconds` more CPU time (whole seconds, rounded up)."""
+    try:
+        import resource
+
+        used = resource.getrusage(resource.RUSAGE_SELF)
+        soft = int(used.ru_utime + used.ru_stime) + 1 + max(1, math.ceil(seconds))
+        _, hard = resource.getrlimit(resource.RLIMIT_CPU)
+        if hard != resource.RLIM_INFINITY:
+            soft = min(soft, hard)
+        resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
+    except (ImportError, ValueError, OSError):
+        pass  # no RLIMIT_CPU here (Windows): the wall-clock backstop alone bounds a file
+
+
+def _safe_extract(job: Job, cpu_limit: float) -> FileFacts:
+    _cpu_budget(cpu_limit)
     try:
         return extract(job)
     except Exception as exc:  # a bug of ours must cost one file, never the run
-        why = f"internal error reading this file: {type(exc).__name__}: {exc}"
-        return FileFacts(job.path, job.kind, problem=Problem(Loc(job.path), why))
+        return unchecked(
+            job.path, job.kind, f"internal error reading this file ({type(exc).__name__}: {exc})"
+        )
 
 
-def _scan(job: ScanJob, conn: Connection) -> None:
+def _scan(job: ScanJob, conn: Connection, cpu_limit: float) -> None:
     """Read, prefilter and parse a batch; report each parsed file as it is done."""
     from refusal_lint.cache import key
     from refusal_lint.discover import python_prompt_candidate, python_worth_parsing
@@ -63,7 +85,7 @@ def _scan(job: ScanJob, conn: Connection) -> None:
             conn.send(("cached", i, k))
             continue
         conn.send(("start", i))
-        facts = _safe_extract(one)
+        facts = _safe_extract(one, cpu_limit)
         if not facts.complete and python_prompt_candidate(data):
             conn.send(("prompt", i))  # no card, guard or payload: only its prompts may matter
             continue
@@ -71,19 +93,19 @@ def _scan(job: ScanJob, conn: Connection) -> None:
     conn.send(("end", skips, notes, prompt_only))
 
 
-def _serve(conn: Connection) -> None:
+def _serve(conn: Connection, cpu_limit: float) -> None:
     while True:
         try:
             job = conn.recv()
         except EOFError:
             return
         if isinstance(job, ScanJob):
-            _scan(job, conn)
+            _scan(job, conn, cpu_limit)
         else:
-            conn.send(("end", _safe_extract(job)))
+            conn.send(("end", _safe_extract(job, cpu_limit)))
 
 
-def _worker_main(conn: Connection) -> None:
+def _worker_main(conn: Connection, cpu_limit: float) -> None:
     import faulthandler
 
     faulthandler.disable()  # a crash is reported by the parent, as RL002, not as a dump
@@ -96,15 +118,15 @@ def _worker_main(conn: Connection) -> None:
     # Deep syntax trees need a deep stack: give the visitor one, in a thread of its own.
     sys.setrecursionlimit(20_000)
     threading.stack_size(512 * 1024 * 1024)
-    t = threading.Thread(target=_serve, args=(conn,))
+    t = threading.Thread(target=_serve, args=(conn, cpu_limit))
     t.start()
     t.join()
 
 
 class _Worker:
-    def __init__(self, ctx: multiprocessing.context.BaseContext) -> None:
+    def __init__(self, ctx: multiprocessing.context.BaseContext, cpu_limit: float) -> None:
         parent, child = multiprocessing.Pipe()
-        self.proc = ctx.Process(target=_worker_main, args=(child,), daemon=True)  # type: ignore[attr-defined]
+        self.proc = ctx.Process(target=_worker_main, args=(child, cpu_limit), daemon=True)  # type: ignore[attr-defined]
         self.proc.start()
         child.close()
         self.conn = parent
@@ -139,11 +161,13 @@ class Results:
 class Pool:
     """Jobs go in as they are found; `finish` waits for all and returns what they found."""
 
-    def __init__(self, size: int, timeout: float) -> None:
+    def __init__(self, size: int, cpu_limit: float, backstop: float | None = None) -> None:
         method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
         self.ctx = multiprocessing.get_context(method)
         self.size = max(1, size)
-        self.timeout = timeout
+        self.cpu_limit = cpu_limit
+        # Wall-clock seconds a file may take: far past its CPU limit, for a worker blocked idle.
+        self.timeout = backstop if backstop is not None else cpu_limit * 4 + BACKSTOP
         self.queue: list[Job | ScanJob] = []
         self.idle: list[_Worker] = []
         self.busy: list[_Worker] = []
@@ -157,7 +181,7 @@ class Pool:
             and len(self.idle) + len(self.busy) < self.size
             and (not self.busy or len(self.queue) > 1)
         ):
-            self.idle.append(_Worker(self.ctx))
+            self.idle.append(_Worker(self.ctx, self.cpu_limit))
         self._dispatch()
         self._collect(0.0)
 
@@ -212,7 +236,7 @@ class Pool:
             self.results.facts[job.path] = _failed(job.path, why)
         self.busy.remove(w)
         w.stop()
-        self.idle.append(_Worker(self.ctx))
+        self.idle.append(_Worker(self.ctx, self.cpu_limit))
 
     def _collect(self, timeout: float) -> None:
         if not self.busy:
@@ -227,18 +251,19 @@ class Pool:
                 except (EOFError, OSError):
                     w.proc.join(1)
                     code = w.proc.exitcode
-                    self._fail(
-                        w,
-                        f"the parser crashed on this file (signal {-code})"
-                        if code is not None and code < 0
-                        else "the parser's worker died on this file",
-                    )
+                    if code == -signal.SIGXCPU:
+                        why = f"the parser used up its CPU time limit ({self.cpu_limit:g} s) on this file"
+                    elif code is not None and code < 0:
+                        why = f"the parser crashed on this file (signal {-code})"
+                    else:
+                        why = "the parser's worker died on this file"
+                    self._fail(w, why)
                     continue
                 if done:
                     self.busy.remove(w)
                     self.idle.append(w)
             elif time.monotonic() >= w.deadline:
-                self._fail(w, f"the parser did not finish this file within {self.timeout:g} s")
+                self._fail(w, f"the parser made no progress on this file for {self.timeout:g} s")
 
     def finish(self) -> Results:
         try:
@@ -260,4 +285,4 @@ class Pool:
 
 
 def _failed(path: str, why: str) -> FileFacts:
-    return FileFacts(path, "python", problem=Problem(Loc(path), why + "; its facts are unchecked"))
+    return unchecked(path, "python", why)

@@ -64,7 +64,7 @@ def test_billion_laughs_is_bounded(tmp_path: Path) -> None:
     root = _card_dir(tmp_path, ("\n".join(lines) + "\n").encode(), "agent-card.yaml")
     data = check_json(root)
     [finding] = data["findings"]
-    assert finding["code"] == "RL002"
+    assert finding["code"] == "RL005"  # valid YAML, past what we read: unchecked, not a syntax error
     assert "alias expansion or nesting past the reading limit" in finding["message"]
 
 
@@ -85,7 +85,7 @@ def test_huge_json_is_skipped_with_a_note(tmp_path: Path) -> None:
 def test_deeply_nested_json_does_not_crash(tmp_path: Path) -> None:
     root = _card_dir(tmp_path, b'{"refusal": ' + b"[" * 100_000 + b"]" * 100_000 + b"}")
     data = check_json(root)
-    assert [f["code"] for f in data["findings"]] == ["RL002"]
+    assert [f["code"] for f in data["findings"]] == ["RL005"]
 
 
 def test_symlink_loop_and_fifo_do_not_hang(tmp_path: Path) -> None:
@@ -106,3 +106,10 @@ def test_unreadable_file_is_a_note(tmp_path: Path) -> None:
     result = run_cli("check", str(tmp_path), "--no-cache")
     assert "system_prompt.md: cannot read" in result.stderr
     assert result.exit_code == 0
+
+
+def test_json_nan_and_infinity_are_valid(tmp_path: Path) -> None:
+    """Python's json reads NaN and Infinity: such a file is no RL002 (DESIGN §3)."""
+    root = _card_dir(tmp_path, b'{"refusal": null, "score": NaN, "max": Infinity, "min": -Infinity}')
+    data = check_json(root)
+    assert data["findings"] == []

@@ -24,7 +24,10 @@ def _sabotaged(job: Job) -> FileFacts:
         signal.pthread_kill(threading.get_ident(), signal.SIGSEGV)
         time.sleep(60)
     if job.path.endswith("hang.py"):
-        time.sleep(3600)
+        time.sleep(3600)  # blocked without using CPU: only the wall-clock backstop ends it
+    if job.path.endswith("spin.py"):
+        while True:  # burns CPU: the kernel's CPU-time limit ends it, whatever the load
+            pass
     return real_extract(job)
 
 
@@ -35,8 +38,8 @@ def sabotage(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_pool_survives_crash_and_hang(sabotage: None) -> None:
-    pool = workers.Pool(2, timeout=1.5)
-    names = ["a.py", "crash.py", "b.py", "hang.py", "c.py", "d.py"]
+    pool = workers.Pool(2, cpu_limit=1, backstop=4)
+    names = ["a.py", "crash.py", "b.py", "hang.py", "spin.py", "c.py", "d.py"]
     start = time.monotonic()
     for name in names:
         pool.submit(Job(name, "python", GUARD))
@@ -47,7 +50,10 @@ def test_pool_survives_crash_and_hang(sabotage: None) -> None:
     assert results["crash.py"].problem is not None
     assert results["crash.py"].problem.message.startswith("the parser crashed on this file (signal 11)")
     assert results["hang.py"].problem is not None
-    assert "did not finish this file within 1.5 s" in results["hang.py"].problem.message
+    assert results["hang.py"].problem.code == "RL005"
+    assert "made no progress on this file for 4 s" in results["hang.py"].problem.message
+    assert results["spin.py"].problem is not None and results["spin.py"].problem.code == "RL005"
+    assert "used up its CPU time limit (1 s)" in results["spin.py"].problem.message
     for ok in ("a.py", "b.py", "c.py", "d.py"):
         assert results[ok].problem is None and len(results[ok].guards) == 1
 
@@ -55,14 +61,14 @@ def test_pool_survives_crash_and_hang(sabotage: None) -> None:
 def test_cli_reports_crash_and_keeps_other_findings(sabotage: None, tmp_path: Path) -> None:
     (tmp_path / "tools.py").write_bytes(GUARD)
     (tmp_path / "crash.py").write_bytes(GUARD)
-    (tmp_path / "hang.py").write_bytes(GUARD)
+    (tmp_path / "spin.py").write_bytes(GUARD)
     (tmp_path / ".refusal-lint.yaml").write_text("parse-timeout: 1\n")
     data = check_json(tmp_path)
-    got = [(f["path"], f["code"], f["rule_id"]) for f in data["findings"]]
+    got = [(f["path"], f["line"], f["code"], f["rule_id"]) for f in data["findings"]]
     assert got == [
-        ("crash.py", "RL002", None),
-        ("hang.py", "RL002", None),
-        ("tools.py", "RL001", "seg-mix"),
+        ("crash.py", 1, "RL005", None),
+        ("spin.py", 1, "RL005", None),
+        ("tools.py", 5, "RL001", "seg-mix"),
     ]
 
 
@@ -77,12 +83,12 @@ def test_cli_reports_crash_and_keeps_other_findings(sabotage: None, tmp_path: Pa
         # Valid, but libcst hangs on it: the C parser cannot build its tree either.
         (
             "x = " + " + ".join(['"a"'] * 50_000) + "\nrefuse('seg-mix')\n",
-            "the parser could not read this file",
+            "nested more than 2000 levels deep",
         ),
         # Valid for CPython, rejected by libcst: not called a syntax error.
         (
             "x = (" + " ".join(['"a"'] * 5000) + ")\nrefuse('seg-mix')\n",
-            "the parser (libcst) could not read this file",
+            "the parser (libcst) could not read this valid Python file",
         ),
     ],
     ids=["deep-brackets", "50k-terms", "5k-implicit-concat"],
@@ -94,7 +100,9 @@ def test_pathological_python(tmp_path: Path, source: str, message: str) -> None:
     data = check_json(tmp_path)
     assert time.monotonic() - start < 60
     got = [(f["path"], f["code"]) for f in data["findings"]]
-    assert got == [("bad.py", "RL002"), ("tools.py", "RL001")]
+    # RL002 only where CPython's parser rejects the file; a valid file past a limit is RL005.
+    code = "RL002" if message.startswith("syntax error") else "RL005"
+    assert got == [("bad.py", code), ("tools.py", "RL001")]
     assert data["findings"][0]["message"].startswith(message)
     if "libcst" in message:
         assert "syntax error" not in data["findings"][0]["message"]
@@ -153,7 +161,7 @@ def test_scan_batch_blames_one_file_and_goes_on(sabotage: None, tmp_path: Path) 
     for name in names:
         (tmp_path / name).write_bytes(b"x = 1\n" if name == "plain.py" else GUARD)
     files = tuple((n, str(tmp_path / n), (tmp_path / n).stat().st_size) for n in names)
-    pool = workers.Pool(1, timeout=1.5)
+    pool = workers.Pool(1, cpu_limit=1, backstop=1.5)
     pool.submit(ScanJob(files, (), (), 1 << 20))
     results = pool.finish()
     pool.close()

@@ -14,7 +14,8 @@ from refusal_lint.extract.tree import TNode, TooDeep
 from refusal_lint.model import Loc
 
 _TOKEN = re.compile(
-    r'[ \t\n\r]*(?:([{}\[\]:,])|("(?:[^"\\]|\\.)*")|(-?[0-9][0-9.eE+-]*)|(true|false|null))',
+    # NaN, Infinity and -Infinity: Python's json reads them, so they are valid here too.
+    r'[ \t\n\r]*(?:([{}\[\]:,])|("(?:[^"\\]|\\.)*")|(-?[0-9][0-9.eE+-]*|NaN|-?Infinity)|(true|false|null))',
     re.S,
 )
 MAX_DEPTH = 10_000
@@ -34,7 +35,7 @@ def _validate(text: str) -> None:
         raise JsonError(exc.msg, exc.lineno, exc.colno) from None
     except RecursionError:
         # json recurses in C-backed Python frames; a deep document is legal but not a card.
-        raise JsonError("nesting too deep to read", 1, 1) from None
+        raise TooDeep("nesting too deep to read") from None
 
 
 def parse(text: str, path: str) -> TNode:

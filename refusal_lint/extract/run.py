@@ -19,7 +19,13 @@ AST_DEPTH = 2000
 
 
 def _problem(job: Job, message: str, line: int = 1, col: int = 1) -> FileFacts:
+    """RL002: the standard parser rejects the file, here."""
     return FileFacts(job.path, job.kind, problem=Problem(Loc(job.path, line, col), message))
+
+
+def unchecked(path: str, kind: str, why: str) -> FileFacts:
+    """RL005: a valid file that could not be analysed within the limits (line 1)."""
+    return FileFacts(path, kind, problem=Problem(Loc(path), why + "; its facts are unchecked", "RL005"))
 
 
 def decode_text(data: bytes) -> str:
@@ -54,7 +60,7 @@ def extract(job: Job) -> FileFacts:
     except (jsonpos.JsonError, yamlsafe.YamlError) as exc:
         return _problem(job, f"invalid {job.kind.upper()}: {exc}", exc.line, exc.col)
     except TooDeep as exc:
-        return _problem(job, f"{job.kind.upper()} not read: {exc}")
+        return unchecked(job.path, job.kind, f"{job.kind.upper()} not read: {exc}")
     exts = []
     prompts = []
     for root in roots:
@@ -110,9 +116,11 @@ def precheck(job: Job) -> FileFacts | Job:
             job, checked=True, ast_error=(str(exc.msg), exc.lineno or 1, exc.offset or 1)
         )
     except RecursionError:
-        return _problem(job, f"the parser could not read this file: nested more than {AST_DEPTH} levels deep")
-    except (MemoryError, ValueError) as exc:
-        return _problem(job, f"the parser could not read this file ({type(exc).__name__})")
+        return unchecked(job.path, job.kind, f"nested more than {AST_DEPTH} levels deep")
+    except MemoryError:
+        return unchecked(job.path, job.kind, "out of memory while parsing")
+    except ValueError as exc:
+        return _problem(job, f"the parser could not read this file ({exc})")
     finally:
         sys.setrecursionlimit(limit)
     guard_names = frozenset(g.rsplit(".", 1)[-1] for g in job.guard_callables)
@@ -134,15 +142,12 @@ def _libcst(job: Job) -> FileFacts:
     text = _decode_python(job.data)
     try:
         return python.extract(job.path, text, job.guard_callables)
-    except (ParserSyntaxError, SyntaxError) as exc:
+    except (ParserSyntaxError, SyntaxError):
         if job.ast_error is not None:
             msg, line, col = job.ast_error
             return _problem(job, f"syntax error: {msg}", line, col)
-        return _problem(
-            job,
-            "the parser (libcst) could not read this file, though it is valid "
-            "Python: its facts are unchecked",
-            getattr(exc, "raw_line", 1) or 1,
-        )
-    except (RecursionError, MemoryError) as exc:
-        return _problem(job, f"the parser could not read this file ({type(exc).__name__})")
+        return unchecked(job.path, job.kind, "the parser (libcst) could not read this valid Python file")
+    except RecursionError:
+        return unchecked(job.path, job.kind, "nested too deep for the parser")
+    except MemoryError:
+        return unchecked(job.path, job.kind, "out of memory while parsing")

@@ -1,0 +1,46 @@
+"""The same tree gives the same findings under any --jobs and any load (DESIGN §3).
+
+Limits are CPU time, never wall-clock time: a file over its CPU budget is RL005 wherever
+it runs, and everything else is byte-identical.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from conftest import TESTDATA, run_cli
+
+# About 3.5 s of libcst's CPU time; it declares another extension, so its facts change nothing.
+HEAVY = (
+    "from a2a.types import AgentExtension\n\n"
+    + "".join(f"total_{i} = compute({i}, 'col', [1, 2, 3]) + offset\n" for i in range(4000))
+    + 'TRACE = AgentExtension(uri="https://example.com/ext/traceability/v1", params={})\n'
+)
+
+
+def _json(root: Path, *args: str) -> str:
+    result = run_cli("check", str(root), "--no-cache", "--format", "json", *args)
+    assert result.exit_code in (0, 1), result.output
+    return result.stdout
+
+
+def test_jobs_and_a_tight_cpu_limit_change_nothing_but_rl005(tmp_path: Path) -> None:
+    root = tmp_path / "agent"
+    shutil.copytree(TESTDATA / "guard-helper-chain-drift", root)
+    (root / "survey" / "generated_totals.py").write_text(HEAVY)
+    one = _json(root, "--jobs", "1")
+    two = _json(root, "--jobs", "2")
+    assert one == two
+
+    config = tmp_path / "tight.yaml"
+    config.write_text("parse-timeout: 1\n")
+    tight = json.loads(_json(root, "--jobs", "2", "--config", str(config)))
+    [unchecked] = [f for f in tight["findings"] if f["code"] == "RL005"]
+    assert (unchecked["path"], unchecked["line"], unchecked["rule_id"]) == ("survey/generated_totals.py", 1, None)
+    assert "CPU time limit (1 s)" in unchecked["message"]
+    tight["findings"].remove(unchecked)
+    tight["summary"]["warnings"] -= 1
+    assert tight == json.loads(one)
+    assert [f["code"] for f in tight["findings"]] == ["RL301", "RL302"]
