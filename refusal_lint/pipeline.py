@@ -491,6 +491,7 @@ def _check(
                 agent.guards.extend(bind_guard(res, guard_ids, g, ids))
             for e in facts[path].errors:
                 agent.errors.extend(bind_error(res, guard_ids, e, params_ids))
+        agent.guards = _unique(agent.guards)
         found = (
             prompt_checks.check(agent.card, agent.prompts, agent.prompt_spec, agent.root)
             if agent.card
@@ -520,6 +521,22 @@ def _check(
         or any(f.code in ("RL002", "RL100") for f in findings)
     )
     return Result(root, findings, agents, 0, facts_found=facts_found), res.missing
+
+
+def _unique(guards: list[BoundGuard]) -> list[BoundGuard]:
+    """One guard per place and id: a guard call and the payload in its repo callee both fire
+    the id at the call site; keep the one that says most (a reason, a payload's keys)."""
+    best: dict[tuple[Loc, str, str | None], BoundGuard] = {}
+    for g in guards:
+        key = (g.loc, g.status, g.rule_id)
+        old = best.get(key)
+        if old is None or (g.reason, g.extra_keys, g.media_near) > (
+            old.reason,
+            old.extra_keys,
+            old.media_near,
+        ):
+            best[key] = g
+    return list(best.values())
 
 
 def _copies_of(res: Resolver, card: Card) -> set[str]:

@@ -102,6 +102,7 @@ def test_markdown_exact() -> None:
     assert result.stdout == (
         "## refusal-lint\n\n**3 error(s), 0 warning(s).**\n\n"
         "### Agent `Survey Analyst` — card `agent-card.json:8`\n\n"
+        "Prompt found in: prompt.md:1 (file)\n\n"
         "| rule | card | prompt | guards |\n|---|---|---|---|\n"
         "| `seg-mix` | agent-card.json:10 | prompt.md:3 | ✗ missing |\n"
         "| `invalid-cut` | agent-card.json:11 | prompt.md:4 | survey/tools.py:9 |\n"
@@ -122,6 +123,7 @@ def test_matrix_formats() -> None:
     assert text.exit_code == 0
     assert text.stdout.splitlines() == [
         "agent Survey Analyst (agent-card.json:8)",
+        "  prompt found in: prompt.md:1 (file)",
         "  rule         card                prompt       guards",
         "  -----------  ------------------  -----------  -----------------",
         "  seg-mix      agent-card.json:10  prompt.md:3  ✗ missing",
@@ -133,6 +135,7 @@ def test_matrix_formats() -> None:
         run_cli("matrix", str(TESTDATA / "prompt-jinja-derived"), "--no-cache", "--format", "json").stdout
     )
     [agent] = data["agents"]
+    assert [p["form"] for p in agent["prompts"]] == ["file"]
     assert [(r["rule"], r["advertised"], r["prompt"]) for r in agent["rules"]] == [
         ("seg-mix", True, "derived"),
         ("invalid-cut", True, "derived"),

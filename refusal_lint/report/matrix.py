@@ -57,11 +57,21 @@ def _cells(row: Row) -> tuple[str, str, str, str]:
     return row.rule_id, _cell(row.card, NOT_ADVERTISED), prompt, _cell(row.guards, MISSING)
 
 
+def prompts_found(agent: Agent, limit: int = 4) -> str:
+    """Where the agent's prompt candidates were found, and how (DESIGN §2's prompt table)."""
+    if not agent.prompts:
+        return "none found: point `prompt:` in the config at it"
+    shown = [f"{p.loc.path}:{p.loc.line} ({p.form})" for p in agent.prompts[:limit]]
+    more = f" (+{len(agent.prompts) - limit} more)" if len(agent.prompts) > limit else ""
+    return ", ".join(shown) + more
+
+
 def render_text(agents: list[Agent], findings: list[Finding]) -> str:
     out: list[str] = []
     for agent in agents:
         card = f" ({agent.card.loc.path}:{agent.card.loc.line})" if agent.card else ""
         out.append(f"agent {agent.name}{card}")
+        out.append(f"  prompt found in: {prompts_found(agent)}")
         table = [("rule", "card", "prompt", "guards"), *(_cells(r) for r in rows(agent, findings))]
         widths = [max(len(r[i]) for r in table) for i in range(4)]
         for i, r in enumerate(table):
@@ -83,6 +93,8 @@ def render_markdown(agents: list[Agent], findings: list[Finding]) -> str:
         out += [
             f"### Agent `{_md(agent.name)}`{card}",
             "",
+            f"Prompt found in: {_md(prompts_found(agent))}",
+            "",
             "| rule | card | prompt | guards |",
             "|---|---|---|---|",
         ]
@@ -100,6 +112,7 @@ def as_json(agents: list[Agent], findings: list[Finding]) -> list[dict[str, obje
     return [
         {
             "name": a.name,
+            "prompts": [{**p.loc.at(), "form": p.form} for p in a.prompts],
             "rules": [
                 {
                     "rule": r.rule_id,

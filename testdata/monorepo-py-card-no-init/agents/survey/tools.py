@@ -1,0 +1,8 @@
+from refusals import refuse
+
+
+def crosstab(cut, families):
+    if len(families) > 1:
+        return refuse("seg-mix")
+    if cut not in ("age", "region"):
+        return refuse("invalid-cut")
