@@ -38,7 +38,11 @@ def test_jobs_and_a_tight_cpu_limit_change_nothing_but_rl005(tmp_path: Path) -> 
     config.write_text("parse-timeout: 1\n")
     tight = json.loads(_json(root, "--jobs", "2", "--config", str(config)))
     [unchecked] = [f for f in tight["findings"] if f["code"] == "RL005"]
-    assert (unchecked["path"], unchecked["line"], unchecked["rule_id"]) == ("survey/generated_totals.py", 1, None)
+    assert (unchecked["path"], unchecked["line"], unchecked["rule_id"]) == (
+        "survey/generated_totals.py",
+        1,
+        None,
+    )
     assert "CPU time limit (1 s)" in unchecked["message"]
     tight["findings"].remove(unchecked)
     tight["summary"]["warnings"] -= 1
