@@ -109,8 +109,10 @@ class GuardIds:
         not_ids = 0
         leaves = self.res.expand(value)
         for leaf in leaves:
-            if isinstance(leaf, Str):
+            if isinstance(leaf, Str) and not any(c.isspace() for c in leaf.value):
                 out.append(Fired("id", loc, leaf))
+            elif isinstance(leaf, Str):
+                not_ids += 1  # prose (`get_refusal_message("I cannot help")`) is never a rule id
             elif isinstance(leaf, Param):
                 out.extend(self._through_helper(leaf, loc, hops))
             elif isinstance(leaf, (Const, DictV, Fn, Seq)):

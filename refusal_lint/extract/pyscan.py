@@ -1,8 +1,9 @@
 """The cheap pre-check before libcst: CPython's own parser, in C.
 
 It finds syntax errors where DESIGN wants them reported (the line `ast.parse` gives), and
-proves most files hold no candidate at all, so libcst never parses them. It must stay a
-superset of what extraction can find: when in doubt, it says yes.
+proves most files that mention refusals hold no fact that can matter, so libcst never
+parses them. It must stay a superset of what extraction can find and binding can use:
+when in doubt, it says yes.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import ast
 from refusal_lint import spec
 from refusal_lint.extract import vocab
 
-_DICT_KEYS = frozenset({"uri", "rule", "error", *vocab.MEDIA_KEYS})
+_SELF = frozenset({"self", "cls"})
 
 
 def _last(node: ast.expr) -> str:
@@ -23,27 +24,263 @@ def _last(node: ast.expr) -> str:
     return ""
 
 
+def _root(node: ast.expr) -> str | None:
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _module_names(tree: ast.Module) -> set[str]:
+    """Names bound at module level (assignments, imports, classes, functions), into if/try."""
+    out: set[str] = set()
+    stack: list[ast.stmt] = list(tree.body)
+    while stack:
+        stmt = stack.pop()
+        if isinstance(stmt, ast.Assign):
+            out.update(t.id for t in stmt.targets if isinstance(t, ast.Name))
+        elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+            out.add(stmt.target.id)
+        elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            out.update((a.asname or a.name).split(".")[0] for a in stmt.names)
+        elif isinstance(stmt, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            out.add(stmt.name)
+        elif isinstance(stmt, (ast.If, ast.Try, ast.With)):
+            stack.extend(stmt.body)
+            stack.extend(getattr(stmt, "orelse", []))
+            stack.extend(getattr(stmt, "finalbody", []))
+            for handler in getattr(stmt, "handlers", []):
+                stack.extend(handler.body)
+    return out
+
+
+_STRING_CALLS = frozenset({*vocab.WRAPPERS, *vocab.DEDENTS, *vocab.STRIPS, "format", "join"})
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+
+
+def _own_nodes(fn: ast.AST) -> list[ast.AST]:
+    """The nodes of a function's own body (nested functions and classes left out)."""
+    out: list[ast.AST] = []
+    stack = list(ast.iter_child_nodes(fn))
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        if not isinstance(node, (*_SCOPES, ast.ClassDef)):
+            stack.extend(ast.iter_child_nodes(node))
+    return out
+
+
+def _computed_locals(fn: ast.AST) -> frozenset[str]:
+    """Locals of a function every binding of which is a run-time computation (`x = pick(q)`):
+    never a literal id. Parameters and loop variables are left out (they may be one)."""
+    computed: set[str] = set()
+    other: set[str] = set()
+    if isinstance(fn, _SCOPES):
+        a = fn.args
+        other.update(p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg) if p)
+    for node in _own_nodes(fn):
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            value = node.value
+            dynamic = isinstance(value, (ast.IfExp, ast.BoolOp, ast.Await, ast.BinOp)) or (
+                isinstance(value, ast.Call) and _last(value.func) not in _STRING_CALLS
+            )
+            for t in targets:
+                if isinstance(t, ast.Name) and dynamic and not isinstance(node, ast.AugAssign):
+                    computed.add(t.id)
+                else:
+                    other.update(n.id for n in ast.walk(t) if isinstance(n, ast.Name))
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+            other.update(n.id for n in ast.walk(node.target) if isinstance(n, ast.Name))
+        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+            other.update(n.id for n in ast.walk(node.optional_vars) if isinstance(n, ast.Name))
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            other.add(node.name)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            other.update(node.names)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            other.update((a.asname or a.name).split(".")[0] for a in node.names)
+    return frozenset(computed - other)
+
+
+class _Relevance:
+    """Could this node become a fact that matters (DESIGN §2, §3)?"""
+
+    def __init__(self, tree: ast.Module, guard_names: frozenset[str], ids: frozenset[str]) -> None:
+        self.tree = tree
+        self.guard_names = guard_names
+        self.ids = ids
+        self._names: set[str] | None = None
+        self._strings: dict[str, str] | None = None
+        self.computed: frozenset[str] = frozenset()  # of the function being looked at
+
+    def module_name(self, node: ast.expr) -> bool:
+        """A name that may resolve to a module-level value (of this module or an import)."""
+        root = _root(node)
+        if root is None or root in _SELF:
+            return False
+        if self._names is None:
+            self._names = _module_names(self.tree)
+        return root in self._names
+
+    def module_string(self, name: str) -> str | None:
+        """The value of a module-level `NAME = "..."` (or an f-string of such names) of this file."""
+        if self._strings is None:
+            self._strings = {}
+            for stmt in self.tree.body:
+                if (
+                    isinstance(stmt, ast.Assign)
+                    and len(stmt.targets) == 1
+                    and isinstance(stmt.targets[0], ast.Name)
+                ):
+                    value = self._literal(stmt.value)
+                    if value is not None:
+                        self._strings[stmt.targets[0].id] = value
+        return self._strings.get(name)
+
+    def _literal(self, node: ast.expr) -> str | None:
+        if isinstance(node, ast.Constant):
+            return node.value if isinstance(node.value, str) else None
+        if isinstance(node, ast.JoinedStr) and self._strings is not None:
+            parts = []
+            for v in node.values:
+                if (
+                    isinstance(v, ast.FormattedValue)
+                    and isinstance(v.value, ast.Name)
+                    and v.format_spec is None
+                ):
+                    part = self._strings.get(v.value.id)
+                else:
+                    part = self._literal(v) if isinstance(v, ast.Constant) else None
+                if part is None:
+                    return None
+                parts.append(part)
+            return "".join(parts)
+        return None
+
+    def id_like(self, node: ast.expr, keyword: bool = False) -> bool:
+        """An argument that can be a rule id: an id-shaped string, or a name that may hold one.
+
+        A positional string without white space may be an id, and so may a name that is not
+        a computed local; a keyword that is not `rule` only where it is a kebab string
+        (`type="refusal"`, `refusal=message.refusal` are a library's fields, not ids)."""
+        if isinstance(node, ast.Constant):
+            if (
+                not isinstance(node.value, str)
+                or len(node.value) > 80
+                or any(c.isspace() for c in node.value)
+            ):
+                return False
+            return not keyword or "-" in node.value or node.value in self.ids
+        if keyword:
+            return False
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            # `items[-1].raw` and a computed local (or its attributes) hold no literal id.
+            root = _root(node)
+            return (
+                root is not None
+                and root not in self.computed
+                and not (isinstance(node, ast.Name) and root in _SELF)
+            )
+        return isinstance(node, (ast.Subscript, ast.Starred))
+
+    def guard_call(self, node: ast.Call) -> bool:
+        if any(k.arg in vocab.RULE_KWARGS for k in node.keywords):
+            return True  # a rule= argument: an id, or RL304 when it is computed
+        if any(self.id_like(a) for a in node.args):
+            return True
+        if any(k.arg is None or self.id_like(k.value, keyword=True) for k in node.keywords):
+            return True
+        if isinstance(node.func, ast.Attribute) and not node.args:
+            return self.module_name(node.func.value) or isinstance(
+                node.func.value, ast.Constant
+            )  # Rule.X.refuse()
+        # Computed ids (f-strings, calls) are RL304 only against a card's rules.
+        return bool(self.ids) and any(not isinstance(a, ast.Constant) for a in node.args)
+
+    def string_or_name(self, node: ast.expr | None, kind: str) -> bool:
+        """A URI or media type that is ours (or almost), or a name that may hold one."""
+        if node is None:
+            return False
+        if isinstance(node, ast.Constant):
+            if not isinstance(node.value, str):
+                return kind == "uri"  # RL101: a uri that is not a string, beside params
+            check = spec.uri_kind if kind == "uri" else spec.media_type_kind
+            return check(node.value) is not None
+        if isinstance(node, ast.Name) and (value := self.module_string(node.id)) is not None:
+            return self.string_or_name(ast.Constant(value), kind)
+        return isinstance(node, ast.JoinedStr) or self.module_name(node)
+
+    def refusal_inside(self, node: ast.AST) -> bool:
+        """A refusal inside a protocol error: a guard call, a payload, or a subscript of the map."""
+        for sub in ast.walk(node):
+            if sub is node:
+                continue
+            if isinstance(sub, ast.Call) and vocab.is_guard_name(_last(sub.func), self.guard_names):
+                return True
+            if isinstance(sub, ast.Dict) and "rule" in _keys(sub):
+                return True
+            if isinstance(sub, ast.Subscript) and self.ids:
+                return True
+        return False
+
+    def call(self, node: ast.Call) -> bool:
+        name = _last(node.func)
+        kw = {k.arg: k.value for k in node.keywords if k.arg is not None}
+        if name == "AgentExtension":
+            return self.string_or_name(kw.get("uri"), "uri")
+        if name in spec.PROTOCOL_ERRORS:
+            return self.refusal_inside(node)
+        if vocab.is_guard_name(name, self.guard_names) and self.guard_call(node):
+            return True
+        media = next((kw[k] for k in vocab.MEDIA_KEYS if k in kw), None)
+        if media is not None and self.string_or_name(media, "media"):
+            return True
+        if isinstance(kw.get("metadata"), ast.Dict) and "data" in kw:
+            meta = _keys(kw["metadata"])  # type: ignore[arg-type]
+            if any(self.string_or_name(meta[k], "media") for k in vocab.MEDIA_KEYS if k in meta):
+                return True
+        if "rule" in kw and ("reason" in kw or "detail" in kw):
+            return True  # dict(rule=..., reason=...)
+        # A call passing a card's rule id, maybe to a helper that fires it.
+        return bool(self.ids) and any(
+            isinstance(a, ast.Constant) and a.value in self.ids for a in (*node.args, *kw.values())
+        )
+
+    def dict(self, node: ast.Dict) -> bool:
+        keys = _keys(node)
+        if "uri" in keys and ("params" in keys or self.string_or_name(keys["uri"], "uri")):
+            return True
+        if "rule" in keys and ("reason" in keys or "detail" in keys):
+            return True
+        media = next((keys[k] for k in vocab.MEDIA_KEYS if k in keys), None)
+        if media is not None and "data" in keys and self.string_or_name(media, "media"):
+            return True
+        return isinstance(keys.get("error"), ast.Dict) and self.refusal_inside(node)
+
+
+def _keys(node: ast.Dict) -> dict[str, ast.expr]:
+    return {
+        k.value: v
+        for k, v in zip(node.keys, node.values, strict=True)
+        if isinstance(k, ast.Constant) and isinstance(k.value, str)
+    }
+
+
 def may_hold_facts(tree: ast.Module, guard_names: frozenset[str], ids: frozenset[str] = frozenset()) -> bool:
     """True unless no node of the tree can become a card, guard, payload, error or helper
-    call fact (prompt candidates are the second stage's, which does not ask this)."""
-    for node in ast.walk(tree):
+    call fact that matters (prompt candidates are the second stage's, which does not ask)."""
+    check = _Relevance(tree, guard_names, ids)
+    stack: list[tuple[ast.AST, frozenset[str] | None]] = [(tree, frozenset())]
+    while stack:
+        node, computed = stack.pop()
+        if computed is None:
+            computed = _computed_locals(node)  # entering a function: its own locals
+        check.computed = computed
         if isinstance(node, ast.Call):
-            name = _last(node.func)
-            if (
-                name == "AgentExtension"
-                or name in spec.PROTOCOL_ERRORS
-                or vocab.is_guard_name(name, guard_names)
-                or any(k.arg in vocab.MEDIA_KEYS or k.arg == "rule" for k in node.keywords)
-            ):
+            if check.call(node):
                 return True
-            # A call passing a card's rule id, maybe to a helper that fires it.
-            if ids and any(
-                isinstance(a, ast.Constant) and a.value in ids
-                for a in (*node.args, *(k.value for k in node.keywords))
-            ):
-                return True
-        elif isinstance(node, ast.Dict) and any(
-            isinstance(k, ast.Constant) and k.value in _DICT_KEYS for k in node.keys
-        ):
+        elif isinstance(node, ast.Dict) and check.dict(node):
             return True
+        for child in ast.iter_child_nodes(node):
+            stack.append((child, None if isinstance(child, _SCOPES) else computed))
     return False

@@ -1,0 +1,71 @@
+"""The ast pre-check: which files can hold a fact that matters (and so reach libcst).
+
+It must never say no where extraction would find something binding can use; it may say
+yes in doubt. Each row: a snippet, whether it must be parsed, with and without card ids.
+"""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from refusal_lint.extract.pyscan import may_hold_facts
+
+IDS = frozenset({"seg-mix", "forecast"})
+
+# (snippet, parsed without a card, parsed with card ids)
+CASES = [
+    # Guards whose argument can be an id.
+    ('refuse("seg-mix")', True, True),
+    ("refuse(RULE)", True, True),
+    ("refuse(Rule.SEG_MIX, detail=d)", True, True),
+    ('refuse(updater, rule="seg-mix")', True, True),
+    ("def f(rule):\n    return refuse(rule)", True, True),
+    ("from rules import Rule\nRule.SEG_MIX.refuse(detail=d)", True, True),
+    ('RULES["seg-mix"].refuse()', False, False),  # the receiver is no name: never an id
+    ('emit_refusal(which="seg-mix")', True, True),
+    # ... and whose argument cannot.
+    ('get_refusal_message("I cannot help with that.")', False, False),
+    ('ResponseOutputRefusal(refusal="", type="refusal")', False, False),
+    ("ResponseOutputRefusal(refusal=message.refusal, type='refusal')", False, False),
+    (
+        "def f(items):\n    r = extract_refusal(items[-1].raw_item)\n    raise ModelRefusalError(r)",
+        False,
+        True,
+    ),
+    ("refuse(items[-1].raw)", False, True),  # computed: RL304, against a card only
+    ('refuse(f"seg-{kind}")', False, True),
+    ("refuse()", False, False),
+    # Cards.
+    ('AgentExtension(uri="https://standards.upperhandai.com/ext/refusals/v1", params=RULES)', True, True),
+    ('AgentExtension(uri="http://standards.upperhandai.com/ext/refusal/v2")', True, True),
+    ('AgentExtension(uri="https://example.com/ext/traceability/v1", params={})', False, False),
+    ('P = "example.com/ext/ts/v1"\nURI = f"https://{P}"\nAgentExtension(uri=URI)', False, False),
+    ("from .rules import URI\nAgentExtension(uri=URI, params=RULES)", True, True),
+    ('{"uri": "https://standards.upperhandai.com/ext/refusals/v1", "required": False}', True, True),
+    # Payloads, Parts and errors.
+    ('{"rule": rule, "reason": reason}', True, True),
+    ('{"rule": "x", "code": 3}', False, False),
+    ('Part(data=d, media_type="application/vnd.upperhand.refusals+json")', True, True),
+    ('Part(data=d, media_type="application/json")', False, False),
+    ('DataPart(data=d, metadata={"mediaType": MEDIA})', False, False),
+    (
+        'MEDIA = "application/vnd.upperhand.refusal+json"\nDataPart(data=d, metadata={"mediaType": MEDIA})',
+        True,
+        True,
+    ),
+    ('raise ServerError(error=InvalidParamsError(message="bad cut"))', False, False),
+    ("raise ServerError(error=InvalidParamsError(data=refuse(rule)))", True, True),
+    ('{"error": {"code": -32602, "message": "bad"}}', False, False),
+    ('{"error": {"code": -32602, "data": {"rule": r, "reason": x}}}', True, True),
+    # A helper call passing a card's rule id.
+    ('_emit(updater, "seg-mix")', False, True),
+]
+
+
+@pytest.mark.parametrize(("source", "plain", "carded"), CASES, ids=[c[0][:48] for c in CASES])
+def test_pre_check(source: str, plain: bool, carded: bool) -> None:
+    tree = ast.parse(source)
+    assert may_hold_facts(tree, frozenset()) is plain
+    assert may_hold_facts(tree, frozenset(), IDS) is carded
