@@ -31,8 +31,8 @@ CASES = {
     "yaml-tabs": (
         b"name: Survey refusal agent\ncapabilities:\n\textensions: []\n",
         "agent-card.yaml",
-        ".well-known/agent-card.yaml:3:1: RL002 invalid YAML: found character '\\t' that cannot "
-        "start any token",
+        # libyaml's wording (PyYAML's pure-Python reader names the tab); the position is the same.
+        ".well-known/agent-card.yaml:3:1: RL002 invalid YAML: found character that cannot start any token",
     ),
 }
 

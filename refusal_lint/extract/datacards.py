@@ -8,6 +8,24 @@ from refusal_lint.facts import ExtDecl, ParamItem
 from refusal_lint.model import Loc
 
 
+def may_hold_extension(doc: object) -> bool:
+    """Could a plain document hold a refusals extension entry: a string that is our URI (or
+    almost), or an entry whose `uri` is not a string (RL101)?"""
+    stack = [doc]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            uri = node.get("uri", "")
+            if not isinstance(uri, str):
+                return True
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+        elif isinstance(node, str) and "efusal" in node.lower() and spec.uri_kind(node):
+            return True
+    return False
+
+
 def _params(entry: TNode) -> tuple[str, Loc | None, tuple[ParamItem, ...], str]:
     member = entry.get("params")
     if member is None:

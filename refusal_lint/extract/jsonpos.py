@@ -28,9 +28,10 @@ class JsonError(Exception):
         self.col = col
 
 
-def _validate(text: str) -> None:
+def validate(text: str) -> object:
+    """The document as the standard parser reads it; JsonError where it stops."""
     try:
-        json.loads(text)
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         raise JsonError(exc.msg, exc.lineno, exc.colno) from None
     except RecursionError:
@@ -40,7 +41,7 @@ def _validate(text: str) -> None:
 
 def parse(text: str, path: str) -> TNode:
     """Parse JSON text into a TNode tree; JsonError where the standard parser stops."""
-    _validate(text)
+    validate(text)
     starts = [0] + [m.end() for m in re.finditer("\n", text)]
 
     def loc(a: int, b: int) -> Loc:

@@ -56,6 +56,11 @@ def extract(job: Job) -> FileFacts:
     if job.kind == "text":
         return FileFacts(job.path, "text", prompts=(dataprompts.text_prompt(job.path, text),))
     try:
+        # A card candidate only: the C parser says whether any entry can be ours before
+        # positions are worked out (an API contract that says "refusal" holds none).
+        card_only = job.kind == "json" and not job.want_prompt and job.prompt_key is None
+        if card_only and not datacards.may_hold_extension(jsonpos.validate(text)):
+            return FileFacts(job.path, job.kind)
         roots = _documents(job, text)
     except (jsonpos.JsonError, yamlsafe.YamlError) as exc:
         return _problem(job, f"invalid {job.kind.upper()}: {exc}", exc.line, exc.col)
