@@ -192,12 +192,13 @@ def walk(root: str, targets: list[str], exclude: list[str], exclude_base: str) -
 
 # Stage one is plain substring search on the lower-cased bytes (fast); stage two, a precise
 # pattern, runs only on the few files stage one lets through.
-_EFUS = re.compile(rb"efus(?:als?|e)(?![a-z])")  # a literal prefix: sre scans for it fast
 # Every shape of DESIGN §2's prompt table, as text: keyword arguments and assignments whose
 # name holds prompt/instruction/backstory, `system=`/`goal=`, dict keys, chat roles,
 # SystemMessage, and `@agent.system_prompt` decorators. A superset: libcst decides.
 _PROMPT_SHAPE = re.compile(
-    rb"[A-Za-z0-9_]*(?:[Pp]rompt|PROMPT|[Ii]nstruction|INSTRUCTION|[Bb]ackstory|BACKSTORY)[A-Za-z0-9_]*"
+    # A name holding the word, assigned or passed (`SYSTEM_PROMPT =`, `instruction=`): matched
+    # from the word on, so the search runs from literal prefixes, not from every position.
+    rb"(?:[Pp]rompt|PROMPT|[Ii]nstruction|INSTRUCTION|[Bb]ackstory|BACKSTORY)[A-Za-z0-9_]*"
     rb"[ \t]*(?::[^=\n]*)?=(?!=)"
     rb"|(?<![A-Za-z0-9_.])(?:system|system_message|goal)[ \t]*=(?!=)"
     rb"|[\"'](?:[^\"'\n]*(?:prompt|instruction)[^\"'\n]*|system|backstory|goal)[\"'][ \t]*:"
@@ -209,43 +210,82 @@ _PROMPT_SHAPE = re.compile(
 _PROMPT_WORDS = (b"prompt", b"instruction", b"backstory", b"system", b"goal", b"developer")
 
 
+def prompt_words(data: bytes) -> bool:
+    """The cheap first test: a word any prompt shape holds."""
+    low = data.lower()
+    return any(w in low for w in _PROMPT_WORDS)
+
+
 def python_prompt_candidate(data: bytes) -> bool:
     """Can this file hold a prompt candidate? Asked only where a card makes prompts matter."""
-    low = data.lower()
-    return any(w in low for w in _PROMPT_WORDS) and _PROMPT_SHAPE.search(data) is not None
+    return prompt_words(data) and _PROMPT_SHAPE.search(data) is not None
 
 
 def data_prompt_candidate(data: bytes) -> bool:
     """A YAML or JSON config that may hold strings under prompt keys (DESIGN §2)."""
-    low = data.lower()
-    return any(w in low for w in _PROMPT_WORDS)
+    return prompt_words(data)
 
 
 _ADK = re.compile(rb"^instruction\s*:", re.M)
 CREWAI_CONFIGS = frozenset({"agents.yaml", "agents.yml", "tasks.yaml", "tasks.yml"})
 
 
+_GUARD_WORD = re.compile(rb"(?:[Rr]efus|REFUS)[A-Za-z0-9_]*\(")  # a literal prefix: sre scans for it fast
 _IDENT = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+_DEFINITION = re.compile(rb"[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+\Z")
+_CALL_TEXT = 4096  # bytes of arguments read; a longer call is parsed with its file
+
+
+def _call_end(data: bytes, open_at: int) -> int:
+    """Where the call whose `(` is at `open_at` closes (-1: not found within reach)."""
+    depth = 0
+    quote = 0
+    i = open_at
+    stop = min(len(data), open_at + _CALL_TEXT)
+    while i < stop:
+        c = data[i]
+        if quote:
+            if c == 92:  # backslash
+                i += 1
+            elif c == quote:
+                quote = 0
+        elif c in (34, 39):  # " '
+            quote = c
+        elif c == 35:  # a comment runs to the line's end
+            nl = data.find(b"\n", i, stop)
+            i = stop if nl < 0 else nl
+        elif c in (40, 91, 123):
+            depth += 1
+        elif c in (41, 93, 125):
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return -1
 
 
 def _guard_call(data: bytes) -> bool:
-    """A call of a name holding the word refuse/refusal/refusals (`refuse(`, `RefusalError(`,
-    `build_refusal_parts (`); not `refused`, nor the word in prose."""
-    for m in _EFUS.finditer(data):
-        i = m.start() - 1
-        if i < 0 or data[i] not in b"rR":
+    """A call of a name holding the word refuse/refusal/refusals (DESIGN §2) whose arguments
+    may carry a rule id. Definitions (`def test_refusal_...(`), prose and calls that pass
+    only sentences or a library's keyword fields (`ResponseOutputRefusal(type="refusal")`)
+    are not; each call's own text is parsed to tell."""
+    from refusal_lint.extract import pyscan, vocab
+
+    for m in _GUARD_WORD.finditer(data):
+        start = m.start()
+        while start > 0 and data[start - 1] in _IDENT:
+            start -= 1
+        name = data[start : m.end() - 1].decode("ascii", "replace")
+        if not vocab.is_guard_name(name):
             continue
-        before = data[i - 1 : i]
-        if before.isalpha() and not (data[i] == ord("R") and before.islower()):
+        if _DEFINITION.match(data, data.rfind(b"\n", 0, start) + 1, start):
             continue
-        j = m.end()
-        while j < len(data) and data[j] in _IDENT:
-            j += 1
-        while j < len(data) and data[j] in b" \t":
-            j += 1
-        if data[j : j + 1] == b"(":
+        end = _call_end(data, m.end() - 1)
+        if end < 0 or pyscan.call_text_may_fire(
+            data[start : end + 1], receiver=data[start - 1 : start] == b"."
+        ):
             return True
-    return b"REFUS" in data and re.search(rb"(?<![A-Z])REFUS(?:E|ALS?)(?![A-Z])\w*\s*\(", data) is not None
+    return False
 
 
 _PY_NEEDLES = (b"AgentExtension", b"'rule'", b'"rule"', b"/refusal", b"upperhand.refusal", b"refusal-lint")

@@ -272,6 +272,8 @@ class _Extraction:
             if data is None:
                 continue
             kind = discover.kind_of(entry.rel) or "text"
+            if kind == "python" and not discover.python_prompt_candidate(data):
+                continue
             if kind == "python":
                 self.submit(
                     Job(

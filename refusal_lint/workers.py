@@ -60,7 +60,7 @@ def _safe_extract(job: Job, cpu_limit: float) -> FileFacts:
 def _scan(job: ScanJob, conn: Connection, cpu_limit: float) -> None:
     """Read, prefilter and parse a batch; report each parsed file as it is done."""
     from refusal_lint.cache import key
-    from refusal_lint.discover import python_prompt_candidate, python_worth_parsing
+    from refusal_lint.discover import prompt_words, python_worth_parsing
 
     skips: list[str] = []
     prompt_only: list[str] = []  # read in a second stage, and only where a card makes them matter
@@ -77,7 +77,9 @@ def _scan(job: ScanJob, conn: Connection, cpu_limit: float) -> None:
             notes.append(f"{rel}: cannot read ({exc.strerror or exc})")
             continue
         if not configured and not python_worth_parsing(data, job.needles):
-            (prompt_only if python_prompt_candidate(data) else skips).append(rel)
+            # Only the cheap word test here: the prompt shapes are looked for in the second
+            # stage, which runs only where a card makes prompts matter.
+            (prompt_only if prompt_words(data) else skips).append(rel)
             continue
         one = Job(rel, "python", data, complete=configured, guard_callables=job.guard_callables, ids=job.ids)
         k = key(one)
@@ -86,7 +88,7 @@ def _scan(job: ScanJob, conn: Connection, cpu_limit: float) -> None:
             continue
         conn.send(("start", i))
         facts = _safe_extract(one, cpu_limit)
-        if not facts.complete and python_prompt_candidate(data):
+        if not facts.complete and prompt_words(data):
             conn.send(("prompt", i))  # no card, guard or payload: only its prompts may matter
             continue
         conn.send(("file", i, k, facts))

@@ -69,3 +69,27 @@ def test_pre_check(source: str, plain: bool, carded: bool) -> None:
     tree = ast.parse(source)
     assert may_hold_facts(tree, frozenset()) is plain
     assert may_hold_facts(tree, frozenset(), IDS) is carded
+
+
+# The text stage (before any parser): (source, worth parsing)
+TEXT_CASES = [
+    ('return refuse("seg-mix", detail=d)', True),
+    ("raise RefusalError(rule)", True),
+    ("self.refuse(Rule.SEG_MIX)", True),
+    ("Rule.SEG_MIX.refuse()", True),
+    ("parts = build_refusal_parts(\n    RULES['seg-mix'],  # the map\n    detail,\n)", True),
+    ("def test_refusal_is_reported(model):\n    pass", False),
+    ("class RefusalError(Exception):\n    pass", False),
+    ('content=[ResponseOutputRefusal(type="refusal", refusal="I cannot help.")]', False),
+    ('msg = get_refusal_message("I cannot help with that request.")', False),
+    ("# a refusal (typed) is not an error", False),
+    ("raise ConnectionRefusedError(host)", False),
+    ('refuse(f"seg-{kind}"', True),  # does not close: parsed with its file, in doubt
+]
+
+
+@pytest.mark.parametrize(("source", "worth"), TEXT_CASES, ids=[c[0][:40] for c in TEXT_CASES])
+def test_text_stage(source: str, worth: bool) -> None:
+    from refusal_lint.discover import python_worth_parsing
+
+    assert python_worth_parsing(source.encode(), ()) is worth

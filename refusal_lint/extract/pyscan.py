@@ -284,3 +284,20 @@ def may_hold_facts(tree: ast.Module, guard_names: frozenset[str], ids: frozenset
         for child in ast.iter_child_nodes(node):
             stack.append((child, None if isinstance(child, _SCOPES) else computed))
     return False
+
+
+_NO_MODULE = ast.Module(body=[], type_ignores=[])
+
+
+def call_text_may_fire(text: bytes, receiver: bool) -> bool:
+    """The text of one guard call (`refuse("seg-mix", ...)`), read alone: can its arguments
+    carry a rule id? In doubt (it does not parse alone, a name), yes."""
+    try:
+        node = ast.parse(text.decode("utf-8"), mode="eval").body
+    except (SyntaxError, UnicodeDecodeError, ValueError, RecursionError, MemoryError):
+        return True
+    if not isinstance(node, ast.Call):
+        return True
+    if receiver and not node.args and not node.keywords:
+        return True  # `Rule.SEG_MIX.refuse()`: the receiver may be the rule
+    return _Relevance(_NO_MODULE, frozenset(), frozenset()).guard_call(node)
