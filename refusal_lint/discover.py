@@ -81,20 +81,53 @@ def _spec(lines: list[str]) -> pathspec.GitIgnoreSpec | None:
     return gitignore_spec(lines) if lines else None
 
 
-def _read_ignore(path: str) -> pathspec.GitIgnoreSpec | None:
+@dataclass(frozen=True)
+class _Ignore:
+    """One .gitignore: its folder, the spec, and one regex that tells whether any of its
+    patterns matches at all (most paths match none, and then pathspec is not asked)."""
+
+    base: str
+    spec: pathspec.GitIgnoreSpec
+    any_match: re.Pattern[str]
+
+    @staticmethod
+    def of(base: str, spec: pathspec.GitIgnoreSpec) -> _Ignore:
+        alternatives = []
+        for p in spec.patterns:
+            regex = getattr(p, "regex", None)
+            if getattr(p, "include", None) is not None and regex is not None:
+                alternatives.append("(?:" + regex.pattern.replace("(?P<ps_d>", "(?:") + ")")
+        return _Ignore(base, spec, re.compile("|".join(alternatives) or "(?!)"))
+
+
+def _read_ignore(folder: str) -> _Ignore | None:
     try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            return _spec(fh.read().splitlines())
+        with open(os.path.join(folder, ".gitignore"), encoding="utf-8", errors="replace") as fh:
+            spec = _spec(fh.read().splitlines())
     except OSError:
         return None
+    return _Ignore.of(folder, spec) if spec is not None else None
 
 
-def _ignored(path: str, is_dir: bool, specs: list[tuple[str, pathspec.GitIgnoreSpec]]) -> bool:
+def _sub(path: str, base: str) -> str:
+    """`path` relative to its ancestor `base`, '/'-separated (slicing: relpath is slow)."""
+    if path.startswith(base) and path[len(base) : len(base) + 1] == os.sep:
+        sub = path[len(base) + 1 :]
+    else:
+        sub = os.path.relpath(path, base)
+    return sub.replace(os.sep, "/") if os.sep != "/" else sub
+
+
+def _ignored(path: str, is_dir: bool, ignores: list[_Ignore]) -> bool:
     """Git's rule: the last matching pattern wins, deeper .gitignore files last."""
     verdict = False
-    for base, spec in specs:
-        sub = os.path.relpath(path, base).replace(os.sep, "/")
-        result = spec.check_file(sub + "/" if is_dir else sub)
+    for ig in ignores:
+        sub = _sub(path, ig.base)
+        if is_dir:
+            sub += "/"
+        if ig.any_match.search(sub) is None:
+            continue
+        result = ig.spec.check_file(sub)
         if result.include is not None:
             verdict = result.include
     return verdict
@@ -107,15 +140,15 @@ def walk(root: str, targets: list[str], exclude: list[str], exclude_base: str) -
     seen_dirs: set[tuple[int, int]] = set()
 
     def rel_of(path: str) -> str:
-        return os.path.relpath(path, root).replace(os.sep, "/")
+        return _sub(path, root)
 
     def excluded(path: str, is_dir: bool) -> bool:
         if excl is None:
             return False
-        sub = os.path.relpath(path, exclude_base).replace(os.sep, "/")
+        sub = _sub(path, exclude_base)
         return not sub.startswith("../") and excl.match_file(sub + "/" if is_dir else sub)
 
-    def ignore_specs_above(folder: str) -> list[tuple[str, pathspec.GitIgnoreSpec]]:
+    def ignore_specs_above(folder: str) -> list[_Ignore]:
         specs = []
         here = os.path.abspath(folder)
         chain = []
@@ -128,9 +161,9 @@ def walk(root: str, targets: list[str], exclude: list[str], exclude_base: str) -
                 break
             here = parent
         for d in reversed(chain[1:]):
-            spec = _read_ignore(os.path.join(d, ".gitignore"))
-            if spec is not None:
-                specs.append((d, spec))
+            ig = _read_ignore(d)
+            if ig is not None:
+                specs.append(ig)
         return specs
 
     for target in (os.path.abspath(t) for t in targets):
@@ -141,7 +174,7 @@ def walk(root: str, targets: list[str], exclude: list[str], exclude_base: str) -
                 out.files.append(Entry(rel_of(target), target, fst.st_size, fst.st_mtime_ns))
             continue
         base_specs = ignore_specs_above(target)
-        stack: list[tuple[str, list[tuple[str, pathspec.GitIgnoreSpec]]]] = [(target, base_specs)]
+        stack: list[tuple[str, list[_Ignore]]] = [(target, base_specs)]
         while stack:
             folder, specs = stack.pop()
             try:
@@ -160,8 +193,8 @@ def walk(root: str, targets: list[str], exclude: list[str], exclude_base: str) -
             names = {e.name for e in entries}
             if "pyvenv.cfg" in names and folder != target:
                 continue
-            own = _read_ignore(os.path.join(folder, ".gitignore")) if ".gitignore" in names else None
-            here_specs = [*specs, (folder, own)] if own else specs
+            own = _read_ignore(folder) if ".gitignore" in names else None
+            here_specs = [*specs, own] if own else specs
             subdirs = []
             for e in entries:
                 path = e.path

@@ -6,6 +6,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from refusal_lint.discover import walk
 
@@ -58,3 +60,34 @@ def test_never_entered(tmp_path: Path) -> None:
 def test_exclude_globs_are_gitignore_style(tmp_path: Path) -> None:
     _touch(tmp_path, "agent/x.py", "agent/deep/y.py", "tests/test_x.py", "keep.py")
     assert _files(tmp_path, ["tests/**", "agent/**/*.py"]) == ["keep.py"]
+
+
+_SEGMENTS = st.sampled_from(["a", "b", "build", "x.pyc", "keep.pyc", "docs", "y.txt", "agent", "card.json"])
+_PATTERNS = st.sampled_from(
+    [
+        "*.pyc",
+        "!keep.pyc",
+        "build/",
+        "/docs",
+        "docs/**/x",
+        "a/*.txt",
+        "**/b",
+        "agent/",
+        "!agent/card.json",
+        "*.json",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_PATTERNS, max_size=6), st.lists(_SEGMENTS, min_size=1, max_size=4), st.booleans())
+def test_ignore_shortcut_agrees_with_pathspec(patterns: list[str], parts: list[str], is_dir: bool) -> None:
+    """The union regex only skips asking pathspec where no pattern matches: same verdicts."""
+    import pathspec
+
+    from refusal_lint.discover import _Ignore, _ignored
+
+    spec = pathspec.GitIgnoreSpec.from_lines(patterns)
+    path = "/r/" + "/".join(parts)
+    want = spec.check_file("/".join(parts) + ("/" if is_dir else "")).include or False
+    assert _ignored(path, is_dir, [_Ignore.of("/r", spec)]) is want
