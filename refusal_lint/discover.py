@@ -321,7 +321,22 @@ def _guard_call(data: bytes) -> bool:
     return False
 
 
-_PY_NEEDLES = (b"AgentExtension", b"'rule'", b'"rule"', b"/refusal", b"upperhand.refusal", b"refusal-lint")
+_EXTENSION_CALL = re.compile(rb"\bAgentExtension\(")
+
+
+def _extension_call(data: bytes) -> bool:
+    """An `AgentExtension(...)` call whose `uri` may be ours (a literal that is, or a name);
+    not an import, a type annotation, or a call declaring some other extension."""
+    from refusal_lint.extract import pyscan
+
+    for m in _EXTENSION_CALL.finditer(data):
+        end = _call_end(data, m.end() - 1)
+        if end < 0 or pyscan.extension_text_may_declare(data[m.start() : end + 1]):
+            return True
+    return False
+
+
+_PY_NEEDLES = (b"'rule'", b'"rule"', b"/refusal", b"upperhand.refusal", b"refusal-lint")
 
 
 def python_worth_parsing(data: bytes, extra: tuple[bytes, ...]) -> bool:
@@ -330,7 +345,9 @@ def python_worth_parsing(data: bytes, extra: tuple[bytes, ...]) -> bool:
     low = data.lower()
     if b"refus" in low and (_guard_call(data) or any(n in data for n in _PY_NEEDLES)):
         return True
-    if b"AgentExtension" in data or b"'rule'" in data or b'"rule"' in data or b"(rule=" in data:
+    if b"'rule'" in data or b'"rule"' in data or b"(rule=" in data:
+        return True
+    if b"AgentExtension(" in data and _extension_call(data):
         return True
     return any(n in data for n in extra)
 

@@ -85,6 +85,11 @@ TEXT_CASES = [
     ("# a refusal (typed) is not an error", False),
     ("raise ConnectionRefusedError(host)", False),
     ('refuse(f"seg-{kind}"', True),  # does not close: parsed with its file, in doubt
+    ('AgentExtension(uri="https://standards.upperhandai.com/ext/refusals/v1", params=RULES)', True),
+    ("AgentExtension(uri=REFUSALS_URI, params=RULES)", True),
+    ("AgentExtension(**spec)", True),
+    ('AgentExtension(uri="https://a2a.dev/ext/timestamp/v1", description="Adds timestamps.")', False),
+    ("from a2a.types import AgentExtension\n\nexts: list[AgentExtension] = []", False),
 ]
 
 

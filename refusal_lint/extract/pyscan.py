@@ -301,3 +301,19 @@ def call_text_may_fire(text: bytes, receiver: bool) -> bool:
     if receiver and not node.args and not node.keywords:
         return True  # `Rule.SEG_MIX.refuse()`: the receiver may be the rule
     return _Relevance(_NO_MODULE, frozenset(), frozenset()).guard_call(node)
+
+
+def extension_text_may_declare(text: bytes) -> bool:
+    """The text of one `AgentExtension(...)` call, read alone: may it declare ours?"""
+    try:
+        node = ast.parse(text.decode("utf-8"), mode="eval").body
+    except (SyntaxError, UnicodeDecodeError, ValueError, RecursionError, MemoryError):
+        return True
+    if not isinstance(node, ast.Call):
+        return True
+    uri = next((k.value for k in node.keywords if k.arg == "uri"), None)
+    if uri is None:
+        return any(k.arg is None for k in node.keywords)  # **kwargs may hold it
+    if isinstance(uri, ast.Constant):
+        return not isinstance(uri.value, str) or spec.uri_kind(uri.value) is not None
+    return True
