@@ -81,32 +81,39 @@ def _spec(lines: list[str]) -> pathspec.GitIgnoreSpec | None:
     return gitignore_spec(lines) if lines else None
 
 
-@dataclass(frozen=True)
 class _Ignore:
-    """One .gitignore: its folder, the spec, and one regex that tells whether any of its
-    patterns matches at all (most paths match none, and then pathspec is not asked)."""
+    """One .gitignore: its folder, one regex that tells whether any of its patterns matches
+    at all, and pathspec's spec for the exact verdict, built only when one does (most
+    paths match no pattern, and compiling every pattern of every .gitignore costs more
+    than the whole walk)."""
 
-    base: str
-    spec: pathspec.GitIgnoreSpec
-    any_match: re.Pattern[str]
+    def __init__(self, base: str, lines: list[str]) -> None:
+        from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 
-    @staticmethod
-    def of(base: str, spec: pathspec.GitIgnoreSpec) -> _Ignore:
+        self.base = base
+        self.lines = lines
+        self._spec: pathspec.GitIgnoreSpec | None = None
         alternatives = []
-        for p in spec.patterns:
-            regex = getattr(p, "regex", None)
-            if getattr(p, "include", None) is not None and regex is not None:
-                alternatives.append("(?:" + regex.pattern.replace("(?P<ps_d>", "(?:") + ")")
-        return _Ignore(base, spec, re.compile("|".join(alternatives) or "(?!)"))
+        for line in lines:
+            regex, include = GitIgnoreSpecPattern.pattern_to_regex(line)
+            if include is not None and regex is not None:
+                alternatives.append("(?:" + str(regex).replace("(?P<ps_d>", "(?:") + ")")
+        self.any_match = re.compile("|".join(alternatives) or "(?!)")
+
+    @property
+    def spec(self) -> pathspec.GitIgnoreSpec:
+        if self._spec is None:
+            self._spec = gitignore_spec(self.lines)
+        return self._spec
 
 
 def _read_ignore(folder: str) -> _Ignore | None:
     try:
         with open(os.path.join(folder, ".gitignore"), encoding="utf-8", errors="replace") as fh:
-            spec = _spec(fh.read().splitlines())
+            lines = [ln for ln in fh.read().splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
     except OSError:
         return None
-    return _Ignore.of(folder, spec) if spec is not None else None
+    return _Ignore(folder, lines) if lines else None
 
 
 def _sub(path: str, base: str) -> str:
