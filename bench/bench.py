@@ -103,7 +103,7 @@ def real(rl: str, ruff: str, work: Path, rounds: int) -> bool:
         root.mkdir(parents=True)
         with tarfile.open(REAL) as tar:
             tar.extractall(root, filter="data")
-    repos = sorted(p for p in root.iterdir() if p.is_dir())
+    repos = sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
     print(f"\nscenario real: {len(repos)} repositories (median of {rounds} alternating runs, seconds)")
     print(
         f"  {'repository':<30} {'cold':>6} {'warm':>6} {'ruff':>6} {'cold/ruff':>9} {'limit':>6}"

@@ -11,11 +11,13 @@ import hashlib
 import json
 import os
 import tempfile
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from refusal_lint import __version__
 from refusal_lint.extract.job import Job
-from refusal_lint.facts import FileFacts, decode, encode
+
+if TYPE_CHECKING:
+    from refusal_lint.facts import FileFacts
 
 DIR = ".refusal_lint_cache"
 FILE = "facts-v1.json"
@@ -91,6 +93,8 @@ class Cache:
         raw = self.entries.get(verdict)
         if raw is None:
             return None
+        from refusal_lint.facts import FileFacts, decode  # only a cache that holds facts pays for it
+
         try:
             facts = decode(raw)
         except (KeyError, TypeError, ValueError):
@@ -106,6 +110,8 @@ class Cache:
     def put_key(self, k: str, facts: FileFacts) -> None:
         if self.folder is None or (facts.problem is not None and facts.problem.code == "RL005"):
             return  # a limit hit or a crash depends on the limits and may pass: try again next run
+        from refusal_lint.facts import encode
+
         self.used[k] = encode(facts)
         self.dirty = True
 

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from refusal_lint.codes import CODES
-from refusal_lint.model import Finding
+
+if TYPE_CHECKING:
+    from refusal_lint.model import Finding
 
 
 def escape_data(text: str) -> str:

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from refusal_lint import __version__
-from refusal_lint.bind import Agent
-from refusal_lint.checks.prompt import mention_lines
 from refusal_lint.codes import CODES
-from refusal_lint.model import Finding
+
+if TYPE_CHECKING:
+    from refusal_lint.bind import Agent
+    from refusal_lint.model import Finding
 
 
 def finding_dict(f: Finding) -> dict[str, Any]:
@@ -31,6 +32,8 @@ def finding_dict(f: Finding) -> dict[str, Any]:
 
 
 def agent_dict(a: Agent) -> dict[str, Any]:
+    from refusal_lint.checks.prompt import mention_lines
+
     rules: dict[str, Any] = {}
     if a.card is not None:
         for r in a.card.rules:

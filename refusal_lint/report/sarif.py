@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from refusal_lint import __version__
 from refusal_lint.codes import CODES
-from refusal_lint.model import Finding
+
+if TYPE_CHECKING:
+    from refusal_lint.model import Finding
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFO_URI = "https://github.com/upperhand/refusal-lint"

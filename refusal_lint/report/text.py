@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from collections import Counter
+from typing import TYPE_CHECKING
 
 from refusal_lint.codes import CODES
-from refusal_lint.model import Finding
+
+if TYPE_CHECKING:
+    from refusal_lint.model import Finding
 
 _BOLD, _RED, _YELLOW, _CYAN, _RESET = "\x1b[1m", "\x1b[31m", "\x1b[33m", "\x1b[36m", "\x1b[0m"
 
