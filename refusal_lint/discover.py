@@ -329,16 +329,37 @@ def _guard_call(data: bytes) -> bool:
 
 
 _EXTENSION_CALL = re.compile(rb"\bAgentExtension\(")
+_MODULE_NAME = re.compile(
+    rb"^(?:(?:async[ \t]+)?def|class)[ \t]+([A-Za-z_][A-Za-z0-9_]*)"
+    rb"|^([A-Za-z_][A-Za-z0-9_]*)[ \t]*(?::[^=\n]*)?=(?!=)",
+    re.M,
+)
+_IMPORTED = re.compile(rb"^[ \t]*(?:from[ \t]+\S+[ \t]+)?import\b([^\n]*)", re.M)
+
+
+def module_names(data: bytes) -> frozenset[str]:
+    """Names bound at a module's top level, as text shows them: assigned at column 0,
+    defined, or imported anywhere (an import inside a block may be module level too)."""
+    names = {(a or b).decode() for a, b in _MODULE_NAME.findall(data)}
+    for line in _IMPORTED.findall(data):
+        names.update(n.decode() for n in re.findall(rb"[A-Za-z_][A-Za-z0-9_]*", line))
+    return frozenset(names)
 
 
 def _extension_call(data: bytes) -> bool:
-    """An `AgentExtension(...)` call whose `uri` may be ours (a literal that is, or a name);
-    not an import, a type annotation, or a call declaring some other extension."""
+    """An `AgentExtension(...)` call whose `uri` may be ours (a literal that is, or a name
+    binding can resolve); not an import, a type annotation, a call declaring some other
+    extension, or one that copies a uri from a parameter (SDK conversion code)."""
     from refusal_lint.extract import pyscan
 
+    names: frozenset[str] | None = None
     for m in _EXTENSION_CALL.finditer(data):
         end = _call_end(data, m.end() - 1)
-        if end < 0 or pyscan.extension_text_may_declare(data[m.start() : end + 1]):
+        if end < 0:
+            return True
+        if names is None:
+            names = module_names(data)
+        if pyscan.extension_text_may_declare(data[m.start() : end + 1], names):
             return True
     return False
 

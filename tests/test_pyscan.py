@@ -86,7 +86,9 @@ TEXT_CASES = [
     ("raise ConnectionRefusedError(host)", False),
     ('refuse(f"seg-{kind}"', True),  # does not close: parsed with its file, in doubt
     ('AgentExtension(uri="https://standards.upperhandai.com/ext/refusals/v1", params=RULES)', True),
-    ("AgentExtension(uri=REFUSALS_URI, params=RULES)", True),
+    ("from .rules import REFUSALS_URI\nAgentExtension(uri=REFUSALS_URI, params=RULES)", True),
+    ("class Ext:\n    def card(self):\n        return AgentExtension(uri=self.URI, params=self.rules)", True),
+    ("def to_v1(ext):\n    return AgentExtension(uri=ext.uri, params=ext.params)", False),
     ("AgentExtension(**spec)", True),
     ('AgentExtension(uri="https://a2a.dev/ext/timestamp/v1", description="Adds timestamps.")', False),
     ("from a2a.types import AgentExtension\n\nexts: list[AgentExtension] = []", False),

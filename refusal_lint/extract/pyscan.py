@@ -303,8 +303,9 @@ def call_text_may_fire(text: bytes, receiver: bool) -> bool:
     return _Relevance(_NO_MODULE, frozenset(), frozenset()).guard_call(node)
 
 
-def extension_text_may_declare(text: bytes) -> bool:
-    """The text of one `AgentExtension(...)` call, read alone: may it declare ours?"""
+def extension_text_may_declare(text: bytes, module_names: frozenset[str]) -> bool:
+    """The text of one `AgentExtension(...)` call, read alone: may it declare ours? A uri
+    binding can resolve is a literal, a module-level name, or a `self`/`cls` attribute."""
     try:
         node = ast.parse(text.decode("utf-8"), mode="eval").body
     except (SyntaxError, UnicodeDecodeError, ValueError, RecursionError, MemoryError):
@@ -316,4 +317,7 @@ def extension_text_may_declare(text: bytes) -> bool:
         return any(k.arg is None for k in node.keywords)  # **kwargs may hold it
     if isinstance(uri, ast.Constant):
         return not isinstance(uri.value, str) or spec.uri_kind(uri.value) is not None
+    root = _root(uri)
+    if root is not None:
+        return root in _SELF or root in module_names
     return True
