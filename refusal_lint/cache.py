@@ -25,10 +25,32 @@ SKIP = ""  # a stat verdict: the prefilter passed this file over
 PROMPT_ONLY = "prompt"  # a stat verdict: it may hold prompt candidates, and nothing else
 
 
+_code: str | None = None
+
+
+def code_fingerprint() -> str:
+    """A hash of this package's own source: facts and verdicts made by other code (a
+    checkout with a changed extractor, prefilter or model) never answer for this one."""
+    global _code
+    if _code is None:
+        h = hashlib.sha256(__version__.encode())
+        package = os.path.dirname(os.path.abspath(__file__))
+        for folder, dirs, files in sorted(os.walk(package)):
+            dirs.sort()
+            for name in sorted(files):
+                if name.endswith(".py"):
+                    path = os.path.join(folder, name)
+                    h.update(os.path.relpath(path, package).encode() + b"\0")
+                    with open(path, "rb") as fh:
+                        h.update(fh.read())
+        _code = h.hexdigest()[:20]
+    return _code
+
+
 def key(job: Job) -> str:
     h = hashlib.sha256()
     meta = [
-        __version__,
+        code_fingerprint(),
         job.path,
         job.kind,
         job.want_card,
@@ -60,7 +82,7 @@ class Cache:
         try:
             with open(os.path.join(folder, DIR, FILE), encoding="utf-8") as fh:
                 data = json.load(fh)
-            if isinstance(data, dict) and data.get("version") == __version__:
+            if isinstance(data, dict) and data.get("version") == code_fingerprint():
                 self.entries = data.get("entries", {})
                 self.stats = data.get("stats", {})
         except (OSError, ValueError):
@@ -137,7 +159,7 @@ class Cache:
             fd, tmp = tempfile.mkstemp(dir=root, prefix=".facts-")
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
                 json.dump(
-                    {"version": __version__, "entries": self.used, "stats": self.used_stats},
+                    {"version": code_fingerprint(), "entries": self.used, "stats": self.used_stats},
                     fh,
                     separators=(",", ":"),
                 )

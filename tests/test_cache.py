@@ -110,3 +110,32 @@ def test_parallel_results_equal_serial(case: str) -> None:
         for jobs in ("1", "2", "4")
     ]
     assert runs[0] == runs[1] == runs[2]
+
+
+def test_a_cache_written_by_other_code_is_never_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The key covers the extractor's own code, not only the version string (issue 13)."""
+    import json
+
+    from refusal_lint import cache
+
+    root = tmp_path / "agent"
+    shutil.copytree(TESTDATA / "py-rl302", root, ignore=shutil.ignore_patterns("expected.txt"))
+    monkeypatch.setattr(cache, "_code", "extractor-a")
+    want = _codes(root)
+    assert ("RL302", "seg_mix") in want
+    # Poison the cache as a buggy extractor would have: every file "passed over".
+    store = root / ".refusal_lint_cache" / "facts-v1.json"
+    data = json.loads(store.read_text())
+    data["stats"] = {p: [*row[:3], ""] for p, row in data["stats"].items()}
+    data["entries"] = {}
+    store.write_text(json.dumps(data))
+    assert _codes(root) != want  # the same code trusts its cache: the poison shows
+    monkeypatch.setattr(cache, "_code", "extractor-b")
+    assert _codes(root) == want  # changed code: nothing of the old cache is used
+
+
+def test_code_fingerprint_covers_the_package_source() -> None:
+    from refusal_lint import cache
+
+    first = cache.code_fingerprint()
+    assert first == cache.code_fingerprint() and len(first) == 20
