@@ -326,11 +326,19 @@ def _run(
     py_paths = [e.rel for e in py_entries]
     result = _bind(ex, root, cfg, py_paths, roles)
     # Prompt candidates matter only inside an agent's scope: a tree with no card never
-    # reads them (DESIGN §2; issue: work is scoped by what can yield a finding).
+    # reads them. Those near a card (under its agent's root) are read first; the rest of a
+    # single agent's scope only when no prompt was found there (no RL200 for a prompt kept
+    # elsewhere, and no parsing of a monorepo's unrelated code when it sits beside the card).
     if result.agents and ex.prompt_only:
-        ex.read_prompts([e for e in ex.prompt_only if _in_scope(e, result.agents, cfg)])
+        near = [e for e in ex.prompt_only if _in_scope(e, result.agents, cfg)]
+        ex.read_prompts(near)
         ex.drain()
         result = _bind(ex, root, cfg, py_paths, roles)
+        (agent,) = result.agents if len(result.agents) == 1 and not cfg.agents else (None,)
+        if agent is not None and agent.card is not None and agent.card.rules and not agent.prompts:
+            ex.read_prompts([e for e in ex.prompt_only if e not in near])
+            ex.drain()
+            result = _bind(ex, root, cfg, py_paths, roles)
     ex.cache.save()
     result.files_scanned = len(walk.files)
     result.notes = ex.notes
@@ -339,11 +347,9 @@ def _run(
 
 
 def _in_scope(entry: discover.Entry, agents: list[Agent], cfg: Config) -> bool:
-    """Does a prompt candidate's file belong to an agent (so its prompts can count)?"""
+    """Is a prompt candidate's file under an agent's root (so its prompts can count)?"""
     if cfg.agents:
         return discover.kind_of(entry.rel) == "python"  # configured guard globs decide later
-    if len(agents) == 1:
-        return True
     from refusal_lint.bind import owner
 
     return bool(owner(entry.rel, [a.root for a in agents]))

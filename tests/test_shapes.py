@@ -6,6 +6,8 @@ write it; its `-drift` twin gives exactly the findings in its expected.txt.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from conftest import TESTDATA, check_json
 
@@ -56,3 +58,18 @@ def test_table_and_helper_guards_fire_each_rule(name: str) -> None:
 def test_no_card_and_no_rule_parameter_is_nothing_to_check() -> None:
     data = check_json(TESTDATA / "guard-not-a-rule-param")
     assert data["findings"] == [] and data["agents"] == []
+
+
+def test_prompt_far_from_the_card_is_still_found(tmp_path: Path) -> None:
+    """The second stage reads near the card first, and the rest of the tree when that
+    found no prompt: a card kept in config/ and a prompt in the app code is no RL200."""
+    import shutil
+
+    root = tmp_path / "repo"
+    shutil.copytree(TESTDATA / "prompt-adk-provider", root, ignore=shutil.ignore_patterns("expected.txt"))
+    (root / "config").mkdir()
+    (root / "agent-card.json").rename(root / "config" / "agent-card.json")
+    data = check_json(root)
+    assert data["findings"] == []
+    (agent,) = data["agents"]
+    assert [(p["path"], p["form"]) for p in agent["prompts"]] == [("survey/agent.py", "prompt-function")]
