@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import select
 import socket
 import subprocess
 import sys
@@ -32,7 +33,7 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="module")
 def servers() -> Iterator[dict[str, str]]:
-    """One server per variant, started together (each on its own free port), all stopped after."""
+    """One server per variant, started together (each on the port it bound), all stopped after."""
     variants = [
         "conforming",
         "jsonrpc-error",
@@ -46,23 +47,26 @@ def servers() -> Iterator[dict[str, str]]:
     procs: dict[str, tuple[subprocess.Popen[bytes], str]] = {}
     try:
         for v in variants:
-            port = _free_port()
             proc = subprocess.Popen(
-                [sys.executable, str(SERVER), str(port), v],
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
+                [sys.executable, str(SERVER), v], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
             )
-            procs[v] = (proc, f"http://127.0.0.1:{port}")
+            procs[v] = (proc, "")
         deadline = time.monotonic() + 60
-        for v, (proc, url) in procs.items():
-            port = int(url.rsplit(":", 1)[1])
+        for v, (proc, _) in procs.items():
+            # Each server binds port 0 itself and prints the port it got: nothing is guessed.
+            assert proc.stdout is not None
+            ready, _, _ = select.select([proc.stdout], [], [], max(0.0, deadline - time.monotonic()))
+            line = proc.stdout.readline() if ready else b""
+            assert line.strip().isdigit(), f"the {v} server did not say its port"
+            port = int(line)
+            procs[v] = (proc, f"http://127.0.0.1:{port}")
             while True:
                 assert proc.poll() is None, f"the {v} server exited"
                 with socket.socket() as s:
                     if s.connect_ex(("127.0.0.1", port)) == 0:
                         break
                 assert time.monotonic() < deadline, f"the {v} server did not start"
-                time.sleep(0.1)
+                time.sleep(0.05)
         yield {v: url for v, (_, url) in procs.items()}
     finally:
         for proc, _ in procs.values():

@@ -8,6 +8,7 @@ VARIANT is `conforming`, or a broken variant that violates one thing: `jsonrpc-e
 
 from __future__ import annotations
 
+import socket
 import sys
 
 import uvicorn
@@ -101,5 +102,12 @@ def build_app(port: int, variant: str) -> Starlette:
 
 
 if __name__ == "__main__":
-    port, variant = int(sys.argv[1]), sys.argv[2]
-    uvicorn.run(build_app(port, variant), host="127.0.0.1", port=port, log_level="warning")
+    # The server binds its own port (0: the kernel picks a free one) and says which, so no
+    # two servers can ever meet on a port guessed for them beforehand.
+    variant = sys.argv[1]
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    port = int(sock.getsockname()[1])
+    print(port, flush=True)
+    config = uvicorn.Config(build_app(port, variant), log_level="warning")
+    uvicorn.Server(config).run(sockets=[sock])
