@@ -60,6 +60,7 @@ def key(job: Job) -> str:
         job.prompts,
         list(job.guard_callables),
         list(job.ids),
+        job.exhaustive,
     ]
     h.update(json.dumps(meta).encode())
     h.update(b"\0")

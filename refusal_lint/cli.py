@@ -217,7 +217,14 @@ def _setup(
     chosen = _codes(select, "--select")
     selected = frozenset(chosen if chosen is not None else (cfg.select or set(CODES)))
     ignored = frozenset(cfg.ignore | (_codes(ignore, "--ignore") or set()))
-    settings = pipeline.Settings(selected, ignored, not no_cache, jobs or _cpus(), cfg.parse_timeout)
+    settings = pipeline.Settings(
+        selected,
+        ignored,
+        not no_cache,
+        jobs or _cpus(),
+        cfg.parse_timeout,
+        exhaustive=os.environ.get("REFUSAL_LINT_EXHAUSTIVE") == "1",
+    )
     return targets, cfg, settings
 
 

@@ -38,6 +38,9 @@ class Settings:
     use_cache: bool = True
     jobs: int = 1
     parse_timeout: float = 20.0
+    # Every shortcut off (REFUSAL_LINT_EXHAUSTIVE=1, for tests): no prefilter or pre-check
+    # decides, every file is read for everything. Findings must not change.
+    exhaustive: bool = False
 
 
 @dataclass
@@ -165,6 +168,7 @@ class _Extraction:
                     configured=configured,
                     known=known,
                     ids=self.ids,
+                    exhaustive=self.settings.exhaustive,
                 )
             )
         self.scan_context = context
@@ -252,19 +256,31 @@ def _context(*parts: object) -> str:
     return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:16]
 
 
-def _data_job(entry: discover.Entry, data: bytes, cfg: Config, roles: Roles) -> Job | str | None:
+def _data_job(
+    entry: discover.Entry, data: bytes, cfg: Config, roles: Roles, exhaustive: bool = False
+) -> Job | str | None:
     kind = discover.kind_of(entry.rel)
     if kind is None:
         return None
     name = posixpath.basename(entry.rel)
     want_card = entry.rel in roles.cards or (
-        not cfg.agents and kind != "text" and discover.is_card_candidate(name, entry.rel, data)
+        not cfg.agents
+        and kind != "text"
+        and (exhaustive or discover.is_card_candidate(name, entry.rel, data))
     )
     want_prompt = entry.rel in roles.prompt_files or (
-        not cfg.agents and discover.is_prompt_file(entry.rel, kind, data)
+        not cfg.agents and (discover.is_prompt_file(entry.rel, kind, data) or (exhaustive and kind != "text"))
     )
     if (kind == "text" and want_prompt) or (kind != "text" and (want_card or want_prompt)):
-        return Job(entry.rel, kind, data, want_card, want_prompt, roles.prompt_files.get(entry.rel))
+        return Job(
+            entry.rel,
+            kind,
+            data,
+            want_card,
+            want_prompt,
+            roles.prompt_files.get(entry.rel),
+            exhaustive=exhaustive,
+        )
     if kind != "text" and not cfg.agents and discover.data_prompt_candidate(data):
         return PROMPT_ONLY  # strings under prompt keys, in any config of an agent's scope
     return None
@@ -298,12 +314,14 @@ def _run(
 
     # Phase 1: data and text files (cheap, in this process); their rule ids sharpen the
     # Python prefilter of phase 2.
-    data_ctx = _context("data", sorted(roles.cards), sorted(roles.prompt_files.items()), bool(cfg.agents))
+    data_ctx = _context(
+        "data", sorted(roles.cards), sorted(roles.prompt_files.items()), bool(cfg.agents), settings.exhaustive
+    )
     py_entries = [e for e in walk.files if discover.kind_of(e.rel) == "python"]
     ex.decide(
         [e for e in walk.files if discover.kind_of(e.rel) != "python"],
         data_ctx,
-        lambda e, d: _data_job(e, d, cfg, roles),
+        lambda e, d: _data_job(e, d, cfg, roles, settings.exhaustive),
     )
     ex.ids = tuple(sorted({d.key for f in ex.facts.values() for e in f.exts for d in e.items}))
     needles = tuple(
@@ -316,6 +334,7 @@ def _run(
         "py",
         [n.decode() for n in needles],
         list(ex.ids),
+        settings.exhaustive,
         list(cfg.guard_callables),
         sorted(roles.cards),
         sorted(roles.prompt_modules),

@@ -76,12 +76,21 @@ def _scan(job: ScanJob, conn: Connection, cpu_limit: float) -> None:
         except OSError as exc:
             notes.append(f"{rel}: cannot read ({exc.strerror or exc})")
             continue
-        if not configured and not python_worth_parsing(data, job.needles):
+        if not configured and not job.exhaustive and not python_worth_parsing(data, job.needles):
             # Only the cheap word test here: the prompt shapes are looked for in the second
             # stage, which runs only where a card makes prompts matter.
             (prompt_only if prompt_words(data) else skips).append(rel)
             continue
-        one = Job(rel, "python", data, complete=configured, guard_callables=job.guard_callables, ids=job.ids)
+        one = Job(
+            rel,
+            "python",
+            data,
+            complete=configured,
+            prompts=job.exhaustive,
+            guard_callables=job.guard_callables,
+            ids=job.ids,
+            exhaustive=job.exhaustive,
+        )
         k = key(one)
         if k in job.known:
             conn.send(("cached", i, k))

@@ -17,6 +17,7 @@ class Job:
     prompts: bool = False  # Python: a prompt candidate (second stage): parse it whatever the pre-check says
     guard_callables: tuple[str, ...] = ()
     ids: tuple[str, ...] = ()  # the cards' rule ids: a call passing one is worth parsing
+    exhaustive: bool = False  # every shortcut off: parsed and read whatever the pre-checks say
     # Set by the pre-check: it ran, and where CPython's parser stopped (message, line, column).
     checked: bool = False
     ast_error: tuple[str, int, int] | None = None
@@ -36,3 +37,4 @@ class ScanJob:
     configured: frozenset[str] = frozenset()  # always read whole and parsed
     known: frozenset[str] = frozenset()  # content keys the cache already holds
     ids: tuple[str, ...] = ()  # the cards' rule ids
+    exhaustive: bool = False  # every shortcut off (tests): every file is parsed

@@ -58,7 +58,9 @@ def extract(job: Job) -> FileFacts:
     try:
         # A card candidate only: the C parser says whether any entry can be ours before
         # positions are worked out (an API contract that says "refusal" holds none).
-        card_only = job.kind == "json" and not job.want_prompt and job.prompt_key is None
+        card_only = (
+            job.kind == "json" and not job.want_prompt and job.prompt_key is None and not job.exhaustive
+        )
         if card_only and not datacards.may_hold_extension(jsonpos.validate(text)):
             return FileFacts(job.path, job.kind)
         roots = _documents(job, text)
