@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from typing import TYPE_CHECKING, Any
 
 from refusal_lint import __version__
@@ -157,6 +156,8 @@ class Cache:
                 if not os.path.exists(os.path.join(root, name)):
                     with open(os.path.join(root, name), "w", encoding="utf-8") as fh:
                         fh.write(text)
+            import tempfile  # only a run that changed something writes
+
             fd, tmp = tempfile.mkstemp(dir=root, prefix=".facts-")
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
                 json.dump(
