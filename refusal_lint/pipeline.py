@@ -120,6 +120,11 @@ class _Extraction:
                 continue
             self.cache.remember(entry.rel, entry.size, entry.mtime_ns, context, cache_key(job))
             self.submit(job)
+            found = self.facts.get(entry.rel)
+            if found is not None and not found.has_facts() and found.problem is None:
+                # A card candidate that holds none: remembered as passed over (see drain).
+                del self.facts[entry.rel]
+                self.cache.remember(entry.rel, entry.size, entry.mtime_ns, context, SKIP)
 
     def submit(self, job: Job) -> None:
         """Facts from the cache, from this process (data files, the ast pre-check), or a worker."""
@@ -193,6 +198,11 @@ class _Extraction:
                 self.facts[path] = facts  # a crash or a hang inside a batch: not cached
         for path, key, found in results.scanned:
             entry = self.entries[path]
+            if found is not None and not found.complete and found.problem is None and not found.suppressions:
+                # The pre-check proved it holds nothing: remembered as passed over, so a warm
+                # run neither decodes it nor loads the fact model for it.
+                self.cache.remember(path, entry.size, entry.mtime_ns, self.scan_context, SKIP)
+                continue
             if found is None:
                 found = self.cache.facts_for(key)
                 if found is None:
@@ -271,6 +281,8 @@ def _data_job(
     want_prompt = entry.rel in roles.prompt_files or (
         not cfg.agents and (discover.is_prompt_file(entry.rel, kind, data) or (exhaustive and kind != "text"))
     )
+    if want_prompt and not want_card and entry.rel not in roles.prompt_files and not exhaustive:
+        return PROMPT_ONLY  # a prompt file matters only where a card does: read in the second stage
     if (kind == "text" and want_prompt) or (kind != "text" and (want_card or want_prompt)):
         return Job(
             entry.rel,
@@ -349,7 +361,12 @@ def _run(
     # single agent's scope only when no prompt was found there (no RL200 for a prompt kept
     # elsewhere, and no parsing of a monorepo's unrelated code when it sits beside the card).
     if result.agents and ex.prompt_only:
-        near = [e for e in ex.prompt_only if _in_scope(e, result.agents, cfg)]
+        near = [
+            e
+            for e in ex.prompt_only
+            if _in_scope(e, result.agents, cfg)
+            or (not cfg.agents and discover.is_prompt_file(e.rel, _kind(e), b""))
+        ]
         ex.read_prompts(near)
         ex.drain()
         result = _bind(ex, root, cfg, py_paths, roles)
@@ -363,6 +380,10 @@ def _run(
     result.notes = ex.notes
     result.findings = _filter(_file_columns(result.findings, root), ex.facts, cfg, settings, root)
     return result
+
+
+def _kind(entry: discover.Entry) -> str:
+    return discover.kind_of(entry.rel) or "text"
 
 
 def _in_scope(entry: discover.Entry, agents: list[Agent], cfg: Config) -> bool:
