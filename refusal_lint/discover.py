@@ -81,24 +81,54 @@ def _spec(lines: list[str]) -> pathspec.GitIgnoreSpec | None:
     return gitignore_spec(lines) if lines else None
 
 
+_SIMPLE_SUFFIX = re.compile(r"\*(\.[A-Za-z0-9_.+-]+)\Z")
+
+
 class _Ignore:
-    """One .gitignore: its folder, one regex that tells whether any of its patterns matches
-    at all, and pathspec's spec for the exact verdict, built only when one does (most
+    """One .gitignore: its folder, a cheap test of whether any of its patterns can match a
+    path at all, and pathspec's spec for the exact verdict, built only when one can (most
     paths match no pattern, and compiling every pattern of every .gitignore costs more
-    than the whole walk)."""
+    than the whole walk).
+
+    The test is a superset: plain names (`build`, `.venv/`) and `*.ext` lines become set
+    and suffix checks on every component of the path; other lines one regex."""
 
     def __init__(self, base: str, lines: list[str]) -> None:
-        from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
-
         self.base = base
         self.lines = lines
         self._spec: pathspec.GitIgnoreSpec | None = None
-        alternatives = []
+        self.names: set[str] = set()
+        suffixes: list[str] = []
+        complex_lines: list[str] = []
         for line in lines:
-            regex, include = GitIgnoreSpecPattern.pattern_to_regex(line)
-            if include is not None and regex is not None:
-                alternatives.append("(?:" + str(regex).replace("(?P<ps_d>", "(?:") + ")")
-        self.any_match = re.compile("|".join(alternatives) or "(?!)")
+            pattern = line.strip()
+            body = pattern[:-1] if pattern.endswith("/") else pattern
+            if not body or pattern.startswith(("!", "/")) or "/" in body or "\\" in body:
+                complex_lines.append(line)
+            elif (m := _SIMPLE_SUFFIX.match(body)) is not None:
+                suffixes.append(m.group(1))
+            elif any(c in body for c in "*?["):
+                complex_lines.append(line)
+            else:
+                self.names.add(body)
+        self.suffixes = tuple(suffixes)
+        self.regex: re.Pattern[str] | None = None
+        if complex_lines:
+            from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
+
+            alternatives = []
+            for line in complex_lines:
+                regex, include = GitIgnoreSpecPattern.pattern_to_regex(line)
+                if include is not None and regex is not None:
+                    alternatives.append("(?:" + str(regex).replace("(?P<ps_d>", "(?:") + ")")
+            self.regex = re.compile("|".join(alternatives)) if alternatives else None
+
+    def may_match(self, sub: str) -> bool:
+        if self.names or self.suffixes:
+            for part in sub.split("/"):
+                if part in self.names or (self.suffixes and part.endswith(self.suffixes)):
+                    return True
+        return self.regex is not None and self.regex.search(sub) is not None
 
     @property
     def spec(self) -> pathspec.GitIgnoreSpec:
@@ -132,7 +162,7 @@ def _ignored(path: str, is_dir: bool, ignores: list[_Ignore]) -> bool:
         sub = _sub(path, ig.base)
         if is_dir:
             sub += "/"
-        if ig.any_match.search(sub) is None:
+        if not ig.may_match(sub):
             continue
         result = ig.spec.check_file(sub)
         if result.include is not None:

@@ -79,7 +79,7 @@ _PATTERNS = st.sampled_from(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=1000, deadline=None)
 @given(st.lists(_PATTERNS, max_size=6), st.lists(_SEGMENTS, min_size=1, max_size=4), st.booleans())
 def test_ignore_shortcut_agrees_with_pathspec(patterns: list[str], parts: list[str], is_dir: bool) -> None:
     """The union regex only skips asking pathspec where no pattern matches: same verdicts."""
