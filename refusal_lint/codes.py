@@ -41,7 +41,7 @@ Fix: add the extension to the card, listing every rule the guards fire:
             "RL002",
             "syntax-error",
             "W",
-            "a Python, JSON or YAML file in scope cannot be parsed",
+            "a Python, JSON or YAML file in scope cannot be parsed by the standard parser",
             """
 What: a file that may hold a card, a prompt or a guard is rejected by the standard parser
 (`ast.parse` for Python, `json` for JSON, PyYAML for YAML), or is not valid UTF-8. The
