@@ -158,3 +158,30 @@ def test_monorepo_json_lists_both_agents() -> None:
     assert billing["rules"]["pii-export"]["guards"] == [
         {"path": "agents/billing/billing_agent/tools.py", "line": 14}
     ]
+
+
+def test_github_multiline_finding_has_lines_but_no_columns() -> None:
+    """The runner drops an annotation with columns whose line != endLine (actions/runner#4167)."""
+    from refusal_lint.model import Finding, Loc
+
+    f = Finding("RL302", Loc("agent/tools.py", 14, 11, 17, 6), "guard fires rule `x`", rule_id="x")
+    assert github.line(f) == (
+        "::error file=agent/tools.py,line=14,endLine=17,title=RL302 guard-unknown-rule::"
+        "[x] guard fires rule `x`"
+    )
+    one = Finding("RL302", Loc("agent/tools.py", 14, 11, 14, 30), "m")
+    assert "line=14,col=11,endLine=14,endColumn=30," in github.line(one)
+
+
+def test_github_notice_past_the_per_step_limit() -> None:
+    from refusal_lint.model import Finding, Loc
+
+    errors = [Finding("RL301", Loc("card.json", i), "e", rule_id=f"r{i}") for i in range(1, 13)]
+    warnings = [Finding("RL304", Loc("tools.py", i), "w") for i in range(1, 11)]
+    out = github.render(errors + warnings).splitlines()
+    assert len(out) == 23
+    assert out[-1] == (
+        "::notice title=refusal-lint::2 more errors than GitHub shows in one step; the full list is in the "
+        "job summary (--format markdown) or the SARIF upload (--format sarif)"
+    )
+    assert not github.render(errors[:10] + warnings).count("::notice")

@@ -18,15 +18,36 @@ def escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
+# GitHub shows at most this many annotations of each kind per step; the rest vanish silently.
+SHOWN_PER_KIND = 10
+
+
+def _kind(f: Finding) -> str:
+    return "error" if CODES[f.code].severity == "error" else "warning"
+
+
 def line(f: Finding) -> str:
-    kind = "error" if CODES[f.code].severity == "error" else "warning"
-    props = [f"file={escape_property(f.loc.path)}", f"line={f.loc.line}", f"col={f.loc.col}"]
-    if f.loc.end_line >= f.loc.line and f.loc.end_col:
-        props += [f"endLine={f.loc.end_line}", f"endColumn={f.loc.end_col}"]
+    props = [f"file={escape_property(f.loc.path)}", f"line={f.loc.line}"]
+    if f.loc.end_line > f.loc.line:
+        # The runner drops an annotation that has columns while line != endLine
+        # (actions/runner#4167): a finding over several lines carries lines only.
+        props.append(f"endLine={f.loc.end_line}")
+    else:
+        props.append(f"col={f.loc.col}")
+        if f.loc.end_line == f.loc.line and f.loc.end_col:
+            props += [f"endLine={f.loc.end_line}", f"endColumn={f.loc.end_col}"]
     props.append(f"title={escape_property(f.code + ' ' + CODES[f.code].name)}")
     rule = f"[{f.rule_id}] " if f.rule_id else ""
-    return f"::{kind} {','.join(props)}::{escape_data(rule + f.message)}"
+    return f"::{_kind(f)} {','.join(props)}::{escape_data(rule + f.message)}"
 
 
 def render(findings: list[Finding]) -> str:
-    return "".join(line(f) + "\n" for f in findings)
+    out = [line(f) + "\n" for f in findings]
+    hidden = {k: max(0, sum(_kind(f) == k for f in findings) - SHOWN_PER_KIND) for k in ("error", "warning")}
+    if any(hidden.values()):
+        what = " and ".join(f"{n} more {k}{'s' if n > 1 else ''}" for k, n in hidden.items() if n)
+        out.append(
+            f"::notice title=refusal-lint::{escape_data(what)} than GitHub shows in one step; "
+            "the full list is in the job summary (--format markdown) or the SARIF upload (--format sarif)\n"
+        )
+    return "".join(out)
