@@ -65,8 +65,20 @@ def main() -> None:
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--config", "config_file", type=click.Path(), help="Config file (default: found upward).")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default=None, help="Output format.")
-@click.option("--output", type=click.Path(), help="Write the report to this file.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    default=None,
+    envvar="REFUSAL_LINT_OUTPUT_FORMAT",
+    help="Output format (or $REFUSAL_LINT_OUTPUT_FORMAT).",
+)
+@click.option(
+    "--output",
+    type=click.Path(),
+    envvar="REFUSAL_LINT_OUTPUT_FILE",
+    help="Write the report here (or $REFUSAL_LINT_OUTPUT_FILE).",
+)
 @click.option("--select", help="Only these codes (comma-separated; prefixes like RL3 allowed).")
 @click.option("--ignore", help="Never these codes.")
 @click.option("--fix", is_flag=True, help="Rewrite drifted reasons (RL203, RL303) to the card's.")
@@ -164,6 +176,7 @@ def _report(
     quiet: bool,
     nothing: bool,
     head: str = "",
+    command: str = "check",
 ) -> tuple[str, bool]:
     """The report in the chosen format (github on GitHub Actions when none is chosen), and
     whether it is coloured."""
@@ -177,7 +190,7 @@ def _report(
     if fmt == "sarif":
         from refusal_lint.report import sarif
 
-        return sarif.render(findings), False
+        return sarif.render(findings, command), False
     if fmt == "github":
         from refusal_lint.report import github
 
@@ -286,8 +299,20 @@ def _emit(report: str, output: str | None, color: bool) -> None:
 @click.option(
     "--config", "config_file", type=click.Path(), help="Config file with `probes:` (default: found upward)."
 )
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default=None, help="Output format.")
-@click.option("--output", type=click.Path(), help="Write the report to this file.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    default=None,
+    envvar="REFUSAL_LINT_OUTPUT_FORMAT",
+    help="Output format (or $REFUSAL_LINT_OUTPUT_FORMAT).",
+)
+@click.option(
+    "--output",
+    type=click.Path(),
+    envvar="REFUSAL_LINT_OUTPUT_FILE",
+    help="Write the report here (or $REFUSAL_LINT_OUTPUT_FILE).",
+)
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when errors are found.")
 @click.option("--quiet", "-q", is_flag=True, help="Print findings only.")
 @click.option("--color/--no-color", default=None, help="Colour the text output (default: on a terminal).")
@@ -324,7 +349,9 @@ def _probe(
     agents = [Agent(result.agent_name, "", result.card)] if result.card else []
     probed = ", ".join(probes) or "none (no probes configured)"
     head = f"probed {result.card_url} over A2A {result.protocol or '?'}; rules: {probed}\n"
-    report, use_color = _report(fmt, findings, agents, 1, 0, color, output, False, quiet, False, head)
+    report, use_color = _report(
+        fmt, findings, agents, 1, 0, color, output, False, quiet, False, head, command="probe"
+    )
     _emit(report, output, use_color)
     return _status(findings, exit_zero)
 
@@ -347,8 +374,24 @@ def _read_probes(path: str) -> dict[str, str]:
 
 
 @main.command("rules")
-def rules_cmd() -> None:
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", help="Output format.")
+def rules_cmd(fmt: str) -> None:
     """List every code with its name, default severity and whether --fix can fix it."""
+    if fmt == "json":
+        import json
+
+        table = [
+            {
+                "code": c.code,
+                "name": c.name,
+                "severity": c.severity,
+                "fixable": c.fixable,
+                "summary": c.summary,
+            }
+            for c in CODES.values()
+        ]
+        click.echo(json.dumps(table, indent=2, ensure_ascii=False))
+        return
     click.echo(f"{'code':<6}  {'name':<26}  {'severity':<8}  fixable  summary")
     for c in CODES.values():
         click.echo(

@@ -185,3 +185,40 @@ def test_github_notice_past_the_per_step_limit() -> None:
         "job summary (--format markdown) or the SARIF upload (--format sarif)"
     )
     assert not github.render(errors[:10] + warnings).count("::notice")
+
+
+def test_sarif_automation_details_name_the_command() -> None:
+    data = _sarif(CASE)
+    assert data["runs"][0]["automationDetails"] == {"id": "refusal-lint/check/"}  # type: ignore[index]
+    from refusal_lint.report import sarif
+
+    probe_run = json.loads(sarif.render([], "probe"))["runs"][0]
+    assert probe_run["automationDetails"] == {"id": "refusal-lint/probe/"}
+
+
+def test_output_format_and_file_from_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """For a pre-commit hook in CI, where the command line is fixed (ruff does the same)."""
+    out = tmp_path / "report.json"
+    monkeypatch.setenv("REFUSAL_LINT_OUTPUT_FORMAT", "json")
+    monkeypatch.setenv("REFUSAL_LINT_OUTPUT_FILE", str(out))
+    result = run_cli("check", str(CASE), "--no-cache")
+    assert result.exit_code == 1 and result.stdout == ""
+    assert [f["code"] for f in json.loads(out.read_text())["findings"]] == ["RL301", "RL302", "RL302"]
+    text_out = tmp_path / "report.txt"
+    explicit = run_cli("check", str(CASE), "--no-cache", "--format", "text", "--output", str(text_out))
+    assert explicit.exit_code == 1  # flags win over the environment
+    assert text_out.read_text().startswith("agent-card.json:10:11: RL301 [seg-mix]")
+
+
+def test_rules_as_json() -> None:
+    from refusal_lint.codes import CODES
+
+    data = json.loads(run_cli("rules", "--format", "json").stdout)
+    assert [r["code"] for r in data] == list(CODES)
+    assert data[4] == {
+        "code": "RL005",
+        "name": "file-unchecked",
+        "severity": "warning",
+        "fixable": False,
+        "summary": CODES["RL005"].summary,
+    }

@@ -67,7 +67,9 @@ def _fingerprints(findings: list[Finding]) -> list[str]:
     return out
 
 
-def render(findings: list[Finding]) -> str:
+def render(findings: list[Finding], command: str = "check") -> str:
+    """SARIF 2.1.0; `automationDetails.id` names the command, so a check upload and a probe
+    upload for one commit live side by side in code scanning."""
     order = list(CODES)
     results = []
     for f, fp in zip(findings, _fingerprints(findings), strict=True):
@@ -107,6 +109,7 @@ def render(findings: list[Finding]) -> str:
                         "rules": [_rule(c) for c in order],
                     }
                 },
+                "automationDetails": {"id": f"refusal-lint/{command}/"},
                 "results": results,
                 "columnKind": "unicodeCodePoints",
             }
