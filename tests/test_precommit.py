@@ -54,3 +54,23 @@ def test_pre_commit_hook_fails_then_passes(tmp_path: Path) -> None:
     passing = subprocess.run(pre_commit, cwd=repo, capture_output=True, text=True, env=env, timeout=600)
     assert passing.returncode == 0, passing.stdout + passing.stderr
     assert "Passed" in passing.stdout
+
+
+def test_hook_files_pattern_covers_every_suffix_read() -> None:
+    """A commit touching only a .prompty or .markdown prompt must run the hook (issue 15)."""
+    import re
+
+    import yaml
+
+    from refusal_lint import discover
+
+    hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    assert [h["id"] for h in hooks] == ["refusal-lint", "refusal-lint-fix"]
+    assert hooks[1]["entry"] == "refusal-lint check --fix"
+    suffixes = discover.PY + discover.JSON + discover.YAML + discover.TEXT
+    for hook in hooks:
+        files = re.compile(hook["files"])
+        for suffix in suffixes:
+            assert files.search("agent/prompts/system" + suffix), (hook["id"], suffix)
+        for other in (".png", ".lock", ".toml", ".pyc", ".jsonl"):
+            assert not files.search("agent/x" + other), (hook["id"], other)
