@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+REPO = "https://github.com/upperhand/refusal-lint"
+RULE_PAGES = "docs/rules"  # one page a code, generated from this table (python -m refusal_lint.rulepages)
+
 
 @dataclass(frozen=True)
 class Code:
@@ -13,6 +16,29 @@ class Code:
     fixable: bool
     summary: str
     explanation: str
+
+    def section(self, head: str) -> str:
+        """The prose after `What:`, `Why:` or `Fix:` in the explanation, on one line."""
+        lines: list[str] = []
+        current = ""
+        for line in self.explanation.splitlines():
+            if line.startswith("    "):
+                continue
+            for h in ("What:", "Why:", "Fix:"):
+                if line.startswith(h):
+                    current, line = h, line[len(h) :]
+            if current == head + ":":
+                lines.append(line.strip())
+        return " ".join(x for x in lines if x)
+
+    @property
+    def example(self) -> str:
+        """The explanation's indented example, dedented."""
+        return "\n".join(line[4:] for line in self.explanation.splitlines() if line.startswith("    "))
+
+    @property
+    def url(self) -> str:
+        return f"{REPO}/blob/main/{RULE_PAGES}/{self.code}.md"
 
 
 def _c(code: str, name: str, sev: str, summary: str, text: str, fixable: bool = False) -> Code:

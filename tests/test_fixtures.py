@@ -48,6 +48,7 @@ def test_json_findings_match_text(case: Path) -> None:
             "end_column",
             "message",
             "fixable",
+            "url",
         }
         assert f["end_line"] >= f["line"]
 

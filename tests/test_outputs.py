@@ -9,7 +9,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from conftest import TESTDATA, run_cli
+from conftest import ROOT, TESTDATA, run_cli
 
 from refusal_lint.report import github
 
@@ -222,3 +222,24 @@ def test_rules_as_json() -> None:
         "fixable": False,
         "summary": CODES["RL005"].summary,
     }
+
+
+def test_rule_pages_match_the_code_table() -> None:
+    """docs/rules/RLnnn.md are generated; regenerate with `python -m refusal_lint.rulepages`."""
+    from refusal_lint import rulepages
+
+    folder = ROOT / "docs" / "rules"
+    want = rulepages.pages()
+    assert sorted(p.name for p in folder.iterdir()) == sorted(want)
+    for name, text in want.items():
+        assert (folder / name).read_text(encoding="utf-8") == text, (
+            f"{name} drifted: python -m refusal_lint.rulepages"
+        )
+
+
+def test_findings_link_their_code_page() -> None:
+    data = json.loads(run_cli("check", str(CASE), "--no-cache", "--format", "json").stdout)
+    urls = {f["code"]: f["url"] for f in data["findings"]}
+    assert urls["RL301"] == "https://github.com/upperhand/refusal-lint/blob/main/docs/rules/RL301.md"
+    rules = _sarif(CASE)["runs"][0]["tool"]["driver"]["rules"]  # type: ignore[index]
+    assert {r["id"]: r["helpUri"] for r in rules}["RL302"].endswith("/docs/rules/RL302.md")

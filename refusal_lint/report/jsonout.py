@@ -28,6 +28,7 @@ def finding_dict(f: Finding) -> dict[str, Any]:
         "end_column": f.loc.end_col if f.loc.end_line else f.loc.col,
         "message": f.message,
         "fixable": f.fixable,
+        "url": code.url,
     }
 
 

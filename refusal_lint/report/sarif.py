@@ -7,23 +7,13 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from refusal_lint import __version__
-from refusal_lint.codes import CODES
+from refusal_lint.codes import CODES, REPO
 
 if TYPE_CHECKING:
     from refusal_lint.model import Finding
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-INFO_URI = "https://github.com/upperhand/refusal-lint"
-
-
-def _what(explanation: str) -> str:
-    """The explanation's first paragraph (its `What:`), on one line."""
-    lines = []
-    for line in explanation.splitlines():
-        if line.startswith(("Why:", "Fix:")):
-            break
-        lines.append(line.strip())
-    return " ".join(lines).removeprefix("What: ")
+INFO_URI = REPO
 
 
 def _markdown(explanation: str) -> str:
@@ -47,9 +37,9 @@ def _rule(code: str) -> dict[str, Any]:
         "id": c.code,
         "name": c.name,
         "shortDescription": {"text": c.summary},
-        "fullDescription": {"text": _what(c.explanation)},
+        "fullDescription": {"text": c.section("What")},
         "help": {"text": c.explanation, "markdown": _markdown(c.explanation)},
-        "helpUri": f"{INFO_URI}#codes",
+        "helpUri": c.url,
         "defaultConfiguration": {"level": "error" if c.severity == "error" else "warning"},
         "properties": {"tags": ["refusals", "a2a"], "fixable": c.fixable},
     }

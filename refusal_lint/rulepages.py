@@ -1,0 +1,69 @@
+"""The page of each code, `docs/rules/RLnnn.md`, generated from the code table.
+
+    python -m refusal_lint.rulepages [FOLDER]    # write them (default: docs/rules)
+
+A test fails when a page and the table drift apart.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from refusal_lint.codes import CODES, RULE_PAGES, Code
+
+
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def page(c: Code) -> str:
+    """One code's page: what, why, how to fix, with the example that shows it."""
+    fix = "yes, `refusal-lint check --fix`" if c.fixable else "no"
+    parts = [
+        f"# {c.code} {c.name}",
+        "",
+        f"Severity: {c.severity}. Fixable: {fix}.",
+        "",
+        f"{_sentence(c.summary)}.",
+        "",
+        "## What",
+        "",
+        _sentence(c.section("What")),
+        "",
+        "## Why",
+        "",
+        _sentence(c.section("Why")),
+        "",
+        "## How to fix",
+        "",
+        _sentence(c.section("Fix")),
+    ]
+    if c.example:
+        parts += ["", "```", c.example, "```"]
+    if not c.code.startswith("RL4"):  # probe findings are about a running agent, not a line
+        parts += [
+            "",
+            f"Where it is intended, silence it with `# refusal-lint: ignore[{c.code}]` at the end of",
+            f'the line, or with `per-file-ignores` or `ignore: ["{c.code}"]` in the config.',
+        ]
+    return "\n".join(parts) + "\n"
+
+
+def pages() -> dict[str, str]:
+    """File name -> text, for every code."""
+    return {f"{c.code}.md": page(c) for c in CODES.values()}
+
+
+def main(argv: list[str]) -> int:
+    folder = argv[0] if argv else RULE_PAGES
+    os.makedirs(folder, exist_ok=True)
+    for name, text in pages().items():
+        with open(os.path.join(folder, name), "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+    print(f"wrote {len(CODES)} pages to {folder}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
