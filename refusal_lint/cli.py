@@ -15,7 +15,7 @@ from refusal_lint import __version__
 from refusal_lint.codes import CODES, expand
 from refusal_lint.errors import UsageError
 
-FORMATS = ("text", "json", "sarif", "github", "markdown")
+FORMATS = ("text", "json", "sarif", "github", "markdown", "gitlab", "junit", "rdjson", "azure")
 MATRIX_FORMATS = ("text", "markdown", "json")
 
 
@@ -199,6 +199,10 @@ def _report(
         from refusal_lint.report import markdown
 
         return markdown.render(findings, agents), False
+    if fmt in ("gitlab", "junit", "rdjson", "azure"):
+        import importlib
+
+        return importlib.import_module(f"refusal_lint.report.{fmt}").render(findings), False
     from refusal_lint.report import text
 
     use_color = (

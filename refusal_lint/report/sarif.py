@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from typing import TYPE_CHECKING, Any
 
 from refusal_lint import __version__
 from refusal_lint.codes import CODES, REPO
+from refusal_lint.report.fingerprint import fingerprints
 
 if TYPE_CHECKING:
     from refusal_lint.model import Finding
@@ -45,24 +45,12 @@ def _rule(code: str) -> dict[str, Any]:
     }
 
 
-def _fingerprints(findings: list[Finding]) -> list[str]:
-    """Stable across runs and line moves: the code, path and rule, and which occurrence it is."""
-    seen: dict[tuple[str, str, str], int] = {}
-    out = []
-    for f in findings:
-        key = (f.code, f.loc.path, f.rule_id or "")
-        n = seen.get(key, 0)
-        seen[key] = n + 1
-        out.append(hashlib.sha256(f"{key}|{n}".encode()).hexdigest()[:32])
-    return out
-
-
 def render(findings: list[Finding], command: str = "check") -> str:
     """SARIF 2.1.0; `automationDetails.id` names the command, so a check upload and a probe
     upload for one commit live side by side in code scanning."""
     order = list(CODES)
     results = []
-    for f, fp in zip(findings, _fingerprints(findings), strict=True):
+    for f, fp in zip(findings, fingerprints(findings), strict=True):
         region: dict[str, int] = {"startLine": f.loc.line, "startColumn": f.loc.col}
         if f.loc.end_line >= f.loc.line and f.loc.end_col:
             region["endLine"] = f.loc.end_line

@@ -1,0 +1,36 @@
+"""GitLab Code Quality: a JSON array of issues, as the merge-request widget reads them."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from refusal_lint.codes import CODES
+from refusal_lint.report.fingerprint import fingerprints
+
+if TYPE_CHECKING:
+    from refusal_lint.model import Finding
+
+# GitLab's scale is info, minor, major, critical, blocker: errors rank above warnings.
+SEVERITY = {"error": "major", "warning": "minor"}
+
+
+def render(findings: list[Finding]) -> str:
+    issues: list[dict[str, Any]] = []
+    for f, fp in zip(findings, fingerprints(findings), strict=True):
+        code = CODES[f.code]
+        lines = {"begin": f.loc.line}
+        if f.loc.end_line > f.loc.line:
+            lines["end"] = f.loc.end_line
+        rule = f"[{f.rule_id}] " if f.rule_id else ""
+        issues.append(
+            {
+                "type": "issue",
+                "description": f"{f.code} {rule}{f.message}",
+                "check_name": f"{f.code} {code.name}",
+                "fingerprint": fp,
+                "severity": SEVERITY[code.severity],
+                "location": {"path": f.loc.path, "lines": lines},
+            }
+        )
+    return json.dumps(issues, indent=2, ensure_ascii=False) + "\n"

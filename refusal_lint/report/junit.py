@@ -1,0 +1,46 @@
+"""JUnit XML: one test case per finding, one test suite per file, as test-report viewers
+(Jenkins, GitLab, Azure) expect; a clean run is one passing case."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import TYPE_CHECKING
+from xml.etree import ElementTree as ET
+
+from refusal_lint.codes import CODES
+
+if TYPE_CHECKING:
+    from refusal_lint.model import Finding
+
+
+def render(findings: list[Finding]) -> str:
+    by_file: dict[str, list[Finding]] = defaultdict(list)
+    for f in findings:
+        by_file[f.loc.path].append(f)
+    root = ET.Element(
+        "testsuites", name="refusal-lint", tests=str(max(1, len(findings))), failures=str(len(findings))
+    )
+    if not findings:
+        suite = ET.SubElement(root, "testsuite", name="refusal-lint", tests="1", failures="0", errors="0")
+        ET.SubElement(suite, "testcase", name="refusals agree", classname="refusal-lint")
+    for path, items in by_file.items():
+        suite = ET.SubElement(
+            root, "testsuite", name=path, tests=str(len(items)), failures=str(len(items)), errors="0"
+        )
+        for f in items:
+            code = CODES[f.code]
+            rule = f" [{f.rule_id}]" if f.rule_id else ""
+            case = ET.SubElement(
+                suite,
+                "testcase",
+                name=f"{f.code}{rule} at line {f.loc.line}, column {f.loc.col}",
+                classname=path,
+                file=path,
+                line=str(f.loc.line),
+            )
+            failure = ET.SubElement(
+                case, "failure", message=f.message, type=f"{f.code} {code.name} ({code.severity})"
+            )
+            failure.text = f"{path}:{f.loc.line}:{f.loc.col}: {f.code}{rule} {f.message}\n{code.url}"
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

@@ -1,0 +1,166 @@
+"""The formats other CIs read (issue 15): gitlab, junit, rdjson, azure.
+
+Each is compared with a golden file and checked against the fields its publisher
+documents (GitLab's Code Quality report, reviewdog's DiagnosticResult, JUnit XML as
+test-report viewers read it, Azure's task.logissue command).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from xml.etree import ElementTree as ET
+
+import jsonschema
+import pytest
+from conftest import ROOT, TESTDATA, run_cli
+
+GOLDEN = ROOT / "tests" / "golden"
+FORMATS = ("gitlab", "junit", "rdjson", "azure")
+CASES = ("py-rl302", "survey-agent")
+
+# GitLab: an array of issues; description, check_name, fingerprint, severity and
+# location.path / location.lines.begin are what the merge-request widget needs.
+GITLAB = {
+    "type": "array",
+    "items": {
+        "type": "object",
+        "required": ["description", "check_name", "fingerprint", "severity", "location"],
+        "properties": {
+            "description": {"type": "string", "minLength": 1},
+            "check_name": {"type": "string", "minLength": 1},
+            "fingerprint": {"type": "string", "minLength": 1},
+            "severity": {"enum": ["info", "minor", "major", "critical", "blocker"]},
+            "location": {
+                "type": "object",
+                "required": ["path", "lines"],
+                "properties": {
+                    "path": {"type": "string"},
+                    "lines": {
+                        "type": "object",
+                        "required": ["begin"],
+                        "properties": {
+                            "begin": {"type": "integer", "minimum": 1},
+                            "end": {"type": "integer"},
+                        },
+                    },
+                },
+            },
+        },
+    },
+}
+_POSITION = {"type": "object", "properties": {"line": {"type": "integer"}, "column": {"type": "integer"}}}
+# reviewdog's DiagnosticResult, as its protobuf definition describes it.
+RDJSON = {
+    "type": "object",
+    "required": ["diagnostics"],
+    "properties": {
+        "source": {"type": "object", "required": ["name"], "properties": {"name": {"type": "string"}}},
+        "diagnostics": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["message", "location"],
+                "properties": {
+                    "message": {"type": "string"},
+                    "location": {
+                        "type": "object",
+                        "required": ["path"],
+                        "properties": {
+                            "path": {"type": "string"},
+                            "range": {
+                                "type": "object",
+                                "required": ["start"],
+                                "properties": {"start": _POSITION, "end": _POSITION},
+                            },
+                        },
+                    },
+                    "severity": {"enum": ["UNKNOWN_SEVERITY", "ERROR", "WARNING", "INFO"]},
+                    "code": {
+                        "type": "object",
+                        "required": ["value"],
+                        "properties": {"value": {"type": "string"}, "url": {"type": "string"}},
+                    },
+                },
+            },
+        },
+    },
+}
+AZURE = re.compile(
+    r"##vso\[task\.logissue type=(error|warning);sourcepath=[^;\]]+;"
+    r"linenumber=\d+;columnnumber=\d+;code=RL\d{3};\][^\r\n]*"
+)
+
+
+def _out(case: str, fmt: str) -> str:
+    result = run_cli("check", str(TESTDATA / case), "--no-cache", "--format", fmt)
+    assert result.exit_code in (0, 1)
+    return result.stdout
+
+
+@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_golden(case: str, fmt: str) -> None:
+    assert _out(case, fmt) == (GOLDEN / f"{case}.{fmt}").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_gitlab_fields_and_unique_fingerprints(case: str) -> None:
+    issues = json.loads(_out(case, "gitlab"))
+    jsonschema.validate(issues, GITLAB)
+    assert len({i["fingerprint"] for i in issues}) == len(issues)  # GitLab shows only the first of a repeat
+
+
+def test_gitlab_fingerprint_survives_a_line_move(tmp_path: Path) -> None:
+    import shutil
+
+    root = tmp_path / "agent"
+    shutil.copytree(TESTDATA / "py-rl302", root)
+    before = [
+        i["fingerprint"]
+        for i in json.loads(run_cli("check", str(root), "--no-cache", "--format", "gitlab").stdout)
+    ]
+    tools = root / "survey" / "tools.py"
+    tools.write_text("\n\n" + tools.read_text())
+    after = json.loads(run_cli("check", str(root), "--no-cache", "--format", "gitlab").stdout)
+    assert [i["fingerprint"] for i in after] == before
+    assert after[1]["location"]["lines"]["begin"] == 8
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_rdjson_fields(case: str) -> None:
+    doc = json.loads(_out(case, "rdjson"))
+    jsonschema.validate(doc, RDJSON)
+    for d in doc["diagnostics"]:
+        assert d["code"]["url"].endswith(f"/docs/rules/{d['code']['value']}.md")
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_junit_structure(case: str) -> None:
+    root = ET.fromstring(_out(case, "junit"))
+    assert root.tag == "testsuites"
+    cases = root.findall("testsuite/testcase")
+    failures = root.findall("testsuite/testcase/failure")
+    assert int(root.get("failures", "-1")) == len(failures)
+    for suite in root.findall("testsuite"):
+        assert suite.get("name")
+        assert int(suite.get("tests", "-1")) == len(suite.findall("testcase"))
+        assert int(suite.get("failures", "-1")) == len(suite.findall("testcase/failure"))
+    for c in cases:
+        assert c.get("name") and c.get("classname")
+    for f in failures:
+        assert f.get("message") and (f.text or "").count(":") >= 3
+
+
+def test_azure_lines_and_escaping() -> None:
+    from refusal_lint.model import Finding, Loc
+    from refusal_lint.report import azure
+
+    for line in _out("py-rl302", "azure").splitlines():
+        assert AZURE.fullmatch(line), line
+    tricky = Finding("RL302", Loc("a;b]c.py", 3, 4), "100% sure; [x]\nnext", rule_id="r")
+    assert azure.line(tricky) == (
+        "##vso[task.logissue type=error;sourcepath=a%3Bb%5Dc.py;linenumber=3;columnnumber=4;code=RL302;]"
+        "[r] 100%AZP25 sure; [x]%0Anext"
+    )
