@@ -83,6 +83,12 @@ def main() -> None:
 @click.option("--ignore", help="Never these codes.")
 @click.option("--fix", is_flag=True, help="Rewrite drifted reasons (RL203, RL303) to the card's.")
 @click.option("--diff", "show_diff", is_flag=True, help="Print the diff --fix would apply; write nothing.")
+@click.option(
+    "--baseline", "baseline_file", type=click.Path(), help="Hide the findings recorded in this baseline."
+)
+@click.option(
+    "--write-baseline", type=click.Path(), help="Record today's findings in this baseline file, and exit 0."
+)
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when errors are found (never turns 2 into 0).")
 @click.option("--no-cache", is_flag=True, help="Neither read nor write .refusal_lint_cache/.")
 @click.option("--jobs", type=click.IntRange(min=1), default=None, help="Parser processes (default: CPUs).")
@@ -110,12 +116,20 @@ def _check(
     color: bool | None,
     fix: bool = False,
     show_diff: bool = False,
+    baseline_file: str | None = None,
+    write_baseline: str | None = None,
 ) -> int:
+    import dataclasses
+
     from refusal_lint import pipeline
 
     targets, cfg, settings = _setup(paths, config_file, select, ignore, no_cache, jobs)
     if fix and show_diff:
         raise UsageError("--fix and --diff: choose one")
+    if write_baseline is not None:
+        return _write_baseline(write_baseline, pipeline.run(targets, cfg, settings))
+    if baseline_file is not None or cfg.baseline is not None:
+        settings = dataclasses.replace(settings, baseline=baseline_file or cfg.baseline)
     result = pipeline.run(targets, cfg, settings)
     fixed = 0
     if fix or show_diff:
@@ -213,6 +227,20 @@ def _report(
     if quiet:
         return "".join(text.line(f, use_color) + "\n" for f in findings), use_color
     return head + text.render(findings, use_color, statistics, nothing, fixed), use_color
+
+
+def _write_baseline(path: str, result: Any) -> int:
+    """Record today's findings (after select, ignores and suppressions) for `--baseline`."""
+    from refusal_lint import baseline
+
+    items = baseline.entries(result.findings, baseline.LineTexts(result.root))
+    try:
+        with open(path, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(baseline.dumps(items))
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot write baseline: {exc.strerror}") from None
+    click.echo(f"refusal-lint: wrote {len(items)} finding(s) to the baseline {path}", err=True)
+    return 0
 
 
 def _setup(

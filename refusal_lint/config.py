@@ -38,6 +38,7 @@ class Config:
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
     parse_timeout: float = DEFAULT_PARSE_TIMEOUT
     probes: dict[str, str] = field(default_factory=dict)
+    baseline: str | None = None  # a baseline file, as a path (relative to `base` in the file)
 
 
 _TOP_KEYS = (
@@ -50,6 +51,7 @@ _TOP_KEYS = (
     "max-file-size",
     "parse-timeout",
     "probes",
+    "baseline",
 )
 _AGENT_KEYS = ("name", "card", "prompt", "guards")
 
@@ -119,6 +121,9 @@ def parse(data: Any, src: str, base: str) -> Config:
         isinstance(k, str) and isinstance(v, str) for k, v in probes.items()
     ):
         raise UsageError(f"{src}: `probes` must map rule ids to message texts")
+    baseline = data.get("baseline")
+    if baseline is not None and not isinstance(baseline, str):
+        raise UsageError(f"{src}: `baseline` must be the path of a baseline file")
     return Config(
         source=src,
         base=base,
@@ -131,6 +136,7 @@ def parse(data: Any, src: str, base: str) -> Config:
         max_file_size=size,
         parse_timeout=float(timeout),
         probes=dict(probes),
+        baseline=os.path.join(base, baseline) if baseline else None,
     )
 
 

@@ -248,6 +248,7 @@ class Suppression:
     line: int
     codes: tuple[str, ...]  # empty: every code
     loc: Loc
+    end_line: int = 0  # the last line it covers (a YAML block scalar under its key), 0: its own
 
 
 @dataclass(frozen=True)

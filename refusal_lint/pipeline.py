@@ -41,6 +41,7 @@ class Settings:
     # Every shortcut off (REFUSAL_LINT_EXHAUSTIVE=1, for tests): no prefilter or pre-check
     # decides, every file is read for everything. Findings must not change.
     exhaustive: bool = False
+    baseline: str | None = None  # a baseline file whose findings are hidden (--baseline, `baseline:`)
 
 
 @dataclass
@@ -121,7 +122,12 @@ class _Extraction:
             self.cache.remember(entry.rel, entry.size, entry.mtime_ns, context, cache_key(job))
             self.submit(job)
             found = self.facts.get(entry.rel)
-            if found is not None and not found.has_facts() and found.problem is None:
+            if (
+                found is not None
+                and not found.has_facts()
+                and found.problem is None
+                and not found.suppressions
+            ):
                 # A card candidate that holds none: remembered as passed over (see drain).
                 del self.facts[entry.rel]
                 self.cache.remember(entry.rel, entry.size, entry.mtime_ns, context, SKIP)
@@ -308,14 +314,28 @@ def run(paths: list[str], cfg: Config, settings: Settings) -> Result:
         if not os.path.exists(p):
             raise UsageError(f"{p}: no such file or folder")
     root = _root_of(paths)
+    recorded = None
+    if settings.baseline is not None:
+        from refusal_lint import baseline
+
+        recorded = baseline.load(settings.baseline)  # a bad file stops the run before any work
     roles = roles_of(cfg, root)
     exclude_base = cfg.base if cfg.source else root
     walk = discover.walk(root, paths, list(cfg.exclude), exclude_base)
     ex = _Extraction(root, cfg, settings, roles)
     try:
-        return _run(ex, walk, root, cfg, settings, roles)
+        result = _run(ex, walk, root, cfg, settings, roles)
     finally:
         ex.close()
+    if recorded is not None and settings.baseline is not None:
+        from refusal_lint import baseline
+
+        where = os.path.relpath(os.path.abspath(settings.baseline), root).replace(os.sep, "/")
+        kept, stale = baseline.apply(result.findings, recorded, baseline.LineTexts(root), where)
+        if "RL003" in settings.select and "RL003" not in settings.ignore:
+            kept += stale
+        result.findings = sorted(kept, key=lambda f: f.sort_key())
+    return result
 
 
 def _run(
@@ -471,22 +491,24 @@ def _filter(
         kept = [f for f in kept if not ignored(f)]
     used: set[tuple[str, int]] = set()
     out = []
-    sup = {(p, s.line): s for p, f in facts.items() for s in f.suppressions}
+    own = {(p, s.line): s for p, f in facts.items() for s in f.suppressions}
+    # Each line a comment covers: its own, or a YAML block scalar under its key.
+    sup = {(p, ln): s for (p, _), s in own.items() for ln in range(s.line, max(s.line, s.end_line) + 1)}
     for f in kept:
         # The comment may end any line of the finding's span (a call written over several lines).
         lines = range(f.loc.line, max(f.loc.line, f.loc.end_line) + 1)
         hit = next(
-            (ln for ln in lines if (s := sup.get((f.loc.path, ln))) and (not s.codes or f.code in s.codes)),
+            (s for ln in lines if (s := sup.get((f.loc.path, ln))) and (not s.codes or f.code in s.codes)),
             None,
         )
         if hit is not None:
-            used.add((f.loc.path, hit))
+            used.add((f.loc.path, hit.line))
             continue
         out.append(f)
-    if "RL003" in settings.select and "RL003" not in settings.ignore and len(used) < len(sup):
+    if "RL003" in settings.select and "RL003" not in settings.ignore and len(used) < len(own):
         from refusal_lint import model  # only a tree with suppressions pays for it
 
-        for (path, line), s in sorted(sup.items()):
+        for (path, line), s in sorted(own.items()):
             if (path, line) not in used:
                 what = f"[{','.join(s.codes)}]" if s.codes else ""
                 out.append(model.Finding("RL003", s.loc, f"unused suppression `refusal-lint: ignore{what}`"))

@@ -9,7 +9,7 @@ import sys
 import tokenize
 import warnings
 
-from refusal_lint.extract import datacards, dataprompts, jsonpos, pyscan, yamlsafe
+from refusal_lint.extract import comments, datacards, dataprompts, jsonpos, pyscan, yamlsafe
 from refusal_lint.extract.job import Job
 from refusal_lint.extract.tree import TNode, TooDeep
 from refusal_lint.facts import FileFacts, Problem
@@ -53,8 +53,11 @@ def extract(job: Job) -> FileFacts:
         return _problem(job, f"not valid UTF-8 (byte 0x{job.data[exc.start]:02x})", line, col)
     except ValueError as exc:
         return _problem(job, str(exc))
+    notes = comments.suppressions(job.path, job.kind, text)
     if job.kind == "text":
-        return FileFacts(job.path, "text", prompts=(dataprompts.text_prompt(job.path, text),))
+        return FileFacts(
+            job.path, "text", prompts=(dataprompts.text_prompt(job.path, text),), suppressions=notes
+        )
     try:
         # A card candidate only: the C parser says whether any entry can be ours before
         # positions are worked out (an API contract that says "refusal" holds none).
@@ -62,7 +65,7 @@ def extract(job: Job) -> FileFacts:
             job.kind == "json" and not job.want_prompt and job.prompt_key is None and not job.exhaustive
         )
         if card_only and not datacards.may_hold_extension(jsonpos.validate(text)):
-            return FileFacts(job.path, job.kind)
+            return FileFacts(job.path, job.kind, suppressions=notes)
         roots = _documents(job, text)
     except (jsonpos.JsonError, yamlsafe.YamlError) as exc:
         return _problem(job, f"invalid {job.kind.upper()}: {exc}", exc.line, exc.col)
@@ -83,7 +86,7 @@ def extract(job: Job) -> FileFacts:
     elif prompts and job.kind == "json":
         # A JSON string holds no raw line break: every line of its value is on its own line.
         prompts = [dataprompts.one_line(p) for p in prompts]
-    return FileFacts(job.path, job.kind, exts=tuple(exts), prompts=tuple(prompts))
+    return FileFacts(job.path, job.kind, exts=tuple(exts), prompts=tuple(prompts), suppressions=notes)
 
 
 def _documents(job: Job, text: str) -> list[TNode]:

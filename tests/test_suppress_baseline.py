@@ -1,0 +1,113 @@
+"""Adoption of a legacy repo (issue 15): suppression comments beyond Python, and a baseline."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import TESTDATA, check_json, run_cli
+
+from refusal_lint.extract.comments import suppressions
+
+
+def _copy(case: str, tmp_path: Path) -> Path:
+    root = tmp_path / case
+    shutil.copytree(TESTDATA / case, root, ignore=shutil.ignore_patterns("expected.txt"))
+    return root
+
+
+def _found(root: Path, *extra: str) -> list[tuple[str, int, str]]:
+    return [(f["path"], f["line"], f["code"]) for f in check_json(root, *extra)["findings"]]
+
+
+def test_yaml_comment_on_a_block_scalar_key_covers_the_scalar(tmp_path: Path) -> None:
+    root = _copy("prompt-crewai-yaml-drift", tmp_path)
+    tasks = root / "survey" / "config" / "tasks.yaml"
+    assert _found(root) == [("survey/config/tasks.yaml", 6, "RL203")]
+    tasks.write_text(
+        tasks.read_text().replace("  description: |", "  description: |  # refusal-lint: ignore[RL203]")
+    )
+    assert _found(root) == []
+
+
+def test_yaml_hash_inside_a_block_scalar_is_text_not_a_comment(tmp_path: Path) -> None:
+    root = _copy("prompt-crewai-yaml-drift", tmp_path)
+    tasks = root / "survey" / "config" / "tasks.yaml"
+    text = tasks.read_text().replace(
+        "That cut is not available.", "That cut is not available. # refusal-lint: ignore"
+    )
+    tasks.write_text(text)
+    assert [c for _, _, c in _found(root)] == ["RL203"]
+
+
+def test_unused_yaml_suppression_is_rl003(tmp_path: Path) -> None:
+    root = _copy("prompt-crewai-yaml", tmp_path)
+    agents = root / "survey" / "config" / "agents.yaml"
+    agents.write_text(agents.read_text().replace("analyst:", "analyst:  # refusal-lint: ignore[RL203]"))
+    data = check_json(root)
+    [f] = data["findings"]
+    assert (f["path"], f["line"], f["column"], f["code"]) == ("survey/config/agents.yaml", 1, 11, "RL003")
+    assert f["message"] == "unused suppression `refusal-lint: ignore[RL203]`"
+
+
+def test_markdown_and_jinja_comments(tmp_path: Path) -> None:
+    root = _copy("prompt-rl203", tmp_path)
+    prompt = root / "system_prompt.md"
+    lines = prompt.read_text().splitlines()
+    lines[3] += " <!-- refusal-lint: ignore[RL203] -->"
+    prompt.write_text("\n".join(lines) + "\n")
+    assert ("system_prompt.md", 4, "RL203") not in _found(root)
+    assert suppressions("t.j2", "text", "- x: y {# refusal-lint: ignore[RL202, RL203] #}\n")[0].codes == (
+        "RL202",
+        "RL203",
+    )
+    assert suppressions("c.json", "json", '{"a": "# refusal-lint: ignore"}') == ()
+
+
+def test_baseline_hides_recorded_findings_and_survives_moves(tmp_path: Path) -> None:
+    root = _copy("py-rl302", tmp_path)
+    base = tmp_path / "baseline.json"
+    result = run_cli("check", str(root), "--no-cache", "--write-baseline", str(base))
+    assert result.exit_code == 0
+    assert "wrote 3 finding(s)" in result.stderr
+    recorded = json.loads(base.read_text())
+    assert [r["code"] for r in recorded["findings"]] == ["RL301", "RL302", "RL302"]
+    assert _found(root, "--baseline", str(base)) == []
+    tools = root / "survey" / "tools.py"
+    tools.write_text("\n\n\n" + tools.read_text())  # every finding's line moves
+    assert _found(root, "--baseline", str(base)) == []
+    # A new finding is reported; an entry that no longer matches is pointed out.
+    tools.write_text(tools.read_text().replace('"astro-cut"', '"astro-cuts"'))
+    data = check_json(root, "--baseline", str(base))
+    got = [(f["path"], f["line"], f["code"], f["rule_id"]) for f in data["findings"]]
+    assert got == [("../baseline.json", 3, "RL003", None), ("survey/tools.py", 11, "RL302", "astro-cuts")]
+    assert "RL302 [astro-cut] in survey/tools.py matches no finding now" in data["findings"][0]["message"]
+
+
+def test_baseline_from_config(tmp_path: Path) -> None:
+    root = _copy("py-rl302", tmp_path)
+    run_cli("check", str(root), "--no-cache", "--write-baseline", str(root / "refusal-baseline.json"))
+    (root / ".refusal-lint.yaml").write_text("baseline: refusal-baseline.json\n")
+    assert _found(root) == []
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (None, "cannot read baseline"),
+        ("{not json", "invalid baseline"),
+        ('{"findings": []}', "not a refusal-lint baseline"),
+        ('{"format": "refusal-lint-baseline/1", "findings": [{"code": 1}]}', "baseline entry 1 is not"),
+    ],
+)
+def test_bad_baseline_is_one_line_exit_2(tmp_path: Path, content: str | None, message: str) -> None:
+    base = tmp_path / "baseline.json"
+    if content is not None:
+        base.write_text(content)
+    result = run_cli("check", str(TESTDATA / "py-rl302"), "--no-cache", "--baseline", str(base))
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr.startswith(f"refusal-lint: error: {base}: {message}")
+    assert result.stderr.count("\n") == 1
