@@ -56,6 +56,24 @@ def _guarded(fn: Callable[..., int]) -> Callable[..., None]:
     return wrapper
 
 
+def _report_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """--format and --output, also from the environment (a pre-commit hook in CI)."""
+    f = click.option(
+        "--output",
+        type=click.Path(),
+        envvar="REFUSAL_LINT_OUTPUT_FILE",
+        help="Write the report here (or $REFUSAL_LINT_OUTPUT_FILE).",
+    )(f)
+    return click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(FORMATS),
+        default=None,
+        envvar="REFUSAL_LINT_OUTPUT_FORMAT",
+        help="Output format (or $REFUSAL_LINT_OUTPUT_FORMAT).",
+    )(f)
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="refusal-lint")
 def main() -> None:
@@ -65,20 +83,7 @@ def main() -> None:
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--config", "config_file", type=click.Path(), help="Config file (default: found upward).")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(FORMATS),
-    default=None,
-    envvar="REFUSAL_LINT_OUTPUT_FORMAT",
-    help="Output format (or $REFUSAL_LINT_OUTPUT_FORMAT).",
-)
-@click.option(
-    "--output",
-    type=click.Path(),
-    envvar="REFUSAL_LINT_OUTPUT_FILE",
-    help="Write the report here (or $REFUSAL_LINT_OUTPUT_FILE).",
-)
+@_report_options
 @click.option("--select", help="Only these codes (comma-separated; prefixes like RL3 allowed).")
 @click.option("--ignore", help="Never these codes.")
 @click.option("--fix", is_flag=True, help="Rewrite drifted reasons (RL203, RL303) to the card's.")
@@ -331,20 +336,7 @@ def _emit(report: str, output: str | None, color: bool) -> None:
 @click.option(
     "--config", "config_file", type=click.Path(), help="Config file with `probes:` (default: found upward)."
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(FORMATS),
-    default=None,
-    envvar="REFUSAL_LINT_OUTPUT_FORMAT",
-    help="Output format (or $REFUSAL_LINT_OUTPUT_FORMAT).",
-)
-@click.option(
-    "--output",
-    type=click.Path(),
-    envvar="REFUSAL_LINT_OUTPUT_FILE",
-    help="Write the report here (or $REFUSAL_LINT_OUTPUT_FILE).",
-)
+@_report_options
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when errors are found.")
 @click.option("--quiet", "-q", is_flag=True, help="Print findings only.")
 @click.option("--color/--no-color", default=None, help="Colour the text output (default: on a terminal).")

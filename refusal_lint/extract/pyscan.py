@@ -289,14 +289,20 @@ def may_hold_facts(tree: ast.Module, guard_names: frozenset[str], ids: frozenset
 _NO_MODULE = ast.Module(body=[], type_ignores=[])
 
 
-def call_text_may_fire(text: bytes, receiver: bool) -> bool:
-    """The text of one guard call (`refuse("seg-mix", ...)`), read alone: can its arguments
-    carry a rule id? In doubt (it does not parse alone, a name), yes."""
+def _call_alone(text: bytes) -> ast.Call | None:
+    """One call's text parsed alone; None where it does not parse so (then: in doubt, yes)."""
     try:
         node = ast.parse(text.decode("utf-8"), mode="eval").body
     except (SyntaxError, UnicodeDecodeError, ValueError, RecursionError, MemoryError):
-        return True
-    if not isinstance(node, ast.Call):
+        return None
+    return node if isinstance(node, ast.Call) else None
+
+
+def call_text_may_fire(text: bytes, receiver: bool) -> bool:
+    """The text of one guard call (`refuse("seg-mix", ...)`), read alone: can its arguments
+    carry a rule id? In doubt (it does not parse alone, a name), yes."""
+    node = _call_alone(text)
+    if node is None:
         return True
     if receiver and not node.args and not node.keywords:
         return True  # `Rule.SEG_MIX.refuse()`: the receiver may be the rule
@@ -306,11 +312,8 @@ def call_text_may_fire(text: bytes, receiver: bool) -> bool:
 def extension_text_may_declare(text: bytes, module_names: frozenset[str]) -> bool:
     """The text of one `AgentExtension(...)` call, read alone: may it declare ours? A uri
     binding can resolve is a literal, a module-level name, or a `self`/`cls` attribute."""
-    try:
-        node = ast.parse(text.decode("utf-8"), mode="eval").body
-    except (SyntaxError, UnicodeDecodeError, ValueError, RecursionError, MemoryError):
-        return True
-    if not isinstance(node, ast.Call):
+    node = _call_alone(text)
+    if node is None:
         return True
     uri = next((k.value for k in node.keywords if k.arg == "uri"), None)
     if uri is None:
