@@ -390,9 +390,10 @@ def _run(
         ex.read_prompts(near)
         ex.drain()
         result = _bind(ex, root, cfg, py_paths, roles)
-        (agent,) = result.agents if len(result.agents) == 1 and not cfg.agents else (None,)
-        if agent is not None and agent.card is not None and agent.card.rules and not agent.prompts:
-            ex.read_prompts([e for e in ex.prompt_only if e not in near])
+        single = result.agents[0] if len(result.agents) == 1 and not cfg.agents else None
+        if single is not None and single.card is not None and single.card.rules and not single.prompts:
+            read = {e.rel for e in near}
+            ex.read_prompts([e for e in ex.prompt_only if e.rel not in read])
             ex.drain()
             result = _bind(ex, root, cfg, py_paths, roles)
     ex.cache.save()
