@@ -14,13 +14,12 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from refusal_lint import spec
+from refusal_lint import conformance, spec
 from refusal_lint.checks import card as card_checks
 from refusal_lint.errors import UsageError
 from refusal_lint.extract import datacards, jsonpos
 from refusal_lint.extract.tree import TooDeep
 from refusal_lint.model import Card, Finding, Loc
-from refusal_lint.prompttext import fold_ws
 
 CARD_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")
 MAX_BODY = 8 * 1024 * 1024
@@ -114,88 +113,6 @@ def _request(message: str, protocol: str) -> tuple[dict[str, Any], dict[str, str
     )
 
 
-def _parts(result: Any) -> list[dict[str, Any]]:
-    """The Parts of a Message or a Task answer (its status message and artifacts)."""
-    if not isinstance(result, dict):
-        return []
-    for key in ("message", "task"):
-        if isinstance(result.get(key), dict):
-            return _parts(result[key] | {"kind": key})
-    out: list[dict[str, Any]] = []
-    if isinstance(result.get("parts"), list):
-        out += [p for p in result["parts"] if isinstance(p, dict)]
-    status = result.get("status")
-    if isinstance(status, dict) and isinstance(status.get("message"), dict):
-        out += _parts(status["message"] | {"kind": "message"})
-    for artifact in result.get("artifacts") or []:
-        if isinstance(artifact, dict):
-            out += [p for p in artifact.get("parts") or [] if isinstance(p, dict)]
-    return out
-
-
-def _text(part: dict[str, Any]) -> str | None:
-    return part["text"] if isinstance(part.get("text"), str) else None
-
-
-def _media(part: dict[str, Any]) -> str:
-    meta: dict[str, Any] = part["metadata"] if isinstance(part.get("metadata"), dict) else {}
-    return str(part.get("mediaType") or part.get("media_type") or meta.get("mediaType") or "")
-
-
-def _has_keys(data: Any) -> bool:
-    return isinstance(data, dict) and "rule" in data and ("reason" in data or "detail" in data)
-
-
-def judge(parts: list[dict[str, Any]], rules: dict[str, str | None], protocol: str) -> list[tuple[str, str]]:
-    """(code, message) for one provoked answer whose envelope held a result."""
-    datas = [p for p in parts if "data" in p]
-    refusal = next((p for p in datas if _media(p) == spec.MEDIA_TYPE), None)
-    if refusal is None and protocol == "0.3":
-        refusal = next((p for p in datas if _has_keys(p["data"])), None)
-    if refusal is None:
-        keyed = next((p for p in datas if _has_keys(p["data"])), None)
-        if keyed is not None:
-            return [
-                (
-                    "RL404",
-                    f"the refusal data Part has media type `{_media(keyed) or 'none'}`, "
-                    f"not `{spec.MEDIA_TYPE}`",
-                )
-            ]
-        return [("RL402", "a normal answer came back where the rule should refuse")]
-    out: list[tuple[str, str]] = []
-    data = refusal["data"]
-    if not (
-        isinstance(data, dict)
-        and set(data) <= spec.PAYLOAD_KEYS
-        and {"rule", "reason"} <= set(data)
-        and all(isinstance(v, str) for v in data.values())
-    ):
-        shown = json.dumps(data)[:200]
-        return [("RL404", f"the refusal data is not {{rule, reason[, detail]}} strings: {shown}")]
-    emitted, reason = data["rule"], data["reason"]
-    texts = [p for p in parts if _text(p) is not None]
-    advertised = rules.get(emitted) if emitted in rules else None
-    carrier = next(
-        (p for p in texts if fold_ws(_text(p) or "") in {fold_ws(reason), fold_ws(advertised or "")}),
-        texts[0] if len(texts) == 1 else None,
-    )
-    if not texts:
-        out.append(("RL403", "no text Part carries the reason"))
-    if emitted not in rules:
-        out.append(("RL405", f"the agent refused with rule `{emitted}`, which the card does not advertise"))
-    elif advertised is not None:
-        said = [("data", reason)] + ([("text", _text(carrier) or "")] if carrier is not None else [])
-        wrong = [(where, what) for where, what in said if fold_ws(what) != fold_ws(advertised)]
-        if wrong:
-            where, what = wrong[0]
-            out.append(("RL406", f'the {where} Part says "{what}"; the card says "{advertised}"'))
-    others = [p for p in parts if p is not refusal and p is not carrier]
-    if others:
-        out.append(("RL407", f"{len(others)} other Part(s) sit beside the refusal Parts"))
-    return out
-
-
 def probe(url: str, probes: dict[str, str], protocol: str | None, timeout: float) -> ProbeResult:
     base = urlsplit(url if "://" in url else f"http://{url}")
     if base.scheme not in ("http", "https") or not base.hostname:
@@ -259,25 +176,12 @@ def _probe_one(
         return [Finding("RL400", loc, f"{endpoint}: the answer is not JSON", rule_id=rule_id)]
     if not isinstance(envelope, dict):
         return [Finding("RL400", loc, f"{endpoint}: the answer is not a JSON-RPC envelope", rule_id=rule_id)]
-    if "error" in envelope:
-        err = envelope["error"]
-        what = err.get("message") if isinstance(err, dict) else err
-        return [Finding("RL401", loc, f"the refusal came back as a JSON-RPC error: {what}", rule_id=rule_id)]
-    if "result" not in envelope:
+    if "error" not in envelope and "result" not in envelope:
         return [
             Finding("RL400", loc, f"{endpoint}: the envelope holds neither result nor error", rule_id=rule_id)
         ]
-    out = [
-        Finding(code, loc, msg, rule_id=rule_id)
-        for code, msg in judge(_parts(envelope["result"]), rules, protocol)
+    # The same judgement evals and tests use (refusal_lint.conformance, DESIGN §9).
+    return [
+        Finding(f.code, loc, f.message, rule_id=rule_id)
+        for f in conformance.judge(envelope, rules, rule=rule_id, protocol=protocol)
     ]
-    if protocol == "0.3" and not any(f.code in ("RL402", "RL404") for f in out):
-        out.append(
-            Finding(
-                "RL408",
-                loc,
-                "A2A v0.3 data Parts carry no media type; the refusal Part was recognised by its keys",
-                rule_id=rule_id,
-            )
-        )
-    return out

@@ -173,16 +173,19 @@ def test_other_hosts_are_never_contacted() -> None:
 
 
 def test_judge_unit_cases() -> None:
+    """The probe's judgement is the library's (refusal_lint.conformance)."""
+    from refusal_lint import conformance as rc
+
     rules: dict[str, str | None] = {"seg-mix": "Reason."}
     media = "application/vnd.upperhand.refusal+json"
     good = [{"text": "Reason."}, {"data": {"rule": "seg-mix", "reason": "Reason."}, "mediaType": media}]
-    assert prober.judge(good, rules, "1.0") == []
+    assert rc.judge(good, rules) == []
     extra_key = [
         {"text": "Reason."},
         {"data": {"rule": "seg-mix", "reason": "Reason.", "x": "1"}, "mediaType": media},
     ]
-    assert [c for c, _ in prober.judge(extra_key, rules, "1.0")] == ["RL404"]
+    assert [f.code for f in rc.judge(extra_key, rules)] == ["RL404"]
     other_text = [{"text": "Other."}, {"data": {"rule": "seg-mix", "reason": "Reason."}, "mediaType": media}]
-    assert [c for c, _ in prober.judge(other_text, rules, "1.0")] == ["RL406"]
+    assert [f.code for f in rc.judge(other_text, rules)] == ["RL406"]
     task = {"task": {"status": {"message": {"parts": good}}, "artifacts": []}}
-    assert prober.judge(prober._parts(task), rules, "1.0") == []
+    assert rc.judge(task, rules) == []

@@ -1,0 +1,176 @@
+"""refusal_lint.conformance: the spec's assertion for evals, tests and consumers (DESIGN §9).
+
+Answers of every shape, v1.0 and v0.3, as real agents send them (captured from the
+a2a-sdk servers of tests/agents and the SDK's own objects)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from refusal_lint import conformance as rc
+
+URI = "https://standards.upperhandai.com/ext/refusals/v1"
+MEDIA = "application/vnd.upperhand.refusal+json"
+SEG = "Segmentation families cannot be crossed; ask for one family per cut."
+CUT = "That demographic cut is not defined for this study."
+CARD = {
+    "name": "Survey Analyst",
+    "capabilities": {"extensions": [{"uri": URI, "params": {"seg-mix": SEG, "invalid-cut": CUT}}]},
+}
+PARTS_V1 = [
+    {"text": SEG},
+    {"data": {"rule": "seg-mix", "reason": SEG, "detail": "polaris x news"}, "mediaType": MEDIA},
+]
+PARTS_V03 = [
+    {"kind": "text", "text": SEG},
+    {"kind": "data", "data": {"rule": "seg-mix", "reason": SEG}, "metadata": {"mediaType": MEDIA}},
+]
+MESSAGE_V1 = {"messageId": "m1", "role": "ROLE_AGENT", "parts": PARTS_V1}
+MESSAGE_V03 = {"kind": "message", "messageId": "m1", "role": "agent", "parts": PARTS_V03}
+TASK_V1 = {"id": "t1", "status": {"state": "TASK_STATE_COMPLETED", "message": MESSAGE_V1}, "artifacts": []}
+
+SHAPES: dict[str, Any] = {
+    "v1.0 JSON-RPC envelope": {"jsonrpc": "2.0", "id": "1", "result": {"message": MESSAGE_V1}},
+    "v1.0 result": {"message": MESSAGE_V1},
+    "v1.0 HTTP+JSON body (task)": {"task": TASK_V1},
+    "v1.0 Message dict": MESSAGE_V1,
+    "v1.0 Part list": PARTS_V1,
+    "v1.0 envelope as JSON text": json.dumps(
+        {"jsonrpc": "2.0", "id": "1", "result": {"message": MESSAGE_V1}}
+    ),
+    "v0.3 JSON-RPC envelope": {"jsonrpc": "2.0", "id": 1, "result": MESSAGE_V03},
+    "v0.3 Message dict": MESSAGE_V03,
+    "v1.0 stream": [
+        {
+            "jsonrpc": "2.0",
+            "id": "1",
+            "result": {"task": {"id": "t1", "status": {"state": "TASK_STATE_SUBMITTED"}}},
+        },
+        {
+            "jsonrpc": "2.0",
+            "id": "1",
+            "result": {
+                "statusUpdate": {
+                    "taskId": "t1",
+                    "status": {"state": "TASK_STATE_WORKING", "message": {"parts": [{"text": "Looking..."}]}},
+                }
+            },
+        },
+        {"jsonrpc": "2.0", "id": "1", "result": {"artifactUpdate": {"artifact": {"parts": PARTS_V1[1:]}}}},
+        {
+            "jsonrpc": "2.0",
+            "id": "1",
+            "result": {
+                "statusUpdate": {
+                    "final": True,
+                    "status": {"state": "TASK_STATE_COMPLETED", "message": {"parts": PARTS_V1[:1]}},
+                }
+            },
+        },
+    ],
+}
+
+
+@pytest.mark.parametrize("shape", list(SHAPES))
+def test_every_answer_shape(shape: str) -> None:
+    answer = SHAPES[shape]
+    refusal = rc.find_refusal(answer)
+    assert refusal is not None and (refusal.rule, refusal.reason) == ("seg-mix", SEG)
+    codes = [f.code for f in rc.judge(answer, CARD)]
+    assert codes == (["RL408"] if "v0.3" in shape else [])  # v0.3: no media type travels
+    assert rc.assert_refusal(answer, CARD, rule="seg-mix").rule == "seg-mix"
+    with pytest.raises(AssertionError, match="refused with rule `seg-mix`"):
+        rc.assert_not_refused(answer)
+
+
+def test_refusal_parts_are_its_own() -> None:
+    refusal = rc.find_refusal(PARTS_V1)
+    assert refusal is not None
+    assert refusal.detail == "polaris x news"
+    assert refusal.parts == (PARTS_V1[1], PARTS_V1[0])  # its data Part, then its text Part
+
+
+def test_card_shapes(tmp_path: Path) -> None:
+    path = tmp_path / "agent-card.json"
+    path.write_text(json.dumps(CARD))
+    want = {"seg-mix": SEG, "invalid-cut": CUT}
+    for card in (CARD, json.dumps(CARD), str(path), path, {"seg-mix": SEG, "invalid-cut": CUT}):
+        assert rc.rules_of(card) == want
+
+
+@pytest.mark.parametrize(
+    ("answer", "rule", "codes"),
+    [
+        ({"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": SEG}}, None, ["RL401"]),
+        ([{"text": "Polaris by ideology: 41% / 59%."}], None, ["RL402"]),
+        (
+            [{"text": CUT}, {"data": {"rule": "invalid-cut", "reason": CUT}, "mediaType": MEDIA}],
+            "seg-mix",
+            ["RL402"],
+        ),
+        (PARTS_V1[1:], None, ["RL403"]),
+        (
+            [{"text": SEG}, {"data": {"rule": "seg-mix", "reason": SEG}, "mediaType": "application/json"}],
+            None,
+            ["RL404"],
+        ),
+        (
+            [{"text": SEG}, {"data": {"rule": "astro-cut", "reason": SEG}, "mediaType": MEDIA}],
+            None,
+            ["RL405"],
+        ),
+        (
+            [{"text": "Nope."}, {"data": {"rule": "seg-mix", "reason": "Nope."}, "mediaType": MEDIA}],
+            None,
+            ["RL406"],
+        ),
+        ([*PARTS_V1, {"text": "Anyway, 41%."}], None, ["RL407"]),
+        ({"jsonrpc": "2.0", "id": 1}, None, ["RL400"]),
+    ],
+    ids=["RL401", "RL402", "RL402-other-rule", "RL403", "RL404", "RL405", "RL406", "RL407", "RL400"],
+)
+def test_each_fault_one_code(answer: Any, rule: str | None, codes: list[str]) -> None:
+    found = rc.judge(answer, CARD, rule=rule)
+    assert [f.code for f in found] == codes
+    assert all(f.rule_id == rule for f in found)
+    with pytest.raises(AssertionError, match=codes[0]):
+        rc.assert_refusal(answer, CARD, rule=rule)
+
+
+def test_no_refusal_in_text_only_or_error() -> None:
+    assert rc.find_refusal([{"text": "I would rather not."}]) is None
+    assert rc.find_refusal({"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "x"}}) is None
+    rc.assert_not_refused([{"text": "Polaris: 41%."}])
+
+
+def test_a2a_sdk_v1_objects() -> None:
+    """The SDK's own protobuf objects, converted only because they were passed."""
+    pytest.importorskip("a2a")
+    from a2a.helpers.proto_helpers import new_data_part, new_message, new_text_part
+    from a2a.types import Role
+
+    message = new_message(
+        [new_text_part(SEG), new_data_part({"rule": "seg-mix", "reason": SEG}, media_type=MEDIA)],
+        role=Role.ROLE_AGENT,
+    )
+    assert rc.judge(message, CARD) == []
+    assert rc.assert_refusal(message, CARD, rule="seg-mix").reason == SEG
+
+
+def test_finding_is_typed_and_readable() -> None:
+    [f] = rc.judge([{"text": "Polaris: 41%."}], CARD, rule="seg-mix")
+    assert (f.code, f.name, f.severity, f.rule_id) == ("RL402", "refusal-not-fired", "error", "seg-mix")
+    assert str(f).startswith("RL402 [seg-mix] refusal-not-fired: ")
+    assert set(rc.__all__) == {
+        "Finding",
+        "Refusal",
+        "assert_not_refused",
+        "assert_refusal",
+        "find_refusal",
+        "judge",
+        "rules_of",
+    }
