@@ -325,7 +325,12 @@ def _emit(report: str, output: str | None, color: bool) -> None:
 
 
 @main.command()
-@click.argument("url")
+@click.argument("url", required=False)
+@click.option(
+    "--app",
+    "app_spec",
+    help="Probe this ASGI app in-process instead of a URL (module:attribute; this imports it).",
+)
 @click.option(
     "--probes", "probes_file", type=click.Path(), help="YAML/JSON map rule-id -> provoking message."
 )
@@ -347,7 +352,8 @@ def probe(**kw: Any) -> None:
 
 
 def _probe(
-    url: str,
+    url: str | None,
+    app_spec: str | None,
     probes_file: str | None,
     protocol: str | None,
     timeout: float,
@@ -368,7 +374,16 @@ def _probe(
     probes = dict(cfg.probes)
     if probes_file is not None:
         probes = _read_probes(probes_file)
-    result = prober.probe(url, probes, protocol, timeout)
+    transport = None
+    if app_spec is not None:
+        from refusal_lint import inprocess
+
+        if url is not None:
+            raise UsageError("probe: give a URL or --app, not both")
+        url, transport = inprocess.BASE_URL, inprocess.transport_for(inprocess.load_app(app_spec))
+    if url is None:
+        raise UsageError("probe: give the agent's URL, or --app module:attribute")
+    result = prober.probe(url, probes, protocol, timeout, transport=transport)
     findings = sorted(result.findings, key=lambda f: f.sort_key())
     agents = [Agent(result.agent_name, "", result.card)] if result.card else []
     probed = ", ".join(probes) or "none (no probes configured)"

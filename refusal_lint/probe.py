@@ -38,7 +38,7 @@ class _Unreachable(Exception):
     pass
 
 
-def _client(host: str, timeout: float) -> Any:
+def _client(host: str, timeout: float, transport: Any = None) -> Any:
     try:
         import httpx
     except ImportError:
@@ -54,6 +54,7 @@ def _client(host: str, timeout: float) -> Any:
         max_redirects=3,
         verify=True,
         event_hooks={"request": [same_host]},
+        transport=transport,
         headers={"User-Agent": "refusal-lint-probe"},
     )
 
@@ -113,13 +114,16 @@ def _request(message: str, protocol: str) -> tuple[dict[str, Any], dict[str, str
     )
 
 
-def probe(url: str, probes: dict[str, str], protocol: str | None, timeout: float) -> ProbeResult:
+def probe(
+    url: str, probes: dict[str, str], protocol: str | None, timeout: float, transport: Any = None
+) -> ProbeResult:
+    """Probe the agent at `url` (over `transport`, e.g. to an ASGI app in this process)."""
     base = urlsplit(url if "://" in url else f"http://{url}")
     if base.scheme not in ("http", "https") or not base.hostname:
         raise UsageError(f"{url}: not an http(s) URL")
     result = ProbeResult()
     root = urlunsplit((base.scheme, base.netloc, base.path.rstrip("/"), "", ""))
-    with _client(base.hostname, timeout) as client:
+    with _client(base.hostname, timeout, transport) as client:
         card_doc: dict[str, Any] | None = None
         errors = []
         for path in CARD_PATHS:
