@@ -334,6 +334,19 @@ def _emit(report: str, output: str | None, color: bool) -> None:
 @click.option(
     "--probes", "probes_file", type=click.Path(), help="YAML/JSON map rule-id -> provoking message."
 )
+@click.option(
+    "--header",
+    "headers",
+    multiple=True,
+    help="'Name: value' sent with every request (repeatable); values are never printed.",
+)
+@click.option(
+    "--extension", "extensions", multiple=True, help="Also activate this extension URI (repeatable)."
+)
+@click.option(
+    "--binding", type=click.Choice(["jsonrpc", "http-json"]), default=None, help="Default: from the card."
+)
+@click.option("--no-stream", is_flag=True, help="No second probe over streaming, even if the card streams.")
 @click.option("--protocol", type=click.Choice(["1.0", "0.3"]), default=None, help="Default: from the card.")
 @click.option(
     "--timeout", type=click.FloatRange(min=0.1), default=10.0, show_default=True, help="Seconds a request."
@@ -355,6 +368,10 @@ def _probe(
     url: str | None,
     app_spec: str | None,
     probes_file: str | None,
+    headers: tuple[str, ...],
+    extensions: tuple[str, ...],
+    binding: str | None,
+    no_stream: bool,
     protocol: str | None,
     timeout: float,
     config_file: str | None,
@@ -383,7 +400,13 @@ def _probe(
         url, transport = inprocess.BASE_URL, inprocess.transport_for(inprocess.load_app(app_spec))
     if url is None:
         raise UsageError("probe: give the agent's URL, or --app module:attribute")
-    result = prober.probe(url, probes, protocol, timeout, transport=transport)
+    reach = prober.Reach(
+        headers=tuple(_header(h) for h in headers),
+        extensions=extensions,
+        binding=binding,
+        stream=not no_stream,
+    )
+    result = prober.probe(url, probes, protocol, timeout, transport=transport, reach=reach)
     findings = sorted(result.findings, key=lambda f: f.sort_key())
     agents = [Agent(result.agent_name, "", result.card)] if result.card else []
     probed = ", ".join(probes) or "none (no probes configured)"
@@ -393,6 +416,14 @@ def _probe(
     )
     _emit(report, output, use_color)
     return _status(findings, exit_zero)
+
+
+def _header(text: str) -> tuple[str, str]:
+    name, sep, value = text.partition(":")
+    if not sep or not name.strip() or any(c.isspace() for c in name.strip()):
+        # It may be a secret pasted without its name: none of it is shown.
+        raise UsageError("--header: give it as 'Name: value' (its text is not shown: it may hold a secret)")
+    return name.strip(), value.strip()
 
 
 def _read_probes(path: str) -> dict[str, str]:

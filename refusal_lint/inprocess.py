@@ -72,6 +72,14 @@ class SyncASGITransport:
         return asyncio.run_coroutine_threadsafe(send(), self._loop).result()
 
     def close(self) -> None:
+        async def settle() -> None:
+            # The app's own background tasks end with it, not with a warning.
+            tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for t in tasks:
+                t.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+        asyncio.run_coroutine_threadsafe(settle(), self._loop).result(5)
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(5)
         self._loop.close()

@@ -8,6 +8,7 @@ than one request per rule, never retries.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import uuid
 from dataclasses import dataclass, field
@@ -38,7 +39,7 @@ class _Unreachable(Exception):
     pass
 
 
-def _client(host: str, timeout: float, transport: Any = None) -> Any:
+def _client(host: str, timeout: float, transport: Any = None, headers: dict[str, str] | None = None) -> Any:
     try:
         import httpx
     except ImportError:
@@ -55,11 +56,12 @@ def _client(host: str, timeout: float, transport: Any = None) -> Any:
         verify=True,
         event_hooks={"request": [same_host]},
         transport=transport,
-        headers={"User-Agent": "refusal-lint-probe"},
+        headers={"User-Agent": "refusal-lint-probe", **(headers or {})},
     )
 
 
-def _fetch(client: Any, method: str, url: str, **kw: Any) -> Any:
+def _fetch(client: Any, method: str, url: str, *, tolerate: bool = False, **kw: Any) -> Any:
+    """The response; _Unreachable for a failed request (and, unless `tolerate`, an HTTP error)."""
     import httpx
 
     try:
@@ -70,60 +72,153 @@ def _fetch(client: Any, method: str, url: str, **kw: Any) -> Any:
         raise _Unreachable(f"{url}: timed out") from None
     except httpx.HTTPError as exc:
         raise _Unreachable(f"{url}: {type(exc).__name__}: {exc}") from None
-    if response.status_code >= 400:
+    if response.status_code >= 400 and not tolerate:
         raise _Unreachable(f"{url}: HTTP {response.status_code}")
     if len(response.content) > MAX_BODY:
         raise _Unreachable(f"{url}: answer larger than {MAX_BODY} bytes")
     return response
 
 
-def _interface(card: dict[str, Any], base: Any, forced: str | None) -> tuple[str, str]:
-    """(endpoint url on the URL's own host, protocol "1.0" | "0.3")."""
-    url, protocol = "", ""
+@dataclass(frozen=True)
+class Reach:
+    """How to reach a real agent (DESIGN §8 "Reach"): header values are sent, never shown."""
+
+    headers: tuple[tuple[str, str], ...] = ()
+    extensions: tuple[str, ...] = ()  # activated besides ours and the card's required ones
+    binding: str | None = None  # "jsonrpc" | "http-json": else the card's preference
+    stream: bool = True  # a second probe per rule over streaming, where the card says it streams
+
+
+@dataclass(frozen=True)
+class Interface:
+    url: str  # on the probed URL's own scheme, host and port
+    binding: str  # JSONRPC | HTTP+JSON | GRPC | ...
+    version: str  # "1.0" | "0.3"
+
+
+def _version(value: Any, default: str) -> str:
+    text = str(value or "")
+    return "0.3" if text.startswith("0.") else "1.0" if text[:1].isdigit() else default
+
+
+def _on_host(url: Any, base: Any) -> str:
+    """An interface's path, on the probed URL's own scheme, host and port."""
+    parts = urlsplit(url) if isinstance(url, str) and url else base
+    return str(urlunsplit((base.scheme, base.netloc, parts.path or "/", parts.query, "")))
+
+
+def interfaces(card: dict[str, Any], base: Any) -> list[Interface]:
+    """Every interface a card advertises, v1.0 (`supportedInterfaces`) or v0.3 shape (`url`,
+    `preferredTransport`, `additionalInterfaces`); a v1.0-shaped card may advertise 0.3."""
+    out = []
     for iface in card.get("supportedInterfaces") or []:
-        if isinstance(iface, dict) and str(iface.get("protocolBinding", "JSONRPC")).upper() == "JSONRPC":
-            url, protocol = str(iface.get("url", "")), "1.0"
-            break
-    if not url and isinstance(card.get("url"), str):
-        url, protocol = card["url"], "0.3"
-    protocol = forced or protocol or "1.0"
-    parts = urlsplit(url) if url else base
-    # The interface's path, on the probed URL's own scheme, host and port.
-    return urlunsplit((base.scheme, base.netloc, parts.path or "/", parts.query, "")), protocol
-
-
-def _request(message: str, protocol: str) -> tuple[dict[str, Any], dict[str, str]]:
-    mid = str(uuid.uuid4())
-    if protocol == "0.3":
-        params = {
-            "message": {
-                "kind": "message",
-                "messageId": mid,
-                "role": "user",
-                "parts": [{"kind": "text", "text": message}],
-            }
-        }
-        return (
-            {"jsonrpc": "2.0", "id": mid, "method": "message/send", "params": params},
-            {"X-A2A-Extensions": spec.URI},
+        if isinstance(iface, dict):
+            binding = str(iface.get("protocolBinding") or "JSONRPC").upper()
+            out.append(
+                Interface(
+                    _on_host(iface.get("url"), base), binding, _version(iface.get("protocolVersion"), "1.0")
+                )
+            )
+    if isinstance(card.get("url"), str):
+        version = _version(card.get("protocolVersion"), "0.3")
+        out.append(
+            Interface(
+                _on_host(card["url"], base), str(card.get("preferredTransport") or "JSONRPC").upper(), version
+            )
         )
-    params = {"message": {"messageId": mid, "role": "ROLE_USER", "parts": [{"text": message}]}}
-    return (
-        {"jsonrpc": "2.0", "id": mid, "method": "SendMessage", "params": params},
-        {"A2A-Version": "1.0", "A2A-Extensions": spec.URI},
+        for iface in card.get("additionalInterfaces") or []:
+            if isinstance(iface, dict):
+                binding = str(iface.get("transport") or "JSONRPC").upper()
+                out.append(Interface(_on_host(iface.get("url"), base), binding, version))
+    return out
+
+
+_BINDINGS = {"jsonrpc": "JSONRPC", "http-json": "HTTP+JSON"}
+
+
+def choose(found: list[Interface], base: Any, reach: Reach, forced_version: str | None) -> Interface | None:
+    """JSONRPC, then HTTP+JSON (or the one --binding names); within it the newest version
+    (or --protocol's). None: the card offers only bindings the probe does not speak."""
+    if not found:
+        return Interface(_on_host("", base), "JSONRPC", forced_version or "1.0")
+    wanted = [_BINDINGS[reach.binding]] if reach.binding else ["JSONRPC", "HTTP+JSON"]
+    for binding in wanted:
+        usable = [i for i in found if i.binding == binding]
+        if forced_version and any(i.version == forced_version for i in usable):
+            usable = [i for i in usable if i.version == forced_version]
+        if usable:
+            best = max(usable, key=lambda i: i.version)
+            return Interface(best.url, best.binding, forced_version or best.version)
+    return None
+
+
+def _message(text: str, version: str) -> dict[str, Any]:
+    mid = str(uuid.uuid4())
+    if version == "0.3":
+        return {
+            "kind": "message",
+            "messageId": mid,
+            "role": "user",
+            "parts": [{"kind": "text", "text": text}],
+        }
+    return {"messageId": mid, "role": "ROLE_USER", "parts": [{"text": text}]}
+
+
+def _request(
+    iface: Interface, text: str, extensions: str, stream: bool
+) -> tuple[str, dict[str, Any], dict[str, str]]:
+    """(url, JSON body, headers) of one provoking request on this interface."""
+    message = _message(text, iface.version)
+    headers = (
+        {"A2A-Version": "1.0", "A2A-Extensions": extensions}
+        if iface.version == "1.0"
+        else {"X-A2A-Extensions": extensions}
     )
+    if stream:
+        headers["Accept"] = "text/event-stream"
+    if iface.binding == "HTTP+JSON":
+        # As the official SDK serves and joins them: the interface url without its trailing
+        # slash, then /message:send (v1.0) or /v1/message:send (v0.3).
+        prefix = iface.url.rstrip("/") + ("/v1" if iface.version == "0.3" else "")
+        return f"{prefix}/message:{'stream' if stream else 'send'}", {"message": message}, headers
+    if iface.version == "0.3":
+        method = "message/stream" if stream else "message/send"
+    else:
+        method = "SendStreamingMessage" if stream else "SendMessage"
+    body = {"jsonrpc": "2.0", "id": message["messageId"], "method": method, "params": {"message": message}}
+    return iface.url, body, headers
+
+
+def _events(response: Any) -> list[Any]:
+    """The JSON of each Server-Sent Event's `data:` lines."""
+    out: list[Any] = []
+    data: list[str] = []
+    for line in [*response.text.splitlines(), ""]:
+        if line.startswith("data:"):
+            data.append(line[5:].lstrip())
+        elif not line and data:
+            with contextlib.suppress(ValueError):  # a comment or keep-alive, not an event
+                out.append(json.loads("\n".join(data)))
+            data = []
+    return out
 
 
 def probe(
-    url: str, probes: dict[str, str], protocol: str | None, timeout: float, transport: Any = None
+    url: str,
+    probes: dict[str, str],
+    protocol: str | None,
+    timeout: float,
+    transport: Any = None,
+    reach: Reach | None = None,
 ) -> ProbeResult:
     """Probe the agent at `url` (over `transport`, e.g. to an ASGI app in this process)."""
+    reach = reach or Reach()
     base = urlsplit(url if "://" in url else f"http://{url}")
     if base.scheme not in ("http", "https") or not base.hostname:
         raise UsageError(f"{url}: not an http(s) URL")
     result = ProbeResult()
     root = urlunsplit((base.scheme, base.netloc, base.path.rstrip("/"), "", ""))
-    with _client(base.hostname, timeout, transport) as client:
+    with _client(base.hostname, timeout, transport, dict(reach.headers)) as client:
         card_doc: dict[str, Any] | None = None
         errors = []
         for path in CARD_PATHS:
@@ -150,8 +245,9 @@ def probe(
             return result
         found, cards = card_checks.check_decls(datacards.find_extensions(tree))
         result.findings += found
-        if isinstance(card_doc, dict) and isinstance(card_doc.get("name"), str):
-            result.agent_name = card_doc["name"]
+        doc = card_doc if isinstance(card_doc, dict) else {}
+        if isinstance(doc.get("name"), str):
+            result.agent_name = doc["name"]
         if not cards or not cards[0].usable:
             if not cards:
                 result.findings.append(
@@ -160,32 +256,86 @@ def probe(
             return result
         result.card = cards[0]
         rules = {r.rule_id: r.reason for r in result.card.rules}
-        endpoint, result.protocol = _interface(card_doc if isinstance(card_doc, dict) else {}, base, protocol)
+        advertised = interfaces(doc, base)
+        iface = choose(advertised, base, reach, protocol)
+        if iface is None:
+            spoken = ", ".join(sorted({i.binding for i in advertised}))
+            result.findings.append(
+                Finding(
+                    "RL400",
+                    Loc(result.card_url),
+                    f"the agent speaks only {spoken}, which the probe does not "
+                    "(it speaks JSONRPC and HTTP+JSON)",
+                )
+            )
+            return result
+        result.protocol = iface.version
+        extensions = ", ".join(dict.fromkeys([spec.URI, *_required(doc), *reach.extensions]))
+        streams = reach.stream and bool((doc.get("capabilities") or {}).get("streaming"))
         for rule_id, message in probes.items():
-            result.findings += _probe_one(client, endpoint, rule_id, message, rules, result.protocol)
+            result.findings += _probe_one(client, iface, rule_id, message, rules, extensions, False)
+            if streams:
+                result.findings += _probe_one(client, iface, rule_id, message, rules, extensions, True)
     return result
 
 
+def _required(card: dict[str, Any]) -> list[str]:
+    """The URIs of the extensions the card marks required (an agent answers -32008 without)."""
+    caps: dict[str, Any] = card["capabilities"] if isinstance(card.get("capabilities"), dict) else {}
+    return [
+        str(e["uri"])
+        for e in caps.get("extensions") or []
+        if isinstance(e, dict) and e.get("required") is True and isinstance(e.get("uri"), str)
+    ]
+
+
 def _probe_one(
-    client: Any, endpoint: str, rule_id: str, message: str, rules: dict[str, str | None], protocol: str
+    client: Any,
+    iface: Interface,
+    rule_id: str,
+    message: str,
+    rules: dict[str, str | None],
+    extensions: str,
+    stream: bool,
 ) -> list[Finding]:
-    loc = Loc(endpoint)
-    body, headers = _request(message, protocol)
+    url, body, headers = _request(iface, message, extensions, stream)
+    loc = Loc(url)
+    how = " (streaming)" if stream else ""
     try:
-        response = _fetch(client, "POST", endpoint, json=body, headers=headers)
-        envelope = response.json()
+        response = _fetch(client, "POST", url, tolerate=True, json=body, headers=headers)
     except _Unreachable as exc:
-        return [Finding("RL400", loc, str(exc), rule_id=rule_id)]
+        return [Finding("RL400", loc, str(exc) + how, rule_id=rule_id)]
+    try:
+        answer: Any = (
+            _events(response)
+            if stream and "event-stream" in response.headers.get("content-type", "")
+            else response.json()
+        )
     except ValueError:
-        return [Finding("RL400", loc, f"{endpoint}: the answer is not JSON", rule_id=rule_id)]
-    if not isinstance(envelope, dict):
-        return [Finding("RL400", loc, f"{endpoint}: the answer is not a JSON-RPC envelope", rule_id=rule_id)]
-    if "error" not in envelope and "result" not in envelope:
-        return [
-            Finding("RL400", loc, f"{endpoint}: the envelope holds neither result nor error", rule_id=rule_id)
-        ]
+        answer = None
+    if response.status_code >= 400:
+        # An error object (REST) or a JSON-RPC error envelope is the refusal sent as an
+        # error; anything else (401 with {"detail": ...}, an HTML 502) did not reach the agent.
+        if isinstance(answer, dict) and "error" in answer:
+            err = answer["error"]
+            what = err.get("message") if isinstance(err, dict) else err
+            return [
+                Finding(
+                    "RL401",
+                    loc,
+                    f"the refusal came back as an error (HTTP {response.status_code}): {what}{how}",
+                    rule_id=rule_id,
+                )
+            ]
+        return [Finding("RL400", loc, f"{url}: HTTP {response.status_code}{how}", rule_id=rule_id)]
+    if answer is None or (not stream and not isinstance(answer, dict)):
+        return [Finding("RL400", loc, f"{url}: the answer is not JSON{how}", rule_id=rule_id)]
+    if stream and not answer:
+        return [Finding("RL400", loc, f"{url}: the stream carried no event{how}", rule_id=rule_id)]
+    if iface.binding == "JSONRPC" and not stream and "error" not in answer and "result" not in answer:
+        return [Finding("RL400", loc, f"{url}: the envelope holds neither result nor error", rule_id=rule_id)]
     # The same judgement evals and tests use (refusal_lint.conformance, DESIGN §9).
     return [
-        Finding(f.code, loc, f.message, rule_id=rule_id)
-        for f in conformance.judge(envelope, rules, rule=rule_id, protocol=protocol)
+        Finding(f.code, loc, f.message + how, rule_id=rule_id)
+        for f in conformance.judge(answer, rules, rule=rule_id, protocol=iface.version)
     ]

@@ -19,19 +19,28 @@ pytest.register_assert_rewrite("refusal_lint.conformance")
 
 @pytest.fixture
 def refusal_probe() -> Callable[..., list[Any]]:
-    """probe(target, probes, protocol=None, timeout=10.0) -> findings; target is an ASGI
-    app (probed in this process, nothing listens) or the agent's URL."""
+    """probe(target, probes, protocol=None, timeout=10.0, headers={}, extensions=(),
+    binding=None, stream=True) -> findings; target is an ASGI app (probed in this process,
+    nothing listens) or the agent's URL."""
     from refusal_lint import inprocess
     from refusal_lint import probe as prober
 
     def probe(
-        target: Any, probes: dict[str, str], protocol: str | None = None, timeout: float = 10.0
+        target: Any,
+        probes: dict[str, str],
+        protocol: str | None = None,
+        timeout: float = 10.0,
+        headers: dict[str, str] | None = None,
+        extensions: tuple[str, ...] = (),
+        binding: str | None = None,
+        stream: bool = True,
     ) -> list[Any]:
         if isinstance(target, str):
             url, transport = target, None
         else:
             url, transport = inprocess.BASE_URL, inprocess.transport_for(target)
-        result = prober.probe(url, probes, protocol, timeout, transport=transport)
+        reach = prober.Reach(tuple((headers or {}).items()), tuple(extensions), binding, stream)
+        result = prober.probe(url, probes, protocol, timeout, transport=transport, reach=reach)
         return sorted(result.findings, key=lambda f: f.sort_key())
 
     return probe

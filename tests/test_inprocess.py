@@ -29,6 +29,18 @@ def _server() -> ModuleType:
     return module
 
 
+def _app_module(folder: Path, name: str, variant: str) -> None:
+    """A module `name` whose `app` is the test agent of `variant` (for --app name:app)."""
+    server = str(ROOT / "tests" / "agents" / "survey_server.py")
+    (folder / f"{name}.py").write_text(
+        "import importlib.util\n"
+        f"spec = importlib.util.spec_from_file_location('survey_server', {server!r})\n"
+        "server = importlib.util.module_from_spec(spec)\n"
+        "spec.loader.exec_module(server)\n"
+        f"app = server.build_app(0, {variant!r})\n"
+    )
+
+
 def test_fixture_probes_a_conforming_app(refusal_probe: Any) -> None:
     app = _server().build_app(0, "conforming")
     assert refusal_probe(app, PROBES) == []
@@ -41,14 +53,7 @@ def test_fixture_finds_drift(refusal_probe: Any) -> None:
 
 
 def test_cli_probe_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    server = str(ROOT / "tests" / "agents" / "survey_server.py")
-    (tmp_path / "agent_app.py").write_text(
-        "import importlib.util\n"
-        f"spec = importlib.util.spec_from_file_location('survey_server', {server!r})\n"
-        "server = importlib.util.module_from_spec(spec)\n"
-        "spec.loader.exec_module(server)\n"
-        "app = server.build_app(0, 'jsonrpc-error')\n"
-    )
+    _app_module(tmp_path, "agent_app", "jsonrpc-error")
     probes = tmp_path / "probes.yaml"
     probes.write_text("seg-mix: Cross the polaris segments by ideology, please.\n")
     monkeypatch.chdir(tmp_path)
@@ -62,3 +67,87 @@ def test_cli_probe_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert bad.exit_code == 2 and "cannot import no_such_module" in bad.stderr
     both = run_cli("probe", "http://127.0.0.1:9", "--app", "agent_app:app")
     assert both.exit_code == 2 and "not both" in both.stderr
+
+
+def _codes(found: list[Any]) -> list[tuple[str, str | None, bool]]:
+    return [(f.code, f.rule_id, "(streaming)" in f.message) for f in found]
+
+
+def test_rest_only_agent(refusal_probe: Any) -> None:
+    """HTTP+JSON as the SDK serves it: POST {interface}/message:send."""
+    assert refusal_probe(_server().build_app(0, "rest"), PROBES) == []
+
+
+def test_streaming_agent_is_probed_twice_per_rule(refusal_probe: Any) -> None:
+    server = _server()
+    assert refusal_probe(server.build_app(0, "streaming"), PROBES) == []
+    found = _codes(refusal_probe(server.build_app(0, "streaming-drifted"), PROBES))
+    assert found == [
+        ("RL406", "invalid-cut", False),
+        ("RL406", "invalid-cut", True),
+        ("RL406", "seg-mix", False),
+        ("RL406", "seg-mix", True),
+    ]
+    no_stream = refusal_probe(server.build_app(0, "streaming-drifted"), PROBES, stream=False)
+    assert [c for c, _, streamed in _codes(no_stream) if streamed] == []
+
+
+def test_required_extensions_are_activated(refusal_probe: Any) -> None:
+    """The card marks a second extension required: without it the agent answers -32008."""
+    assert refusal_probe(_server().build_app(0, "requires-trace"), PROBES) == []
+
+
+def test_grpc_only_is_one_rl400_and_no_request(refusal_probe: Any) -> None:
+    [f] = refusal_probe(_server().build_app(0, "grpc-only"), PROBES)
+    assert (f.code, f.rule_id, f.loc.path) == ("RL400", None, "http://testserver/.well-known/agent-card.json")
+    assert "speaks only GRPC" in f.message
+
+
+def test_v1_card_with_a_03_interface_is_probed_over_03(refusal_probe: Any) -> None:
+    found = _codes(refusal_probe(_server().build_app(0, "v03-interface"), PROBES))
+    assert found == [("RL408", "invalid-cut", False), ("RL408", "seg-mix", False)]
+
+
+def test_bearer_token_reaches_the_agent_and_is_never_shown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server = _server()
+    _app_module(tmp_path, "bearer_app", "bearer")
+    probes = tmp_path / "probes.yaml"
+    probes.write_text("seg-mix: Cross the polaris segments by ideology, please.\n")
+    monkeypatch.chdir(tmp_path)
+    shut = run_cli("probe", "--app", "bearer_app:app", "--probes", str(probes), "--format", "json")
+    assert shut.exit_code == 1
+    import json
+
+    assert [f["code"] for f in json.loads(shut.stdout)["findings"]] == ["RL400"]
+    for fmt in ("json", "text", "sarif"):
+        opened = run_cli(
+            "probe",
+            "--app",
+            "bearer_app:app",
+            "--probes",
+            str(probes),
+            "--header",
+            f"Authorization: Bearer {server.TOKEN}",
+            "--format",
+            fmt,
+        )
+        assert opened.exit_code == 0, opened.output
+        assert server.TOKEN not in opened.stdout + opened.stderr
+    bad = run_cli("probe", "--app", "bearer_app:app", "--header", f"Bearer {server.TOKEN}")
+    assert bad.exit_code == 2 and server.TOKEN not in bad.stderr
+
+
+def test_rest_error_object_is_rl401(refusal_probe: Any) -> None:
+    """An HTTP 4xx whose JSON body holds `error` is the refusal sent as an error."""
+    found = refusal_probe(_server().build_app(0, "rest-error"), PROBES)
+    assert [(f.code, f.rule_id) for f in found] == [("RL401", "invalid-cut"), ("RL401", "seg-mix")]
+    assert all("HTTP 4" in f.message for f in found)
+
+
+def test_extension_option_activates_what_the_card_does_not_say(refusal_probe: Any) -> None:
+    server = _server()
+    app = server.build_app(0, "requires-trace-silently")
+    assert [f.code for f in refusal_probe(app, PROBES)] == ["RL401", "RL401"]  # -32008
+    assert refusal_probe(app, PROBES, extensions=(server.TRACE_URI,)) == []

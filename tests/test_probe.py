@@ -149,22 +149,18 @@ def test_no_probe_config_checks_the_card_only(servers: dict[str, str], tmp_path:
 
 def test_other_hosts_are_never_contacted() -> None:
     base = urlsplit("http://127.0.0.1:8080")
-    endpoint, protocol = prober._interface(
+    found = prober.interfaces(
         {
             "supportedInterfaces": [
                 {"url": "https://agents.example.com/survey/a2a", "protocolBinding": "JSONRPC"}
             ]
         },
         base,
-        None,
     )
-    assert (endpoint, protocol) == ("http://127.0.0.1:8080/survey/a2a", "1.0")
-    assert prober._interface(
-        {"url": "https://x.example.com/rpc", "protocolVersion": "0.3.0"}, base, None
-    ) == (
-        "http://127.0.0.1:8080/rpc",
-        "0.3",
-    )
+    assert found == [prober.Interface("http://127.0.0.1:8080/survey/a2a", "JSONRPC", "1.0")]
+    assert prober.interfaces({"url": "https://x.example.com/rpc", "protocolVersion": "0.3.0"}, base) == [
+        prober.Interface("http://127.0.0.1:8080/rpc", "JSONRPC", "0.3")
+    ]
     with (
         prober._client("127.0.0.1", 1.0) as client,
         pytest.raises(prober._Unreachable, match="refusing to contact"),

@@ -10,17 +10,21 @@ from __future__ import annotations
 
 import socket
 import sys
+from typing import Any
 
 import uvicorn
 from a2a.helpers.proto_helpers import new_data_part, new_message, new_text_part
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
 from a2a.server.request_handlers import DefaultRequestHandler
-from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
+from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes, create_rest_routes
 from a2a.server.tasks import InMemoryTaskStore
 from a2a.types import AgentCapabilities, AgentCard, AgentExtension, AgentInterface, AgentSkill
 from a2a.utils.errors import InvalidParamsError
 from starlette.applications import Starlette
+from starlette.middleware.base import BaseHTTPMiddleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
 
 URI = "https://standards.upperhandai.com/ext/refusals/v1"
 MEDIA_TYPE = "application/vnd.upperhand.refusal+json"
@@ -72,20 +76,35 @@ class SurveyExecutor(AgentExecutor):
         raise NotImplementedError
 
 
+TRACE_URI = "https://example.com/ext/traceability/v1"
+TOKEN = "s3cret-probe-token"
+
+
 def build_app(port: int, variant: str) -> Starlette:
+    """The agent of one variant. Reach variants (DESIGN §8): `rest` (HTTP+JSON only),
+    `streaming`/`streaming-drifted`, `requires-trace` (a second required extension),
+    `bearer` (a token on every request), `grpc-only`, `v03-interface` (a v1.0-shaped card
+    advertising a 0.3 JSON-RPC interface)."""
+    base = f"http://127.0.0.1:{port}"
+    binding, version, path = "JSONRPC", "1.0", "/a2a"
+    if variant.startswith("rest"):
+        binding, path = "HTTP+JSON", ""
+    elif variant == "grpc-only":
+        binding = "GRPC"
+    elif variant == "v03-interface":
+        version = "0.3"
+    extensions = [AgentExtension(uri=URI, required=False, description="Refusals.", params=RULES)]
+    if variant == "requires-trace":
+        extensions.append(AgentExtension(uri=TRACE_URI, required=True, description="Traceability."))
+    # `requires-trace-silently`: the agent requires the extension but its card does not say so.
     card = AgentCard(
         name="Survey Analyst",
         description="Crosstabs for the 2026 media-habits survey.",
         version="1.0.0",
         supported_interfaces=[
-            AgentInterface(
-                url=f"http://127.0.0.1:{port}/a2a", protocol_binding="JSONRPC", protocol_version="1.0"
-            )
+            AgentInterface(url=f"{base}{path}", protocol_binding=binding, protocol_version=version)
         ],
-        capabilities=AgentCapabilities(
-            streaming=False,
-            extensions=[AgentExtension(uri=URI, required=False, description="Refusals.", params=RULES)],
-        ),
+        capabilities=AgentCapabilities(streaming=variant.startswith("streaming"), extensions=extensions),
         default_input_modes=["text/plain"],
         default_output_modes=["text/plain", "application/json"],
         skills=[
@@ -94,11 +113,41 @@ def build_app(port: int, variant: str) -> Starlette:
             )
         ],
     )
+    behaviour = {"streaming-drifted": "drifted", "rest-error": "jsonrpc-error"}.get(variant, variant)
     handler = DefaultRequestHandler(
-        agent_executor=SurveyExecutor(variant), task_store=InMemoryTaskStore(), agent_card=card
+        agent_executor=SurveyExecutor(behaviour), task_store=InMemoryTaskStore(), agent_card=card
     )
-    routes = create_agent_card_routes(card) + create_jsonrpc_routes(handler, "/a2a", enable_v0_3_compat=True)
-    return Starlette(routes=routes)
+    routes = create_agent_card_routes(card)
+    if variant.startswith("rest"):
+        routes += create_rest_routes(handler)
+    else:
+        routes += create_jsonrpc_routes(handler, "/a2a", enable_v0_3_compat=True)
+    app = Starlette(routes=routes)
+    if variant.startswith("requires-trace"):
+        app.add_middleware(_RequireExtension)
+    if variant == "bearer":
+        app.add_middleware(_RequireToken)
+    return app
+
+
+class _RequireExtension(BaseHTTPMiddleware):
+    """A2A capability validation: a required extension not activated is -32008."""
+
+    async def dispatch(self, request: Request, call_next: Any) -> Response:
+        active = request.headers.get("A2A-Extensions", "") + request.headers.get("X-A2A-Extensions", "")
+        if request.method == "POST" and TRACE_URI not in active:
+            error = {"code": -32008, "message": f"extension {TRACE_URI} is required"}
+            return JSONResponse({"jsonrpc": "2.0", "id": None, "error": error})
+        response: Response = await call_next(request)
+        return response
+
+
+class _RequireToken(BaseHTTPMiddleware):
+    async def dispatch(self, request: Request, call_next: Any) -> Response:
+        if request.headers.get("Authorization") != f"Bearer {TOKEN}":
+            return JSONResponse({"detail": "Not authenticated"}, status_code=401)
+        response: Response = await call_next(request)
+        return response
 
 
 if __name__ == "__main__":
