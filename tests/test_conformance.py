@@ -174,3 +174,18 @@ def test_finding_is_typed_and_readable() -> None:
         "judge",
         "rules_of",
     }
+
+
+def test_a2a_sdk_v03_objects() -> None:
+    """v0.3's pydantic types (the SDK's compat layer): converted only because they were passed."""
+    t = pytest.importorskip("a2a.compat.v0_3.types")
+    message = t.Message(
+        message_id="m1",
+        role=t.Role.agent,
+        parts=[
+            t.Part(root=t.TextPart(text=SEG)),
+            t.Part(root=t.DataPart(data={"rule": "seg-mix", "reason": SEG}, metadata={"mediaType": MEDIA})),
+        ],
+    )
+    assert [f.code for f in rc.judge(message, CARD)] == ["RL408"]
+    assert rc.assert_refusal(message, CARD, rule="seg-mix").rule == "seg-mix"
