@@ -40,8 +40,12 @@ class Finding:
     message: str
     rule_id: str | None = None
     agent: str | None = None
-    fixable: bool = False
     edit: Edit | None = None
+
+    @property
+    def fixable(self) -> bool:
+        """--fix has an edit for it (RL203, RL303 where the text can be rewritten safely)."""
+        return self.edit is not None
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         return (self.loc.path, self.loc.line, self.loc.col, self.code, self.rule_id or "")
@@ -63,7 +67,6 @@ class Card:
     loc: Loc  # the extension entry (uri key / AgentExtension( call)
     rules: tuple[Rule, ...]  # empty when the params are unusable
     usable: bool  # False: RL100/RL103/RL104-for-non-object; skip RL2xx/RL3xx
-    exact: bool  # False for a near-miss URI (RL102)
     agent_name: str | None = None
     params_id: str = ""  # identity of the params dict (for derived prompts and RULES[...] lookups)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from refusal_lint.model import PromptLine
 
@@ -45,7 +46,6 @@ class RuleLine:
     reason: str  # as stated on the rule's own line
     line: int
     col: int
-    reason_col: int  # 1-based column where the reason starts on its line
     wrapped: str = ""  # the reason with the indented lines that continue a wrapped list item
 
     def states(self, reason: str) -> bool:
@@ -68,12 +68,20 @@ def _clean_reason(text: str) -> str:
     return text
 
 
-def rule_line(text: str) -> tuple[str, str, int, int] | None:
-    """(id, raw reason, id column, reason column) when `text` states a rule, else None."""
+class Stated(NamedTuple):
+    """A line that states a rule: its id, the reason as written, the id's 1-based column."""
+
+    rule_id: str
+    reason: str
+    col: int
+
+
+def rule_line(text: str) -> Stated | None:
+    """The rule `text` states, else None."""
     m = _RULE_LINE.match(text) or _TABLE_ROW.match(text)
     if m is None or not m.group("reason").strip():
         return None
-    return m.group("id"), m.group("reason"), m.start("id") + 1, m.start("reason") + 1
+    return Stated(m.group("id"), m.group("reason"), m.start("id") + 1)
 
 
 def rule_lines(lines: tuple[PromptLine, ...]) -> list[RuleLine]:
@@ -82,7 +90,7 @@ def rule_lines(lines: tuple[PromptLine, ...]) -> list[RuleLine]:
         parsed = rule_line(pl.text)
         if parsed is None:
             continue
-        rid, reason, col, rcol = parsed
+        rid, reason, col = parsed
         # A wrapped list item continues on indented lines that start no item of their own.
         wrapped = reason
         for nxt in lines[i + 1 :]:
@@ -91,12 +99,11 @@ def rule_lines(lines: tuple[PromptLine, ...]) -> list[RuleLine]:
             wrapped += " " + nxt.text.strip()
         out.append(
             RuleLine(
-                rid,
-                _clean_reason(reason),
-                pl.line,
-                col,
-                rcol,
-                _clean_reason(wrapped) if wrapped != reason else "",
+                rule_id=rid,
+                reason=_clean_reason(reason),
+                line=pl.line,
+                col=col,
+                wrapped=_clean_reason(wrapped) if wrapped != reason else "",
             )
         )
     return out
@@ -166,7 +173,7 @@ def _listing_lines(lines: tuple[PromptLine, ...], card_ids: set[str]) -> set[int
             sec += 1
         section_of[i] = sec
     states_card = {
-        i for i, pl in enumerate(lines) if (r := rule_line(pl.text)) is not None and r[0] in card_ids
+        i for i, pl in enumerate(lines) if (r := rule_line(pl.text)) is not None and r.rule_id in card_ids
     }
     heading_refusing = {
         section_of[i] for i, pl in enumerate(lines) if _HEADING.match(pl.text) and _REFUSING.search(pl.text)
@@ -208,7 +215,7 @@ def unknown_ids(lines: tuple[PromptLine, ...], card_ids: list[str]) -> list[Unkn
             found: list[tuple[str, int]] = []
             parsed = rule_line(pl.text)
             if parsed is not None:
-                found.append((parsed[0], parsed[2]))
+                found.append((parsed.rule_id, parsed.col))
             found += [(m.group(1).strip(), m.start(1) + 1) for m in _CODE.finditer(pl.text)]
             for token, col in found:
                 if "-" in token and token not in ids and TOKEN.fullmatch(token):

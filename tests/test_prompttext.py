@@ -217,7 +217,7 @@ def test_placeholder_reasons_are_not_compared(tmp_path: object) -> None:
     from refusal_lint.checks.prompt import check
     from refusal_lint.model import Card, Loc, Prompt, Rule
 
-    card = Card(Loc("c.json"), (Rule("seg-mix", "Real reason.", Loc("c.json", 2)),), True, True)
+    card = Card(Loc("c.json"), (Rule("seg-mix", "Real reason.", Loc("c.json", 2)),), usable=True)
     for line in ['- seg-mix: {{ reasons["seg-mix"] }}', "- seg-mix: {SEG_REASON}", "- seg-mix: {…}"]:
         prompt = Prompt(Loc("p.j2"), (PromptLine(line, 1),))
         assert check(card, [prompt]) == []

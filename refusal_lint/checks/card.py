@@ -57,11 +57,10 @@ def _entry_findings(decl: ExtDecl) -> tuple[list[Finding], Card]:
             what = "blank" if not item.reason.strip() else "more than one line"
             out.append(Finding("RL106", rule.loc, f"the reason of `{rid}` is {what}", rule_id=rid))
     card = Card(
-        decl.loc,
-        tuple(rules.values()) if usable else (),
-        usable,
-        exact,
-        decl.agent_name,
+        loc=decl.loc,
+        rules=tuple(rules.values()) if usable else (),
+        usable=usable,
+        agent_name=decl.agent_name,
         params_id=decl.params_id,
     )
     return out, card

@@ -80,7 +80,6 @@ def check(card: Card | None, guards: list[BoundGuard], errors: list[BoundError])
                     g.loc,
                     f'guard passes reason "{g.reason}" for `{g.rule_id}`; the card says "{rule.reason}"',
                     rule_id=g.written,
-                    fixable=edit is not None,
                     edit=edit,
                 )
             )

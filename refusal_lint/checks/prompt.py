@@ -74,7 +74,6 @@ def check(card: Card, prompts: list[Prompt], configured: str | None = None, root
                         f'the prompt gives `{rl.rule_id}` the reason "{rl.wrapped or rl.reason}"; '
                         f'the card says "{stated.reason}"',
                         rule_id=rl.rule_id,
-                        fixable=edit is not None,
                         edit=edit,
                     )
                 )
