@@ -148,7 +148,7 @@ Fix: an object with a string `uri`, an optional boolean `required` and the `para
             "RL102",
             "uri-near-miss",
             "E",
-            "an extension URI that is almost ours",
+            "an extension URI that is almost ours (`http://`, trailing `/`, `refusal/`, `v2`)",
             """
 What: an extension URI that equals the Refusals v1 URI once scheme, case, a trailing slash,
 `refusal`/`refusals` and the version are folded (`http://...`, `.../refusals/v1/`, `.../refusal/v1`).
@@ -253,7 +253,7 @@ Fix: add a rule line to the prompt:
             "RL202",
             "prompt-unknown-rule",
             "E",
-            "the prompt names a rule the card does not advertise",
+            "the prompt names a rule the card does not advertise (did-you-mean)",
             """
 What: a rule line (or a near miss of a card id, such as `seg_mix`) in the prompt names a
 rule the card does not have. The message suggests the nearest card rule.
@@ -291,7 +291,7 @@ Fix: add a guard in the tool code:
             "RL302",
             "guard-unknown-rule",
             "E",
-            "a guard fires a rule the card does not advertise",
+            "a guard fires a rule the card does not advertise (did-you-mean)",
             """
 What: a guard refuses with a rule id that is not a key of the card's params (the message
 suggests the nearest card rule).

@@ -50,6 +50,15 @@ def page(c: Code) -> str:
     return "\n".join(parts) + "\n"
 
 
+def readme_table() -> str:
+    """The README's code table (a test keeps the README's copy equal to this)."""
+    rows = ["| code | name | sev | fires when |", "|---|---|---|---|"]
+    for c in CODES.values():
+        summary = ("probe: " if c.code.startswith("RL4") else "") + c.summary
+        rows.append(f"| {c.code} | {c.name} | {c.severity[0].upper()} | {summary} |")
+    return "\n".join(rows) + "\n"
+
+
 def pages() -> dict[str, str]:
     """File name -> text, for every code."""
     return {f"{c.code}.md": page(c) for c in CODES.values()}

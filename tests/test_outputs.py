@@ -44,7 +44,9 @@ def test_sarif_content() -> None:
     )
     assert [r["id"] for r in driver["rules"]][:4] == ["RL001", "RL002", "RL003", "RL004"]
     rl302 = next(r for r in driver["rules"] if r["id"] == "RL302")
-    assert rl302["shortDescription"]["text"] == "a guard fires a rule the card does not advertise"
+    assert (
+        rl302["shortDescription"]["text"] == "a guard fires a rule the card does not advertise (did-you-mean)"
+    )
     assert rl302["help"]["text"].startswith("What: a guard refuses with a rule id")
     results = run["results"]
     assert [(r["ruleId"], r["level"]) for r in results] == [
@@ -243,3 +245,10 @@ def test_findings_link_their_code_page() -> None:
     assert urls["RL301"] == "https://github.com/upperhand/refusal-lint/blob/main/docs/rules/RL301.md"
     rules = _sarif(CASE)["runs"][0]["tool"]["driver"]["rules"]  # type: ignore[index]
     assert {r["id"]: r["helpUri"] for r in rules}["RL302"].endswith("/docs/rules/RL302.md")
+
+
+def test_readme_code_table_is_the_code_table() -> None:
+    """The README's table is generated (refusal_lint.rulepages.readme_table): one code, one place."""
+    from refusal_lint import rulepages
+
+    assert rulepages.readme_table() in (ROOT / "README.md").read_text(encoding="utf-8")
