@@ -9,6 +9,8 @@ import stat
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from refusal_lint.filekinds import SUFFIXES, FileKind, kind_of
+
 if TYPE_CHECKING:
     import pathspec
 
@@ -27,10 +29,11 @@ NEVER_ENTER = frozenset(
         ".nox",
     }
 )
-PY = (".py", ".pyi")
-JSON = (".json",)
-YAML = (".yaml", ".yml")
-TEXT = (".md", ".txt", ".j2", ".jinja", ".jinja2", ".prompt", ".prompty", ".markdown")
+# The suffixes read, by kind (filekinds.py holds the one table).
+PY, JSON, YAML, TEXT = (
+    tuple(s for s, k in SUFFIXES.items() if k == kind)
+    for kind in (FileKind.PYTHON, FileKind.JSON, FileKind.YAML, FileKind.TEXT)
+)
 CARD_NAMES = frozenset(
     {
         "agent-card.json",
@@ -55,19 +58,6 @@ class Entry:
 class Walk:
     files: list[Entry]
     skipped: list[str]  # one-line notes: unreadable folders, loops
-
-
-def kind_of(name: str) -> str | None:
-    lower = name.lower()
-    if lower.endswith(PY):
-        return "python"
-    if lower.endswith(JSON):
-        return "json"
-    if lower.endswith(YAML):
-        return "yaml"
-    if lower.endswith(TEXT):
-        return "text"
-    return None
 
 
 def gitignore_spec(lines: list[str]) -> pathspec.GitIgnoreSpec:

@@ -19,6 +19,7 @@ import tempfile
 import tokenize
 from dataclasses import dataclass, field
 
+from refusal_lint.filekinds import FileKind, is_kind
 from refusal_lint.model import Edit, Finding
 
 _LITERAL = re.compile(r"(?P<prefix>[rRbBuUfF]{0,2})(?P<quote>'''|\"\"\"|'|\")", re.S)
@@ -140,7 +141,7 @@ def _apply(text: str, edit: Edit, starts: list[int]) -> tuple[str, str | None]:
 
 def _still_reads(path: str, before: str, after: str, news: list[str]) -> bool:
     """The fixed file parses as it did, and states the new reasons."""
-    if path.endswith((".py", ".pyi")):
+    if is_kind(path, FileKind.PYTHON):
         try:
             tree = ast.parse(after)
             ast.parse(before)
@@ -150,7 +151,7 @@ def _still_reads(path: str, before: str, after: str, news: list[str]) -> bool:
             n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
         ]
         return all(any(new in s for s in strings) for new in news)
-    if path.endswith((".yaml", ".yml")):
+    if is_kind(path, FileKind.YAML):
         from refusal_lint.extract.yamlsafe import YamlError, load_plain
 
         try:
@@ -174,7 +175,7 @@ def plan(findings: list[Finding], root: str) -> Plan:
         try:
             with open(absolute, "rb") as fh:
                 data = fh.read()
-            text, encoding, bom = _decode(data, path.endswith((".py", ".pyi")))
+            text, encoding, bom = _decode(data, is_kind(path, FileKind.PYTHON))
         except (OSError, UnicodeDecodeError, SyntaxError, LookupError) as exc:
             out.skipped.append(f"{path}: not fixed, cannot read it ({exc})")
             continue
@@ -224,7 +225,7 @@ def write(p: Plan) -> list[str]:
             if not st.st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH):
                 raise PermissionError("the file is read-only")
             with open(f.abs, "rb") as fh:
-                current, _, _ = _decode(fh.read(), f.path.endswith((".py", ".pyi")))
+                current, _, _ = _decode(fh.read(), is_kind(f.path, FileKind.PYTHON))
             if current != f.before:
                 raise RuntimeError("it changed on disk since it was read")
             data = (("\ufeff" if f.bom else "") + f.after).encode(f.encoding)

@@ -18,6 +18,7 @@ from refusal_lint.cache import key as cache_key
 from refusal_lint.config import Config
 from refusal_lint.errors import UsageError
 from refusal_lint.extract.job import Job, ScanJob
+from refusal_lint.filekinds import FileKind, kind_of
 from refusal_lint.roles import Roles, roles_of
 
 if TYPE_CHECKING:
@@ -232,7 +233,7 @@ class _Extraction:
             data = self.read(entry, False)
             if data is None:
                 continue
-            kind = discover.kind_of(entry.rel) or "text"
+            kind = kind_of(entry.rel) or "text"
             if kind == "python" and not discover.python_prompt_candidate(data):
                 continue
             if kind == "python":
@@ -275,7 +276,7 @@ def _context(*parts: object) -> str:
 def _data_job(
     entry: discover.Entry, data: bytes, cfg: Config, roles: Roles, exhaustive: bool = False
 ) -> Job | str | None:
-    kind = discover.kind_of(entry.rel)
+    kind = kind_of(entry.rel)
     if kind is None:
         return None
     name = posixpath.basename(entry.rel)
@@ -349,9 +350,9 @@ def _run(
     data_ctx = _context(
         "data", sorted(roles.cards), sorted(roles.prompt_files.items()), bool(cfg.agents), settings.exhaustive
     )
-    py_entries = [e for e in walk.files if discover.kind_of(e.rel) == "python"]
+    py_entries = [e for e in walk.files if kind_of(e.rel) == "python"]
     ex.decide(
-        [e for e in walk.files if discover.kind_of(e.rel) != "python"],
+        [e for e in walk.files if kind_of(e.rel) != "python"],
         data_ctx,
         lambda e, d: _data_job(e, d, cfg, roles, settings.exhaustive),
     )
@@ -404,13 +405,13 @@ def _run(
 
 
 def _kind(entry: discover.Entry) -> str:
-    return discover.kind_of(entry.rel) or "text"
+    return kind_of(entry.rel) or "text"
 
 
 def _in_scope(entry: discover.Entry, agents: list[Agent], cfg: Config) -> bool:
     """Is a prompt candidate's file under an agent's root (so its prompts can count)?"""
     if cfg.agents:
-        return discover.kind_of(entry.rel) == "python"  # configured guard globs decide later
+        return kind_of(entry.rel) == "python"  # configured guard globs decide later
     from refusal_lint.bind import owner
 
     return bool(owner(entry.rel, [a.root for a in agents]))
@@ -454,7 +455,7 @@ def _file_columns(findings: list[Finding], root: str) -> list[Finding]:
         if (
             f.code in ("RL202", "RL203")
             and f.rule_id
-            and f.loc.path.endswith((".py", ".pyi", ".yaml", ".yml", ".json"))
+            and kind_of(f.loc.path) in (FileKind.PYTHON, FileKind.YAML, FileKind.JSON)
         ):
             if f.loc.path not in lines:
                 try:

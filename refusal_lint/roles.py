@@ -6,6 +6,7 @@ import os
 from dataclasses import dataclass
 
 from refusal_lint.config import AgentConfig, Config
+from refusal_lint.filekinds import FileKind, is_kind
 
 
 @dataclass(frozen=True)
@@ -29,7 +30,7 @@ def prompt_source(spec: str, cfg: Config, root: str) -> tuple[str, str, str | No
     if ".py:" in spec:
         f, name = spec.rsplit(":", 1)
         return "module", rel(root, cfg.base, f), name
-    return "file", rel(root, cfg.base, spec), "" if spec.endswith((".yaml", ".yml")) else None
+    return "file", rel(root, cfg.base, spec), "" if is_kind(spec, FileKind.YAML) else None
 
 
 def roles_of(cfg: Config, root: str) -> Roles:

@@ -62,12 +62,12 @@ def test_hook_files_pattern_covers_every_suffix_read() -> None:
 
     import yaml
 
-    from refusal_lint import discover
+    from refusal_lint.filekinds import SUFFIXES
 
     hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
     assert [h["id"] for h in hooks] == ["refusal-lint", "refusal-lint-fix"]
     assert hooks[1]["entry"] == "refusal-lint check --fix"
-    suffixes = discover.PY + discover.JSON + discover.YAML + discover.TEXT
+    suffixes = list(SUFFIXES)
     for hook in hooks:
         files = re.compile(hook["files"])
         for suffix in suffixes:

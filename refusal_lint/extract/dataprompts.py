@@ -7,6 +7,7 @@ import re
 
 from refusal_lint.extract.tree import TNode
 from refusal_lint.extract.vocab import is_prompt_key
+from refusal_lint.filekinds import FileKind, is_kind
 from refusal_lint.model import Loc, Prompt, PromptLine
 
 # A template placeholder fed from the rules map makes a prompt derived (agrees by construction).
@@ -97,10 +98,11 @@ def data_prompts(path: str, root: TNode) -> list[Prompt]:
     file; ADK `instruction:`; CrewAI agents.yaml/tasks.yaml; strings under prompt keys."""
     lower = path.lower()
     name = lower.rsplit("/", 1)[-1]
-    if path.endswith((".yaml", ".yml")) and ("prompt" in lower or "instruction" in lower):
+    yaml = is_kind(path, FileKind.YAML)
+    if yaml and ("prompt" in lower or "instruction" in lower):
         return _all_strings(root)
     out: list[Prompt] = []
-    crew = CREWAI_KEYS.get(name.rsplit(".", 1)[0]) if name.endswith((".yaml", ".yml")) else None
+    crew = CREWAI_KEYS.get(name.rsplit(".", 1)[0]) if yaml else None
     if crew and root.kind == "object":
         for _, entry in root.items:
             for crew_key in crew:
