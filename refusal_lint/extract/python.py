@@ -5,22 +5,19 @@ Everything is recorded symbolically (see facts.py); nothing of the user's code i
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 import re
-from dataclasses import dataclass, field
 
 import libcst as cst
 
 from refusal_lint import spec
 from refusal_lint.extract import vocab
 from refusal_lint.extract.positions import Positions
+from refusal_lint.extract.pyvalues import Scope, ValueBuilder, dotted, last_name, str_key
 from refusal_lint.facts import (
     Attr,
     CallV,
-    Const,
     CtorCall,
-    DictV,
     Dyn,
     Each,
     ErrorUse,
@@ -29,14 +26,12 @@ from refusal_lint.facts import (
     Fn,
     Guard,
     ImportRef,
-    Item,
     Join,
     Op,
     Param,
     PyExt,
     PyPrompt,
     Ref,
-    Seq,
     Str,
     Sub,
     Suppression,
@@ -47,139 +42,9 @@ from refusal_lint.model import Loc
 SUPPRESS = re.compile(r"#\s*refusal-lint:\s*ignore(?:\[([A-Za-z0-9,\s]*)\])?")
 
 
-@dataclass
-class _Scope:
-    func: str = ""  # the function's qualified name ("" for nested functions and lambdas)
-    passthrough: set[str] = field(default_factory=set)
-    local: set[str] = field(default_factory=set)
-    values: dict[str, cst.BaseExpression] = field(default_factory=dict)  # assigned exactly once
-    dicts: dict[str, cst.Dict] = field(default_factory=dict)  # local name -> dict literal
-    body: cst.CSTNode | None = None  # bindings not read yet: read on first name lookup
-    returns: list[Value] = field(default_factory=list)
-    is_function: bool = True
+class _Extractor(ValueBuilder):
+    """The recognisers: cards, guards, payloads, Parts, prompts, errors, definitions."""
 
-    def ready(self) -> _Scope:
-        if self.body is not None:
-            # Most functions never need their bindings; walking every body twice is costly.
-            bindings = _Bindings(self)
-            self.body.visit(bindings)
-            self.local -= self.passthrough
-            self.values = {k: v for k, v in bindings.values.items() if k not in bindings.multi}
-            self.body = None
-        return self
-
-
-def _dotted(node: cst.BaseExpression) -> str | None:
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        base = _dotted(node.value)
-        return f"{base}.{node.attr.value}" if base else None
-    return None
-
-
-def _last_name(node: cst.BaseExpression) -> str | None:
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        return node.attr.value
-    return None
-
-
-def _str_key(node: cst.BaseExpression | None) -> str | None:
-    if isinstance(node, cst.SimpleString):
-        value = node.evaluated_value
-        return value if isinstance(value, str) else None
-    return None
-
-
-class _Bindings(cst.CSTVisitor):
-    """Names a function body binds: locals (and the value of those bound exactly once),
-    and the pass-through ones (except-as)."""
-
-    def __init__(self, scope: _Scope) -> None:
-        self.scope = scope
-        self.values: dict[str, cst.BaseExpression] = {}
-        self.multi: set[str] = set()
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        self.scope.local.add(node.name.value)
-        self.multi.add(node.name.value)
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
-
-    def _targets(self, target: cst.BaseExpression, into: set[str]) -> None:
-        if isinstance(target, cst.Name):
-            into.add(target.value)
-            self.multi.add(target.value)
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            for el in target.elements:
-                self._targets(el.value, into)
-        elif isinstance(target, cst.StarredElement):
-            self._targets(target.value, into)
-
-    def _bind(self, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
-        if isinstance(target, cst.Name) and value is not None:
-            name = target.value
-            self.scope.local.add(name)
-            if name in self.values:
-                self.multi.add(name)
-            self.values[name] = value
-        else:
-            self._targets(target, self.scope.local)
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        for t in node.targets:
-            self._bind(t.target, node.value)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self._bind(node.target, node.value)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._targets(node.target, self.scope.local)
-
-    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-        self._targets(node.target, self.scope.local)
-
-    def visit_For(self, node: cst.For) -> None:
-        self._targets(node.target, self.scope.local)
-
-    def visit_CompFor(self, node: cst.CompFor) -> None:
-        self._targets(node.target, self.scope.local)
-
-    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
-        if node.name is not None:
-            self._targets(node.name.name, self.scope.passthrough)
-
-    def visit_ExceptStarHandler(self, node: cst.ExceptStarHandler) -> None:
-        if node.name is not None:
-            self._targets(node.name.name, self.scope.passthrough)
-
-    def visit_WithItem(self, node: cst.WithItem) -> None:
-        if node.asname is not None:
-            self._targets(node.asname.name, self.scope.local)
-
-    def visit_Import(self, node: cst.Import) -> None:
-        for alias in node.names:
-            name = (_dotted(alias.asname.name) if alias.asname else _dotted(alias.name)) or ""
-            self.scope.local.add(name)
-            self.multi.add(name)
-
-    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
-        if isinstance(node.names, cst.ImportStar):
-            return
-        for alias in node.names:
-            name = _dotted(alias.asname.name if alias.asname else alias.name) or ""
-            self.scope.local.add(name)
-            self.multi.add(name)
-
-
-class _Extractor(cst.CSTVisitor):
     def __init__(
         self,
         path: str,
@@ -187,13 +52,7 @@ class _Extractor(cst.CSTVisitor):
         pos: Positions,
         guard_callables: tuple[str, ...],
     ) -> None:
-        self.path = path
-        self.module = module
-        self.pos = pos
-        self.scopes: list[_Scope] = []
-        self.loops: list[dict[str, tuple[cst.BaseExpression, int]]] = []  # active loop variables
-        self.resolving: set[str] = set()  # locals being read (a = a + 1 must not recurse)
-        self.classes: list[tuple[str, set[str]]] = []  # (name, attribute and method names)
+        super().__init__(path, module, pos)
         self.init_maps: dict[str, dict[str, tuple[int, str]]] = {}  # class -> self.attr -> __init__ arg
         self.ctor_calls: list[CtorCall] = []
         self.card_names: list[str | None] = []  # every AgentCard(name=...) of the file
@@ -213,216 +72,6 @@ class _Extractor(cst.CSTVisitor):
         self.guard_plain = frozenset(g for g in guard_callables if "." not in g)
         self.guard_dotted = frozenset(g for g in guard_callables if "." in g)
 
-    # ---- locations -------------------------------------------------------------------
-
-    def loc(self, node: cst.CSTNode) -> Loc:
-        r = self.pos.get(node)
-        if r is None:
-            return Loc(self.path)
-        return Loc(self.path, r[0], r[1] + 1, r[2], r[3] + 1)
-
-    # ---- values ----------------------------------------------------------------------
-
-    def refs_in(self, node: cst.CSTNode) -> tuple[Ref, ...]:
-        out: list[Ref] = []
-        outer = self
-
-        class _Names(cst.CSTVisitor):
-            def visit_Attribute(self, n: cst.Attribute) -> bool:
-                v = outer.name_value(n)
-                if isinstance(v, Ref):
-                    out.append(v)
-                    return False
-                return True
-
-            def visit_Name(self, n: cst.Name) -> None:
-                v = outer.name_value(n)
-                if isinstance(v, Ref):
-                    out.append(v)
-
-        node.visit(_Names())
-        return tuple(out)
-
-    def loop_value(self, head: str, loc: Loc) -> Value | None:
-        for k in range(len(self.loops) - 1, -1, -1):
-            if head in self.loops[k]:
-                node, index = self.loops[k][head]
-                # The iterable is read where the loop starts: its own variables are not bound yet.
-                saved, self.loops = self.loops, self.loops[:k]
-                try:
-                    return self._each(node, index, loc)
-                finally:
-                    self.loops = saved
-        return None
-
-    def _each(self, node: cst.BaseExpression, index: int, loc: Loc) -> Each:
-        """A loop variable over `node`: `X.items()`, `sorted(X)` and the like see through to X."""
-        mode = "iter"
-        while isinstance(node, cst.Call) and len(node.args) <= 1:
-            name = _last_name(node.func)
-            if name in vocab.ITERATION_VIEWS and isinstance(node.func, cst.Attribute) and not node.args:
-                if mode != "iter":
-                    break
-                mode, node = name, node.func.value
-            elif name in vocab.ORDER_WRAPPERS and isinstance(node.func, cst.Name) and node.args:
-                node = node.args[0].value
-            else:
-                break
-        return Each(self.value(node), mode, index, loc)
-
-    def name_value(self, node: cst.Name | cst.Attribute) -> Value:
-        dotted = _dotted(node)
-        loc = self.loc(node)
-        if dotted is None:
-            return Dyn(loc, self.refs_in(node.value) if isinstance(node, cst.Attribute) else ())
-        head, _, rest = dotted.partition(".")
-        if head in ("None", "True", "False"):
-            return Const(head.lower(), loc)
-        each = self.loop_value(head, loc)
-        if each is not None:
-            return _attrs(each, rest, loc)
-        for scope in (s.ready() for s in reversed(self.scopes)):
-            if head in ("self", "cls") and self.classes and rest:
-                attrs = self.classes[-1][1]
-                first = rest.split(".", 1)[0]
-                if first in attrs:
-                    return Ref(self.path, f"{self.class_prefix()}{rest}", loc)
-            if head in scope.passthrough:
-                return Param(dotted, loc, scope.func)
-            if head in scope.local:
-                value = scope.values.get(head)
-                if value is None or head in self.resolving:
-                    return Dyn(loc)
-                self.resolving.add(head)
-                try:
-                    return _attrs(self.value(value), rest, loc)
-                finally:
-                    self.resolving.discard(head)
-        return Ref(self.path, dotted, loc)
-
-    def string(self, node: cst.SimpleString) -> Value:
-        value = node.evaluated_value
-        loc = self.loc(node)
-        if not isinstance(value, str):
-            return Const("bytes", loc)
-        body = node.value[len(node.prefix) + len(node.quote) : len(node.value) - len(node.quote)]
-        return Str(value, loc, _value_lines(body, "r" in node.prefix.lower(), loc.line, value))
-
-    def fstring(self, node: cst.FormattedString) -> Value:
-        loc = self.loc(node)
-        quote = node.start.lstrip("fFrRbBuU")
-        prefix = node.start[: len(node.start) - len(quote)].replace("f", "").replace("F", "")
-        parts: list[Value] = []
-        line = loc.line
-        for part in node.parts:
-            if isinstance(part, cst.FormattedStringText):
-                try:
-                    text = ast.literal_eval(prefix + quote + part.value + quote)
-                except (SyntaxError, ValueError):
-                    text = part.value
-                text = str(text).replace("{{", "{").replace("}}", "}")
-                lines = _value_lines(part.value, "r" in prefix.lower(), line, text)
-                parts.append(Str(text, Loc(self.path, line), lines, literal=False))
-                line += part.value.count("\n")
-            else:
-                assert isinstance(part, cst.FormattedStringExpression)
-                parts.append(self.value(part.expression))
-                line += self.module.code_for_node(part).count("\n")
-        if len(parts) == 1 and isinstance(parts[0], Str):
-            return Str(parts[0].value, loc, parts[0].lines)  # f"..." with no placeholder: a literal
-        return Join(tuple(parts), loc)
-
-    def value(self, node: cst.BaseExpression) -> Value:
-        loc = self.loc(node)
-        if isinstance(node, cst.SimpleString):
-            return self.string(node)
-        if isinstance(node, cst.ConcatenatedString):
-            return Join((self.value(node.left), self.value(node.right)), loc)
-        if isinstance(node, cst.FormattedString):
-            return self.fstring(node)
-        if isinstance(node, (cst.Name, cst.Attribute)):
-            return self.name_value(node)
-        if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary)):
-            return Const("number", loc)
-        if isinstance(node, (cst.List, cst.Tuple, cst.Set)):
-            if any(isinstance(el, cst.StarredElement) for el in node.elements):
-                return Const("list", loc)
-            return Seq(tuple(self.value(el.value) for el in node.elements), loc)
-        if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
-            return Const("list", loc)
-        if isinstance(node, cst.Dict):
-            return self.dict_value(node)
-        if isinstance(node, cst.Subscript) and len(node.slice) == 1:
-            index = node.slice[0].slice
-            if isinstance(index, cst.Index):
-                return Sub(self.value(node.value), self.value(index.value), loc)
-        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
-            return Join((self.value(node.left), self.value(node.right)), loc)
-        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Modulo):
-            base = self.value(node.left)
-            if isinstance(base, (Str, Join, Ref)):
-                return Fmt(base, (self.value(node.right),), loc)
-        if isinstance(node, cst.Call):
-            return self.call_value(node, loc)
-        return Dyn(loc, self.refs_in(node))
-
-    def call_value(self, node: cst.Call, loc: Loc) -> Value:
-        name = _last_name(node.func)
-        args = [a for a in node.args if a.keyword is None and a.star == ""]
-        if name in vocab.DEDENTS and len(args) == 1:
-            return Op("dedent", self.value(args[0].value), loc)
-        if name in vocab.STRIPS and isinstance(node.func, cst.Attribute) and not node.args:
-            return Op(name, self.value(node.func.value), loc)
-        if name in vocab.WRAPPERS and len(args) == 1 and len(node.args) == 1:
-            return self.value(args[0].value)
-        if name in vocab.STRUCT_FROM_DICT and args:
-            return self.value(args[0].value)  # protobuf: ParseDict(RULES, Struct()) is RULES
-        if name == "format" and isinstance(node.func, cst.Attribute):
-            base = self.value(node.func.value)
-            if isinstance(base, (Str, Join, Ref, Op)):
-                return Fmt(base, tuple(self.value(a.value) for a in node.args), loc)
-        if (
-            name == "join"
-            and isinstance(node.func, cst.Attribute)
-            and isinstance(node.func.value, cst.SimpleString)
-            and len(node.args) == 1
-            and isinstance(node.args[0].value, (cst.List, cst.Tuple))
-        ):
-            # "\n".join(["You are ...", "- seg-mix: ..."]): a prompt written line by line.
-            sep = self.value(node.func.value)
-            parts: list[Value] = []
-            for i, el in enumerate(node.args[0].value.elements):
-                if i:
-                    parts.append(sep)
-                parts.append(self.value(el.value))
-            return Join(tuple(parts), loc) if parts else Str("", loc, (loc.line,))
-        call = self.call_of(node, loc)
-        return call if call is not None else Dyn(loc, self.refs_in(node))
-
-    def call_of(self, node: cst.Call, loc: Loc) -> CallV | None:
-        """A call of a named callee with its arguments (None for `f()()`, `x[0]()`, star-args)."""
-        if not isinstance(node.func, (cst.Name, cst.Attribute)) or _dotted(node.func) is None:
-            return None
-        args: list[Value] = []
-        kwargs: list[tuple[str, Value]] = []
-        for a in node.args:
-            if a.star:
-                return None
-            if a.keyword is not None:
-                kwargs.append((a.keyword.value, self.value(a.value)))
-            else:
-                args.append(self.value(a.value))
-        return CallV(self.name_value(node.func), tuple(args), tuple(kwargs), loc)
-
-    def dict_value(self, node: cst.Dict) -> DictV:
-        items = []
-        for el in node.elements:
-            if isinstance(el, cst.DictElement):
-                items.append(Item(self.value(el.key), self.value(el.value), self.loc(el.key)))
-            else:
-                items.append(Item(Const("spread", self.loc(el)), self.value(el.value), self.loc(el)))
-        return DictV(tuple(items), self.loc(node))
-
     # ---- module-level definitions ------------------------------------------------------
 
     def define(self, target: cst.BaseExpression, value: cst.BaseExpression, prefix: str = "") -> None:
@@ -432,10 +81,6 @@ class _Extractor(cst.CSTVisitor):
         self.defs[name] = self.value(value)
         if vocab.is_prompt_name(target.value):
             self.prompts.append(PyPrompt(self.loc(target), self.defs[name], target.value, "assignment"))
-
-    def class_prefix(self) -> str:
-        """`Outer.Inner.` inside class bodies, `` at module level: how their names are defined."""
-        return "".join(c[0] + "." for c in self.classes)
 
     def at_module_level(self) -> bool:
         return not self.scopes and not self.classes
@@ -476,7 +121,7 @@ class _Extractor(cst.CSTVisitor):
             self.instance_prompt(node.target, node.value)
             return
         value = node.value
-        if isinstance(value, cst.Call) and _last_name(value.func) == "field":
+        if isinstance(value, cst.Call) and last_name(value.func) == "field":
             # A dataclass field: `system_prompt: str = field(default="...")`.
             default = next((a.value for a in value.args if a.keyword and a.keyword.value == "default"), None)
             if default is None:
@@ -488,22 +133,22 @@ class _Extractor(cst.CSTVisitor):
         if not self.at_module_level():
             return
         for alias in node.names:
-            dotted = _dotted(alias.name) or ""
+            name_path = dotted(alias.name) or ""
             if alias.asname is not None:
-                self.imports[_dotted(alias.asname.name) or dotted] = ImportRef(dotted, None, 0)
+                self.imports[dotted(alias.asname.name) or name_path] = ImportRef(name_path, None, 0)
             else:
-                head = dotted.split(".")[0]
+                head = name_path.split(".")[0]
                 self.imports[head] = ImportRef(head, None, 0)
-                if "." in dotted:
-                    self.imports[dotted] = ImportRef(dotted, None, 0)
+                if "." in name_path:
+                    self.imports[name_path] = ImportRef(name_path, None, 0)
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
         if not self.at_module_level() or isinstance(node.names, cst.ImportStar):
             return
-        module = _dotted(node.module) if node.module is not None else ""
+        module = dotted(node.module) if node.module is not None else ""
         for alias in node.names:
-            name = _dotted(alias.name) or ""
-            local = _dotted(alias.asname.name) if alias.asname else name
+            name = dotted(alias.name) or ""
+            local = dotted(alias.asname.name) if alias.asname else name
             self.imports[local or name] = ImportRef(module or "", name, len(node.relative))
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
@@ -535,10 +180,10 @@ class _Extractor(cst.CSTVisitor):
                 ctor = (tuple(fields), ())
             name = self.class_prefix() + node.name.value
             self.defs[name] = Fn(self.path, name, "class", ctor[0], ctor[1], (), self.loc(node.name))
-        is_enum = any((_last_name(b.value) or "").endswith("Enum") for b in node.bases)
+        is_enum = any((last_name(b.value) or "").endswith("Enum") for b in node.bases)
         if is_enum and not self.scopes:
             prefix = self.class_prefix()
-            str_enum = any(_last_name(b.value) == "StrEnum" for b in node.bases)
+            str_enum = any(last_name(b.value) == "StrEnum" for b in node.bases)
             for stmt in body:
                 if not isinstance(stmt, cst.SimpleStatementLine):
                     continue
@@ -550,7 +195,7 @@ class _Extractor(cst.CSTVisitor):
                         str_enum
                         and isinstance(target, cst.Name)
                         and isinstance(small.value, cst.Call)
-                        and _last_name(small.value.func) == "auto"
+                        and last_name(small.value.func) == "auto"
                     ):
                         self.defs[f"{prefix}{node.name.value}.{target.value}"] = Str(
                             target.value.lower(), self.loc(small.value), literal=False
@@ -563,7 +208,7 @@ class _Extractor(cst.CSTVisitor):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         # Functions of the module or of a class have a name call sites can reach; nested ones do not.
         qualname = self.class_prefix() + node.name.value if not self.scopes else ""
-        scope = _Scope(func=qualname)
+        scope = Scope(func=qualname)
         params = node.params
         for p in (*params.posonly_params, *params.params, *params.kwonly_params):
             scope.passthrough.add(p.name.value)
@@ -577,9 +222,9 @@ class _Extractor(cst.CSTVisitor):
         scope = self.scopes.pop()
         if not scope.func:
             return
-        decorators = {_last_name(d.decorator) or "" for d in original_node.decorators}
+        decorators = {last_name(d.decorator) or "" for d in original_node.decorators}
         decorators |= {
-            _last_name(d.decorator.func) or ""
+            last_name(d.decorator.func) or ""
             for d in original_node.decorators
             if isinstance(d.decorator, cst.Call)
         }
@@ -607,56 +252,13 @@ class _Extractor(cst.CSTVisitor):
                 self.scopes[-1].returns.append(value)
 
     def visit_Lambda(self, node: cst.Lambda) -> None:
-        scope = _Scope(is_function=False)
+        scope = Scope(is_function=False)
         for p in node.params.params:
             scope.passthrough.add(p.name.value)
         self.scopes.append(scope)
 
     def leave_Lambda(self, original_node: cst.Lambda) -> None:
         self.scopes.pop()
-
-    # ---- loops: a variable iterating a literal table fires each of its values ----------
-
-    def visit_For(self, node: cst.For) -> None:
-        self.loops.append(_loop_targets(node.target, node.iter))
-
-    def leave_For(self, original_node: cst.For) -> None:
-        self.loops.pop()
-
-    def _visit_comp(self, node: cst.BaseComp | cst.DictComp) -> None:
-        frame: dict[str, tuple[cst.BaseExpression, int]] = {}
-        comp: cst.CompFor | None = node.for_in
-        while comp is not None:
-            frame.update(_loop_targets(comp.target, comp.iter))
-            comp = comp.inner_for_in
-        self.loops.append(frame)
-
-    def _leave_comp(self) -> None:
-        self.loops.pop()
-
-    def visit_ListComp(self, node: cst.ListComp) -> None:
-        self._visit_comp(node)
-
-    def leave_ListComp(self, original_node: cst.ListComp) -> None:
-        self._leave_comp()
-
-    def visit_SetComp(self, node: cst.SetComp) -> None:
-        self._visit_comp(node)
-
-    def leave_SetComp(self, original_node: cst.SetComp) -> None:
-        self._leave_comp()
-
-    def visit_GeneratorExp(self, node: cst.GeneratorExp) -> None:
-        self._visit_comp(node)
-
-    def leave_GeneratorExp(self, original_node: cst.GeneratorExp) -> None:
-        self._leave_comp()
-
-    def visit_DictComp(self, node: cst.DictComp) -> None:
-        self._visit_comp(node)
-
-    def leave_DictComp(self, original_node: cst.DictComp) -> None:
-        self._leave_comp()
 
     # ---- comments ------------------------------------------------------------------
 
@@ -688,23 +290,23 @@ class _Extractor(cst.CSTVisitor):
             return True
         if not self.guard_dotted:
             return False
-        full = self.qualified(_dotted(node.func) or name)
+        full = self.qualified(dotted(node.func) or name)
         return any(full == g or full.endswith("." + g) for g in self.guard_dotted)
 
-    def qualified(self, dotted: str) -> str:
+    def qualified(self, name_path: str) -> str:
         """`p.block` with `import myagent.policy as p` -> `myagent.policy.block`."""
-        head, _, rest = dotted.partition(".")
+        head, _, rest = name_path.partition(".")
         ref = self.imports.get(head)
         if ref is None:
-            return dotted
+            return name_path
         base = f"{ref.module}.{ref.name}" if ref.name and ref.module else ref.name or ref.module
         return f"{base}.{rest}" if rest else base
 
     def visit_Call(self, node: cst.Call) -> None:
-        name = _last_name(node.func) or ""
+        name = last_name(node.func) or ""
         loc = self.loc(node)
         if name == "AgentCard":
-            card_name = _str_key(self.kwarg(node, "name"))
+            card_name = str_key(self.kwarg(node, "name"))
             card_id = f"{self.path}:{loc.line}:{loc.col}"
             self.cards.append((card_id, card_name))
             self.card_names.append(card_name)
@@ -734,7 +336,7 @@ class _Extractor(cst.CSTVisitor):
                 (
                     el.value
                     for el in meta.elements
-                    if isinstance(el, cst.DictElement) and _str_key(el.key) in vocab.MEDIA_KEYS
+                    if isinstance(el, cst.DictElement) and str_key(el.key) in vocab.MEDIA_KEYS
                 ),
                 None,
             )
@@ -800,14 +402,14 @@ class _Extractor(cst.CSTVisitor):
         elif (
             name in ("from_template", "from_messages")
             and isinstance(node.func, cst.Attribute)
-            and _last_name(node.func.value) == "SystemMessagePromptTemplate"
+            and last_name(node.func.value) == "SystemMessagePromptTemplate"
         ):
             arg = self.kwarg(node, "template") or self.first_arg(node)
         if arg is not None:
             self.prompt_arg(arg, name, "chat-message")
 
     def leave_Call(self, original_node: cst.Call) -> None:
-        name = _last_name(original_node.func) or ""
+        name = last_name(original_node.func) or ""
         if name == "AgentCard" and self.cards:
             self.cards.pop()
         if name in spec.PROTOCOL_ERRORS and self.errors:
@@ -929,7 +531,7 @@ class _Extractor(cst.CSTVisitor):
 
     def dict_prompts(self, keys: dict[str, cst.BaseExpression]) -> None:
         """`{"role": "system", "content": X}` and `{"system_prompt": X}`."""
-        role = _str_key(keys.get("role"))
+        role = str_key(keys.get("role"))
         if role in vocab.CHAT_SYSTEM_ROLES and "content" in keys:
             self.prompt_arg(keys["content"], f'role="{role}"', "chat-message")
         for key, value in keys.items():
@@ -938,12 +540,12 @@ class _Extractor(cst.CSTVisitor):
 
     def visit_Tuple(self, node: cst.Tuple) -> None:
         # ("system", X) in a message list: ChatPromptTemplate.from_messages([("system", X), ...])
-        if len(node.elements) == 2 and _str_key(node.elements[0].value) in vocab.CHAT_SYSTEM_ROLES:
+        if len(node.elements) == 2 and str_key(node.elements[0].value) in vocab.CHAT_SYSTEM_ROLES:
             self.prompt_arg(node.elements[1].value, "(system, ...)", "chat-message")
 
     def key_loc(self, node: cst.Dict, key: str) -> Loc:
         for el in node.elements:
-            if isinstance(el, cst.DictElement) and _str_key(el.key) == key:
+            if isinstance(el, cst.DictElement) and str_key(el.key) == key:
                 return self.loc(el.key)
         return self.loc(node)
 
@@ -963,25 +565,6 @@ class _Extractor(cst.CSTVisitor):
                 self.errors[-1][1].append(value)
 
 
-def _attrs(base: Value, rest: str, loc: Loc) -> Value:
-    """`c.rule` on a loop element or a local's value."""
-    for name in rest.split(".") if rest else ():
-        base = Attr(base, name, loc)
-    return base
-
-
-def _loop_targets(
-    target: cst.BaseExpression, it: cst.BaseExpression
-) -> dict[str, tuple[cst.BaseExpression, int]]:
-    if isinstance(target, cst.Name):
-        return {target.value: (it, -1)}
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return {
-            el.value.value: (it, i) for i, el in enumerate(target.elements) if isinstance(el.value, cst.Name)
-        }
-    return {}
-
-
 def _params(fn: cst.FunctionDef) -> tuple[tuple[str, ...], tuple[str, ...]]:
     positional = tuple(p.name.value for p in (*fn.params.posonly_params, *fn.params.params))
     return positional, tuple(p.name.value for p in fn.params.kwonly_params)
@@ -999,48 +582,8 @@ def _str_keys(node: cst.Dict) -> dict[str, cst.BaseExpression]:
     return {
         k: el.value
         for el in node.elements
-        if isinstance(el, cst.DictElement) and (k := _str_key(el.key)) is not None
+        if isinstance(el, cst.DictElement) and (k := str_key(el.key)) is not None
     }
-
-
-def _value_lines(body: str, raw: bool, first: int, value: str) -> tuple[int, ...]:
-    """The file line on which each line of a string literal's value starts.
-
-    A real newline moves to the next file line; an escaped `\\n` starts a value line on
-    the same file line; a backslash-newline continues the file on the next line.
-    """
-    lines = [first]
-    line = first
-    fresh = True  # the current value line has no character yet: it starts where its first one is
-    i = 0
-    while i < len(body):
-        c = body[i]
-        step = 1
-        if c == "\\" and not raw and i + 1 < len(body):
-            step = 2
-            nxt = body[i + 1]
-            if nxt == "\n":
-                line += 1
-                i += step
-                continue
-            if nxt == "n":
-                lines.append(line)
-                fresh = True
-                i += step
-                continue
-        elif c == "\n":
-            line += 1
-            lines.append(line)
-            fresh = True
-            i += step
-            continue
-        if fresh:
-            lines[-1] = line
-            fresh = False
-        i += step
-    if len(lines) != value.count("\n") + 1:  # exotic escapes: every line at the literal's start
-        return tuple(first for _ in range(value.count("\n") + 1))
-    return tuple(lines)
 
 
 def _init_map(init: cst.FunctionDef) -> dict[str, tuple[int, str]]:
@@ -1057,7 +600,7 @@ def _init_map(init: cst.FunctionDef) -> dict[str, tuple[int, str]]:
                 continue
             targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
             for t in targets:
-                if isinstance(t, cst.Attribute) and _dotted(t.value) == "self":
+                if isinstance(t, cst.Attribute) and dotted(t.value) == "self":
                     arg = small.value.value
                     if arg in params:
                         out[t.attr.value] = (params.index(arg), arg)
