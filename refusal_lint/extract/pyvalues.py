@@ -179,6 +179,7 @@ class ValueBuilder(cst.CSTVisitor):
         self.loops: list[dict[str, tuple[cst.BaseExpression, int]]] = []  # active loop variables
         self.resolving: set[str] = set()  # locals being read (a = a + 1 must not recurse)
         self.classes: list[tuple[str, set[str]]] = []  # (name, attribute and method names)
+        self.module_passthrough: set[str] = set()  # `except ... as exc` outside any function
 
     # ---- locations -------------------------------------------------------------------
 
@@ -265,6 +266,8 @@ class ValueBuilder(cst.CSTVisitor):
                     return _attrs(self.value(value), rest, loc)
                 finally:
                     self.resolving.discard(head)
+        if head in self.module_passthrough:
+            return Param(name_path, loc)
         return Ref(self.path, name_path, loc)
 
     def string(self, node: cst.SimpleString) -> Value:
@@ -389,6 +392,11 @@ class ValueBuilder(cst.CSTVisitor):
             else:
                 items.append(Item(Const("spread", self.loc(el)), self.value(el.value), self.loc(el)))
         return DictV(tuple(items), self.loc(node))
+
+    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
+        # Inside functions `Bindings` sees it; at module level the name is pass-through too.
+        if not self.scopes and node.name is not None and isinstance(node.name.name, cst.Name):
+            self.module_passthrough.add(node.name.name.value)
 
     def class_prefix(self) -> str:
         """`Outer.Inner.` inside class bodies, `` at module level: how their names are defined."""

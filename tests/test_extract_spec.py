@@ -1,0 +1,170 @@
+"""What the Python extractor records and what the binder makes of it, as tables of
+snippets and expected facts (Fixit's VALID/INVALID style): a change to extraction or
+binding shows up here first, not only as a diff in some expected.txt."""
+
+from __future__ import annotations
+
+import textwrap
+from typing import Any
+
+import pytest
+
+from refusal_lint.bind import bind_guard
+from refusal_lint.extract import python
+from refusal_lint.facts import CallV, Each, FileFacts, Fmt, Fn, Str
+from refusal_lint.guardids import GuardIds
+from refusal_lint.resolve import ModuleIndex, Resolver
+
+
+def facts(source: str, path: str = "agent/tools.py") -> FileFacts:
+    return python.extract(path, textwrap.dedent(source))
+
+
+def fired(files: dict[str, str], ids: set[str] | None = None) -> list[tuple[str, str | None, int]]:
+    """(status, rule id, line) of every bound guard of a repo of `files`."""
+    all_facts = {p: facts(src, p) for p, src in files.items()}
+    res = Resolver(all_facts, ModuleIndex(all_facts))
+    guard_ids = GuardIds(res, all_facts.values())
+    out = []
+    for f in all_facts.values():
+        for g in f.guards:
+            out += [(b.status, b.rule_id, b.loc.line) for b in bind_guard(res, guard_ids, g, ids or set())]
+    return sorted(set(out), key=lambda t: (t[2], t[1] or ""))
+
+
+# ---- extraction: prompts ---------------------------------------------------------------------
+
+PROMPTS = [
+    ('SYSTEM_PROMPT = "You are the analyst."', "assignment", "SYSTEM_PROMPT"),
+    (
+        'class A:\n    def __init__(self):\n        self._system_prompt = "You are the analyst."',
+        "assignment",
+        "_system_prompt",
+    ),
+    ('Agent(instruction="You are the analyst.")', "keyword", "instruction="),
+    ('Agent(backstory="You have run audience research.")', "keyword", "backstory="),
+    ('CONFIG = {"system_prompt": "You are the analyst."}', "dict-entry", '"system_prompt"'),
+    ('msgs = [{"role": "system", "content": "You are the analyst."}]', "chat-message", 'role="system"'),
+    (
+        'p = ChatPromptTemplate.from_messages([("system", "You are the analyst.")])',
+        "chat-message",
+        "(system, ...)",
+    ),
+    ('m = SystemMessage(content="You are the analyst.")', "chat-message", "SystemMessage"),
+    ('@agent.system_prompt\ndef rules(ctx):\n    return "You are the analyst."', "prompt-function", "@rules"),
+]
+
+
+@pytest.mark.parametrize(("source", "form", "origin"), PROMPTS, ids=[p[1] + ":" + p[2] for p in PROMPTS])
+def test_prompt_shapes_are_recorded(source: str, form: str, origin: str) -> None:
+    found = [(p.form, p.source) for p in facts(source).py_prompts]
+    assert (form, origin) in found
+
+
+def test_values_are_kept_symbolic() -> None:
+    f = facts(
+        """
+        TEMPLATE = "You are the {name} analyst."
+        FILLED = TEMPLATE.format(name="survey")
+
+        def build(rule, detail=None):
+            return refuse(rule, detail=detail)
+
+        class Check(NamedTuple):
+            rule: str
+            hit: object
+        """
+    )
+    defs = dict(f.defs)
+    assert isinstance(defs["FILLED"], Fmt)
+    assert isinstance(defs["build"], Fn) and defs["build"].params == ("rule", "detail")
+    assert defs["Check"] == Fn("agent/tools.py", "Check", "class", ("rule", "hit"), (), (), defs["Check"].loc)
+
+
+def test_loop_variables_and_calls() -> None:
+    f = facts(
+        """
+        def check(q):
+            for rule, hit in POLICIES.items():
+                refuse(rule)
+            x = compute(q)
+            refuse(x)
+        """
+    )
+    loop, computed = f.guards
+    assert isinstance(loop.rule, Each) and (loop.rule.mode, loop.rule.index) == ("items", 0)
+    assert isinstance(computed.rule, CallV)
+
+
+def test_card_given_the_extension_twice_is_one_card() -> None:
+    f = facts(
+        """
+        caps = AgentCapabilities(extensions=[AgentExtension(uri=U, params=R)])
+        card = AgentCard(name="A", capabilities=caps)
+        card.capabilities.extensions.append(AgentExtension(uri=U, params=R))
+        """
+    )
+    first, second = f.py_exts
+    assert first.card == second.card and first.agent_name == "A"
+
+
+# ---- binding: which ids a guard fires --------------------------------------------------------
+
+
+BINDING = [
+    ("a library callee: the first positional", {"t.py": 'refuse("seg-mix")'}, [("id", "seg-mix", 1)]),
+    ("prose is never an id", {"t.py": 'get_refusal_message("I cannot help.")'}, []),
+    (
+        "a repo callee binds by its rule parameter",
+        {"t.py": 'def refuse(updater, rule):\n    pass\n\nrefuse(u, "seg-mix")'},
+        [("id", "seg-mix", 4)],
+    ),
+    (
+        "a repo callee without one is no guard",
+        {"t.py": 'def refusal(model, token=None):\n    return 1\n\nrefusal("primary-model", "t")'},
+        [],
+    ),
+    (
+        "a helper is followed to its call sites",
+        {
+            "h.py": "def emit(updater, which):\n    return refuse(which)\n",
+            "t.py": 'from h import emit\n\nemit(u, "seg-mix")\nemit(u, "invalid-cut")',
+        },
+        [("id", "seg-mix", 3), ("id", "invalid-cut", 4)],
+    ),
+    (
+        "a helper no call site feeds is pass-through (no finding)",
+        {"t.py": "def emit(which):\n    return refuse(which)"},
+        [("passthrough", None, 2)],
+    ),
+    (
+        "a table fires each key",
+        {"t.py": 'P = {"seg-mix": 1, "invalid-cut": 2}\nfor r, h in P.items():\n    refuse(r)'},
+        [("id", "invalid-cut", 3), ("id", "seg-mix", 3)],
+    ),
+    (
+        "a list of repo-class checks fires each rule field",
+        {
+            "t.py": 'class C(NamedTuple):\n    rule: str\n\nCHECKS = [C("seg-mix"), C("invalid-cut")]\n'
+            "for c in CHECKS:\n    raise RefusalError(c.rule)"
+        },
+        [("id", "invalid-cut", 6), ("id", "seg-mix", 6)],
+    ),
+    ("a run-time id is unresolved", {"t.py": "def f(q):\n    refuse(pick(q))"}, [("unresolved", None, 2)]),
+    (
+        "except-as stays pass-through, at module level too",
+        {"t.py": "try:\n    x()\nexcept E as exc:\n    refuse(exc.rule)"},
+        [("passthrough", None, 4)],
+    ),
+]
+
+
+@pytest.mark.parametrize(("why", "files", "want"), BINDING, ids=[b[0] for b in BINDING])
+def test_binding(why: str, files: dict[str, str], want: list[tuple[str, Any, int]]) -> None:
+    assert fired(files) == want
+
+
+def test_string_id_resolves_through_a_constant() -> None:
+    f = facts('SEG = "seg-mix"\nrefuse(SEG)')
+    assert f.guards[0].rule != Str("seg-mix", f.guards[0].loc)  # kept symbolic at extraction
+    assert fired({"t.py": 'SEG = "seg-mix"\nrefuse(SEG)'}) == [("id", "seg-mix", 2)]
