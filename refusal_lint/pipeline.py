@@ -108,9 +108,14 @@ class _Extraction:
         entries: list[discover.Entry],
         context: str,
         make: Callable[[discover.Entry, bytes], Job | str | None],
+        by_name: Callable[[discover.Entry], bool] = lambda e: True,
     ) -> None:
-        """Submit a job for each entry that needs one; unchanged files are answered unread."""
+        """Submit a job for each entry that needs one; unchanged files are answered unread,
+        and so are those `by_name` rules out before their bytes matter."""
         for entry in self.changed(entries, context):
+            if not by_name(entry):
+                self.cache.remember(entry.rel, entry.size, entry.mtime_ns, context, SKIP)
+                continue
             data = self.read(entry, entry.rel in self.roles.cards or entry.rel in self.roles.prompt_files)
             job = make(entry, data) if data is not None else None
             if not isinstance(job, Job):
@@ -355,6 +360,12 @@ def _run(
         [e for e in walk.files if kind_of(e.rel) != "python"],
         data_ctx,
         lambda e, d: _data_job(e, d, cfg, roles, settings.exhaustive),
+        # A text file is a prompt by its name (or the config) alone: the rest are not read.
+        lambda e: (
+            kind_of(e.rel) != FileKind.TEXT
+            or e.rel in roles.prompt_files
+            or (not cfg.agents and discover.is_prompt_file(e.rel, "text", b""))
+        ),
     )
     ex.ids = tuple(sorted({d.key for f in ex.facts.values() for e in f.exts for d in e.items}))
     needles = tuple(
