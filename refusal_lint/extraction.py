@@ -1,0 +1,285 @@
+"""Extraction scheduling: which files are read, by whom, and what the cache answers.
+
+Data and text files are read here; Python files go to the worker processes in batches
+(read, prefiltered and parsed there). Unchanged files are answered from the cache by
+size and mtime, unread; prompt-only files are remembered for the second stage.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import posixpath
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from refusal_lint import discover
+from refusal_lint.cache import PROMPT_ONLY, SKIP, Cache
+from refusal_lint.cache import key as cache_key
+from refusal_lint.config import Config
+from refusal_lint.extract.job import Job, ScanJob
+from refusal_lint.filekinds import kind_of
+from refusal_lint.roles import Roles
+from refusal_lint.settings import Settings
+
+if TYPE_CHECKING:
+    from refusal_lint.facts import FileFacts
+    from refusal_lint.workers import Pool
+
+SCAN_FILES = 48  # a worker's batch of Python files to read and prefilter: small enough to share
+SCAN_BYTES = 1 << 20  # the load between two workers, large enough that messages stay few
+
+
+class Extraction:
+    """Reads files and runs (or looks up) extraction jobs; keeps every file's facts by path."""
+
+    def __init__(self, root: str, cfg: Config, settings: Settings, roles: Roles) -> None:
+        self.root = root
+        self.cfg = cfg
+        self.settings = settings
+        self.roles = roles
+        self.facts: dict[str, FileFacts] = {}
+        self.notes: list[str] = []
+        cache_dir = (cfg.base if cfg.source else root) if settings.use_cache else None
+        self.cache = Cache(cache_dir)
+        self.entries: dict[str, discover.Entry] = {}
+        self.pending: dict[str, Job] = {}
+        self.scan_context = ""
+        self.pool: Pool | None = None
+        self.prompt_only: list[discover.Entry] = []  # read only where a card makes prompts matter
+        self.ids: tuple[str, ...] = ()
+
+    def read(self, entry: discover.Entry, configured: bool) -> bytes | None:
+        if entry.size > self.cfg.max_file_size and not configured:
+            self.notes.append(
+                f"{entry.rel}: skipped, {entry.size} bytes is over max-file-size ({self.cfg.max_file_size})"
+            )
+            return None
+        try:
+            with open(entry.abs, "rb") as fh:
+                return fh.read()
+        except OSError as exc:
+            self.notes.append(f"{entry.rel}: cannot read ({exc.strerror or exc})")
+            return None
+
+    def changed(self, entries: list[discover.Entry], context: str) -> list[discover.Entry]:
+        """The entries the cache cannot answer by size and mtime; the others get their facts."""
+        out = []
+        for entry in entries:
+            verdict = self.cache.verdict(entry.rel, entry.size, entry.mtime_ns, context)
+            if verdict == SKIP:
+                continue
+            if verdict == PROMPT_ONLY:
+                self.prompt_only.append(entry)
+                continue
+            if verdict is not None and (facts := self.cache.facts_for(verdict)) is not None:
+                self.facts[entry.rel] = facts
+                continue
+            out.append(entry)
+        return out
+
+    def decide(
+        self,
+        entries: list[discover.Entry],
+        context: str,
+        make: Callable[[discover.Entry, bytes], Job | str | None],
+        by_name: Callable[[discover.Entry], bool] = lambda e: True,
+    ) -> None:
+        """Submit a job for each entry that needs one; unchanged files are answered unread,
+        and so are those `by_name` rules out before their bytes matter."""
+        for entry in self.changed(entries, context):
+            if not by_name(entry):
+                self.cache.remember(entry.rel, entry.size, entry.mtime_ns, context, SKIP)
+                continue
+            data = self.read(entry, entry.rel in self.roles.cards or entry.rel in self.roles.prompt_files)
+            job = make(entry, data) if data is not None else None
+            if not isinstance(job, Job):
+                if data is not None:
+                    verdict = PROMPT_ONLY if job == PROMPT_ONLY else SKIP
+                    self.cache.remember(entry.rel, entry.size, entry.mtime_ns, context, verdict)
+                    if verdict == PROMPT_ONLY:
+                        self.prompt_only.append(entry)
+                continue
+            self.cache.remember(entry.rel, entry.size, entry.mtime_ns, context, cache_key(job))
+            self.submit(job)
+            found = self.facts.get(entry.rel)
+            if (
+                found is not None
+                and not found.has_facts()
+                and found.problem is None
+                and not found.suppressions
+            ):
+                # A card candidate that holds none: remembered as passed over (see drain).
+                del self.facts[entry.rel]
+                self.cache.remember(entry.rel, entry.size, entry.mtime_ns, context, SKIP)
+
+    def submit(self, job: Job) -> None:
+        """Facts from the cache, from this process (data files, the ast pre-check), or a worker."""
+        hit = self.cache.get(job)
+        if hit is not None:
+            self.facts[job.path] = hit
+            return
+        from refusal_lint.extract import run as extract_run  # YAML and JSON readers: only when needed
+
+        if job.kind != "python":
+            self.done(job, extract_run.extract(job))
+            return
+        # Python goes to the workers whole: the ast pre-check runs there too, in parallel.
+        self.pending[job.path] = job
+        self._pool().submit(job)
+
+    def done(self, job: Job, facts: FileFacts) -> None:
+        self.facts[job.path] = facts
+        self.cache.put(job, facts)
+
+    def scan(self, entries: list[discover.Entry], context: str, needles: tuple[bytes, ...]) -> None:
+        """Python files: unchanged ones answered from the cache unread, the rest read,
+        prefiltered and parsed by the workers in batches."""
+        todo = self.changed(entries, context)
+        if not todo:
+            return
+        configured = frozenset(self.roles.cards) | frozenset(self.roles.prompt_modules)
+        known = frozenset(self.cache.entries)
+        # Largest first: the heavy files start early and the last batches are quick ones,
+        # so the workers finish together (results do not depend on the order).
+        batches: list[list[tuple[str, str, int]]] = [[]]
+        size = 0
+        for entry in sorted(todo, key=lambda e: -e.size):
+            if len(batches[-1]) >= SCAN_FILES or size >= SCAN_BYTES:
+                batches.append([])
+                size = 0
+            batches[-1].append((entry.rel, entry.abs, entry.size))
+            size += min(entry.size, self.cfg.max_file_size)
+        for batch in batches:
+            self._pool().submit(
+                ScanJob(
+                    files=tuple(batch),
+                    needles=needles,
+                    guard_callables=self.cfg.guard_callables,
+                    max_file_size=self.cfg.max_file_size,
+                    configured=configured,
+                    known=known,
+                    ids=self.ids,
+                    exhaustive=self.settings.exhaustive,
+                )
+            )
+        self.scan_context = context
+
+    def _pool(self) -> Pool:
+        if self.pool is None:
+            from refusal_lint.workers import Pool
+
+            self.pool = Pool(self.settings.jobs, self.settings.parse_timeout)
+        return self.pool
+
+    def drain(self) -> None:
+        """Wait for the workers' facts."""
+        if self.pool is None:
+            return
+        results = self.pool.finish()
+        for path, facts in results.facts.items():
+            job = self.pending.pop(path, None)
+            if job is not None:
+                self.done(job, facts)
+            else:
+                self.facts[path] = facts  # a crash or a hang inside a batch: not cached
+        for path, key, found in results.scanned:
+            entry = self.entries[path]
+            if found is not None and not found.complete and found.problem is None and not found.suppressions:
+                # The pre-check proved it holds nothing: remembered as passed over, so a warm
+                # run neither decodes it nor loads the fact model for it.
+                self.cache.remember(path, entry.size, entry.mtime_ns, self.scan_context, SKIP)
+                continue
+            if found is None:
+                found = self.cache.facts_for(key)
+                if found is None:
+                    continue
+            else:
+                self.cache.put_key(key, found)
+            self.facts[path] = found
+            self.cache.remember(path, entry.size, entry.mtime_ns, self.scan_context, key)
+        for path in results.skipped:
+            entry = self.entries[path]
+            self.cache.remember(path, entry.size, entry.mtime_ns, self.scan_context, SKIP)
+        for path in results.prompt_only:
+            entry = self.entries[path]
+            self.cache.remember(path, entry.size, entry.mtime_ns, self.scan_context, PROMPT_ONLY)
+            self.prompt_only.append(entry)
+        self.notes.extend(results.notes)
+
+    def read_prompts(self, entries: list[discover.Entry]) -> None:
+        """The second stage: prompt candidates, now that a card makes them matter."""
+        for entry in entries:
+            data = self.read(entry, False)
+            if data is None:
+                continue
+            kind = kind_of(entry.rel) or "text"
+            if kind == "python" and not discover.python_prompt_candidate(data):
+                continue
+            if kind == "python":
+                self.submit(
+                    Job(
+                        entry.rel,
+                        kind,
+                        data,
+                        prompts=True,
+                        guard_callables=self.cfg.guard_callables,
+                        ids=self.ids,
+                    )
+                )
+            else:
+                self.submit(Job(entry.rel, kind, data, want_prompt=True))
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.close()
+
+    def python_job(self, entry: discover.Entry, complete: bool) -> Job | None:
+        data = self.read(entry, complete)
+        if data is None:
+            return None
+        return Job(
+            entry.rel,
+            "python",
+            data,
+            complete=complete,
+            guard_callables=self.cfg.guard_callables,
+            ids=self.ids,
+        )
+
+
+def context(*parts: object) -> str:
+    """What, besides a file's bytes, decided whether it is read (config roles, needles)."""
+    return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:16]
+
+
+def data_job(
+    entry: discover.Entry, data: bytes, cfg: Config, roles: Roles, exhaustive: bool = False
+) -> Job | str | None:
+    kind = kind_of(entry.rel)
+    if kind is None:
+        return None
+    name = posixpath.basename(entry.rel)
+    want_card = entry.rel in roles.cards or (
+        not cfg.agents
+        and kind != "text"
+        and (exhaustive or discover.is_card_candidate(name, entry.rel, data))
+    )
+    want_prompt = entry.rel in roles.prompt_files or (
+        not cfg.agents and (discover.is_prompt_file(entry.rel, kind, data) or (exhaustive and kind != "text"))
+    )
+    if want_prompt and not want_card and entry.rel not in roles.prompt_files and not exhaustive:
+        return PROMPT_ONLY  # a prompt file matters only where a card does: read in the second stage
+    if (kind == "text" and want_prompt) or (kind != "text" and (want_card or want_prompt)):
+        return Job(
+            entry.rel,
+            kind,
+            data,
+            want_card,
+            want_prompt,
+            roles.prompt_files.get(entry.rel),
+            exhaustive=exhaustive,
+        )
+    if kind != "text" and not cfg.agents and discover.data_prompt_candidate(data):
+        return PROMPT_ONLY  # strings under prompt keys, in any config of an agent's scope
+    return None

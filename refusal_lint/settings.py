@@ -1,0 +1,18 @@
+"""How one run goes: what the command line asked for beyond the config."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass
+class Settings:
+    select: frozenset[str]
+    ignore: frozenset[str]
+    use_cache: bool = True
+    jobs: int = 1
+    parse_timeout: float = 20.0
+    # Every shortcut off (REFUSAL_LINT_EXHAUSTIVE=1, for tests): no prefilter or pre-check
+    # decides, every file is read for everything. Findings must not change.
+    exhaustive: bool = False
+    baseline: str | None = None  # a baseline file whose findings are hidden (--baseline, `baseline:`)
