@@ -28,7 +28,7 @@ from refusal_lint.checks import prompt as prompt_checks
 from refusal_lint.config import Config
 from refusal_lint.facts import DictV, ExtDecl, FileFacts, Str
 from refusal_lint.guardids import GuardIds
-from refusal_lint.model import Card, Finding, Loc, Prompt
+from refusal_lint.model import Card, Finding, Loc, Prompt, PromptForm
 from refusal_lint.resolve import ModuleIndex, Resolver
 from refusal_lint.roles import Roles, prompt_source, rel
 
@@ -261,4 +261,4 @@ def _configured_prompt(
     if kind == "file":
         return list(facts[path].prompts) if path in facts else []
     value = res.lookup(path, key or "")
-    return py_prompts(res, value, ids, "assignment") if value is not None else []
+    return py_prompts(res, value, ids, PromptForm.ASSIGNMENT) if value is not None else []

@@ -15,6 +15,7 @@ from refusal_lint.facts import (
     ExtDecl,
     Fn,
     Guard,
+    GuardKind,
     Param,
     ParamItem,
     PyExt,
@@ -22,8 +23,8 @@ from refusal_lint.facts import (
     Sub,
     Value,
 )
-from refusal_lint.guardids import GuardIds
-from refusal_lint.model import Card, Loc, Prompt, PromptLine
+from refusal_lint.guardids import GuardIds, GuardStatus
+from refusal_lint.model import Card, Loc, Prompt, PromptForm, PromptLine
 from refusal_lint.resolve import Resolver, placeholder_text
 
 
@@ -31,7 +32,7 @@ from refusal_lint.resolve import Resolver, placeholder_text
 class BoundGuard:
     loc: Loc
     kind: str
-    status: str  # id | unresolved | passthrough | none (no rule: a malformed payload)
+    status: GuardStatus
     rule_id: str | None
     written: str | None  # the id as written (for messages), if a literal
     reason: str | None = None  # a literal reason to compare (None: absent or from the map)
@@ -154,7 +155,7 @@ def py_ext_decl(res: Resolver, ext: PyExt) -> ExtDecl | None:
 # ---- prompts ---------------------------------------------------------------------------
 
 
-def _str_prompt(text: Str, derived: bool, form: str) -> Prompt:
+def _str_prompt(text: Str, derived: bool, form: PromptForm) -> Prompt:
     values = text.value.split("\n")
     lines = text.lines if len(text.lines) == len(values) else tuple(text.loc.line for _ in values)
     return Prompt(
@@ -165,20 +166,21 @@ def _str_prompt(text: Str, derived: bool, form: str) -> Prompt:
     )
 
 
-def _texts(res: Resolver, value: Value) -> tuple[str, list[Value]]:
-    """The values holding a prompt's text: a prompt function's returned strings where the
-    value is a repo function or a call of one (`instruction=self._instruction`)."""
+def _texts(res: Resolver, value: Value, form: PromptForm) -> tuple[PromptForm, list[Value]]:
+    """The values holding a prompt's text, and how it was found: a prompt function's
+    returned strings where the value is a repo function or a call of one
+    (`instruction=self._instruction`), else the value itself."""
     resolved = res.resolve(value)
     if isinstance(resolved, CallV):
         resolved = res.callee(resolved)
     if isinstance(resolved, Fn) and resolved.kind != "class":
-        return "prompt-function", list(resolved.returns)
-    return "", [value]
+        return PromptForm.PROMPT_FUNCTION, list(resolved.returns)
+    return form, [value]
 
 
-def py_prompts(res: Resolver, value: Value, params_ids: set[str], form: str) -> list[Prompt]:
+def py_prompts(res: Resolver, value: Value, params_ids: set[str], form: PromptForm) -> list[Prompt]:
     """The prompt candidates a Python value holds (DESIGN §2: prose, not an id or a path)."""
-    fn_form, values = _texts(res, value)
+    form, values = _texts(res, value, form)
     out = []
     for v in values:
         derived = bool(params_ids) and res.reaches(v, params_ids)
@@ -187,7 +189,7 @@ def py_prompts(res: Resolver, value: Value, params_ids: set[str], form: str) -> 
             if not derived:
                 continue
             text = Str("", v.loc, (v.loc.line,), literal=False)
-        out.append(_str_prompt(text, derived, fn_form or form))
+        out.append(_str_prompt(text, derived, form))
     return out
 
 
@@ -205,7 +207,7 @@ def bind_guard(res: Resolver, ids: GuardIds, g: Guard, params_ids: set[str]) -> 
     """The guard as the checks see it: one BoundGuard per id it fires (a helper's ids stand
     at the call sites passing them), or one that only carries its payload's shape."""
     media_near = None
-    if g.kind == "part":
+    if g.kind == GuardKind.PART:
         media = res.resolve_str(g.media)
         kind = spec.media_type_kind(media.value) if media is not None else None
         if kind == "near" and media is not None:
@@ -220,15 +222,15 @@ def bind_guard(res: Resolver, ids: GuardIds, g: Guard, params_ids: set[str]) -> 
         if r is not None:
             reason, reason_loc, literal = r.value, g.reason.loc, isinstance(g.reason, Str)
     shape = {"extra_keys": g.extra_keys, "media_near": media_near}
-    if g.kind != "call" and g.rule is None:
-        return [BoundGuard(g.loc, g.kind, "none", None, None, **shape)]  # type: ignore[arg-type]
+    if g.kind != GuardKind.CALL and g.rule is None:
+        return [BoundGuard(g.loc, g.kind, GuardStatus.NONE, None, None, **shape)]  # type: ignore[arg-type]
     is_guard, value = ids.id_value(g)
     if not is_guard or value is None:
         return []
     fired = ids.fired(value, g.loc)
     if fired is None:
         return []  # not a rule id at all (RefusalsExtension(RULES) passes a dict)
-    if g.receiver and not all(f.status == "id" for f in fired):
+    if g.receiver and not all(f.status == GuardStatus.ID for f in fired):
         return []  # `tracker.refuse()` on some object, not on a rule id
     out: list[BoundGuard] = []
     for f in fired:
@@ -250,7 +252,7 @@ def bind_guard(res: Resolver, ids: GuardIds, g: Guard, params_ids: set[str]) -> 
             )
         )
     if (g.extra_keys or media_near) and not any(b.loc == g.loc for b in out):
-        out.append(BoundGuard(g.loc, g.kind, "passthrough", None, None, **shape))  # type: ignore[arg-type]
+        out.append(BoundGuard(g.loc, g.kind, GuardStatus.PASSTHROUGH, None, None, **shape))  # type: ignore[arg-type]
     return out
 
 

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
-from refusal_lint.model import Loc, Prompt, PromptLine
+from refusal_lint.model import Loc, Prompt, PromptForm, PromptLine
 
 # ---- symbolic Python values -------------------------------------------------------------
 
@@ -218,12 +219,18 @@ class CtorCall:
 # ---- guards and the rest of a Python file ----------------------------------------------
 
 
+class GuardKind(StrEnum):
+    CALL = "call"  # a call that fires a refusal
+    PAYLOAD = "payload"  # a {rule, reason/detail} dict
+    PART = "part"  # a Part whose media type is (almost) the refusal's
+
+
 @dataclass(frozen=True)
 class Guard:
     """A call, payload dict or Part that fires a refusal."""
 
     loc: Loc
-    kind: str  # call | payload | part
+    kind: GuardKind
     rule: Value | None  # the `rule=` keyword, else the first positional argument
     reason: Value | None = None
     extra_keys: tuple[str, ...] = ()  # RL306: payload keys beyond rule/reason/detail
@@ -263,7 +270,7 @@ class PyPrompt:
     loc: Loc
     value: Value
     source: str  # SYSTEM_PROMPT, instruction=, ...
-    form: str = "assignment"  # keyword | assignment | dict-entry | chat-message | prompt-function
+    form: PromptForm = PromptForm.ASSIGNMENT
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,22 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from enum import StrEnum
 
-from refusal_lint.facts import Attr, CallV, Const, DictV, FileFacts, Fn, Guard, Param, Seq, Str, Value
+from refusal_lint.facts import (
+    Attr,
+    CallV,
+    Const,
+    DictV,
+    FileFacts,
+    Fn,
+    Guard,
+    GuardKind,
+    Param,
+    Seq,
+    Str,
+    Value,
+)
 from refusal_lint.model import Loc
 from refusal_lint.resolve import Resolver, bind_arg
 
@@ -19,11 +33,20 @@ RULE_PARAMS = ("rule", "rule_id")
 MAX_HOPS = 12  # helper -> helper -> ... call-site chains followed
 
 
+class GuardStatus(StrEnum):
+    """What binding made of a guard's id."""
+
+    ID = "id"  # a rule id, resolved
+    UNRESOLVED = "unresolved"  # computed at run time (RL304)
+    PASSTHROUGH = "passthrough"  # a helper's parameter no call site feeds: no id finding
+    NONE = "none"  # a payload with no rule at all (RL306)
+
+
 @dataclass(frozen=True)
 class Fired:
     """One id a guard fires, where it is fired (the call site passing it, for a helper)."""
 
-    status: str  # id | unresolved | passthrough
+    status: GuardStatus
     loc: Loc
     rule: Str | None = None
 
@@ -57,7 +80,7 @@ class GuardIds:
 
     def id_value(self, g: Guard) -> tuple[bool, Value | None]:
         """(is a guard, its id value). A repo callee binds the id by parameter name."""
-        if g.kind != "call" or g.call is None or g.receiver:
+        if g.kind != GuardKind.CALL or g.call is None or g.receiver:
             return True, g.rule
         fn = self.res.callee(g.call)
         if fn is None:
@@ -110,7 +133,7 @@ class GuardIds:
         leaves = self.res.expand(value)
         for leaf in leaves:
             if isinstance(leaf, Str) and not any(c.isspace() for c in leaf.value):
-                out.append(Fired("id", loc, leaf))
+                out.append(Fired(GuardStatus.ID, loc, leaf))
             elif isinstance(leaf, Str):
                 not_ids += 1  # prose (`get_refusal_message("I cannot help")`) is never a rule id
             elif isinstance(leaf, Param):
@@ -118,7 +141,7 @@ class GuardIds:
             elif isinstance(leaf, (Const, DictV, Fn, Seq)):
                 not_ids += 1
             else:
-                out.append(Fired("unresolved", loc))
+                out.append(Fired(GuardStatus.UNRESOLVED, loc))
         if leaves and not_ids == len(leaves):
             return None
         return out
@@ -131,7 +154,7 @@ class GuardIds:
             else None
         )
         if not isinstance(fn, Fn) or hops >= MAX_HOPS:
-            return [Fired("passthrough", loc)]  # `except ... as exc`, a lambda's parameter
+            return [Fired(GuardStatus.PASSTHROUGH, loc)]  # `except ... as exc`, a lambda's parameter
         out: list[Fired] = []
         for site in self.sites(fn):
             arg = bind_arg(fn, site, head)
@@ -141,8 +164,8 @@ class GuardIds:
                 arg = Attr(arg, name, arg.loc)
             out.extend(self.fired(arg, site.loc, hops + 1) or ())
         # A helper no call site feeds is pass-through: it forwards refusals, fires none itself.
-        real = [f for f in out if f.status != "passthrough"]
-        return real or [Fired("passthrough", loc)]
+        real = [f for f in out if f.status != GuardStatus.PASSTHROUGH]
+        return real or [Fired(GuardStatus.PASSTHROUGH, loc)]
 
     def sites(self, fn: Fn) -> list[CallV]:
         name = fn.qualname.rsplit(".", 1)[-1]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 
 
 @dataclass(frozen=True, order=True)
@@ -80,6 +81,18 @@ class PromptLine:
     line: int
 
 
+class PromptForm(StrEnum):
+    """How a prompt candidate was found (DESIGN §2's table; JSON `agents[].prompts[].form`)."""
+
+    FILE = "file"
+    DATA_KEY = "data-key"
+    KEYWORD = "keyword"
+    ASSIGNMENT = "assignment"
+    DICT_ENTRY = "dict-entry"
+    CHAT_MESSAGE = "chat-message"
+    PROMPT_FUNCTION = "prompt-function"
+
+
 @dataclass(frozen=True)
 class Prompt:
     """One prompt candidate: its text line by line, mapped to real file lines."""
@@ -87,5 +100,4 @@ class Prompt:
     loc: Loc
     lines: tuple[PromptLine, ...]
     derived: bool = False
-    # How it was found: file | data-key | keyword | assignment | dict-entry | chat-message | prompt-function
-    form: str = "file"
+    form: PromptForm = PromptForm.FILE

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from refusal_lint import prompttext, spec
 from refusal_lint.bind import BoundError, BoundGuard
+from refusal_lint.guardids import GuardStatus
 from refusal_lint.model import Card, Edit, Finding
 
 
@@ -28,7 +29,7 @@ def check(card: Card | None, guards: list[BoundGuard], errors: list[BoundError])
                     rule_id=g.written,
                 )
             )
-        if g.status == "none" and not g.media_near:
+        if g.status == GuardStatus.NONE and not g.media_near:
             out.append(Finding("RL306", g.loc, "refusal payload has no `rule`"))
     for e in errors:
         out.append(
@@ -46,10 +47,10 @@ def check(card: Card | None, guards: list[BoundGuard], errors: list[BoundError])
     ids = list(rules)
     fired: set[str] = {e.rule_id for e in errors if e.rule_id}
     for g in guards:
-        if g.status == "unresolved":
+        if g.status == GuardStatus.UNRESOLVED:
             out.append(Finding("RL304", g.loc, "the rule id of this guard cannot be resolved statically"))
             continue
-        if g.status != "id" or g.rule_id is None:
+        if g.status != GuardStatus.ID or g.rule_id is None:
             continue
         fired.add(g.rule_id)
         rule = rules.get(g.rule_id)
@@ -100,7 +101,7 @@ def check_cardless(guards: list[BoundGuard]) -> list[Finding]:
     """RL001: guards fire kebab rule ids and no card (exact or near miss) exists. One per id."""
     first: dict[str, BoundGuard] = {}
     for g in sorted(guards, key=lambda g: (g.loc.path, g.loc.line, g.loc.col)):
-        if g.status == "id" and g.rule_id and spec.is_kebab(g.rule_id):
+        if g.status == GuardStatus.ID and g.rule_id and spec.is_kebab(g.rule_id):
             first.setdefault(g.rule_id, g)
     return [
         Finding(

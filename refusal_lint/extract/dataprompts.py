@@ -8,7 +8,7 @@ import re
 from refusal_lint.extract.tree import TNode
 from refusal_lint.extract.vocab import is_prompt_key
 from refusal_lint.filekinds import FileKind, is_kind
-from refusal_lint.model import Loc, Prompt, PromptLine
+from refusal_lint.model import Loc, Prompt, PromptForm, PromptLine
 
 # A template placeholder fed from the rules map makes a prompt derived (agrees by construction).
 _PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}|\{%(.*?)%\}|\{([A-Za-z_][A-Za-z0-9_.]*)\}", re.S)
@@ -22,7 +22,7 @@ def _derived(text: str) -> bool:
     return False
 
 
-def text_prompt(path: str, text: str, first_line: int = 1, form: str = "file") -> Prompt:
+def text_prompt(path: str, text: str, first_line: int = 1, form: PromptForm = PromptForm.FILE) -> Prompt:
     lines = tuple(PromptLine(t, first_line + i) for i, t in enumerate(text.splitlines()))
     return Prompt(Loc(path, first_line, 1), lines, _derived(text), form)
 
@@ -33,7 +33,7 @@ def _string_prompt(node: TNode, prose: bool = False) -> Prompt | None:
         return None
     if prose and not any(c.isspace() for c in str(node.value).strip()):
         return None
-    return text_prompt(node.loc.path, str(node.value), node.loc.line, "data-key")
+    return text_prompt(node.loc.path, str(node.value), node.loc.line, PromptForm.DATA_KEY)
 
 
 def remap_lines(prompt: Prompt, source: list[str]) -> Prompt:

@@ -25,6 +25,7 @@ from refusal_lint.facts import (
     Fmt,
     Fn,
     Guard,
+    GuardKind,
     ImportRef,
     Join,
     Op,
@@ -37,7 +38,7 @@ from refusal_lint.facts import (
     Suppression,
     Value,
 )
-from refusal_lint.model import Loc
+from refusal_lint.model import Loc, PromptForm
 
 SUPPRESS = re.compile(r"#\s*refusal-lint:\s*ignore(?:\[([A-Za-z0-9,\s]*)\])?")
 
@@ -80,7 +81,9 @@ class _Extractor(ValueBuilder):
         name = prefix + target.value
         self.defs[name] = self.value(value)
         if vocab.is_prompt_name(target.value):
-            self.prompts.append(PyPrompt(self.loc(target), self.defs[name], target.value, "assignment"))
+            self.prompts.append(
+                PyPrompt(self.loc(target), self.defs[name], target.value, PromptForm.ASSIGNMENT)
+            )
 
     def at_module_level(self) -> bool:
         return not self.scopes and not self.classes
@@ -106,7 +109,7 @@ class _Extractor(ValueBuilder):
             and vocab.is_prompt_name(target.attr.value)
         ):
             self.prompts.append(
-                PyPrompt(self.loc(target), self.value(value), target.attr.value, "assignment")
+                PyPrompt(self.loc(target), self.value(value), target.attr.value, PromptForm.ASSIGNMENT)
             )
 
     def bind_local_dicts(self, node: cst.Assign) -> None:
@@ -242,7 +245,7 @@ class _Extractor(ValueBuilder):
         if decorators & vocab.PROMPT_DECORATORS and not self.classes:
             for value in scope.returns:
                 self.prompts.append(
-                    PyPrompt(value.loc, value, f"@{original_node.name.value}", "prompt-function")
+                    PyPrompt(value.loc, value, f"@{original_node.name.value}", PromptForm.PROMPT_FUNCTION)
                 )
 
     def visit_Return(self, node: cst.Return) -> None:
@@ -327,7 +330,7 @@ class _Extractor(ValueBuilder):
         self.chat_prompt(node, name)
         for a in node.args:
             if a.keyword is not None and a.keyword.value in vocab.PROMPT_KWARGS:
-                self.prompt_arg(a.value, f"{a.keyword.value}=", "keyword")
+                self.prompt_arg(a.value, f"{a.keyword.value}=", PromptForm.KEYWORD)
         media = self.kwarg(node, *vocab.MEDIA_KEYS)
         meta = self.kwarg(node, "metadata")
         if media is None and isinstance(meta, cst.Dict) and self.kwarg(node, "data") is not None:
@@ -358,16 +361,16 @@ class _Extractor(ValueBuilder):
         reason_value = self.value(reason) if reason is not None else None
         call = self.call_of(node, loc)
         if rule is not None and not isinstance(rule, cst.Dict):
-            self.add_guard(Guard(loc, "call", self.value(rule), reason_value, call=call))
+            self.add_guard(Guard(loc, GuardKind.CALL, self.value(rule), reason_value, call=call))
         elif rule is None and isinstance(node.func, cst.Attribute):
             # `Rule.SEG_MIX.refuse(detail=...)`: the receiver is the rule, if it is one.
             receiver = self.value(node.func.value)
             if isinstance(receiver, (Ref, Str)):
-                self.add_guard(Guard(loc, "call", receiver, reason_value, receiver=True))
+                self.add_guard(Guard(loc, GuardKind.CALL, receiver, reason_value, receiver=True))
         elif rule is None and call is not None:
             # `refuse(updater, rule=...)` is handled above; a repo helper may still bind the id
             # by a parameter of its own: keep the call for the binder.
-            self.add_guard(Guard(loc, "call", None, reason_value, call=call))
+            self.add_guard(Guard(loc, GuardKind.CALL, None, reason_value, call=call))
 
     def agent_extension(self, node: cst.Call, loc: Loc) -> None:
         uri = self.kwarg(node, "uri")
@@ -406,7 +409,7 @@ class _Extractor(ValueBuilder):
         ):
             arg = self.kwarg(node, "template") or self.first_arg(node)
         if arg is not None:
-            self.prompt_arg(arg, name, "chat-message")
+            self.prompt_arg(arg, name, PromptForm.CHAT_MESSAGE)
 
     def leave_Call(self, original_node: cst.Call) -> None:
         name = last_name(original_node.func) or ""
@@ -448,14 +451,14 @@ class _Extractor(ValueBuilder):
         self.add_guard(
             Guard(
                 loc,
-                "payload",
+                GuardKind.PAYLOAD,
                 self.value(keys["rule"]),
                 self.value(reason) if reason is not None else None,
                 extra,
             )
         )
 
-    def prompt_arg(self, node: cst.BaseExpression, source: str, form: str) -> None:
+    def prompt_arg(self, node: cst.BaseExpression, source: str, form: PromptForm) -> None:
         value = self.value(node)
         if isinstance(value, (Str, Join, Op, Ref, Dyn, Fmt, CallV)):
             self.prompts.append(PyPrompt(self.loc(node), value, source, form))
@@ -471,19 +474,19 @@ class _Extractor(ValueBuilder):
                     break
         if literal is None:
             if isinstance(media, Str) and spec.media_type_kind(media.value) == "near":
-                self.add_guard(Guard(loc, "part", None, media=media, shaped=False))
+                self.add_guard(Guard(loc, GuardKind.PART, None, media=media, shaped=False))
             return
         earlier = self.payload_guards.pop(id(literal), None)
         if earlier is not None and earlier in self.guards:
             self.guards.remove(earlier)
         self.consumed.add(id(literal))
         # DESIGN §3: RL306 stands at the payload dict literal, also where the Part names it.
-        self.payload(literal, self.loc(literal), "part", media)
+        self.payload(literal, self.loc(literal), GuardKind.PART, media)
 
-    def payload(self, node: cst.Dict, loc: Loc, kind: str, media: Value | None = None) -> None:
+    def payload(self, node: cst.Dict, loc: Loc, kind: GuardKind, media: Value | None = None) -> None:
         keys = _str_keys(node)
         shaped = "rule" in keys and ("reason" in keys or "detail" in keys)
-        if kind == "payload" and not shaped:
+        if kind == GuardKind.PAYLOAD and not shaped:
             return
         rule = keys.get("rule")
         reason = keys.get("reason")
@@ -498,7 +501,7 @@ class _Extractor(ValueBuilder):
             shaped=shaped,
         )
         self.add_guard(guard)
-        if kind == "payload" and self.scopes:
+        if kind == GuardKind.PAYLOAD and self.scopes:
             self.payload_guards[id(node)] = guard
 
     def visit_Dict(self, node: cst.Dict) -> None:
@@ -526,22 +529,22 @@ class _Extractor(ValueBuilder):
         if media_key is not None and "data" in keys:
             self.part(keys[media_key], keys["data"], loc)
         if id(node) not in self.consumed:
-            self.payload(node, loc, "payload")
+            self.payload(node, loc, GuardKind.PAYLOAD)
         self.dict_prompts(keys)
 
     def dict_prompts(self, keys: dict[str, cst.BaseExpression]) -> None:
         """`{"role": "system", "content": X}` and `{"system_prompt": X}`."""
         role = str_key(keys.get("role"))
         if role in vocab.CHAT_SYSTEM_ROLES and "content" in keys:
-            self.prompt_arg(keys["content"], f'role="{role}"', "chat-message")
+            self.prompt_arg(keys["content"], f'role="{role}"', PromptForm.CHAT_MESSAGE)
         for key, value in keys.items():
             if vocab.is_prompt_key(key):
-                self.prompt_arg(value, f'"{key}"', "dict-entry")
+                self.prompt_arg(value, f'"{key}"', PromptForm.DICT_ENTRY)
 
     def visit_Tuple(self, node: cst.Tuple) -> None:
         # ("system", X) in a message list: ChatPromptTemplate.from_messages([("system", X), ...])
         if len(node.elements) == 2 and str_key(node.elements[0].value) in vocab.CHAT_SYSTEM_ROLES:
-            self.prompt_arg(node.elements[1].value, "(system, ...)", "chat-message")
+            self.prompt_arg(node.elements[1].value, "(system, ...)", PromptForm.CHAT_MESSAGE)
 
     def key_loc(self, node: cst.Dict, key: str) -> Loc:
         for el in node.elements:
