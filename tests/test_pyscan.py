@@ -100,3 +100,26 @@ def test_text_stage(source: str, worth: bool) -> None:
     from refusal_lint.discover import python_worth_parsing
 
     assert python_worth_parsing(source.encode(), ()) is worth
+
+
+# The second stage's gate: a prompt-shaped node whose value can be prose.
+PROMPT_CASES = [
+    ('Agent(instructions="You are the analyst.")', True),
+    ("def make(instructions):\n    return Agent(instructions=instructions)", False),
+    ('Agent(instructions="gpt-4o")', False),  # no white space: an id, not prose
+    ("Agent(instructions=SYSTEM_PROMPT)", True),
+    ("class A:\n    def f(self):\n        return Agent(instruction=self._instruction)", True),
+    ('SYSTEM_PROMPT = "You are the analyst."', True),
+    ("prompt_tokens = 512", False),
+    ('msgs = [{"role": "system", "content": question}]', True),
+    ('msgs = [{"role": "user", "content": "What is it?"}]', False),
+    ('@agent.system_prompt\ndef rules(ctx):\n    return "x"', True),
+    ('t = ("system", "You are the analyst.")', True),
+]
+
+
+@pytest.mark.parametrize(("source", "gate"), PROMPT_CASES, ids=[c[0][:40] for c in PROMPT_CASES])
+def test_prompt_gate(source: str, gate: bool) -> None:
+    from refusal_lint.extract.pyscan import may_hold_prompt
+
+    assert may_hold_prompt(ast.parse(source)) is gate

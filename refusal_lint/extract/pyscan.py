@@ -324,3 +324,69 @@ def extension_text_may_declare(text: bytes, module_names: frozenset[str]) -> boo
     if root is not None:
         return root in _SELF or root in module_names
     return True
+
+
+_PROMPT_DECORATORS = vocab.PROMPT_DECORATORS
+_SYSTEM_ROLES = vocab.CHAT_SYSTEM_ROLES
+
+
+def may_hold_prompt(tree: ast.Module) -> bool:
+    """True unless no node can become a prompt candidate (DESIGN §2's table) whose value
+    can be prose: a parameter passed on (`instructions=instructions`) never is one."""
+    stack: list[tuple[ast.AST, frozenset[str]]] = [(tree, frozenset())]
+    while stack:
+        node, params = stack.pop()
+        if isinstance(node, _SCOPES):
+            a = node.args
+            params = params | {
+                p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg) if p
+            }
+            if not isinstance(node, ast.Lambda) and any(
+                _last(d.func if isinstance(d, ast.Call) else d) in _PROMPT_DECORATORS
+                for d in node.decorator_list
+            ):
+                return True
+        if _prompt_node(node, params):
+            return True
+        stack.extend((child, params) for child in ast.iter_child_nodes(node))
+    return False
+
+
+def _prompt_node(node: ast.AST, params: frozenset[str]) -> bool:
+    if isinstance(node, ast.Call):
+        if any(k.arg in vocab.PROMPT_KWARGS and _prose(k.value, params) for k in node.keywords):
+            return True
+        name = _last(node.func)
+        if name == "SystemMessage" or (
+            name in ("from_template", "from_messages") and "SystemMessage" in ast.dump(node.func)
+        ):
+            return any(_prose(v, params) for v in (*node.args, *(k.value for k in node.keywords)))
+    elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        for t in targets:
+            name = t.id if isinstance(t, ast.Name) else t.attr if isinstance(t, ast.Attribute) else ""
+            if name and vocab.is_prompt_name(name) and _prose(node.value, params):
+                return True
+    elif isinstance(node, ast.Dict):
+        keys = _keys(node)
+        role = keys.get("role")
+        if isinstance(role, ast.Constant) and role.value in _SYSTEM_ROLES and "content" in keys:
+            return _prose(keys["content"], params)
+        return any(vocab.is_prompt_key(k) and _prose(v, params) for k, v in keys.items())
+    elif isinstance(node, ast.Tuple) and len(node.elts) == 2:
+        first = node.elts[0]
+        return (
+            isinstance(first, ast.Constant) and first.value in _SYSTEM_ROLES and _prose(node.elts[1], params)
+        )
+    return False
+
+
+def _prose(value: ast.expr, params: frozenset[str]) -> bool:
+    """Could this value become prompt text? A string with white space, a template, a call
+    (a builder, dedent, format), a name that is no parameter; not a number or an id."""
+    if isinstance(value, ast.Constant):
+        return isinstance(value.value, str) and any(c.isspace() for c in value.value.strip())
+    if isinstance(value, (ast.Name, ast.Attribute)):
+        root = _root(value)
+        return root is not None and (root in _SELF or root not in params)
+    return isinstance(value, (ast.JoinedStr, ast.BinOp, ast.Call, ast.Subscript, ast.IfExp, ast.BoolOp))

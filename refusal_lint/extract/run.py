@@ -136,9 +136,10 @@ def precheck(job: Job) -> FileFacts | Job:
     guard_names = frozenset(g.rsplit(".", 1)[-1] for g in job.guard_callables)
     if (
         not job.complete
-        and not job.prompts
+        and not job.exhaustive
         and "refusal-lint:" not in text
         and not pyscan.may_hold_facts(tree, guard_names, frozenset(job.ids))
+        and not (job.prompts and pyscan.may_hold_prompt(tree))
     ):
         return FileFacts(job.path, "python", complete=False)
     return dataclasses.replace(job, checked=True)
