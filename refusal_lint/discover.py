@@ -9,7 +9,7 @@ import stat
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from refusal_lint.filekinds import SUFFIXES, FileKind, kind_of
+from refusal_lint.filekinds import FileKind, kind_of
 
 if TYPE_CHECKING:
     import pathspec
@@ -28,11 +28,6 @@ NEVER_ENTER = frozenset(
         ".tox",
         ".nox",
     }
-)
-# The suffixes read, by kind (filekinds.py holds the one table).
-PY, JSON, YAML, TEXT = (
-    tuple(s for s, k in SUFFIXES.items() if k == kind)
-    for kind in (FileKind.PYTHON, FileKind.JSON, FileKind.YAML, FileKind.TEXT)
 )
 CARD_NAMES = frozenset(
     {
@@ -406,15 +401,20 @@ def is_card_candidate(name: str, rel: str, data: bytes) -> bool:
     )
 
 
-def is_prompt_file(rel: str, kind: str, data: bytes) -> bool:
-    """Named for a prompt (the file or a folder it is in), or an ADK / CrewAI agent config."""
+def prompt_by_name(rel: str) -> bool:
+    """A text or YAML file that is a prompt by its name alone: named for a prompt (the file
+    or a folder it is in), or a CrewAI agent config."""
+    kind = kind_of(rel)
     lower = rel.lower()
     name = lower.rsplit("/", 1)[-1]
     named = (
         "prompt" in lower or "instruction" in lower or name.startswith("system") or name.endswith(".prompty")
     )
-    if kind == "text":
+    if kind == FileKind.TEXT:
         return named
-    if kind == "yaml":
-        return named or name in CREWAI_CONFIGS or _ADK.search(data) is not None
-    return False
+    return kind == FileKind.YAML and (named or name in CREWAI_CONFIGS)
+
+
+def is_prompt_file(rel: str, kind: str, data: bytes) -> bool:
+    """A prompt by its name, or (YAML) an ADK agent config by its `instruction:`."""
+    return prompt_by_name(rel) or (kind == FileKind.YAML and _ADK.search(data) is not None)

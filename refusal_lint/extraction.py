@@ -18,7 +18,7 @@ from refusal_lint.cache import PROMPT_ONLY, SKIP, Cache
 from refusal_lint.cache import key as cache_key
 from refusal_lint.config import Config
 from refusal_lint.extract.job import Job, ScanJob
-from refusal_lint.filekinds import kind_of
+from refusal_lint.filekinds import FileKind, kind_of
 from refusal_lint.roles import Roles
 from refusal_lint.settings import Settings
 
@@ -103,12 +103,7 @@ class Extraction:
             self.cache.remember(entry.rel, entry.size, entry.mtime_ns, context, cache_key(job))
             self.submit(job)
             found = self.facts.get(entry.rel)
-            if (
-                found is not None
-                and not found.has_facts()
-                and found.problem is None
-                and not found.suppressions
-            ):
+            if found is not None and found.holds_nothing():
                 # A card candidate that holds none: remembered as passed over (see drain).
                 del self.facts[entry.rel]
                 self.cache.remember(entry.rel, entry.size, entry.mtime_ns, context, SKIP)
@@ -185,9 +180,9 @@ class Extraction:
                 self.facts[path] = facts  # a crash or a hang inside a batch: not cached
         for path, key, found in results.scanned:
             entry = self.entries[path]
-            if found is not None and not found.complete and found.problem is None and not found.suppressions:
-                # The pre-check proved it holds nothing: remembered as passed over, so a warm
-                # run neither decodes it nor loads the fact model for it.
+            if found is not None and found.holds_nothing():
+                # It holds nothing (the pre-check proved so, mostly): remembered as passed
+                # over, so a warm run neither decodes it nor loads the fact model for it.
                 self.cache.remember(path, entry.size, entry.mtime_ns, self.scan_context, SKIP)
                 continue
             if found is None:
@@ -213,22 +208,11 @@ class Extraction:
             data = self.read(entry, False)
             if data is None:
                 continue
-            kind = kind_of(entry.rel) or "text"
-            if kind == "python" and not discover.python_prompt_candidate(data):
-                continue
-            if kind == "python":
-                self.submit(
-                    Job(
-                        entry.rel,
-                        kind,
-                        data,
-                        prompts=True,
-                        guard_callables=self.cfg.guard_callables,
-                        ids=self.ids,
-                    )
-                )
-            else:
+            kind = kind_of(entry.rel) or FileKind.TEXT
+            if kind != FileKind.PYTHON:
                 self.submit(Job(entry.rel, kind, data, want_prompt=True))
+            elif discover.python_prompt_candidate(data):
+                self.submit(self._python(entry.rel, data, prompts=True))
 
     def close(self) -> None:
         if self.pool is not None:
@@ -236,13 +220,15 @@ class Extraction:
 
     def python_job(self, entry: discover.Entry, complete: bool) -> Job | None:
         data = self.read(entry, complete)
-        if data is None:
-            return None
+        return self._python(entry.rel, data, complete=complete) if data is not None else None
+
+    def _python(self, rel: str, data: bytes, complete: bool = False, prompts: bool = False) -> Job:
         return Job(
-            entry.rel,
-            "python",
+            rel,
+            FileKind.PYTHON,
             data,
             complete=complete,
+            prompts=prompts,
             guard_callables=self.cfg.guard_callables,
             ids=self.ids,
         )

@@ -312,6 +312,18 @@ class FileFacts:
             or any(not isinstance(g.rule, Param) for g in self.guards)
         )
 
+    def holds_nothing(self) -> bool:
+        """No fact, problem, suppression or definition: as good as a file passed over."""
+        return not (
+            self.has_facts()
+            or self.problem
+            or self.suppressions
+            or self.defs
+            or self.imports
+            or self.calls
+            or self.ctor_calls
+        )
+
     def has_facts(self) -> bool:
         return bool(
             self.exts or self.py_exts or self.prompts or self.py_prompts or self.guards or self.errors

@@ -14,6 +14,7 @@ from refusal_lint.filekinds import FileKind, kind_of
 from refusal_lint.settings import Settings
 
 if TYPE_CHECKING:
+    from refusal_lint.baseline import Entry
     from refusal_lint.facts import FileFacts
     from refusal_lint.model import Finding
 
@@ -89,3 +90,16 @@ def select_and_suppress(
                 what = f"[{','.join(s.codes)}]" if s.codes else ""
                 out.append(model.Finding("RL003", s.loc, f"unused suppression `refusal-lint: ignore{what}`"))
     return sorted(out, key=lambda f: f.sort_key())
+
+
+def unrecorded(
+    findings: list[Finding], recorded: list[Entry], baseline_path: str, settings: Settings, root: str
+) -> list[Finding]:
+    """The findings a baseline does not hide, and (RL003) its entries that hide nothing."""
+    from refusal_lint import baseline
+
+    where = os.path.relpath(os.path.abspath(baseline_path), root).replace(os.sep, "/")
+    kept, stale = baseline.apply(findings, recorded, baseline.LineTexts(root), where)
+    if "RL003" in settings.select and "RL003" not in settings.ignore:
+        kept += stale
+    return sorted(kept, key=lambda f: f.sort_key())

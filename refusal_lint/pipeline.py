@@ -57,13 +57,7 @@ def run(paths: list[str], cfg: Config, settings: Settings) -> Result:
     finally:
         ex.close()
     if recorded is not None and settings.baseline is not None:
-        from refusal_lint import baseline
-
-        where = os.path.relpath(os.path.abspath(settings.baseline), root).replace(os.sep, "/")
-        kept, stale = baseline.apply(result.findings, recorded, baseline.LineTexts(root), where)
-        if "RL003" in settings.select and "RL003" not in settings.ignore:
-            kept += stale
-        result.findings = sorted(kept, key=lambda f: f.sort_key())
+        result.findings = filtering.unrecorded(result.findings, recorded, settings.baseline, settings, root)
     return result
 
 
@@ -78,22 +72,22 @@ def _run(
     data_ctx = context(
         "data", sorted(roles.cards), sorted(roles.prompt_files.items()), bool(cfg.agents), settings.exhaustive
     )
-    py_entries = [e for e in walk.files if kind_of(e.rel) == "python"]
+    py_entries = [e for e in walk.files if kind_of(e.rel) == FileKind.PYTHON]
     ex.decide(
-        [e for e in walk.files if kind_of(e.rel) != "python"],
+        [e for e in walk.files if kind_of(e.rel) != FileKind.PYTHON],
         data_ctx,
         lambda e, d: data_job(e, d, cfg, roles, settings.exhaustive),
         # A text file is a prompt by its name (or the config) alone: the rest are not read.
         lambda e: (
             kind_of(e.rel) != FileKind.TEXT
             or e.rel in roles.prompt_files
-            or (not cfg.agents and discover.is_prompt_file(e.rel, "text", b""))
+            or (not cfg.agents and discover.prompt_by_name(e.rel))
         ),
     )
     ex.ids = tuple(sorted({d.key for f in ex.facts.values() for e in f.exts for d in e.items}))
     needles = tuple(
         sorted(
-            {d.key.encode() for f in ex.facts.values() for e in f.exts for d in e.items if len(d.key) > 2}
+            {i.encode() for i in ex.ids if len(i) > 2}
             | {g.rsplit(".", 1)[-1].encode() for g in cfg.guard_callables}
         )
     )
@@ -119,8 +113,7 @@ def _run(
         near = [
             e
             for e in ex.prompt_only
-            if _in_scope(e, result.agents, cfg)
-            or (not cfg.agents and discover.is_prompt_file(e.rel, _kind(e), b""))
+            if _in_scope(e, result.agents, cfg) or (not cfg.agents and discover.prompt_by_name(e.rel))
         ]
         ex.read_prompts(near)
         ex.drain()
@@ -140,14 +133,10 @@ def _run(
     return result
 
 
-def _kind(entry: discover.Entry) -> str:
-    return kind_of(entry.rel) or "text"
-
-
 def _in_scope(entry: discover.Entry, agents: list[Agent], cfg: Config) -> bool:
     """Is a prompt candidate's file under an agent's root (so its prompts can count)?"""
     if cfg.agents:
-        return kind_of(entry.rel) == "python"  # configured guard globs decide later
+        return kind_of(entry.rel) == FileKind.PYTHON  # configured guard globs decide later
     from refusal_lint.bind import owner
 
     return bool(owner(entry.rel, [a.root for a in agents]))
