@@ -326,10 +326,6 @@ def extension_text_may_declare(text: bytes, module_names: frozenset[str]) -> boo
     return True
 
 
-_PROMPT_DECORATORS = vocab.PROMPT_DECORATORS
-_SYSTEM_ROLES = vocab.CHAT_SYSTEM_ROLES
-
-
 def may_hold_prompt(tree: ast.Module) -> bool:
     """True unless no node can become a prompt candidate (DESIGN §2's table) whose value
     can be prose: a parameter passed on (`instructions=instructions`) never is one."""
@@ -342,7 +338,7 @@ def may_hold_prompt(tree: ast.Module) -> bool:
                 p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg) if p
             }
             if not isinstance(node, ast.Lambda) and any(
-                _last(d.func if isinstance(d, ast.Call) else d) in _PROMPT_DECORATORS
+                _last(d.func if isinstance(d, ast.Call) else d) in vocab.PROMPT_DECORATORS
                 for d in node.decorator_list
             ):
                 return True
@@ -370,13 +366,15 @@ def _prompt_node(node: ast.AST, params: frozenset[str]) -> bool:
     elif isinstance(node, ast.Dict):
         keys = _keys(node)
         role = keys.get("role")
-        if isinstance(role, ast.Constant) and role.value in _SYSTEM_ROLES and "content" in keys:
+        if isinstance(role, ast.Constant) and role.value in vocab.CHAT_SYSTEM_ROLES and "content" in keys:
             return _prose(keys["content"], params)
         return any(vocab.is_prompt_key(k) and _prose(v, params) for k, v in keys.items())
     elif isinstance(node, ast.Tuple) and len(node.elts) == 2:
         first = node.elts[0]
         return (
-            isinstance(first, ast.Constant) and first.value in _SYSTEM_ROLES and _prose(node.elts[1], params)
+            isinstance(first, ast.Constant)
+            and first.value in vocab.CHAT_SYSTEM_ROLES
+            and _prose(node.elts[1], params)
         )
     return False
 
