@@ -34,7 +34,6 @@ class BoundGuard:
     kind: str
     status: GuardStatus
     rule_id: str | None
-    written: str | None  # the id as written (for messages), if a literal
     reason: str | None = None  # a literal reason to compare (None: absent or from the map)
     reason_loc: Loc | None = None
     reason_literal: bool = False
@@ -223,7 +222,7 @@ def bind_guard(res: Resolver, ids: GuardIds, g: Guard, params_ids: set[str]) -> 
             reason, reason_loc, literal = r.value, g.reason.loc, isinstance(g.reason, Str)
     shape = {"extra_keys": g.extra_keys, "media_near": media_near}
     if g.kind != GuardKind.CALL and g.rule is None:
-        return [BoundGuard(g.loc, g.kind, GuardStatus.NONE, None, None, **shape)]  # type: ignore[arg-type]
+        return [BoundGuard(g.loc, g.kind, GuardStatus.NONE, None, **shape)]  # type: ignore[arg-type]
     is_guard, value = ids.id_value(g)
     if not is_guard or value is None:
         return []
@@ -235,14 +234,12 @@ def bind_guard(res: Resolver, ids: GuardIds, g: Guard, params_ids: set[str]) -> 
     out: list[BoundGuard] = []
     for f in fired:
         here = f.loc == g.loc
-        written = g.rule.value if here and isinstance(g.rule, Str) else f.rule.value if f.rule else None
         out.append(
             BoundGuard(
                 f.loc,
                 g.kind,
                 f.status,
                 f.rule.value if f.rule else None,
-                written,
                 reason=reason if here else None,
                 reason_loc=reason_loc if here else None,
                 reason_literal=literal and here,
@@ -252,7 +249,7 @@ def bind_guard(res: Resolver, ids: GuardIds, g: Guard, params_ids: set[str]) -> 
             )
         )
     if (g.extra_keys or media_near) and not any(b.loc == g.loc for b in out):
-        out.append(BoundGuard(g.loc, g.kind, GuardStatus.PASSTHROUGH, None, None, **shape))  # type: ignore[arg-type]
+        out.append(BoundGuard(g.loc, g.kind, GuardStatus.PASSTHROUGH, None, **shape))  # type: ignore[arg-type]
     return out
 
 

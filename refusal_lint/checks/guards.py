@@ -17,7 +17,7 @@ def check(card: Card | None, guards: list[BoundGuard], errors: list[BoundError])
                     "RL306",
                     g.loc,
                     f"refusal payload has keys other than rule/reason/detail: {', '.join(g.extra_keys)}",
-                    rule_id=g.written,
+                    rule_id=g.rule_id,
                 )
             )
         if g.media_near:
@@ -26,7 +26,7 @@ def check(card: Card | None, guards: list[BoundGuard], errors: list[BoundError])
                     "RL306",
                     g.loc,
                     f"media type `{g.media_near}` is almost `{spec.MEDIA_TYPE}`",
-                    rule_id=g.written,
+                    rule_id=g.rule_id,
                 )
             )
         if g.status == GuardStatus.NONE and not g.media_near:
@@ -61,8 +61,8 @@ def check(card: Card | None, guards: list[BoundGuard], errors: list[BoundError])
                 Finding(
                     "RL302",
                     g.loc,
-                    f"guard fires rule `{g.written}`, which the card does not advertise{hint}",
-                    rule_id=g.written,
+                    f"guard fires rule `{g.rule_id}`, which the card does not advertise{hint}",
+                    rule_id=g.rule_id,
                 )
             )
             continue
@@ -80,7 +80,7 @@ def check(card: Card | None, guards: list[BoundGuard], errors: list[BoundError])
                     "RL303",
                     g.loc,
                     f'guard passes reason "{g.reason}" for `{g.rule_id}`; the card says "{rule.reason}"',
-                    rule_id=g.written,
+                    rule_id=g.rule_id,
                     edit=edit,
                 )
             )
