@@ -393,7 +393,10 @@ def _probe(
         probes = _read_probes(probes_file)
     transport = None
     if app_spec is not None:
-        from refusal_lint import inprocess
+        try:
+            from refusal_lint import inprocess
+        except ImportError:
+            raise UsageError("probe needs httpx: pip install 'refusal-lint[probe]'") from None
 
         if url is not None:
             raise UsageError("probe: give a URL or --app, not both")

@@ -14,6 +14,8 @@ import sys
 import threading
 from typing import Any
 
+import httpx  # this module is imported only to probe, which needs httpx
+
 from refusal_lint.errors import UsageError
 
 BASE_URL = "http://testserver"  # a name no network resolves: requests never leave the process
@@ -48,22 +50,18 @@ def _is_asgi(app: Any) -> bool:
         return True
 
 
-class SyncASGITransport:
+class SyncASGITransport(httpx.BaseTransport):
     """A synchronous httpx transport in front of an ASGI app on its own event loop."""
 
     def __init__(self, app: Any) -> None:
-        import httpx
-
         self._inner = httpx.ASGITransport(app=app)
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
         self._thread.start()
 
-    def handle_request(self, request: Any) -> Any:
-        import httpx
-
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
         async def send() -> httpx.Response:
-            body = await request.aread() if hasattr(request, "aread") else request.read()
+            body = await request.aread()
             inner = httpx.Request(request.method, request.url, headers=request.headers, content=body)
             response = await self._inner.handle_async_request(inner)
             content = await response.aread()
@@ -85,19 +83,6 @@ class SyncASGITransport:
         self._loop.close()
 
 
-def transport_for(app: Any) -> Any:
+def transport_for(app: Any) -> SyncASGITransport:
     """An httpx transport that reaches `app` in this process."""
-    import httpx
-
-    class _Transport(httpx.BaseTransport):
-        def __init__(self) -> None:
-            self.bridge = SyncASGITransport(app)
-
-        def handle_request(self, request: httpx.Request) -> httpx.Response:
-            response: httpx.Response = self.bridge.handle_request(request)
-            return response
-
-        def close(self) -> None:
-            self.bridge.close()
-
-    return _Transport()
+    return SyncASGITransport(app)
