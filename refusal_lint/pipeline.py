@@ -15,6 +15,7 @@ from refusal_lint.roles import Roles, roles_of
 from refusal_lint.settings import Settings
 
 if TYPE_CHECKING:
+    from refusal_lint.agents import Bound
     from refusal_lint.bind import Agent
     from refusal_lint.model import Finding
 
@@ -104,66 +105,65 @@ def _run(
     ex.scan(py_entries, py_ctx, needles)
     ex.drain()
     py_paths = [e.rel for e in py_entries]
-    result = _bind(ex, root, cfg, py_paths, roles)
+    bound = _bind(ex, root, cfg, py_paths, roles)
     # Prompt candidates matter only inside an agent's scope: a tree with no card never
     # reads them. Those near a card (under its agent's root) are read first; the rest of a
     # single agent's scope only when no prompt was found there (no RL200 for a prompt kept
     # elsewhere, and no parsing of a monorepo's unrelated code when it sits beside the card).
-    if result.agents and ex.prompt_only:
+    if bound is not None and bound.agents and ex.prompt_only:
+        from refusal_lint.scoping import in_scope
+
         near = [
             e
             for e in ex.prompt_only
-            if _in_scope(e, result.agents, cfg) or (not cfg.agents and discover.prompt_by_name(e.rel))
+            if in_scope(e.rel, bound.agents, bool(cfg.agents))
+            or (not cfg.agents and discover.prompt_by_name(e.rel))
         ]
         ex.read_prompts(near)
         ex.drain()
-        result = _bind(ex, root, cfg, py_paths, roles)
-        single = result.agents[0] if len(result.agents) == 1 and not cfg.agents else None
+        bound = _bind(ex, root, cfg, py_paths, roles)
+        single = bound.agents[0] if bound and len(bound.agents) == 1 and not cfg.agents else None
         if single is not None and single.card is not None and single.card.rules and not single.prompts:
             read = {e.rel for e in near}
             ex.read_prompts([e for e in ex.prompt_only if e.rel not in read])
             ex.drain()
-            result = _bind(ex, root, cfg, py_paths, roles)
-    ex.cache.save()
-    result.files_scanned = len(walk.files)
-    result.notes = ex.notes
+            bound = _bind(ex, root, cfg, py_paths, roles)
+    result = Result(root, [], [], len(walk.files), ex.notes)
+    if bound is not None:
+        from refusal_lint import agents
+
+        checked = agents.check(bound, ex.facts, roles)
+        result.findings, result.agents = checked.findings, checked.agents
+        result.facts_found = checked.facts_found
     result.findings = filtering.select_and_suppress(
         filtering.file_columns(result.findings, root), ex.facts, cfg, settings, root
     )
+    ex.cache.save()
     return result
 
 
-def _in_scope(entry: discover.Entry, agents: list[Agent], cfg: Config) -> bool:
-    """Is a prompt candidate's file under an agent's root (so its prompts can count)?"""
-    if cfg.agents:
-        return kind_of(entry.rel) == FileKind.PYTHON  # configured guard globs decide later
-    from refusal_lint.bind import owner
-
-    return bool(owner(entry.rel, [a.root for a in agents]))
-
-
-def _bind(ex: Extraction, root: str, cfg: Config, py_paths: list[str], roles: Roles) -> Result:
-    """Bind and check; modules that facts import are read on demand, even where the
-    prefilter passed them over: bind, read what the resolver found missing, bind again.
-    A tree where no file yielded anything, and no config names a file, is done here."""
+def _bind(ex: Extraction, root: str, cfg: Config, py_paths: list[str], roles: Roles) -> Bound | None:
+    """Bind; modules that facts import are read on demand, even where the prefilter passed
+    them over: bind, read what the resolver found missing, bind again. A tree where no file
+    yielded anything, and no config names a file, has nothing to bind (None)."""
     if not (cfg.agents or roles.cards or any(f.has_facts() or f.problem for f in ex.facts.values())):
-        return Result(root, [], [], 0)
+        return None
     from refusal_lint import agents
     from refusal_lint.resolve import ModuleIndex
 
     index = ModuleIndex(py_paths)
     tried: set[str] = set()
     for _ in range(IMPORT_ROUNDS):
-        checked, missing = agents.check(root, cfg, ex.facts, index, roles)
+        bound = agents.bind(root, cfg, ex.facts, index, roles)
         need = [
             j
-            for m in sorted(missing - tried)
+            for m in sorted(bound.missing - tried)
             if m in ex.entries and (j := ex.python_job(ex.entries[m], True))
         ]
-        tried |= missing
+        tried |= bound.missing
         if not need:
             break
         for job in need:
             ex.submit(job)
         ex.drain()
-    return Result(root, checked.findings, checked.agents, 0, facts_found=checked.facts_found)
+    return bound

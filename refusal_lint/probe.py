@@ -243,8 +243,9 @@ def probe(
                 Finding("RL400", Loc(result.card_url), f"the card is not readable JSON: {exc}")
             )
             return result
-        found, cards = card_checks.check_decls(datacards.find_extensions(tree))
-        result.findings += found
+        decls = datacards.find_extensions(tree)
+        result.findings += card_checks.check_decls(decls)
+        cards = card_checks.rule_sets(decls)
         doc = card_doc if isinstance(card_doc, dict) else {}
         if isinstance(doc.get("name"), str):
             result.agent_name = doc["name"]

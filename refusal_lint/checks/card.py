@@ -9,24 +9,38 @@ from refusal_lint.facts import ExtDecl
 from refusal_lint.model import Card, Finding, Rule
 
 
-def _entry_findings(decl: ExtDecl) -> tuple[list[Finding], Card]:
+def _usable(decl: ExtDecl) -> bool:
+    """Does the entry's params map give rules to check against (RL103/RL104 say why not)?"""
+    if decl.params_kind in ("absent", "null", "other", "unresolved"):
+        return False
+    return not (decl.params_kind == "object" and not decl.items)
+
+
+def rule_set(decl: ExtDecl) -> Card:
+    """The rules an extension entry advertises: the last reason of each id wins."""
+    rules = {item.key: Rule(item.key, item.reason, item.loc) for item in decl.items}
+    usable = _usable(decl)
+    return Card(
+        loc=decl.loc,
+        rules=tuple(rules.values()) if usable else (),
+        usable=usable,
+        agent_name=decl.agent_name,
+        params_id=decl.params_id,
+    )
+
+
+def _entry_findings(decl: ExtDecl) -> list[Finding]:
     out = [Finding("RL101", decl.loc, f"extension entry malformed: {p}") for p in decl.problems]
     exact = decl.uri is not None and spec.uri_kind(decl.uri) == "exact"
     if decl.uri is not None and not exact:
         out.append(Finding("RL102", decl.loc, f"extension URI `{decl.uri}` is almost `{spec.URI}`"))
-    rules: dict[str, Rule] = {}
-    usable = True
     if decl.params_kind in ("absent", "null") or (decl.params_kind == "object" and not decl.items):
         what = {"absent": "no params", "null": "params is null"}.get(decl.params_kind, "params is {}")
         out.append(Finding("RL103", decl.loc, f"{what}: the extension advertises no rules"))
-        usable = False
     elif decl.params_kind == "other":
         out.append(
             Finding("RL104", decl.params_loc or decl.loc, "params is not an object of rule id -> reason")
         )
-        usable = False
-    elif decl.params_kind == "unresolved":
-        usable = False
     seen: set[str] = set()
     for item in decl.items:
         if item.key in seen:
@@ -39,31 +53,21 @@ def _entry_findings(decl: ExtDecl) -> tuple[list[Finding], Card]:
                 )
             )
         seen.add(item.key)
-        rules[item.key] = Rule(item.key, item.reason, item.loc)
     last_item = {i.key: i for i in decl.items}
-    for rid, rule in rules.items():
-        item = last_item[rid]
+    for rid, item in last_item.items():
+        loc = item.loc
         if item.reason is None and item.kind != "unknown":
             out.append(
-                Finding(
-                    "RL104", rule.loc, f"the reason of `{rid}` is {_a(item.kind)}, not a string", rule_id=rid
-                )
+                Finding("RL104", loc, f"the reason of `{rid}` is {_a(item.kind)}, not a string", rule_id=rid)
             )
         if not spec.is_kebab(rid):
-            out.append(Finding("RL105", rule.loc, f"rule id `{rid}` is not kebab-case", rule_id=rid))
+            out.append(Finding("RL105", loc, f"rule id `{rid}` is not kebab-case", rule_id=rid))
         if item.reason is not None and (
             not item.reason.strip() or "\n" in item.reason or "\r" in item.reason
         ):
             what = "blank" if not item.reason.strip() else "more than one line"
-            out.append(Finding("RL106", rule.loc, f"the reason of `{rid}` is {what}", rule_id=rid))
-    card = Card(
-        loc=decl.loc,
-        rules=tuple(rules.values()) if usable else (),
-        usable=usable,
-        agent_name=decl.agent_name,
-        params_id=decl.params_id,
-    )
-    return out, card
+            out.append(Finding("RL106", loc, f"the reason of `{rid}` is {what}", rule_id=rid))
+    return out
 
 
 def _a(kind: str) -> str:
@@ -76,19 +80,28 @@ def _a(kind: str) -> str:
     }.get(kind, kind)
 
 
-def check_decls(decls: Iterable[ExtDecl]) -> tuple[list[Finding], list[Card]]:
-    """Findings of every declaration, and one Card per card (RL108 for a second declaration)."""
-    findings: list[Finding] = []
-    cards: list[Card] = []
-    by_card: dict[str, Card] = {}
+def _by_card(decls: Iterable[ExtDecl]) -> tuple[list[ExtDecl], list[ExtDecl]]:
+    """Each card's first declaration, and the repeats (RL108) in file order."""
+    first: dict[str, ExtDecl] = {}
+    repeats: list[ExtDecl] = []
     for decl in sorted(decls, key=lambda d: (d.loc.path, d.loc.line, d.loc.col)):
-        entry, card = _entry_findings(decl)
-        findings.extend(entry)
-        if decl.card in by_card:
-            findings.append(
-                Finding("RL108", decl.loc, "the refusals extension is declared twice in this card")
-            )
-            continue
-        by_card[decl.card] = card
-        cards.append(card)
-    return findings, cards
+        if decl.card in first:
+            repeats.append(decl)
+        else:
+            first[decl.card] = decl
+    return list(first.values()), repeats
+
+
+def rule_sets(decls: Iterable[ExtDecl]) -> list[Card]:
+    """One rule set per card: its first declaration's."""
+    return [rule_set(d) for d in _by_card(decls)[0]]
+
+
+def check_decls(decls: Iterable[ExtDecl]) -> list[Finding]:
+    """Findings of every declaration (RL108 for a card's second one)."""
+    firsts, repeats = _by_card(decls)
+    findings = [f for d in firsts + repeats for f in _entry_findings(d)]
+    findings += [
+        Finding("RL108", d.loc, "the refusals extension is declared twice in this card") for d in repeats
+    ]
+    return findings

@@ -1,0 +1,125 @@
+"""Agent scoping (DESIGN §2 "Agents"): which rule set, prompt and guard files make one agent,
+discovered from where the cards stand or given by `agents:` in the config."""
+
+from __future__ import annotations
+
+import os
+import posixpath
+
+from refusal_lint import discover
+from refusal_lint.bind import Agent, agent_root, owner
+from refusal_lint.config import Config
+from refusal_lint.facts import FileFacts
+from refusal_lint.filekinds import FileKind, kind_of
+from refusal_lint.model import Card, Finding, Loc
+from refusal_lint.roles import Roles, rel
+
+
+def agents_of(
+    root: str, cfg: Config, cards: list[Card], facts: dict[str, FileFacts], roles: Roles
+) -> tuple[list[Agent], list[Finding]]:
+    """The agents of the tree, and an RL004 for each file that no agent, or two, claim."""
+    if cfg.agents:
+        return _configured_agents(cfg, root, cards, facts, roles), []
+    findings: list[Finding] = []
+    return _discovered_agents(root, cards, facts, findings), findings
+
+
+def in_scope(path: str, agents: list[Agent], configured: bool) -> bool:
+    """Is a prompt candidate's file under an agent's root (so its prompts can count)?"""
+    if configured:
+        return kind_of(path) == FileKind.PYTHON  # configured guard globs decide later
+    return bool(owner(path, [a.root for a in agents]))
+
+
+def _same_agent(a: Card, b: Card) -> bool:
+    """Two card sources of one agent: one's root holds the other's, and they have the same
+    name or exactly the same rules. (Sibling agents never merge, whatever their names.)"""
+    ra, rb = agent_root(a.loc.path), agent_root(b.loc.path)
+    if not (ra == rb or not ra or not rb or rb.startswith(ra + "/") or ra.startswith(rb + "/")):
+        return False
+    if a.agent_name and b.agent_name and a.agent_name.strip().lower() == b.agent_name.strip().lower():
+        return True
+    return bool(a.rules) and {(r.rule_id, r.reason) for r in a.rules} == {
+        (r.rule_id, r.reason) for r in b.rules
+    }
+
+
+def _discovered_agents(
+    root: str, cards: list[Card], facts: dict[str, FileFacts], findings: list[Finding]
+) -> list[Agent]:
+    # A repo often holds one agent's card twice (built in code, and exported to
+    # .well-known/): such cards make one agent, whose files are those under either root.
+    groups: list[list[Card]] = []
+    for c in sorted(cards, key=lambda c: ("/.well-known/" not in "/" + c.loc.path, c.loc.path)):
+        home = next((g for g in groups if any(_same_agent(c, other) for other in g)), None)
+        if home is None:
+            groups.append([c])
+        else:
+            home.append(c)
+    agents = []
+    root_of: dict[str, Agent] = {}
+    for group in groups:
+        primary = group[0]
+        roots = sorted({agent_root(c.loc.path) for c in group})
+        top = roots[0] if len(roots) == 1 else posixpath.commonpath(roots) if all(roots) else ""
+        name = primary.agent_name or (posixpath.basename(top) if top else os.path.basename(root)) or "agent"
+        agent = Agent(name, top, primary)
+        agents.append(agent)
+        for r in roots:
+            root_of.setdefault(r, agent)
+    fact_paths = sorted(p for p, f in facts.items() if f.has_facts())
+    if len(agents) <= 1:
+        for a in agents:
+            a.files = set(fact_paths)
+        return agents
+    for path in fact_paths:
+        claim = {id(root_of[r]): root_of[r] for r in owner(path, list(root_of))}
+        if len(claim) == 1:
+            next(iter(claim.values())).files.add(path)
+        elif not facts[path].claims():
+            continue  # a shared pass-through helper: it serves every agent, and fires nothing itself
+        else:
+            findings.append(
+                Finding(
+                    "RL004",
+                    Loc(path),
+                    (
+                        "this file belongs to two agents equally: their cards share its folder"
+                        if claim
+                        else "this file belongs to no agent: several cards were found and none is above it"
+                    )
+                    + "; say which agent it belongs to with `agents:` in the config (`guards:` globs)",
+                )
+            )
+    return agents
+
+
+def _configured_agents(
+    cfg: Config, root: str, cards: list[Card], facts: dict[str, FileFacts], roles: Roles
+) -> list[Agent]:
+    agents = []
+    fact_paths = sorted(p for p, f in facts.items() if f.has_facts())
+    for a in cfg.agents:
+        card_rel = rel(root, cfg.base, a.card) if a.card else ""
+        card = next((c for c in cards if c.loc.path == card_rel), None)
+        agent = Agent(a.name, posixpath.dirname(card_rel), card, prompt_spec=a.prompt)
+        spec = discover.gitignore_spec(list(a.guards)) if a.guards else None
+        for path in fact_paths:
+            sub = os.path.relpath(os.path.join(root, path), cfg.base).replace(os.sep, "/")
+            if path == card_rel or (spec is not None and spec.match_file(sub)):
+                agent.files.add(path)
+        agents.append(agent)
+    return agents
+
+
+def agent_for(f: Finding, card_agent: dict[Loc, str], agents: list[Agent]) -> str | None:
+    if f.code in ("RL002", "RL003", "RL004"):
+        return None
+    for loc, name in card_agent.items():
+        if loc.path == f.loc.path:
+            return name
+    for a in agents:
+        if f.loc.path in a.files:
+            return a.name
+    return None
