@@ -19,6 +19,7 @@ from refusal_lint.bind import (
     py_prompts,
 )
 from refusal_lint.checks import card as card_checks
+from refusal_lint.checks import files as file_checks
 from refusal_lint.checks import guards as guard_checks
 from refusal_lint.checks import prompt as prompt_checks
 from refusal_lint.config import Config
@@ -86,15 +87,7 @@ def bind(root: str, cfg: Config, facts: dict[str, FileFacts], index: ModuleIndex
 
 def check(bound: Bound, facts: dict[str, FileFacts], roles: Roles) -> Checked:
     """Every finding of the bound tree: files, cards, then each agent against its rule set."""
-    findings = card_checks.check_decls(bound.decls)
-    for path in sorted(facts):
-        problem = facts[path].problem
-        if problem is not None:
-            code = "RL100" if path in roles.cards and problem.code == "RL002" else problem.code
-            findings.append(Finding(code, problem.loc, problem.message))
-    for card_path in roles.cards:
-        if card_path not in facts:
-            findings.append(Finding("RL100", Loc(card_path), f"configured card `{card_path}` not found"))
+    findings = file_checks.check(facts, roles.cards) + card_checks.check_decls(bound.decls)
     findings += bound.scoping
     for agent in bound.agents:
         found = (
@@ -121,7 +114,7 @@ def check(bound: Bound, facts: dict[str, FileFacts], roles: Roles) -> Checked:
     facts_found = (
         bool(bound.cards)
         or any(f.guards or f.errors for f in facts.values())
-        or any(f.code in ("RL002", "RL100") for f in findings)
+        or any(f.code in (file_checks.RL002.code, file_checks.RL100.code) for f in findings)
     )
     return Checked(findings, bound.agents, facts_found)
 

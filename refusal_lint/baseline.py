@@ -13,6 +13,7 @@ import os
 from collections import Counter
 from dataclasses import dataclass
 
+from refusal_lint.checks.files import RL003
 from refusal_lint.errors import UsageError
 from refusal_lint.model import Finding, Loc
 
@@ -133,7 +134,7 @@ def apply(
             rule = f" [{e.rule_id}]" if e.rule_id else ""
             stale.append(
                 Finding(
-                    "RL003",
+                    RL003.code,
                     Loc(where, e.line),
                     f"baseline entry {e.code}{rule} in {e.path} matches no finding now: drop it "
                     "(--write-baseline rewrites the file)",

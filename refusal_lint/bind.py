@@ -23,8 +23,8 @@ from refusal_lint.facts import (
     Sub,
     Value,
 )
-from refusal_lint.guardids import GuardIds, GuardStatus
-from refusal_lint.model import Card, Loc, Prompt, PromptForm, PromptLine
+from refusal_lint.guardids import GuardIds
+from refusal_lint.model import Card, GuardStatus, Loc, Prompt, PromptForm, PromptLine
 from refusal_lint.resolve import Resolver, placeholder_text
 
 

@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 from refusal_lint import __version__
-from refusal_lint.codes import CODES, expand
+from refusal_lint.codes import CODES, expand, is_error
 from refusal_lint.errors import UsageError
 
 FORMATS = ("text", "json", "sarif", "github", "markdown", "gitlab", "junit", "rdjson", "azure")
@@ -179,7 +179,7 @@ def _cpus() -> int:
 
 
 def _status(findings: list[Any], exit_zero: bool) -> int:
-    has_errors = any(CODES[f.code].severity == "error" for f in findings)
+    has_errors = any(is_error(f.code) for f in findings)
     return 1 if has_errors and not exit_zero else 0
 
 

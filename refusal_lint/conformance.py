@@ -25,13 +25,122 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from refusal_lint import spec
-from refusal_lint.codes import CODES
+from refusal_lint import answers, spec
+from refusal_lint.model import Code, Severity
 from refusal_lint.prompttext import fold_ws
+
+RL400 = Code(
+    code="RL400",
+    name="probe-unreachable",
+    severity=Severity.ERROR,
+    summary="the card or the endpoint cannot be fetched",
+    what="""`refusal-lint probe` could not fetch the card (both well-known paths) or get an
+answer from the agent's JSON-RPC endpoint: connection refused, an HTTP error status, a
+timeout, or a body that is not JSON.""",
+    why="nothing can be probed; the agent is down, misrouted, or not an A2A agent.",
+    fix="""check the URL, that the agent serves /.well-known/agent-card.json, and that its
+interface url answers JSON-RPC POSTs.""",
+)
+
+RL401 = Code(
+    code="RL401",
+    name="refusal-as-jsonrpc-error",
+    severity=Severity.ERROR,
+    summary="the envelope holds `error` instead of `result`",
+    what="the provoked request came back as a JSON-RPC error object.",
+    why="""the spec makes a refused request a successful exchange: a normal result carrying
+the refusal Parts, never a protocol error.""",
+    fix="return a message with the text Part and the refusal data Part instead of raising:",
+    example='{"jsonrpc": "2.0", "id": 1, "result": {"message": {"parts": [...]}}}',
+)
+
+RL402 = Code(
+    code="RL402",
+    name="refusal-not-fired",
+    severity=Severity.ERROR,
+    summary="a normal answer came back where the rule should refuse",
+    what="the message written to provoke the rule got an ordinary answer, with no refusal Part.",
+    why="""a refused computation answered anyway is a fabricated answer, the one thing the
+spec forbids outright.""",
+    fix="make the tool-level guard fire for this request, or correct the probe message.",
+)
+
+RL403 = Code(
+    code="RL403",
+    name="text-part-missing",
+    severity=Severity.ERROR,
+    summary="no text/plain Part carrying the reason",
+    what="the refusal came with its data Part but no text Part.",
+    why="plain clients that ignore data Parts show nothing; the spec asks for both Parts.",
+    fix="emit a text Part holding the reason next to the data Part.",
+)
+
+RL404 = Code(
+    code="RL404",
+    name="data-part-malformed",
+    severity=Severity.ERROR,
+    summary="no data Part with the refusal media type, or its data is not {rule, reason[, detail]}",
+    what="""the refusal's data Part is missing, carries another media type, or its data has
+other keys or non-string values.""",
+    why="""consumers recognise a refusal by the media type application/vnd.upperhand.refusal+json
+and read exactly rule, reason and detail.""",
+    fix='{"data": {"rule": "seg-mix", "reason": "...", "detail": "..."},',
+    example='  "mediaType": "application/vnd.upperhand.refusal+json"}',
+)
+
+RL405 = Code(
+    code="RL405",
+    name="refused-rule-unadvertised",
+    severity=Severity.ERROR,
+    summary="the emitted `rule` is not a key of the card's params",
+    what="the agent refused with a rule id its card does not advertise.",
+    why="""consumers must find the emitted rule in the card's map; an unknown one cannot be
+rendered or filtered.""",
+    fix="emit the card's id, or add the rule to the card.",
+)
+
+RL406 = Code(
+    code="RL406",
+    name="refused-reason-mismatch",
+    severity=Severity.ERROR,
+    summary="the emitted reason (or the text Part) is not the advertised one-liner",
+    what="""the data Part's `reason`, or the text Part, says something other than the card's
+reason for the emitted rule.""",
+    why="the reason is the advertised one-liner; callers and evals compare it verbatim.",
+    fix="read the reason from the card's params map when building both Parts.",
+)
+
+RL407 = Code(
+    code="RL407",
+    name="refusal-mixed-with-content",
+    severity=Severity.ERROR,
+    summary="other Parts sit beside the refusal Parts",
+    what="""besides the refusal's text and data Parts, the answer holds other text, data or
+file Parts.""",
+    why="""the refusal Parts must replace the result entirely; anything beside them is an
+answer the agent said it would not give.""",
+    fix="return only the two refusal Parts.",
+)
+
+RL408 = Code(
+    code="RL408",
+    name="media-type-untransported",
+    severity=Severity.WARNING,
+    summary="a v0.3 agent: data Parts carry no media type",
+    what="""the agent was probed over A2A v0.3, where data Parts have no media type, so the
+refusal Part was recognised by its keys.""",
+    why="consumers on v0.3 cannot tell a refusal from other data by its type.",
+    fix="""serve A2A v1.0 (the a2a-sdk serves both on one endpoint), or put the media type in
+the Part's metadata.""",
+)
+
+# The probe codes (DESIGN §3), judged here and by `refusal-lint probe`.
+CODES = (RL400, RL401, RL402, RL403, RL404, RL405, RL406, RL407, RL408)
+
+_BY_CODE = {c.code: c for c in CODES}
 
 __all__ = [
     "Finding",
@@ -64,154 +173,15 @@ class Finding:
 
     @property
     def name(self) -> str:
-        return CODES[self.code].name
+        return _BY_CODE[self.code].name
 
     @property
     def severity(self) -> str:
-        return CODES[self.code].severity
+        return _BY_CODE[self.code].severity
 
     def __str__(self) -> str:
         rule = f" [{self.rule_id}]" if self.rule_id else ""
         return f"{self.code}{rule} {self.name}: {self.message}"
-
-
-# ---- plain data from whatever was passed ---------------------------------------------------
-
-
-def _plain(obj: Any, top: bool = True) -> Any:
-    """JSON-shaped data from dicts, lists, JSON text (at the top only) or a2a-sdk objects
-    (converted only here, and only when passed)."""
-    if top and isinstance(obj, (str, bytes)):
-        text = obj.decode("utf-8") if isinstance(obj, bytes) else obj
-        return json.loads(text)
-    if isinstance(obj, (str, bytes, int, float, bool)) or obj is None:
-        return obj
-    if isinstance(obj, Mapping):
-        return {str(k): _plain(v, False) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_plain(v, False) for v in obj]
-    if hasattr(obj, "DESCRIPTOR") and hasattr(obj, "ListFields"):  # a2a-sdk v1.0: protobuf
-        import importlib
-
-        return importlib.import_module("google.protobuf.json_format").MessageToDict(obj)
-    if hasattr(obj, "model_dump"):  # a2a-sdk v0.3: pydantic
-        return _plain(obj.model_dump(mode="json", by_alias=True, exclude_none=True), False)
-    return obj
-
-
-def _is_part(x: Any) -> bool:
-    return isinstance(x, dict) and (
-        x.get("kind") in ("text", "data", "file")
-        or any(k in x for k in ("text", "data", "file", "raw", "url"))
-    )
-
-
-def _parts(result: Any) -> list[dict[str, Any]]:
-    """The Parts of a Message or a Task answer (its status message and artifacts)."""
-    if not isinstance(result, dict):
-        return []
-    for key in ("message", "task", "msg"):
-        if isinstance(result.get(key), dict):
-            return _parts(result[key])
-    out: list[dict[str, Any]] = []
-    if isinstance(result.get("parts"), list):
-        out += [p for p in result["parts"] if isinstance(p, dict)]
-    status = result.get("status")
-    if isinstance(status, dict) and isinstance(status.get("message"), dict):
-        out += _parts(status["message"])
-    for artifact in result.get("artifacts") or []:
-        if isinstance(artifact, dict):
-            out += [p for p in artifact.get("parts") or [] if isinstance(p, dict)]
-    return out
-
-
-def _event(e: Any) -> dict[str, Any]:
-    """One streamed event, out of its JSON-RPC envelope if it has one."""
-    if isinstance(e, dict) and "result" in e and ("jsonrpc" in e or "id" in e):
-        return e["result"] if isinstance(e["result"], dict) else {}
-    return e if isinstance(e, dict) else {}
-
-
-def _stream(events: list[Any]) -> tuple[str, Any]:
-    """A stream's final answer: its message, or its final status message plus the artifacts
-    it streamed (interim working-status messages are not the answer)."""
-    artifacts: list[dict[str, Any]] = []
-    final: dict[str, Any] | None = None
-    for raw in events:
-        if isinstance(raw, dict) and "error" in raw:
-            return "error", raw["error"]
-        e = _event(raw)
-        kind = e.get("kind")
-        if "message" in e or "task" in e or kind in ("message", "task") or ("parts" in e and "role" in e):
-            final = {"parts": _parts(e)}
-        elif "artifactUpdate" in e or kind == "artifact-update":
-            update = e.get("artifactUpdate", e)
-            if isinstance(update.get("artifact"), dict):
-                artifacts.append(update["artifact"])
-        elif "statusUpdate" in e or kind == "status-update":
-            update = e.get("statusUpdate", e)
-            status = update.get("status") if isinstance(update.get("status"), dict) else {}
-            state = str(status.get("state", "")).lower()
-            if update.get("final") or not any(s in state for s in ("working", "submitted")):
-                final = {"status": status}
-    answer = dict(final or {})
-    answer["artifacts"] = [*answer.get("artifacts", []), *artifacts]
-    return "result", answer
-
-
-def _answer(answer: Any) -> tuple[str, Any]:
-    """("error", error) | ("result", result) | ("none", what it was)."""
-    data = _plain(answer)
-    if isinstance(data, list):
-        if all(_is_part(p) for p in data):
-            return "result", {"parts": data}
-        return _stream(data)
-    if not isinstance(data, dict):
-        return "none", data
-    if "error" in data and "result" not in data:
-        return "error", data["error"]
-    if "result" in data:
-        return "result", data["result"]
-    if any(k in data for k in ("message", "task", "parts", "status", "artifacts", "msg")):
-        return "result", data  # a result, an HTTP+JSON body, a Message or a Task
-    return "none", data
-
-
-def _protocol(parts: list[dict[str, Any]]) -> str:
-    """v0.3 Parts carry `kind`; v1.0 Parts do not."""
-    return "0.3" if any("kind" in p for p in parts) else "1.0"
-
-
-def _text(part: dict[str, Any]) -> str | None:
-    text = part.get("text")
-    return text if isinstance(text, str) else None
-
-
-def _data(part: dict[str, Any]) -> Any:
-    data = part.get("data")
-    if isinstance(data, dict) and set(data) == {"data"} and isinstance(data["data"], dict):
-        return data["data"]  # v1.0 JSON: a DataPart's struct under `data`
-    return data
-
-
-def _media(part: dict[str, Any]) -> str:
-    meta: dict[str, Any] = part["metadata"] if isinstance(part.get("metadata"), dict) else {}
-    return str(part.get("mediaType") or part.get("media_type") or meta.get("mediaType") or "")
-
-
-def _has_keys(data: Any) -> bool:
-    return isinstance(data, dict) and "rule" in data and ("reason" in data or "detail" in data)
-
-
-def _refusal_part(parts: list[dict[str, Any]]) -> tuple[dict[str, Any] | None, str]:
-    """The refusal's data Part and how it was known: by media type, or by its keys (v0.3,
-    where no media type travels, or a near miss)."""
-    datas = [p for p in parts if "data" in p]
-    exact = next((p for p in datas if _media(p) == spec.MEDIA_TYPE), None)
-    if exact is not None:
-        return exact, "media"
-    keyed = next((p for p in datas if _has_keys(_data(p))), None)
-    return keyed, "keys"
 
 
 # ---- the public functions -------------------------------------------------------------------
@@ -226,7 +196,7 @@ def rules_of(card: Any) -> dict[str, str | None]:
     elif isinstance(card, os.PathLike):
         with open(card, encoding="utf-8-sig") as fh:
             card = fh.read()
-    data = _plain(card)
+    data = answers.plain(card)
     if not isinstance(data, dict):
         raise TypeError("card: an AgentCard (dict, JSON, path or a2a-sdk object) or a params map")
     caps = data.get("capabilities")
@@ -244,20 +214,20 @@ def find_refusal(answer: Any) -> Refusal | None:
 
     The data Part is known by the refusal media type or, where none travels (v0.3) or it is
     a near miss, by its keys; `parts` are the refusal's own Parts."""
-    kind, result = _answer(answer)
+    kind, result = answers.answer_of(answer)
     if kind != "result":
         return None
-    parts = _parts(result)
-    part, _ = _refusal_part(parts)
+    parts = answers.parts_of(result)
+    part, _ = answers.refusal_part(parts)
     if part is None:
         return None
-    data = _data(part)
+    data = answers.data_of(part)
     if not isinstance(data, dict) or not isinstance(data.get("rule"), str):
         return None
     reason = data.get("reason") if isinstance(data.get("reason"), str) else ""
     detail = data.get("detail") if isinstance(data.get("detail"), str) else None
-    texts = [p for p in parts if _text(p) is not None]
-    carrier = next((p for p in texts if fold_ws(_text(p) or "") == fold_ws(str(reason))), None)
+    texts = [p for p in parts if answers.text_of(p) is not None]
+    carrier = next((p for p in texts if fold_ws(answers.text_of(p) or "") == fold_ws(str(reason))), None)
     own = (part, carrier) if carrier is not None else (part,)
     return Refusal(data["rule"], str(reason), detail, own)
 
@@ -267,19 +237,19 @@ def judge(answer: Any, card: Any, rule: str | None = None, protocol: str | None 
     (RL408 for a v0.3 answer) included. `rule=None` accepts a refusal of any advertised
     rule; `rule="x"` answered by a refusal of another advertised rule is RL402 for x."""
     rules = rules_of(card)
-    kind, result = _answer(answer)
+    kind, result = answers.answer_of(answer)
     if kind == "error":
         what = result.get("message") if isinstance(result, dict) else result
-        return [Finding("RL401", f"the refusal came back as a JSON-RPC error: {what}", rule)]
+        return [Finding(RL401.code, f"the refusal came back as a JSON-RPC error: {what}", rule)]
     if kind == "none":
-        return [Finding("RL400", "the answer holds neither a result nor an error", rule)]
-    parts = _parts(result)
-    protocol = protocol or _protocol(parts)
+        return [Finding(RL400.code, "the answer holds neither a result nor an error", rule)]
+    parts = answers.parts_of(result)
+    protocol = protocol or answers.protocol_of(parts)
     found = [Finding(code, message, rule) for code, message in _judge_parts(parts, rules, protocol, rule)]
-    if protocol == "0.3" and not any(f.code in ("RL402", "RL404") for f in found):
+    if protocol == "0.3" and not any(f.code in (RL402.code, RL404.code) for f in found):
         found.append(
             Finding(
-                "RL408",
+                RL408.code,
                 "A2A v0.3 data Parts carry no media type; the refusal Part was recognised by its keys",
                 rule,
             )
@@ -291,18 +261,18 @@ def _judge_parts(
     parts: list[dict[str, Any]], rules: dict[str, str | None], protocol: str, rule: str | None
 ) -> list[tuple[str, str]]:
     """(code, message) for an answer whose envelope held a result (DESIGN §8: one fault, one code)."""
-    refusal, how = _refusal_part(parts)
+    refusal, how = answers.refusal_part(parts)
     if refusal is None:
-        return [("RL402", "a normal answer came back where the rule should refuse")]
+        return [(RL402.code, "a normal answer came back where the rule should refuse")]
     if how == "keys" and protocol != "0.3":
         return [
             (
-                "RL404",
-                f"the refusal data Part has media type `{_media(refusal) or 'none'}`, "
+                RL404.code,
+                f"the refusal data Part has media type `{answers.media_of(refusal) or 'none'}`, "
                 f"not `{spec.MEDIA_TYPE}`",
             )
         ]
-    data = _data(refusal)
+    data = answers.data_of(refusal)
     if not (
         isinstance(data, dict)
         and set(data) <= spec.PAYLOAD_KEYS
@@ -310,30 +280,38 @@ def _judge_parts(
         and all(isinstance(v, str) for v in data.values())
     ):
         shown = json.dumps(data)[:200]
-        return [("RL404", f"the refusal data is not {{rule, reason[, detail]}} strings: {shown}")]
+        return [(RL404.code, f"the refusal data is not {{rule, reason[, detail]}} strings: {shown}")]
     emitted, reason = data["rule"], data["reason"]
     if rule is not None and emitted != rule and emitted in rules:
-        return [("RL402", f"the answer refused with another rule, `{emitted}`, not `{rule}`")]
+        return [(RL402.code, f"the answer refused with another rule, `{emitted}`, not `{rule}`")]
     out: list[tuple[str, str]] = []
-    texts = [p for p in parts if _text(p) is not None]
+    texts = [p for p in parts if answers.text_of(p) is not None]
     advertised = rules.get(emitted) if emitted in rules else None
     carrier = next(
-        (p for p in texts if fold_ws(_text(p) or "") in {fold_ws(reason), fold_ws(advertised or "")}),
+        (
+            p
+            for p in texts
+            if fold_ws(answers.text_of(p) or "") in {fold_ws(reason), fold_ws(advertised or "")}
+        ),
         texts[0] if len(texts) == 1 else None,
     )
     if not texts:
-        out.append(("RL403", "no text Part carries the reason"))
+        out.append((RL403.code, "no text Part carries the reason"))
     if emitted not in rules:
-        out.append(("RL405", f"the agent refused with rule `{emitted}`, which the card does not advertise"))
+        out.append(
+            (RL405.code, f"the agent refused with rule `{emitted}`, which the card does not advertise")
+        )
     elif advertised is not None:
-        said = [("data", reason)] + ([("text", _text(carrier) or "")] if carrier is not None else [])
+        said = [("data", reason)] + (
+            [("text", answers.text_of(carrier) or "")] if carrier is not None else []
+        )
         wrong = [(where, what) for where, what in said if fold_ws(what) != fold_ws(advertised)]
         if wrong:
             where, what = wrong[0]
-            out.append(("RL406", f'the {where} Part says "{what}"; the card says "{advertised}"'))
+            out.append((RL406.code, f'the {where} Part says "{what}"; the card says "{advertised}"'))
     others = [p for p in parts if p is not refusal and p is not carrier]
     if others:
-        out.append(("RL407", f"{len(others)} other Part(s) sit beside the refusal Parts"))
+        out.append((RL407.code, f"{len(others)} other Part(s) sit beside the refusal Parts"))
     return out
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from refusal_lint.checks.files import RL002
 from refusal_lint.model import Loc, Prompt, PromptForm, PromptLine
 
 # ---- symbolic Python values -------------------------------------------------------------
@@ -280,7 +281,7 @@ class Problem:
 
     loc: Loc
     message: str
-    code: str = "RL002"
+    code: str = RL002.code
 
 
 @dataclass(frozen=True)

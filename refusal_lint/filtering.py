@@ -9,6 +9,8 @@ import re
 from typing import TYPE_CHECKING
 
 from refusal_lint import discover
+from refusal_lint.checks.files import RL003
+from refusal_lint.checks.prompt import RL202, RL203
 from refusal_lint.config import Config
 from refusal_lint.filekinds import FileKind, kind_of
 from refusal_lint.settings import Settings
@@ -28,7 +30,7 @@ def file_columns(findings: list[Finding], root: str) -> list[Finding]:
     out = []
     for f in findings:
         if (
-            f.code in ("RL202", "RL203")
+            f.code in (RL202.code, RL203.code)
             and f.rule_id
             and kind_of(f.loc.path) in (FileKind.PYTHON, FileKind.YAML, FileKind.JSON)
         ):
@@ -82,13 +84,11 @@ def select_and_suppress(
             used.add((f.loc.path, hit.line))
             continue
         out.append(f)
-    if "RL003" in settings.select and "RL003" not in settings.ignore and len(used) < len(own):
-        from refusal_lint import model  # only a tree with suppressions pays for it
-
+    if RL003.code in settings.select and RL003.code not in settings.ignore and len(used) < len(own):
         for (path, line), s in sorted(own.items()):
             if (path, line) not in used:
                 what = f"[{','.join(s.codes)}]" if s.codes else ""
-                out.append(model.Finding("RL003", s.loc, f"unused suppression `refusal-lint: ignore{what}`"))
+                out.append(RL003.finding(s.loc, f"unused suppression `refusal-lint: ignore{what}`"))
     return sorted(out, key=lambda f: f.sort_key())
 
 
@@ -100,6 +100,6 @@ def unrecorded(
 
     where = os.path.relpath(os.path.abspath(baseline_path), root).replace(os.sep, "/")
     kept, stale = baseline.apply(findings, recorded, baseline.LineTexts(root), where)
-    if "RL003" in settings.select and "RL003" not in settings.ignore:
+    if RL003.code in settings.select and RL003.code not in settings.ignore:
         kept += stale
     return sorted(kept, key=lambda f: f.sort_key())

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from enum import StrEnum
 
 from refusal_lint.facts import (
     Attr,
@@ -26,20 +25,11 @@ from refusal_lint.facts import (
     Str,
     Value,
 )
-from refusal_lint.model import Loc
+from refusal_lint.model import GuardStatus, Loc
 from refusal_lint.resolve import Resolver, bind_arg
 
 RULE_PARAMS = ("rule", "rule_id")
 MAX_HOPS = 12  # helper -> helper -> ... call-site chains followed
-
-
-class GuardStatus(StrEnum):
-    """What binding made of a guard's id."""
-
-    ID = "id"  # a rule id, resolved
-    UNRESOLVED = "unresolved"  # computed at run time (RL304)
-    PASSTHROUGH = "passthrough"  # a helper's parameter no call site feeds: no id finding
-    NONE = "none"  # a payload with no rule at all (RL306)
 
 
 @dataclass(frozen=True)

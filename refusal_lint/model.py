@@ -1,4 +1,4 @@
-"""Plain facts shared by every stage: locations, findings, rule sets."""
+"""Plain facts shared by every stage: locations, finding codes, findings, rule sets."""
 
 from __future__ import annotations
 
@@ -52,6 +52,50 @@ class Finding:
         return (self.loc.path, self.loc.line, self.loc.col, self.code, self.rule_id or "")
 
 
+class Severity(StrEnum):
+    ERROR = "error"
+    WARNING = "warning"
+
+
+REPO = "https://github.com/upperhand/refusal-lint"
+RULE_PAGES = "docs/rules"  # one page a code, generated from the registry (python -m refusal_lint.rulepages)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Code:
+    """One finding code of DESIGN §3, defined beside the check that emits it; `codes.CODES`
+    gathers them. `what`, `why` and `fix` keep the line breaks `rule CODE` prints."""
+
+    code: str
+    name: str
+    severity: Severity
+    summary: str
+    what: str
+    why: str
+    fix: str
+    example: str = ""
+    fixable: bool = False
+
+    def finding(
+        self, loc: Loc, message: str, rule_id: str | None = None, edit: Edit | None = None
+    ) -> Finding:
+        return Finding(self.code, loc, message, rule_id=rule_id, edit=edit)
+
+    @property
+    def explanation(self) -> str:
+        """What `refusal-lint rule CODE` prints below the title."""
+        text = f"What: {self.what}\nWhy: {self.why}\nFix: {self.fix}"
+        return text + "".join("\n    " + line for line in self.example.splitlines())
+
+    @staticmethod
+    def one_line(text: str) -> str:
+        return " ".join(line.strip() for line in text.splitlines() if line.strip())
+
+    @property
+    def url(self) -> str:
+        return f"{REPO}/blob/main/{RULE_PAGES}/{self.code}.md"
+
+
 @dataclass(frozen=True)
 class Rule:
     """One advertised rule of a card: its id, its reason (None if not a string), where its key stands."""
@@ -79,6 +123,15 @@ class Card:
 class PromptLine:
     text: str
     line: int
+
+
+class GuardStatus(StrEnum):
+    """What binding made of a guard's id."""
+
+    ID = "id"  # a rule id, resolved
+    UNRESOLVED = "unresolved"  # computed at run time (RL304)
+    PASSTHROUGH = "passthrough"  # a helper's parameter no call site feeds: no id finding
+    NONE = "none"  # a payload with no rule at all (RL306)
 
 
 class PromptForm(StrEnum):

@@ -17,6 +17,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from refusal_lint import conformance, spec
 from refusal_lint.checks import card as card_checks
+from refusal_lint.conformance import RL400, RL401
 from refusal_lint.errors import UsageError
 from refusal_lint.extract import datacards, jsonpos
 from refusal_lint.extract.tree import TooDeep
@@ -234,13 +235,13 @@ def probe(
                 errors.append(f"{result.card_url}: not JSON")
         if card_doc is None:
             result.card_url = root + CARD_PATHS[0]
-            result.findings.append(Finding("RL400", Loc(result.card_url), "; ".join(errors)))
+            result.findings.append(RL400.finding(Loc(result.card_url), "; ".join(errors)))
             return result
         try:
             tree = jsonpos.parse(text, result.card_url)
         except (jsonpos.JsonError, TooDeep) as exc:
             result.findings.append(
-                Finding("RL400", Loc(result.card_url), f"the card is not readable JSON: {exc}")
+                RL400.finding(Loc(result.card_url), f"the card is not readable JSON: {exc}")
             )
             return result
         decls = datacards.find_extensions(tree)
@@ -252,7 +253,7 @@ def probe(
         if not cards or not cards[0].usable:
             if not cards:
                 result.findings.append(
-                    Finding("RL400", Loc(result.card_url), "the card does not declare the refusals extension")
+                    RL400.finding(Loc(result.card_url), "the card does not declare the refusals extension")
                 )
             return result
         result.card = cards[0]
@@ -262,8 +263,7 @@ def probe(
         if iface is None:
             spoken = ", ".join(sorted({i.binding for i in advertised}))
             result.findings.append(
-                Finding(
-                    "RL400",
+                RL400.finding(
                     Loc(result.card_url),
                     f"the agent speaks only {spoken}, which the probe does not "
                     "(it speaks JSONRPC and HTTP+JSON)",
@@ -305,7 +305,7 @@ def _probe_one(
     try:
         response = _fetch(client, "POST", url, tolerate=True, json=body, headers=headers)
     except _Unreachable as exc:
-        return [Finding("RL400", loc, str(exc) + how, rule_id=rule_id)]
+        return [RL400.finding(loc, str(exc) + how, rule_id=rule_id)]
     try:
         answer: Any = (
             _events(response)
@@ -321,20 +321,19 @@ def _probe_one(
             err = answer["error"]
             what = err.get("message") if isinstance(err, dict) else err
             return [
-                Finding(
-                    "RL401",
+                RL401.finding(
                     loc,
                     f"the refusal came back as an error (HTTP {response.status_code}): {what}{how}",
                     rule_id=rule_id,
                 )
             ]
-        return [Finding("RL400", loc, f"{url}: HTTP {response.status_code}{how}", rule_id=rule_id)]
+        return [RL400.finding(loc, f"{url}: HTTP {response.status_code}{how}", rule_id=rule_id)]
     if answer is None or (not stream and not isinstance(answer, dict)):
-        return [Finding("RL400", loc, f"{url}: the answer is not JSON{how}", rule_id=rule_id)]
+        return [RL400.finding(loc, f"{url}: the answer is not JSON{how}", rule_id=rule_id)]
     if stream and not answer:
-        return [Finding("RL400", loc, f"{url}: the stream carried no event{how}", rule_id=rule_id)]
+        return [RL400.finding(loc, f"{url}: the stream carried no event{how}", rule_id=rule_id)]
     if iface.binding == "JSONRPC" and not stream and "error" not in answer and "result" not in answer:
-        return [Finding("RL400", loc, f"{url}: the envelope holds neither result nor error", rule_id=rule_id)]
+        return [RL400.finding(loc, f"{url}: the envelope holds neither result nor error", rule_id=rule_id)]
     # The same judgement evals and tests use (refusal_lint.conformance, DESIGN §9).
     return [
         Finding(f.code, loc, f.message + how, rule_id=rule_id)

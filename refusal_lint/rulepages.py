@@ -29,15 +29,15 @@ def page(c: Code) -> str:
         "",
         "## What",
         "",
-        _sentence(c.section("What")),
+        _sentence(Code.one_line(c.what)),
         "",
         "## Why",
         "",
-        _sentence(c.section("Why")),
+        _sentence(Code.one_line(c.why)),
         "",
         "## How to fix",
         "",
-        _sentence(c.section("Fix")),
+        _sentence(Code.one_line(c.fix)),
     ]
     if c.example:
         parts += ["", "```", c.example, "```"]

@@ -8,6 +8,7 @@ import posixpath
 
 from refusal_lint import discover
 from refusal_lint.bind import Agent, agent_root, owner
+from refusal_lint.checks.files import RL004, RUN_WIDE
 from refusal_lint.config import Config
 from refusal_lint.facts import FileFacts
 from refusal_lint.filekinds import FileKind, kind_of
@@ -81,8 +82,7 @@ def _discovered_agents(
             continue  # a shared pass-through helper: it serves every agent, and fires nothing itself
         else:
             findings.append(
-                Finding(
-                    "RL004",
+                RL004.finding(
                     Loc(path),
                     (
                         "this file belongs to two agents equally: their cards share its folder"
@@ -114,7 +114,7 @@ def _configured_agents(
 
 
 def agent_for(f: Finding, card_agent: dict[Loc, str], agents: list[Agent]) -> str | None:
-    if f.code in ("RL002", "RL003", "RL004"):
+    if f.code in RUN_WIDE:
         return None
     for loc, name in card_agent.items():
         if loc.path == f.loc.path:

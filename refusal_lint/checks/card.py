@@ -3,10 +3,102 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from refusal_lint import spec
-from refusal_lint.facts import ExtDecl
-from refusal_lint.model import Card, Finding, Rule
+from refusal_lint.model import Card, Code, Finding, Rule, Severity
+
+if TYPE_CHECKING:
+    from refusal_lint.facts import ExtDecl
+
+RL101 = Code(
+    code="RL101",
+    name="extension-malformed",
+    severity=Severity.ERROR,
+    summary="`uri` not a string, `required` not a boolean, entry not an object",
+    what="the refusals extension entry is not shaped as A2A's AgentExtension.",
+    why="A2A clients and SDKs reject or misread such cards.",
+    fix="an object with a string `uri`, an optional boolean `required` and the `params` map:",
+    example=(
+        '{"uri": "https://standards.upperhandai.com/ext/refusals/v1", "required": false, "params": {...}}'
+    ),
+)
+
+RL102 = Code(
+    code="RL102",
+    name="uri-near-miss",
+    severity=Severity.ERROR,
+    summary="an extension URI that is almost ours (`http://`, trailing `/`, `refusal/`, `v2`)",
+    what="""an extension URI that equals the Refusals v1 URI once scheme, case, a trailing slash,
+`refusal`/`refusals` and the version are folded (`http://...`, `.../refusals/v1/`, `.../refusal/v1`).""",
+    why="clients match the URI exactly; a near miss means callers never see the refusals.",
+    fix="use exactly https://standards.upperhandai.com/ext/refusals/v1",
+)
+
+RL103 = Code(
+    code="RL103",
+    name="params-empty",
+    severity=Severity.ERROR,
+    summary="params absent, null, or `{}`",
+    what="the extension declares no rules.",
+    why="the spec requires a non-empty map; an empty one advertises nothing and fails the probe.",
+    fix="list each rule with its one-line reason:",
+    example='"params": {"invalid-cut": "That demographic cut is not defined for this study."}',
+)
+
+RL104 = Code(
+    code="RL104",
+    name="params-not-flat",
+    severity=Severity.ERROR,
+    summary="params not an object, or a value that is not a string",
+    what="""`params` is a list or a scalar, or one of its values is not a string (a nested object,
+a number, null).""",
+    why="the spec makes params a flat string-to-string map of rule id to reason.",
+    fix="flatten it:",
+    example='"params": {"seg-mix": {"reason": "..."}}   ->   "params": {"seg-mix": "..."}',
+)
+
+RL105 = Code(
+    code="RL105",
+    name="rule-id-not-kebab",
+    severity=Severity.ERROR,
+    summary="rule id not `^[a-z0-9]+(-[a-z0-9]+)*$`",
+    what="a rule id with capitals, underscores, spaces or doubled hyphens.",
+    why="the spec requires kebab-case keys; consumers and evals match them literally.",
+    fix="rename the key everywhere it appears: `Seg_Mix` -> `seg-mix`.",
+)
+
+RL106 = Code(
+    code="RL106",
+    name="reason-not-one-line",
+    severity=Severity.ERROR,
+    summary="reason blank, or holds a line break",
+    what="a rule's reason is empty or spans several lines.",
+    why="the reason is a one-line, user-facing text that clients render verbatim.",
+    fix='one sentence on one line: "That demographic cut is not defined for this study."',
+)
+
+RL107 = Code(
+    code="RL107",
+    name="rule-id-duplicate",
+    severity=Severity.ERROR,
+    summary="the same key twice in one params object",
+    what="a params object (JSON, YAML or a Python dict literal) repeats a key.",
+    why="parsers keep only the last value, silently dropping the first reason.",
+    fix="keep one entry per rule id (the last one is the one in effect).",
+)
+
+RL108 = Code(
+    code="RL108",
+    name="extension-duplicate",
+    severity=Severity.ERROR,
+    summary="the refusals extension declared twice in one card",
+    what="the card's extensions list holds the Refusals v1 entry twice.",
+    why="clients pick one at random; the two maps can drift apart.",
+    fix="merge both params maps into a single extension entry.",
+)
+
+CODES = (RL101, RL102, RL103, RL104, RL105, RL106, RL107, RL108)
 
 
 def _usable(decl: ExtDecl) -> bool:
@@ -30,23 +122,20 @@ def rule_set(decl: ExtDecl) -> Card:
 
 
 def _entry_findings(decl: ExtDecl) -> list[Finding]:
-    out = [Finding("RL101", decl.loc, f"extension entry malformed: {p}") for p in decl.problems]
+    out = [RL101.finding(decl.loc, f"extension entry malformed: {p}") for p in decl.problems]
     exact = decl.uri is not None and spec.uri_kind(decl.uri) == "exact"
     if decl.uri is not None and not exact:
-        out.append(Finding("RL102", decl.loc, f"extension URI `{decl.uri}` is almost `{spec.URI}`"))
+        out.append(RL102.finding(decl.loc, f"extension URI `{decl.uri}` is almost `{spec.URI}`"))
     if decl.params_kind in ("absent", "null") or (decl.params_kind == "object" and not decl.items):
         what = {"absent": "no params", "null": "params is null"}.get(decl.params_kind, "params is {}")
-        out.append(Finding("RL103", decl.loc, f"{what}: the extension advertises no rules"))
+        out.append(RL103.finding(decl.loc, f"{what}: the extension advertises no rules"))
     elif decl.params_kind == "other":
-        out.append(
-            Finding("RL104", decl.params_loc or decl.loc, "params is not an object of rule id -> reason")
-        )
+        out.append(RL104.finding(decl.params_loc or decl.loc, "params is not an object of rule id -> reason"))
     seen: set[str] = set()
     for item in decl.items:
         if item.key in seen:
             out.append(
-                Finding(
-                    "RL107",
+                RL107.finding(
                     item.loc,
                     f"rule id `{item.key}` repeated in params (the last one wins)",
                     rule_id=item.key,
@@ -58,15 +147,15 @@ def _entry_findings(decl: ExtDecl) -> list[Finding]:
         loc = item.loc
         if item.reason is None and item.kind != "unknown":
             out.append(
-                Finding("RL104", loc, f"the reason of `{rid}` is {_a(item.kind)}, not a string", rule_id=rid)
+                RL104.finding(loc, f"the reason of `{rid}` is {_a(item.kind)}, not a string", rule_id=rid)
             )
         if not spec.is_kebab(rid):
-            out.append(Finding("RL105", loc, f"rule id `{rid}` is not kebab-case", rule_id=rid))
+            out.append(RL105.finding(loc, f"rule id `{rid}` is not kebab-case", rule_id=rid))
         if item.reason is not None and (
             not item.reason.strip() or "\n" in item.reason or "\r" in item.reason
         ):
             what = "blank" if not item.reason.strip() else "more than one line"
-            out.append(Finding("RL106", loc, f"the reason of `{rid}` is {what}", rule_id=rid))
+            out.append(RL106.finding(loc, f"the reason of `{rid}` is {what}", rule_id=rid))
     return out
 
 
@@ -102,6 +191,6 @@ def check_decls(decls: Iterable[ExtDecl]) -> list[Finding]:
     firsts, repeats = _by_card(decls)
     findings = [f for d in firsts + repeats for f in _entry_findings(d)]
     findings += [
-        Finding("RL108", d.loc, "the refusals extension is declared twice in this card") for d in repeats
+        RL108.finding(d.loc, "the refusals extension is declared twice in this card") for d in repeats
     ]
     return findings

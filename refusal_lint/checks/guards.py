@@ -2,10 +2,100 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from refusal_lint import prompttext, spec
-from refusal_lint.bind import BoundError, BoundGuard
-from refusal_lint.guardids import GuardStatus
-from refusal_lint.model import Card, Edit, Finding
+from refusal_lint.model import Card, Code, Edit, Finding, GuardStatus, Severity
+
+if TYPE_CHECKING:
+    from refusal_lint.bind import BoundError, BoundGuard
+
+RL001 = Code(
+    code="RL001",
+    name="card-missing",
+    severity=Severity.ERROR,
+    summary="guards fire kebab-form rule ids, but no card advertises the extension",
+    what="""tool code refuses with rule ids such as `refuse("seg-mix")`, but no AgentCard in the
+tree declares the Refusals v1 extension.""",
+    why="""callers learn which computations are refused from the card; a refusal whose rule no
+card advertises cannot be pre-filtered, and consumers cannot check it.""",
+    fix="add the extension to the card, listing every rule the guards fire:",
+    example=""""capabilities": {"extensions": [{"uri": "https://standards.upperhandai.com/ext/refusals/v1",
+  "params": {"seg-mix": "Segmentation families cannot be crossed; ask for one family per cut."}}]}""",
+)
+
+RL301 = Code(
+    code="RL301",
+    name="rule-unguarded",
+    severity=Severity.ERROR,
+    summary="a card rule that no guard fires",
+    what="the card advertises a rule, but no tool-level guard ever refuses with it.",
+    why="the agent promises a refusal it relies on the model alone to deliver.",
+    fix="add a guard in the tool code:",
+    example="""if cut not in DEFINED_CUTS:
+    return refuse("invalid-cut", detail=f"{cut} is not a cut of this study")""",
+)
+
+RL302 = Code(
+    code="RL302",
+    name="guard-unknown-rule",
+    severity=Severity.ERROR,
+    summary="a guard fires a rule the card does not advertise (did-you-mean)",
+    what="""a guard refuses with a rule id that is not a key of the card's params (the message
+suggests the nearest card rule).""",
+    why="consumers must match the emitted rule against the card; an unknown rule breaks them.",
+    fix='use the card\'s id (`refuse("seg-mix")`, not `refuse("seg_mix")`), or advertise the rule.',
+)
+
+RL303 = Code(
+    code="RL303",
+    name="guard-reason-mismatch",
+    severity=Severity.ERROR,
+    fixable=True,
+    summary="a guard passes a literal reason other than the card's",
+    what='a guard passes `reason="..."` that differs from the card\'s reason for that rule.',
+    why="the runtime Part must carry the advertised one-liner.",
+    fix="`refusal-lint check --fix` rewrites the literal; better, read it from the params map:",
+    example='refuse("seg-mix", reason=RULES["seg-mix"])',
+)
+
+RL304 = Code(
+    code="RL304",
+    name="guard-rule-unresolved",
+    severity=Severity.WARNING,
+    summary="a guard's rule id cannot be resolved statically",
+    what="""the rule id is computed at run time (`refuse(pick(x))`, `refuse(f"seg-{kind}")`, a
+local variable), so it cannot be checked against the card.""",
+    why="a typo there would only show in production.",
+    fix="""use a literal, a constant or an enum member; or suppress with
+`# refusal-lint: ignore[RL304]` where the dynamism is intended.""",
+)
+
+RL305 = Code(
+    code="RL305",
+    name="refusal-as-error",
+    severity=Severity.ERROR,
+    summary="a refusal is raised or returned as a protocol error",
+    what="""a refusal travels in a JSON-RPC error (`JSONRPCError`, `ServerError`, `A2AError`,
+`InvalidParamsError`, `HTTPException`, an `{"error": ...}` envelope).""",
+    why="""the spec makes a refused request a successful exchange: a normal result carrying a
+text Part and a refusal data Part.""",
+    fix="return the two Parts in the result instead of raising the error.",
+)
+
+RL306 = Code(
+    code="RL306",
+    name="refusal-part-malformed",
+    severity=Severity.ERROR,
+    summary="a refusal payload with extra keys, no rule, or a near-miss media type",
+    what="""a refusal data payload holds keys other than rule/reason/detail, lacks `rule`, or
+its Part's media type is almost `application/vnd.upperhand.refusal+json`.""",
+    why="consumers recognise refusals by the exact media type and keys.",
+    fix="""{"rule": "seg-mix", "reason": "...", "detail": "..."} with
+media type application/vnd.upperhand.refusal+json.""",
+)
+
+CODES = (RL001, RL301, RL302, RL303, RL304, RL305, RL306)
 
 
 def check(card: Card | None, guards: list[BoundGuard], errors: list[BoundError]) -> list[Finding]:
@@ -13,8 +103,7 @@ def check(card: Card | None, guards: list[BoundGuard], errors: list[BoundError])
     for g in guards:
         if g.extra_keys:
             out.append(
-                Finding(
-                    "RL306",
+                RL306.finding(
                     g.loc,
                     f"refusal payload has keys other than rule/reason/detail: {', '.join(g.extra_keys)}",
                     rule_id=g.rule_id,
@@ -22,19 +111,17 @@ def check(card: Card | None, guards: list[BoundGuard], errors: list[BoundError])
             )
         if g.media_near:
             out.append(
-                Finding(
-                    "RL306",
+                RL306.finding(
                     g.loc,
                     f"media type `{g.media_near}` is almost `{spec.MEDIA_TYPE}`",
                     rule_id=g.rule_id,
                 )
             )
         if g.status == GuardStatus.NONE and not g.media_near:
-            out.append(Finding("RL306", g.loc, "refusal payload has no `rule`"))
+            out.append(RL306.finding(g.loc, "refusal payload has no `rule`"))
     for e in errors:
         out.append(
-            Finding(
-                "RL305",
+            RL305.finding(
                 e.loc,
                 f"a refusal is sent as a protocol error ({e.name}); the spec makes "
                 "a refused request a successful result carrying the refusal Parts",
@@ -48,7 +135,7 @@ def check(card: Card | None, guards: list[BoundGuard], errors: list[BoundError])
     fired: set[str] = {e.rule_id for e in errors if e.rule_id}
     for g in guards:
         if g.status == GuardStatus.UNRESOLVED:
-            out.append(Finding("RL304", g.loc, "the rule id of this guard cannot be resolved statically"))
+            out.append(RL304.finding(g.loc, "the rule id of this guard cannot be resolved statically"))
             continue
         if g.status != GuardStatus.ID or g.rule_id is None:
             continue
@@ -58,8 +145,7 @@ def check(card: Card | None, guards: list[BoundGuard], errors: list[BoundError])
             near = prompttext.nearest(g.rule_id, ids)
             hint = f"; did you mean `{near}`?" if near else ""
             out.append(
-                Finding(
-                    "RL302",
+                RL302.finding(
                     g.loc,
                     f"guard fires rule `{g.rule_id}`, which the card does not advertise{hint}",
                     rule_id=g.rule_id,
@@ -76,8 +162,7 @@ def check(card: Card | None, guards: list[BoundGuard], errors: list[BoundError])
                 r = g.reason_loc
                 edit = Edit(r.path, r.line, g.reason, rule.reason, "literal", r.col, r.end_line, r.end_col)
             out.append(
-                Finding(
-                    "RL303",
+                RL303.finding(
                     g.loc,
                     f'guard passes reason "{g.reason}" for `{g.rule_id}`; the card says "{rule.reason}"',
                     rule_id=g.rule_id,
@@ -87,8 +172,7 @@ def check(card: Card | None, guards: list[BoundGuard], errors: list[BoundError])
     for rule in card.rules:
         if rule.rule_id not in fired:
             out.append(
-                Finding(
-                    "RL301",
+                RL301.finding(
                     rule.loc,
                     f"rule `{rule.rule_id}` is advertised but no guard fires it",
                     rule_id=rule.rule_id,
@@ -104,8 +188,7 @@ def check_cardless(guards: list[BoundGuard]) -> list[Finding]:
         if g.status == GuardStatus.ID and g.rule_id and spec.is_kebab(g.rule_id):
             first.setdefault(g.rule_id, g)
     return [
-        Finding(
-            "RL001",
+        RL001.finding(
             g.loc,
             f"guards fire rule `{rid}`, but no card advertises the refusals extension",
             rule_id=rid,

@@ -5,7 +5,55 @@ from __future__ import annotations
 import re
 
 from refusal_lint import prompttext
-from refusal_lint.model import Card, Edit, Finding, Loc, Prompt
+from refusal_lint.model import Card, Code, Edit, Finding, Loc, Prompt, Severity
+
+RL200 = Code(
+    code="RL200",
+    name="prompt-missing",
+    severity=Severity.ERROR,
+    summary="an agent with refusal rules has no prompt found or configured",
+    what="no system prompt was found for an agent whose card advertises rules.",
+    why="the model must know the rules to refuse consistently with the card and guards.",
+    fix="""set `prompt:` in the agent's config (file, file.yaml#key.path or module.py:NAME), or
+keep the prompt where it is discovered (a prompt*.md file, SYSTEM_PROMPT, instruction=...).""",
+)
+
+RL201 = Code(
+    code="RL201",
+    name="rule-not-in-prompt",
+    severity=Severity.ERROR,
+    summary="a card rule the prompt never mentions",
+    what="the card advertises a rule whose id appears nowhere in the agent's prompt.",
+    why="the model cannot refuse by a rule it was never told about.",
+    fix="add a rule line to the prompt:",
+    example="- invalid-cut: That demographic cut is not defined for this study.",
+)
+
+RL202 = Code(
+    code="RL202",
+    name="prompt-unknown-rule",
+    severity=Severity.ERROR,
+    summary="the prompt names a rule the card does not advertise (did-you-mean)",
+    what="""a rule line (or a near miss of a card id, such as `seg_mix`) in the prompt names a
+rule the card does not have. The message suggests the nearest card rule.""",
+    why="the model will refuse with a rule no caller can look up.",
+    fix="rename it to the card's id, or add the rule to the card.",
+)
+
+RL203 = Code(
+    code="RL203",
+    name="prompt-reason-mismatch",
+    severity=Severity.ERROR,
+    fixable=True,
+    summary="a prompt rule line states another reason than the card",
+    what="""the prompt's line `seg-mix: <reason>` states a reason that differs from the card's
+(white space folded).""",
+    why="users see one wording in refusals and another in the card; evals asserting the reason fail.",
+    fix="`refusal-lint check --fix` rewrites the prompt's reason to the card's.",
+)
+
+CODES = (RL200, RL201, RL202, RL203)
+
 
 # Template or f-string placeholders (f-string parts that are not literal read as `{…}`).
 _PLACEHOLDER = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{…\}|\{[A-Za-z_][A-Za-z0-9_.\[\]'\"-]*\}")
@@ -33,15 +81,14 @@ def check(card: Card, prompts: list[Prompt], configured: str | None = None, root
             "prompt functions); point `prompt:` in the config at it: `file`, `file.yaml#key.path` "
             "or `module.py:NAME`"
         )
-        return [Finding("RL200", card.loc, why)]
+        return [RL200.finding(card.loc, why)]
     out: list[Finding] = []
     ids = [r.rule_id for r in card.rules]
     rules = card.rule_map()
     for rule in card.rules:
         if not mention_lines(prompts, rule.rule_id):
             out.append(
-                Finding(
-                    "RL201",
+                RL201.finding(
                     rule.loc,
                     f"rule `{rule.rule_id}` is never mentioned in the prompt",
                     rule_id=rule.rule_id,
@@ -53,8 +100,7 @@ def check(card: Card, prompts: list[Prompt], configured: str | None = None, root
         for u in prompttext.unknown_ids(p.lines, ids):
             hint = f"; did you mean `{u.suggestion}`?" if u.suggestion else ""
             out.append(
-                Finding(
-                    "RL202",
+                RL202.finding(
                     Loc(p.loc.path, u.line, u.col, u.line, u.col + len(u.token)),
                     f"the prompt names rule `{u.token}`, which the card does not advertise{hint}",
                     rule_id=u.token,
@@ -68,8 +114,7 @@ def check(card: Card, prompts: list[Prompt], configured: str | None = None, root
                 # A reason wrapped over several lines is not rewritten: that is a judgement call.
                 edit = None if rl.wrapped else Edit(p.loc.path, rl.line, rl.reason, stated.reason, "text")
                 out.append(
-                    Finding(
-                        "RL203",
+                    RL203.finding(
                         Loc(p.loc.path, rl.line, rl.col),
                         f'the prompt gives `{rl.rule_id}` the reason "{rl.wrapped or rl.reason}"; '
                         f'the card says "{stated.reason}"',

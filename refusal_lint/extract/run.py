@@ -9,6 +9,7 @@ import sys
 import tokenize
 import warnings
 
+from refusal_lint.checks.files import RL005
 from refusal_lint.extract import comments, datacards, dataprompts, jsonpos, pyscan, yamlsafe
 from refusal_lint.extract.job import Job
 from refusal_lint.extract.tree import TNode, TooDeep
@@ -25,7 +26,7 @@ def _problem(job: Job, message: str, line: int = 1, col: int = 1) -> FileFacts:
 
 def unchecked(path: str, kind: str, why: str) -> FileFacts:
     """RL005: a valid file that could not be analysed within the limits (line 1)."""
-    return FileFacts(path, kind, problem=Problem(Loc(path), why + "; its facts are unchecked", "RL005"))
+    return FileFacts(path, kind, problem=Problem(Loc(path), why + "; its facts are unchecked", RL005.code))
 
 
 def decode_text(data: bytes) -> str:

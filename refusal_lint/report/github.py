@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from refusal_lint.codes import CODES
+from refusal_lint.codes import CODES, is_error
 
 if TYPE_CHECKING:
     from refusal_lint.model import Finding
@@ -23,7 +23,7 @@ SHOWN_PER_KIND = 10
 
 
 def _kind(f: Finding) -> str:
-    return "error" if CODES[f.code].severity == "error" else "warning"
+    return "error" if is_error(f.code) else "warning"
 
 
 def line(f: Finding) -> str:

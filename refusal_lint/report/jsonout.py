@@ -6,7 +6,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from refusal_lint import __version__
-from refusal_lint.codes import CODES
+from refusal_lint.codes import CODES, is_error
 
 if TYPE_CHECKING:
     from refusal_lint.bind import Agent
@@ -65,8 +65,8 @@ def agent_dict(a: Agent) -> dict[str, Any]:
 def summary(findings: list[Finding], files: int, fixed: int = 0) -> dict[str, int]:
     return {
         "files_scanned": files,
-        "errors": sum(CODES[f.code].severity == "error" for f in findings),
-        "warnings": sum(CODES[f.code].severity == "warning" for f in findings),
+        "errors": sum(is_error(f.code) for f in findings),
+        "warnings": sum(not is_error(f.code) for f in findings),
         "fixed": fixed,
     }
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from refusal_lint.bind import Agent
-from refusal_lint.codes import CODES
+from refusal_lint.codes import CODES, is_error
 from refusal_lint.model import Finding
 from refusal_lint.report.matrix import render_markdown
 
@@ -13,7 +13,7 @@ def _md(text: str) -> str:
 
 
 def render(findings: list[Finding], agents: list[Agent]) -> str:
-    errors = sum(CODES[f.code].severity == "error" for f in findings)
+    errors = sum(is_error(f.code) for f in findings)
     warnings = len(findings) - errors
     out = ["## refusal-lint", ""]
     out.append("All checks passed." if not findings else f"**{errors} error(s), {warnings} warning(s).**")
@@ -21,7 +21,7 @@ def render(findings: list[Finding], agents: list[Agent]) -> str:
     if findings:
         out += ["### Findings", "", "| location | code | rule | message |", "|---|---|---|---|"]
         for f in findings:
-            icon = "❌" if CODES[f.code].severity == "error" else "⚠️"
+            icon = "❌" if is_error(f.code) else "⚠️"
             rule = f"`{_md(f.rule_id)}`" if f.rule_id else ""
             out.append(
                 f"| `{_md(f.loc.path)}:{f.loc.line}:{f.loc.col}` | {icon} {f.code} {CODES[f.code].name} "

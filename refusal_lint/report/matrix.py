@@ -6,7 +6,8 @@ import json
 from dataclasses import dataclass
 
 from refusal_lint.bind import Agent
-from refusal_lint.checks.prompt import mention_lines
+from refusal_lint.checks.guards import RL302
+from refusal_lint.checks.prompt import RL202, mention_lines
 from refusal_lint.model import Finding, Loc
 
 MISSING = "✗ missing"
@@ -36,9 +37,14 @@ def rows(agent: Agent, findings: list[Finding]) -> list[Row]:
             out.append(Row(r.rule_id, (r.loc,), prompt, guards, derived))
     unknown: dict[str, tuple[list[Loc], list[Loc]]] = {}
     for f in findings:
-        if f.agent == agent.name and f.rule_id and f.rule_id not in card_ids and f.code in ("RL202", "RL302"):
+        if (
+            f.agent == agent.name
+            and f.rule_id
+            and f.rule_id not in card_ids
+            and f.code in (RL202.code, RL302.code)
+        ):
             prompt_locs, guard_locs = unknown.setdefault(f.rule_id, ([], []))
-            (prompt_locs if f.code == "RL202" else guard_locs).append(f.loc)
+            (prompt_locs if f.code == RL202.code else guard_locs).append(f.loc)
     for rid, (prompt_locs, guard_locs) in sorted(unknown.items()):
         out.append(Row(rid, (), tuple(prompt_locs), tuple(guard_locs)))
     return out

@@ -6,7 +6,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from refusal_lint import __version__
-from refusal_lint.codes import CODES, REPO
+from refusal_lint.codes import CODES, REPO, Code, is_error
 from refusal_lint.report.fingerprint import fingerprints
 
 if TYPE_CHECKING:
@@ -16,18 +16,12 @@ SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFO_URI = REPO
 
 
-def _markdown(explanation: str) -> str:
-    """Indented example lines become a fenced block; the rest is prose."""
-    out: list[str] = []
-    in_code = False
-    for line in explanation.splitlines():
-        code = line.startswith("    ")
-        if code != in_code:
-            out.append("```" if code else "```\n")
-            in_code = code
-        out.append(line[4:] if code else line + "  ")
-    if in_code:
-        out.append("```")
+def _markdown(c: Code) -> str:
+    """The explanation as Markdown: prose lines kept apart, the example fenced."""
+    prose = f"What: {c.what}\nWhy: {c.why}\nFix: {c.fix}"
+    out = [line + "  " for line in prose.splitlines()]
+    if c.example:
+        out += ["```", *c.example.splitlines(), "```"]
     return "\n".join(out)
 
 
@@ -37,10 +31,10 @@ def _rule(code: str) -> dict[str, Any]:
         "id": c.code,
         "name": c.name,
         "shortDescription": {"text": c.summary},
-        "fullDescription": {"text": c.section("What")},
-        "help": {"text": c.explanation, "markdown": _markdown(c.explanation)},
+        "fullDescription": {"text": Code.one_line(c.what)},
+        "help": {"text": c.explanation, "markdown": _markdown(c)},
         "helpUri": c.url,
-        "defaultConfiguration": {"level": "error" if c.severity == "error" else "warning"},
+        "defaultConfiguration": {"level": str(c.severity)},
         "properties": {"tags": ["refusals", "a2a"], "fixable": c.fixable},
     }
 
@@ -60,7 +54,7 @@ def render(findings: list[Finding], command: str = "check") -> str:
             {
                 "ruleId": f.code,
                 "ruleIndex": order.index(f.code),
-                "level": "error" if CODES[f.code].severity == "error" else "warning",
+                "level": "error" if is_error(f.code) else "warning",
                 "message": {"text": message},
                 "locations": [
                     {

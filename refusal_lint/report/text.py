@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from refusal_lint.codes import CODES
+from refusal_lint.codes import CODES, is_error
 
 if TYPE_CHECKING:
     from refusal_lint.model import Finding
@@ -18,7 +18,7 @@ def line(f: Finding, color: bool) -> str:
     where = f"{f.loc.path}:{f.loc.line}:{f.loc.col}:"
     if not color:
         return f"{where} {f.code}{rule} {f.message}"
-    tint = _RED if CODES[f.code].severity == "error" else _YELLOW
+    tint = _RED if is_error(f.code) else _YELLOW
     return f"{_BOLD}{where}{_RESET} {tint}{_BOLD}{f.code}{_RESET}{_CYAN}{rule}{_RESET} {f.message}"
 
 
@@ -32,7 +32,7 @@ def render(
         out.append("")
         for code, n in sorted(Counter(f.code for f in findings).items()):
             out.append(f"{n:5d}  {code}  {CODES[code].name}")
-    errors = sum(CODES[f.code].severity == "error" for f in findings)
+    errors = sum(is_error(f.code) for f in findings)
     warnings = len(findings) - errors
     done = f"Fixed {fixed} finding{'s' * (fixed != 1)}. " if fixed else ""
     if not findings:

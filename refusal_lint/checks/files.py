@@ -1,0 +1,99 @@
+"""RL002-RL005 and RL100: files whose facts are unknown, and findings about the run itself
+(suppressions that silence nothing, files no agent claims). The extraction stage records a
+file's problem as a fact; `check` turns problems into findings."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import TYPE_CHECKING
+
+from refusal_lint.model import Code, Finding, Loc, Severity
+
+if TYPE_CHECKING:
+    from refusal_lint.facts import FileFacts
+
+
+RL002 = Code(
+    code="RL002",
+    name="syntax-error",
+    severity=Severity.WARNING,
+    summary="a Python, JSON or YAML file in scope cannot be parsed by the standard parser",
+    what="""a file that may hold a card, a prompt or a guard is rejected by the standard parser
+(`ast.parse` for Python, `json` for JSON, PyYAML for YAML), or is not valid UTF-8. The
+file is skipped and the run goes on.""",
+    why="facts in that file are invisible, so other findings may be missing.",
+    fix="correct the syntax at the reported line, e.g. a trailing comma in JSON:",
+    example='{"seg-mix": "One family per cut.",}   ->   {"seg-mix": "One family per cut."}',
+)
+
+RL003 = Code(
+    code="RL003",
+    name="unused-suppression",
+    severity=Severity.WARNING,
+    summary="a `# refusal-lint: ignore[...]` that silences nothing",
+    what="a suppression comment whose codes match no finding on its line.",
+    why="stale suppressions hide future problems and mislead readers.",
+    fix="delete the comment, or narrow it to the code that really fires there:",
+    example="refuse(rule_for(kind))  # refusal-lint: ignore[RL304]",
+)
+
+RL004 = Code(
+    code="RL004",
+    name="agent-ambiguous",
+    severity=Severity.ERROR,
+    summary="a file in scope belongs to no agent or to two",
+    what="""the tree holds several cards, and a file that yields facts (a prompt, a guard, a
+card) sits under no agent root, or under two equally near ones.""",
+    why="each agent is checked against its own card only; refusal-lint cannot guess which.",
+    fix="say which files belong to which agent in the config:",
+    example="""agents:
+  - {name: survey-analyst, card: survey/card.json, prompt: survey/prompt.md, guards: ["survey/**/*.py"]}""",
+)
+
+RL005 = Code(
+    code="RL005",
+    name="file-unchecked",
+    severity=Severity.WARNING,
+    summary="a valid file could not be analysed within the limits; its facts are unknown",
+    what="""the standard parser accepts the file, but refusal-lint could not analyse it within
+its limits: the parser used up its CPU time (`parse-timeout`, CPU seconds per file), ran
+out of memory, crashed, or met nesting deeper than it reads.""",
+    why="""whatever card, prompt or guard the file holds is invisible, so other findings may be
+missing or wrong. The limits are CPU time and memory, never wall-clock time, so the same
+tree gives the same findings under any load.""",
+    fix="raise the limit if the file is worth reading, or leave it out:",
+    example="""parse-timeout: 60            # in .refusal-lint.yaml
+exclude: ["tests/fixtures/huge_module.py"]""",
+)
+
+RL100 = Code(
+    code="RL100",
+    name="card-unreadable",
+    severity=Severity.ERROR,
+    summary="the configured card file is missing or is not valid JSON/YAML",
+    what="""the `card:` of an `agents:` entry names a file that does not exist or cannot be parsed
+(the line and column where parsing stopped are given).""",
+    why="without the card there is nothing to check the prompt and guards against.",
+    fix="correct the path in the config, or the file's syntax.",
+)
+
+CODES = (RL002, RL003, RL004, RL005, RL100)
+
+
+# Findings about the run, not about one agent's line: they name no agent.
+RUN_WIDE = frozenset({RL002.code, RL003.code, RL004.code})
+
+
+def check(facts: dict[str, FileFacts], cards: Collection[str]) -> list[Finding]:
+    """A finding for each file a parser rejected or a limit stopped; for a configured card
+    (`cards`), an unreadable or missing file is RL100."""
+    findings = []
+    for path in sorted(facts):
+        problem = facts[path].problem
+        if problem is not None:
+            code = RL100.code if path in cards and problem.code == RL002.code else problem.code
+            findings.append(Finding(code, problem.loc, problem.message))
+    for card_path in sorted(cards):
+        if card_path not in facts:
+            findings.append(RL100.finding(Loc(card_path), f"configured card `{card_path}` not found"))
+    return findings
