@@ -25,7 +25,8 @@ from refusal_lint.checks import prompt as prompt_checks
 from refusal_lint.config import Config
 from refusal_lint.facts import DictV, ExtDecl, FileFacts, Str
 from refusal_lint.guardids import GuardIds
-from refusal_lint.model import Card, Finding, Loc, Prompt, PromptForm
+from refusal_lint.kinds import PromptForm
+from refusal_lint.model import Card, Finding, Loc, Prompt
 from refusal_lint.resolve import ModuleIndex, Resolver
 from refusal_lint.roles import Roles, prompt_source
 

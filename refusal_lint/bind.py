@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import posixpath
 from dataclasses import dataclass, field
 
@@ -15,7 +16,6 @@ from refusal_lint.facts import (
     ExtDecl,
     Fn,
     Guard,
-    GuardKind,
     Param,
     ParamItem,
     PyExt,
@@ -24,14 +24,15 @@ from refusal_lint.facts import (
     Value,
 )
 from refusal_lint.guardids import GuardIds
-from refusal_lint.model import Card, GuardStatus, Loc, Prompt, PromptForm, PromptLine
+from refusal_lint.kinds import FnKind, GuardKind, GuardStatus, ParamsKind, PromptForm, ValueKind
+from refusal_lint.model import Card, Loc, Prompt, PromptLine
 from refusal_lint.resolve import Resolver, placeholder_text
 
 
 @dataclass(frozen=True)
 class BoundGuard:
     loc: Loc
-    kind: str
+    kind: GuardKind
     status: GuardStatus
     rule_id: str | None
     reason: str | None = None  # a literal reason to compare (None: absent or from the map)
@@ -63,20 +64,20 @@ class Agent:
 # ---- cards built in Python ----------------------------------------------------------------
 
 
-def _kind(v: Value | None) -> str:
+def _kind(v: Value | None) -> ValueKind:
     if isinstance(v, Str):
-        return "string"
+        return ValueKind.STRING
     if isinstance(v, DictV):
-        return "object"
+        return ValueKind.OBJECT
     if isinstance(v, Const):
-        return {"none": "null", "true": "bool", "false": "bool", "list": "array"}.get(v.kind, v.kind)
-    return "unknown"
+        return ValueKind(v.kind)
+    return ValueKind.UNKNOWN
 
 
 def _items(res: Resolver, d: DictV, depth: int = 0) -> list[ParamItem]:
     out: list[ParamItem] = []
     for it in d.items:
-        if isinstance(it.key, Const) and it.key.kind == "spread":
+        if isinstance(it.key, Const) and it.key.kind == ValueKind.SPREAD:
             inner = res.resolve(it.value)
             if isinstance(inner, DictV) and depth < 5:
                 out.extend(_items(res, inner, depth + 1))
@@ -85,9 +86,8 @@ def _items(res: Resolver, d: DictV, depth: int = 0) -> list[ParamItem]:
         if key is None:
             continue
         value = res.resolve(it.value)
-        out.append(
-            ParamItem(key.value, it.loc, value.value if isinstance(value, Str) else None, _kind(value))
-        )
+        reason = value.value if isinstance(value, Str) else None
+        out.append(ParamItem(key=key.value, loc=it.loc, reason=reason, kind=_kind(value)))
     return out
 
 
@@ -122,33 +122,25 @@ def py_ext_decl(res: Resolver, ext: PyExt) -> ExtDecl | None:
         return None
     if ext.required is not None:
         req = res.resolve(ext.required)
-        if not (isinstance(req, Const) and req.kind in ("true", "false")) and not isinstance(
-            req, (Dyn, Param)
-        ):
+        if not (isinstance(req, Const) and req.kind == ValueKind.BOOL) and not isinstance(req, (Dyn, Param)):
             problems.append(f"`required` is {_kind(req)}, not a boolean")
     raw = _ctor_params(res, ext) or ext.params
     params = res.resolve(raw) if raw is not None else None
     ploc = ext.params.loc if ext.params is not None else None
+    decl = ExtDecl(
+        loc=ext.loc, card=ext.card, uri=uri_text, problems=tuple(problems), agent_name=ext.agent_name
+    )
     if params is None:
-        return ExtDecl(ext.loc, ext.card, uri_text, tuple(problems), "absent", None, (), "", ext.agent_name)
+        return dataclasses.replace(decl, params_kind=ParamsKind.ABSENT)
     if isinstance(params, DictV):
-        return ExtDecl(
-            ext.loc,
-            ext.card,
-            uri_text,
-            tuple(problems),
-            "object",
-            ploc,
-            tuple(_items(res, params)),
-            params.ident,
-            ext.agent_name,
+        items = tuple(_items(res, params))
+        return dataclasses.replace(decl, params_loc=ploc, items=items, params_id=params.ident)
+    if isinstance(params, (Const, Str)):
+        null = isinstance(params, Const) and params.kind == ValueKind.NULL
+        return dataclasses.replace(
+            decl, params_kind=ParamsKind.NULL if null else ParamsKind.OTHER, params_loc=ploc
         )
-    if isinstance(params, Const):
-        kind = "null" if params.kind == "none" else "other"
-        return ExtDecl(ext.loc, ext.card, uri_text, tuple(problems), kind, ploc, (), "", ext.agent_name)
-    if isinstance(params, Str):
-        return ExtDecl(ext.loc, ext.card, uri_text, tuple(problems), "other", ploc, (), "", ext.agent_name)
-    return ExtDecl(ext.loc, ext.card, uri_text, tuple(problems), "unresolved", ploc, (), "", ext.agent_name)
+    return dataclasses.replace(decl, params_kind=ParamsKind.UNRESOLVED, params_loc=ploc)
 
 
 # ---- prompts ---------------------------------------------------------------------------
@@ -172,7 +164,7 @@ def _texts(res: Resolver, value: Value, form: PromptForm) -> tuple[PromptForm, l
     resolved = res.resolve(value)
     if isinstance(resolved, CallV):
         resolved = res.callee(resolved)
-    if isinstance(resolved, Fn) and resolved.kind != "class":
+    if isinstance(resolved, Fn) and resolved.kind != FnKind.CLASS:
         return PromptForm.PROMPT_FUNCTION, list(resolved.returns)
     return form, [value]
 
@@ -220,9 +212,17 @@ def bind_guard(res: Resolver, ids: GuardIds, g: Guard, params_ids: set[str]) -> 
         r = res.resolve_str(g.reason)
         if r is not None:
             reason, reason_loc, literal = r.value, g.reason.loc, isinstance(g.reason, Str)
-    shape = {"extra_keys": g.extra_keys, "media_near": media_near}
+    # The payload's shape alone (RL306), where no id is fired at the payload itself.
+    shape = BoundGuard(
+        loc=g.loc,
+        kind=g.kind,
+        status=GuardStatus.PASSTHROUGH,
+        rule_id=None,
+        extra_keys=g.extra_keys,
+        media_near=media_near,
+    )
     if g.kind != GuardKind.CALL and g.rule is None:
-        return [BoundGuard(g.loc, g.kind, GuardStatus.NONE, None, **shape)]  # type: ignore[arg-type]
+        return [dataclasses.replace(shape, status=GuardStatus.NONE)]
     is_guard, value = ids.id_value(g)
     if not is_guard or value is None:
         return []
@@ -236,10 +236,10 @@ def bind_guard(res: Resolver, ids: GuardIds, g: Guard, params_ids: set[str]) -> 
         here = f.loc == g.loc
         out.append(
             BoundGuard(
-                f.loc,
-                g.kind,
-                f.status,
-                f.rule.value if f.rule else None,
+                loc=f.loc,
+                kind=g.kind,
+                status=f.status,
+                rule_id=f.rule.value if f.rule else None,
                 reason=reason if here else None,
                 reason_loc=reason_loc if here else None,
                 reason_literal=literal and here,
@@ -249,7 +249,7 @@ def bind_guard(res: Resolver, ids: GuardIds, g: Guard, params_ids: set[str]) -> 
             )
         )
     if (g.extra_keys or media_near) and not any(b.loc == g.loc for b in out):
-        out.append(BoundGuard(g.loc, g.kind, GuardStatus.PASSTHROUGH, None, **shape))  # type: ignore[arg-type]
+        out.append(shape)
     return out
 
 

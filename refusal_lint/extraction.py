@@ -116,7 +116,7 @@ class Extraction:
             return
         from refusal_lint.extract import run as extract_run  # YAML and JSON readers: only when needed
 
-        if job.kind != "python":
+        if job.kind != FileKind.PYTHON:
             self.done(job, extract_run.extract(job))
             return
         # Python goes to the workers whole: the ast pre-check runs there too, in parallel.
@@ -248,15 +248,16 @@ def data_job(
     name = posixpath.basename(entry.rel)
     want_card = entry.rel in roles.cards or (
         not cfg.agents
-        and kind != "text"
+        and kind != FileKind.TEXT
         and (exhaustive or discover.is_card_candidate(name, entry.rel, data))
     )
     want_prompt = entry.rel in roles.prompt_files or (
-        not cfg.agents and (discover.is_prompt_file(entry.rel, kind, data) or (exhaustive and kind != "text"))
+        not cfg.agents
+        and (discover.is_prompt_file(entry.rel, kind, data) or (exhaustive and kind != FileKind.TEXT))
     )
     if want_prompt and not want_card and entry.rel not in roles.prompt_files and not exhaustive:
         return PROMPT_ONLY  # a prompt file matters only where a card does: read in the second stage
-    if (kind == "text" and want_prompt) or (kind != "text" and (want_card or want_prompt)):
+    if (kind == FileKind.TEXT and want_prompt) or (kind != FileKind.TEXT and (want_card or want_prompt)):
         return Job(
             entry.rel,
             kind,
@@ -266,6 +267,6 @@ def data_job(
             roles.prompt_files.get(entry.rel),
             exhaustive=exhaustive,
         )
-    if kind != "text" and not cfg.agents and discover.data_prompt_candidate(data):
+    if kind != FileKind.TEXT and not cfg.agents and discover.data_prompt_candidate(data):
         return PROMPT_ONLY  # strings under prompt keys, in any config of an agent's scope
     return None

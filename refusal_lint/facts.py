@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import Any
 
 from refusal_lint.checks.files import RL002
-from refusal_lint.model import Loc, Prompt, PromptForm, PromptLine
+from refusal_lint.filekinds import FileKind
+from refusal_lint.kinds import FnKind, GuardKind, ParamsKind, PromptForm, ValueKind
+from refusal_lint.model import Loc, Prompt, PromptLine
 
 # ---- symbolic Python values -------------------------------------------------------------
 
@@ -29,7 +30,7 @@ class Str:
 class Const:
     """A value that is not a string: a number, bool, None, list, set, ..."""
 
-    kind: str
+    kind: ValueKind
     loc: Loc
 
 
@@ -89,7 +90,7 @@ class DictV:
 
     @property
     def ident(self) -> str:
-        return f"{self.loc.path}:{self.loc.line}:{self.loc.col}"
+        return self.loc.ident
 
 
 @dataclass(frozen=True)
@@ -148,7 +149,7 @@ class Fn:
 
     path: str
     qualname: str
-    kind: str  # function | method | class
+    kind: FnKind
     params: tuple[str, ...]  # positional-or-keyword, in order (a method's include self)
     kwonly: tuple[str, ...]
     returns: tuple[Value, ...]  # string-like returned values (prompt functions)
@@ -174,7 +175,7 @@ class ParamItem:
     key: str
     loc: Loc
     reason: str | None  # None: the value is not a string
-    kind: str  # string | object | array | number | bool | null | unknown
+    kind: ValueKind  # the value's, where the reason is not a string
 
 
 @dataclass(frozen=True)
@@ -185,7 +186,7 @@ class ExtDecl:
     card: str  # identity of the card holding it (RL108 compares within one card)
     uri: str | None
     problems: tuple[str, ...] = ()  # RL101 messages
-    params_kind: str = "object"  # object | absent | null | other | unresolved
+    params_kind: ParamsKind = ParamsKind.OBJECT
     params_loc: Loc | None = None
     items: tuple[ParamItem, ...] = ()
     params_id: str = ""
@@ -218,12 +219,6 @@ class CtorCall:
 
 
 # ---- guards and the rest of a Python file ----------------------------------------------
-
-
-class GuardKind(StrEnum):
-    CALL = "call"  # a call that fires a refusal
-    PAYLOAD = "payload"  # a {rule, reason/detail} dict
-    PART = "part"  # a Part whose media type is (almost) the refusal's
 
 
 @dataclass(frozen=True)
@@ -287,7 +282,7 @@ class Problem:
 @dataclass(frozen=True)
 class FileFacts:
     path: str
-    kind: str  # python | json | yaml | text
+    kind: FileKind
     problem: Problem | None = None
     exts: tuple[ExtDecl, ...] = ()
     py_exts: tuple[PyExt, ...] = ()

@@ -20,6 +20,7 @@ import tokenize
 from dataclasses import dataclass, field
 
 from refusal_lint.filekinds import FileKind, is_kind
+from refusal_lint.kinds import EditKind
 from refusal_lint.model import Edit, Finding
 
 _LITERAL = re.compile(r"(?P<prefix>[rRbBuUfF]{0,2})(?P<quote>'''|\"\"\"|'|\")", re.S)
@@ -120,7 +121,7 @@ def _apply(text: str, edit: Edit, starts: list[int]) -> tuple[str, str | None]:
     """The text with one edit made, or the reason it was not."""
     if edit.line - 1 >= len(starts):
         return text, "the file changed on disk since it was read"
-    if edit.kind == "literal":
+    if edit.kind == EditKind.LITERAL:
         if edit.end_line - 1 >= len(starts):
             return text, "the file changed on disk since it was read"
         a = starts[edit.line - 1] + edit.col - 1

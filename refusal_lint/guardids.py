@@ -19,13 +19,13 @@ from refusal_lint.facts import (
     FileFacts,
     Fn,
     Guard,
-    GuardKind,
     Param,
     Seq,
     Str,
     Value,
 )
-from refusal_lint.model import GuardStatus, Loc
+from refusal_lint.kinds import FnKind, GuardKind, GuardStatus
+from refusal_lint.model import Loc
 from refusal_lint.resolve import Resolver, bind_arg
 
 RULE_PARAMS = ("rule", "rule_id")
@@ -159,6 +159,6 @@ class GuardIds:
 
     def sites(self, fn: Fn) -> list[CallV]:
         name = fn.qualname.rsplit(".", 1)[-1]
-        if fn.kind == "class" or name == "__init__":
+        if fn.kind == FnKind.CLASS or name == "__init__":
             return []
         return [c for c in self.by_name.get(name, []) if self.res.callee(c) == fn]

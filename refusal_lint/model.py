@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from refusal_lint.kinds import EditKind, PromptForm
+
 
 @dataclass(frozen=True, order=True)
 class Loc:
@@ -19,6 +21,11 @@ class Loc:
     def at(self) -> dict[str, object]:
         return {"path": self.path, "line": self.line}
 
+    @property
+    def ident(self) -> str:
+        """`path:line:col`: names a node (a card, a params dict) across files and runs."""
+        return f"{self.path}:{self.line}:{self.col}"
+
 
 @dataclass(frozen=True)
 class Edit:
@@ -28,7 +35,7 @@ class Edit:
     line: int
     old: str  # the literal's current value, or the text as it stands on the line
     new: str  # the card's reason
-    kind: str  # "literal" | "text"
+    kind: EditKind
     col: int = 0  # literal: its span, 1-based, end exclusive
     end_line: int = 0
     end_col: int = 0
@@ -123,27 +130,6 @@ class Card:
 class PromptLine:
     text: str
     line: int
-
-
-class GuardStatus(StrEnum):
-    """What binding made of a guard's id."""
-
-    ID = "id"  # a rule id, resolved
-    UNRESOLVED = "unresolved"  # computed at run time (RL304)
-    PASSTHROUGH = "passthrough"  # a helper's parameter no call site feeds: no id finding
-    NONE = "none"  # a payload with no rule at all (RL306)
-
-
-class PromptForm(StrEnum):
-    """How a prompt candidate was found (DESIGN §2's table; JSON `agents[].prompts[].form`)."""
-
-    FILE = "file"
-    DATA_KEY = "data-key"
-    KEYWORD = "keyword"
-    ASSIGNMENT = "assignment"
-    DICT_ENTRY = "dict-entry"
-    CHAT_MESSAGE = "chat-message"
-    PROMPT_FUNCTION = "prompt-function"
 
 
 @dataclass(frozen=True)

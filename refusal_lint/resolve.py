@@ -28,6 +28,7 @@ from refusal_lint.facts import (
     Sub,
     Value,
 )
+from refusal_lint.kinds import FnKind, ValueKind
 from refusal_lint.model import Loc
 
 MAX_DEPTH = 40
@@ -192,7 +193,7 @@ class Resolver:
             return Param(f"{base.name}.{name}", loc, base.func)
         if isinstance(base, CallV):
             fn = self.callee(base)
-            if fn is not None and fn.kind == "class":
+            if fn is not None and fn.kind == FnKind.CLASS:
                 arg = bind_arg(fn, base, name)
                 if arg is not None:
                     return self.resolve(arg, depth + 1)
@@ -243,7 +244,9 @@ class Resolver:
     def elements(self, over: Value | None, mode: str) -> list[Value] | None:
         """What a loop over a literal collection takes, one by one (None: not a literal)."""
         if isinstance(over, DictV):
-            items = [it for it in over.items if not (isinstance(it.key, Const) and it.key.kind == "spread")]
+            items = [
+                it for it in over.items if not (isinstance(it.key, Const) and it.key.kind == ValueKind.SPREAD)
+            ]
             if mode == "values":
                 return [it.value for it in items]
             if mode == "items":
@@ -317,7 +320,7 @@ def bind_arg(fn: Fn, call: CallV, param: str) -> Value | None:
     if param not in fn.params:
         return None
     # `obj.method(x)` binds self implicitly; a class's parameters are listed without it.
-    bound_self = fn.kind == "method" and isinstance(call.func, Ref) and "." in call.func.name
+    bound_self = fn.kind == FnKind.METHOD and isinstance(call.func, Ref) and "." in call.func.name
     index = fn.params.index(param) - (1 if bound_self else 0)
     return call.args[index] if 0 <= index < len(call.args) else None
 

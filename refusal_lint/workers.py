@@ -27,6 +27,7 @@ from typing import Any
 from refusal_lint.extract.job import Job, ScanJob
 from refusal_lint.extract.run import extract, unchecked
 from refusal_lint.facts import FileFacts
+from refusal_lint.filekinds import FileKind
 
 MEMORY_LIMIT = 6 * 1024**3  # bytes of address space a worker may use
 BACKSTOP = 30.0  # wall-clock seconds past the CPU limit before a blocked worker is given up
@@ -83,7 +84,7 @@ def _scan(job: ScanJob, conn: Connection, cpu_limit: float) -> None:
             continue
         one = Job(
             rel,
-            "python",
+            FileKind.PYTHON,
             data,
             complete=configured,
             prompts=job.exhaustive,
@@ -296,4 +297,4 @@ class Pool:
 
 
 def _failed(path: str, why: str) -> FileFacts:
-    return unchecked(path, "python", why)
+    return unchecked(path, FileKind.PYTHON, why)

@@ -15,7 +15,9 @@ CODE = re.compile(r"^RL\d{3}$")
 
 
 def _modules() -> dict[str, ast.Module]:
-    return {str(p.relative_to(PACKAGE)): ast.parse(p.read_text(encoding="utf-8")) for p in PACKAGE.rglob("*.py")}
+    return {
+        str(p.relative_to(PACKAGE)): ast.parse(p.read_text(encoding="utf-8")) for p in PACKAGE.rglob("*.py")
+    }
 
 
 def _literals(tree: ast.Module) -> set[str]:
@@ -57,7 +59,11 @@ def test_each_code_is_defined_under_its_own_name_and_emitted_somewhere() -> None
                 if isinstance(target, ast.Name) and CODE.match(target.id):
                     defined[target.id] = name
             # RL101.finding(...) or RL101.code: the code at work, not just listed
-            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and CODE.match(node.value.id):
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and CODE.match(node.value.id)
+            ):
                 used.add(node.value.id)
     assert set(defined) == set(CODES)
     assert set(CODES) - used == set()

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from refusal_lint import spec
+from refusal_lint.kinds import ParamsKind, ValueKind
 from refusal_lint.model import Card, Code, Finding, Rule, Severity
 
 if TYPE_CHECKING:
@@ -103,9 +104,7 @@ CODES = (RL101, RL102, RL103, RL104, RL105, RL106, RL107, RL108)
 
 def _usable(decl: ExtDecl) -> bool:
     """Does the entry's params map give rules to check against (RL103/RL104 say why not)?"""
-    if decl.params_kind in ("absent", "null", "other", "unresolved"):
-        return False
-    return not (decl.params_kind == "object" and not decl.items)
+    return decl.params_kind == ParamsKind.OBJECT and bool(decl.items)
 
 
 def rule_set(decl: ExtDecl) -> Card:
@@ -126,10 +125,13 @@ def _entry_findings(decl: ExtDecl) -> list[Finding]:
     exact = decl.uri is not None and spec.uri_kind(decl.uri) == "exact"
     if decl.uri is not None and not exact:
         out.append(RL102.finding(decl.loc, f"extension URI `{decl.uri}` is almost `{spec.URI}`"))
-    if decl.params_kind in ("absent", "null") or (decl.params_kind == "object" and not decl.items):
-        what = {"absent": "no params", "null": "params is null"}.get(decl.params_kind, "params is {}")
+    empty = decl.params_kind == ParamsKind.OBJECT and not decl.items
+    if decl.params_kind in (ParamsKind.ABSENT, ParamsKind.NULL) or empty:
+        what = {ParamsKind.ABSENT: "no params", ParamsKind.NULL: "params is null"}.get(
+            decl.params_kind, "params is {}"
+        )
         out.append(RL103.finding(decl.loc, f"{what}: the extension advertises no rules"))
-    elif decl.params_kind == "other":
+    elif decl.params_kind == ParamsKind.OTHER:
         out.append(RL104.finding(decl.params_loc or decl.loc, "params is not an object of rule id -> reason"))
     seen: set[str] = set()
     for item in decl.items:
@@ -145,7 +147,7 @@ def _entry_findings(decl: ExtDecl) -> list[Finding]:
     last_item = {i.key: i for i in decl.items}
     for rid, item in last_item.items():
         loc = item.loc
-        if item.reason is None and item.kind != "unknown":
+        if item.reason is None and item.kind != ValueKind.UNKNOWN:
             out.append(
                 RL104.finding(loc, f"the reason of `{rid}` is {_a(item.kind)}, not a string", rule_id=rid)
             )
@@ -159,13 +161,13 @@ def _entry_findings(decl: ExtDecl) -> list[Finding]:
     return out
 
 
-def _a(kind: str) -> str:
+def _a(kind: ValueKind) -> str:
     return {
-        "object": "an object",
-        "array": "an array",
-        "number": "a number",
-        "bool": "a boolean",
-        "null": "null",
+        ValueKind.OBJECT: "an object",
+        ValueKind.ARRAY: "an array",
+        ValueKind.NUMBER: "a number",
+        ValueKind.BOOL: "a boolean",
+        ValueKind.NULL: "null",
     }.get(kind, kind)
 
 

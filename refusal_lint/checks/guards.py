@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from refusal_lint import prompttext, spec
-from refusal_lint.model import Card, Code, Edit, Finding, GuardStatus, Severity
+from refusal_lint.kinds import EditKind, GuardStatus
+from refusal_lint.model import Card, Code, Edit, Finding, Severity
 
 if TYPE_CHECKING:
     from refusal_lint.bind import BoundError, BoundGuard
@@ -160,7 +161,16 @@ def check(card: Card | None, guards: list[BoundGuard], errors: list[BoundError])
             edit = None
             if g.reason_literal and g.reason_loc is not None:
                 r = g.reason_loc
-                edit = Edit(r.path, r.line, g.reason, rule.reason, "literal", r.col, r.end_line, r.end_col)
+                edit = Edit(
+                    path=r.path,
+                    line=r.line,
+                    old=g.reason,
+                    new=rule.reason,
+                    kind=EditKind.LITERAL,
+                    col=r.col,
+                    end_line=r.end_line,
+                    end_col=r.end_col,
+                )
             out.append(
                 RL303.finding(
                     g.loc,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from refusal_lint import prompttext
+from refusal_lint.kinds import EditKind
 from refusal_lint.model import Card, Code, Edit, Finding, Loc, Prompt, Severity
 
 RL200 = Code(
@@ -112,7 +113,13 @@ def check(card: Card, prompts: list[Prompt], configured: str | None = None, root
                 continue  # a reason filled in at run time ({{ reasons[...] }}, f"{...}") is not stated here
             if not rl.states(stated.reason):
                 # A reason wrapped over several lines is not rewritten: that is a judgement call.
-                edit = None if rl.wrapped else Edit(p.loc.path, rl.line, rl.reason, stated.reason, "text")
+                edit = (
+                    None
+                    if rl.wrapped
+                    else Edit(
+                        path=p.loc.path, line=rl.line, old=rl.reason, new=stated.reason, kind=EditKind.TEXT
+                    )
+                )
                 out.append(
                     RL203.finding(
                         Loc(p.loc.path, rl.line, rl.col),

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from refusal_lint.facts import Suppression
+from refusal_lint.filekinds import FileKind
 from refusal_lint.model import Loc
 
 _BODY = r"refusal-lint:\s*ignore(?:\[([A-Za-z0-9,\s]*)\])?"
@@ -24,11 +25,11 @@ def _codes(m: re.Match[str]) -> tuple[str, ...]:
     return tuple(c.strip().upper() for c in (m.group(1) or "").split(",") if c.strip())
 
 
-def suppressions(path: str, kind: str, text: str) -> tuple[Suppression, ...]:
-    if "refusal-lint" not in text or kind not in ("yaml", "text"):
+def suppressions(path: str, kind: FileKind, text: str) -> tuple[Suppression, ...]:
+    if "refusal-lint" not in text or kind not in (FileKind.YAML, FileKind.TEXT):
         return ()
     lines = text.splitlines()
-    if kind == "text":
+    if kind == FileKind.TEXT:
         out = []
         for i, line in enumerate(lines, 1):
             for pattern in _TEXT:

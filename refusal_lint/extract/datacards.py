@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from refusal_lint import spec
 from refusal_lint.extract.tree import TNode
 from refusal_lint.facts import ExtDecl, ParamItem
-from refusal_lint.model import Loc
+from refusal_lint.kinds import ParamsKind, ValueKind
 
 
 def may_hold_extension(doc: object) -> bool:
@@ -26,76 +28,66 @@ def may_hold_extension(doc: object) -> bool:
     return False
 
 
-def _params(entry: TNode) -> tuple[str, Loc | None, tuple[ParamItem, ...], str]:
+def _params(decl: ExtDecl, entry: TNode) -> ExtDecl:
+    """The declaration with what its `params` member holds."""
     member = entry.get("params")
     if member is None:
-        return "absent", None, (), ""
+        return dataclasses.replace(decl, params_kind=ParamsKind.ABSENT)
     key, value = member
-    ident = f"{value.loc.path}:{value.loc.line}:{value.loc.col}"
-    if value.kind == "null":
-        return "null", key.loc, (), ident
-    if value.kind != "object":
-        return "other", key.loc, (), ident
+    decl = dataclasses.replace(decl, params_loc=key.loc, params_id=value.loc.ident)
+    if value.kind == ValueKind.NULL:
+        return dataclasses.replace(decl, params_kind=ParamsKind.NULL)
+    if value.kind != ValueKind.OBJECT:
+        return dataclasses.replace(decl, params_kind=ParamsKind.OTHER)
     items = tuple(
         ParamItem(
-            str(k.value),
-            k.loc,
-            v.value if v.kind == "string" else None,  # type: ignore[arg-type]
-            v.kind,
+            key=str(k.value),
+            loc=k.loc,
+            reason=v.value if v.kind == ValueKind.STRING and isinstance(v.value, str) else None,
+            kind=v.kind,
         )
         for k, v in value.items
     )
-    return "object", key.loc, items, ident
+    return dataclasses.replace(decl, items=items)
 
 
 def _entry(entry: TNode, card: str, name: str | None) -> ExtDecl | None:
-    if entry.kind == "string":
+    if entry.kind == ValueKind.STRING:
         # `"extensions": ["https://.../refusals/v1"]`: ours, but not an object.
         if isinstance(entry.value, str) and spec.uri_kind(entry.value):
             return ExtDecl(
-                entry.loc,
-                card,
-                entry.value,
-                ("extension entry is not an object",),
-                "absent",
-                None,
-                (),
-                "",
-                name,
+                loc=entry.loc,
+                card=card,
+                uri=entry.value,
+                problems=("extension entry is not an object",),
+                params_kind=ParamsKind.ABSENT,
+                agent_name=name,
             )
         return None
-    if entry.kind != "object":
+    if entry.kind != ValueKind.OBJECT:
         return None
     member = entry.get("uri")
     if member is None:
         return None
     key, uri = member
     problems = []
-    uri_text = uri.value if uri.kind == "string" else None
+    uri_text = uri.value if uri.kind == ValueKind.STRING else None
     if uri_text is None:
         # A non-string uri is ours only when the entry otherwise looks like a refusals entry.
         desc = entry.get("description")
         params = entry.get("params")
         hint = desc is not None and "refus" in str(desc[1].value).lower()
-        if not hint and (params is None or params[1].kind != "object"):
+        if not hint and (params is None or params[1].kind != ValueKind.OBJECT):
             return None
         problems.append(f"`uri` is {uri.kind}, not a string")
     elif spec.uri_kind(str(uri_text)) is None:
         return None
     req = entry.get("required")
-    if req is not None and req[1].kind != "bool":
+    if req is not None and req[1].kind != ValueKind.BOOL:
         problems.append(f"`required` is {req[1].kind}, not a boolean")
-    kind, ploc, items, ident = _params(entry)
-    return ExtDecl(
-        key.loc,
-        card,
-        uri_text if isinstance(uri_text, str) else None,
-        tuple(problems),
-        kind,
-        ploc,
-        items,
-        ident,
-        name,
+    uri_str = uri_text if isinstance(uri_text, str) else None
+    return _params(
+        ExtDecl(loc=key.loc, card=card, uri=uri_str, problems=tuple(problems), agent_name=name), entry
     )
 
 
@@ -107,26 +99,26 @@ def find_extensions(root: TNode) -> list[ExtDecl]:
     stack: list[tuple[TNode, str, str | None]] = [(root, "", None)]
     while stack:
         node, card, name = stack.pop()
-        if node.kind == "array":
+        if node.kind == ValueKind.ARRAY:
             stack.extend((e, card, name) for e in node.elems)
             continue
-        if node.kind != "object":
+        if node.kind != ValueKind.OBJECT:
             continue
         if node.get("capabilities") is not None or not card:
-            card = f"{node.loc.path}:{node.loc.line}:{node.loc.col}"
+            card = node.loc.ident
             named = node.get("name")
-            if named is not None and named[1].kind == "string":
+            if named is not None and named[1].kind == ValueKind.STRING:
                 name = str(named[1].value)
         if node.get("uri") is not None:
             decl = _entry(node, card, name)
             if decl is not None:
                 out.append(decl)
         for k, v in node.items:
-            if k.value == "extensions" and v.kind == "array":
+            if k.value == "extensions" and v.kind == ValueKind.ARRAY:
                 for e in v.elems:
-                    if e.kind == "string" and (decl := _entry(e, card, name)) is not None:
+                    if e.kind == ValueKind.STRING and (decl := _entry(e, card, name)) is not None:
                         out.append(decl)
-            if v.kind in ("object", "array"):
+            if v.kind in (ValueKind.OBJECT, ValueKind.ARRAY):
                 stack.append((v, card, name))
     out.sort(key=lambda d: (d.loc.line, d.loc.col))
     return out

@@ -8,7 +8,8 @@ import re
 from refusal_lint.extract.tree import TNode
 from refusal_lint.extract.vocab import is_prompt_key
 from refusal_lint.filekinds import FileKind, is_kind
-from refusal_lint.model import Loc, Prompt, PromptForm, PromptLine
+from refusal_lint.kinds import PromptForm, ValueKind
+from refusal_lint.model import Loc, Prompt, PromptLine
 
 # A template placeholder fed from the rules map makes a prompt derived (agrees by construction).
 _PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}|\{%(.*?)%\}|\{([A-Za-z_][A-Za-z0-9_.]*)\}", re.S)
@@ -29,7 +30,7 @@ def text_prompt(path: str, text: str, first_line: int = 1, form: PromptForm = Pr
 
 def _string_prompt(node: TNode, prose: bool = False) -> Prompt | None:
     """A string value as a prompt; with `prose`, only one with white space (not an id or a path)."""
-    if node.kind != "string" or not str(node.value).strip():
+    if node.kind != ValueKind.STRING or not str(node.value).strip():
         return None
     if prose and not any(c.isspace() for c in str(node.value).strip()):
         return None
@@ -65,7 +66,7 @@ def _all_strings(node: TNode) -> list[Prompt]:
     stack = [node]
     while stack:
         n = stack.pop()
-        if n.kind == "string" and (p := _string_prompt(n)) is not None:
+        if n.kind == ValueKind.STRING and (p := _string_prompt(n)) is not None:
             out.append(p)
         stack.extend(reversed(n.elems))
         stack.extend(v for _, v in reversed(n.items))
@@ -77,10 +78,10 @@ def key_path(root: TNode, dotted: str) -> TNode | None:
     for part in dotted.split(".") if dotted else []:
         if node is None:
             return None
-        if node.kind == "object":
+        if node.kind == ValueKind.OBJECT:
             member = node.get(part)
             node = member[1] if member else None
-        elif node.kind == "array" and part.isdigit() and int(part) < len(node.elems):
+        elif node.kind == ValueKind.ARRAY and part.isdigit() and int(part) < len(node.elems):
             node = node.elems[int(part)]
         else:
             return None
@@ -103,10 +104,10 @@ def data_prompts(path: str, root: TNode) -> list[Prompt]:
         return _all_strings(root)
     out: list[Prompt] = []
     crew = CREWAI_KEYS.get(name.rsplit(".", 1)[0]) if yaml else None
-    if crew and root.kind == "object":
+    if crew and root.kind == ValueKind.OBJECT:
         for _, entry in root.items:
             for crew_key in crew:
-                m = entry.get(crew_key) if entry.kind == "object" else None
+                m = entry.get(crew_key) if entry.kind == ValueKind.OBJECT else None
                 if m is not None and (p := _string_prompt(m[1])) is not None:
                     out.append(p)
     seen = {p.loc for p in out}
@@ -116,7 +117,7 @@ def data_prompts(path: str, root: TNode) -> list[Prompt]:
         for key, value in n.items:
             if is_prompt_key(str(key.value)):
                 found = [p] if (p := _string_prompt(value, prose=True)) is not None else []
-                if value.kind in ("object", "array"):
+                if value.kind in (ValueKind.OBJECT, ValueKind.ARRAY):
                     found = [p for p in _all_strings(value) if any(c.isspace() for c in p.lines[0].text)]
                 out.extend(p for p in found if p.loc not in seen)
                 seen.update(p.loc for p in found)

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from refusal_lint.filekinds import FileKind
+
 
 @dataclass(frozen=True)
 class Job:
     path: str  # relative, '/'-separated
-    kind: str  # python | json | yaml | text
+    kind: FileKind
     data: bytes
     want_card: bool = False
     want_prompt: bool = False  # discovered prompt file (by name or YAML shape)

@@ -11,6 +11,7 @@ import json
 import re
 
 from refusal_lint.extract.tree import TNode, TooDeep
+from refusal_lint.kinds import ValueKind
 from refusal_lint.model import Loc
 
 _TOKEN = re.compile(
@@ -50,7 +51,7 @@ def parse(text: str, path: str) -> TNode:
         return Loc(path, la + 1, a - starts[la] + 1, lb + 1, b - starts[lb] + 1)
 
     # Iterative descent: deep documents must not exhaust the Python stack.
-    stack: list[tuple[str, int, list[object]]] = []  # (kind, start offset, members)
+    stack: list[tuple[ValueKind, int, list[object]]] = []  # (kind, start offset, members)
     pending_key: list[TNode | None] = []
     root: TNode | None = None
     pos = 0
@@ -65,13 +66,13 @@ def parse(text: str, path: str) -> TNode:
         if punct in ("{", "["):
             if len(stack) >= MAX_DEPTH:
                 raise TooDeep("nesting too deep to read")
-            stack.append(("object" if punct == "{" else "array", start, []))
+            stack.append((ValueKind.OBJECT if punct == "{" else ValueKind.ARRAY, start, []))
             pending_key.append(None)
             continue
         if punct in ("}", "]"):
             kind, begin, members = stack.pop()
             pending_key.pop()
-            if kind == "object":
+            if kind == ValueKind.OBJECT:
                 pairs = tuple(members[i : i + 2] for i in range(0, len(members), 2))
                 node = TNode(kind, loc(begin, pos), items=tuple((p[0], p[1]) for p in pairs))  # type: ignore[misc]
             else:
@@ -79,11 +80,13 @@ def parse(text: str, path: str) -> TNode:
         elif punct in (":", ","):
             continue
         elif string is not None:
-            node = TNode("string", loc(start, pos), json.loads(string))
+            node = TNode(ValueKind.STRING, loc(start, pos), json.loads(string))
         elif number is not None:
-            node = TNode("number", loc(start, pos), json.loads(number))
+            node = TNode(ValueKind.NUMBER, loc(start, pos), json.loads(number))
         else:
-            node = TNode("null" if word == "null" else "bool", loc(start, pos), json.loads(word))
+            node = TNode(
+                ValueKind.NULL if word == "null" else ValueKind.BOOL, loc(start, pos), json.loads(word)
+            )
         if not stack:
             root = node
             continue

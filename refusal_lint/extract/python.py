@@ -25,7 +25,6 @@ from refusal_lint.facts import (
     Fmt,
     Fn,
     Guard,
-    GuardKind,
     ImportRef,
     Join,
     Op,
@@ -38,7 +37,9 @@ from refusal_lint.facts import (
     Suppression,
     Value,
 )
-from refusal_lint.model import Loc, PromptForm
+from refusal_lint.filekinds import FileKind
+from refusal_lint.kinds import FnKind, GuardKind, PromptForm
+from refusal_lint.model import Loc
 
 SUPPRESS = re.compile(r"#\s*refusal-lint:\s*ignore(?:\[([A-Za-z0-9,\s]*)\])?")
 
@@ -182,7 +183,7 @@ class _Extractor(ValueBuilder):
             else:
                 ctor = (tuple(fields), ())
             name = self.class_prefix() + node.name.value
-            self.defs[name] = Fn(self.path, name, "class", ctor[0], ctor[1], (), self.loc(node.name))
+            self.defs[name] = Fn(self.path, name, FnKind.CLASS, ctor[0], ctor[1], (), self.loc(node.name))
         is_enum = any((last_name(b.value) or "").endswith("Enum") for b in node.bases)
         if is_enum and not self.scopes:
             prefix = self.class_prefix()
@@ -231,7 +232,7 @@ class _Extractor(ValueBuilder):
             for d in original_node.decorators
             if isinstance(d.decorator, cst.Call)
         }
-        kind = "method" if self.classes and "staticmethod" not in decorators else "function"
+        kind = FnKind.METHOD if self.classes and "staticmethod" not in decorators else FnKind.FUNCTION
         positional, kwonly = _params(original_node)
         self.defs[scope.func] = Fn(
             self.path,
@@ -310,7 +311,7 @@ class _Extractor(ValueBuilder):
         loc = self.loc(node)
         if name == "AgentCard":
             card_name = str_key(self.kwarg(node, "name"))
-            card_id = f"{self.path}:{loc.line}:{loc.col}"
+            card_id = loc.ident
             self.cards.append((card_id, card_name))
             self.card_names.append(card_name)
             self.card_ids.append(card_id)
@@ -632,7 +633,7 @@ def extract(path: str, text: str, guard_callables: tuple[str, ...] = ()) -> File
         ]
     return FileFacts(
         path=path,
-        kind="python",
+        kind=FileKind.PYTHON,
         py_exts=tuple(exts),
         py_prompts=tuple(ex.prompts),
         guards=tuple(ex.guards),

@@ -33,6 +33,7 @@ from refusal_lint.facts import (
     Sub,
     Value,
 )
+from refusal_lint.kinds import ValueKind
 from refusal_lint.model import Loc
 
 
@@ -245,7 +246,7 @@ class ValueBuilder(cst.CSTVisitor):
             return Dyn(loc, self.refs_in(node.value) if isinstance(node, cst.Attribute) else ())
         head, _, rest = name_path.partition(".")
         if head in ("None", "True", "False"):
-            return Const(head.lower(), loc)
+            return Const(ValueKind.NULL if head == "None" else ValueKind.BOOL, loc)
         each = self.loop_value(head, loc)
         if each is not None:
             return _attrs(each, rest, loc)
@@ -274,7 +275,7 @@ class ValueBuilder(cst.CSTVisitor):
         value = node.evaluated_value
         loc = self.loc(node)
         if not isinstance(value, str):
-            return Const("bytes", loc)
+            return Const(ValueKind.BYTES, loc)
         body = node.value[len(node.prefix) + len(node.quote) : len(node.value) - len(node.quote)]
         return Str(value, loc, _value_lines(body, "r" in node.prefix.lower(), loc.line, value))
 
@@ -313,13 +314,13 @@ class ValueBuilder(cst.CSTVisitor):
         if isinstance(node, (cst.Name, cst.Attribute)):
             return self.name_value(node)
         if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary)):
-            return Const("number", loc)
+            return Const(ValueKind.NUMBER, loc)
         if isinstance(node, (cst.List, cst.Tuple, cst.Set)):
             if any(isinstance(el, cst.StarredElement) for el in node.elements):
-                return Const("list", loc)
+                return Const(ValueKind.ARRAY, loc)
             return Seq(tuple(self.value(el.value) for el in node.elements), loc)
         if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
-            return Const("list", loc)
+            return Const(ValueKind.ARRAY, loc)
         if isinstance(node, cst.Dict):
             return self.dict_value(node)
         if isinstance(node, cst.Subscript) and len(node.slice) == 1:
@@ -390,7 +391,7 @@ class ValueBuilder(cst.CSTVisitor):
             if isinstance(el, cst.DictElement):
                 items.append(Item(self.value(el.key), self.value(el.value), self.loc(el.key)))
             else:
-                items.append(Item(Const("spread", self.loc(el)), self.value(el.value), self.loc(el)))
+                items.append(Item(Const(ValueKind.SPREAD, self.loc(el)), self.value(el.value), self.loc(el)))
         return DictV(tuple(items), self.loc(node))
 
     def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:

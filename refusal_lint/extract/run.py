@@ -14,6 +14,7 @@ from refusal_lint.extract import comments, datacards, dataprompts, jsonpos, pysc
 from refusal_lint.extract.job import Job
 from refusal_lint.extract.tree import TNode, TooDeep
 from refusal_lint.facts import FileFacts, Problem
+from refusal_lint.filekinds import FileKind
 from refusal_lint.model import Loc
 
 AST_DEPTH = 2000
@@ -24,7 +25,7 @@ def _problem(job: Job, message: str, line: int = 1, col: int = 1) -> FileFacts:
     return FileFacts(job.path, job.kind, problem=Problem(Loc(job.path, line, col), message))
 
 
-def unchecked(path: str, kind: str, why: str) -> FileFacts:
+def unchecked(path: str, kind: FileKind, why: str) -> FileFacts:
     """RL005: a valid file that could not be analysed within the limits (line 1)."""
     return FileFacts(path, kind, problem=Problem(Loc(path), why + "; its facts are unchecked", RL005.code))
 
@@ -44,7 +45,7 @@ def _decode_python(data: bytes) -> str:
 
 
 def extract(job: Job) -> FileFacts:
-    if job.kind == "python":
+    if job.kind == FileKind.PYTHON:
         return _python(job)
     try:
         text = decode_text(job.data)
@@ -55,15 +56,18 @@ def extract(job: Job) -> FileFacts:
     except ValueError as exc:
         return _problem(job, str(exc))
     notes = comments.suppressions(job.path, job.kind, text)
-    if job.kind == "text":
+    if job.kind == FileKind.TEXT:
         return FileFacts(
-            job.path, "text", prompts=(dataprompts.text_prompt(job.path, text),), suppressions=notes
+            job.path, FileKind.TEXT, prompts=(dataprompts.text_prompt(job.path, text),), suppressions=notes
         )
     try:
         # A card candidate only: the C parser says whether any entry can be ours before
         # positions are worked out (an API contract that says "refusal" holds none).
         card_only = (
-            job.kind == "json" and not job.want_prompt and job.prompt_key is None and not job.exhaustive
+            job.kind == FileKind.JSON
+            and not job.want_prompt
+            and job.prompt_key is None
+            and not job.exhaustive
         )
         if card_only and not datacards.may_hold_extension(jsonpos.validate(text)):
             return FileFacts(job.path, job.kind, suppressions=notes)
@@ -81,17 +85,17 @@ def extract(job: Job) -> FileFacts:
             prompts.extend(dataprompts.configured_yaml_prompt(root, job.prompt_key))
         elif job.want_prompt:
             prompts.extend(dataprompts.data_prompts(job.path, root))
-    if prompts and job.kind == "yaml":
+    if prompts and job.kind == FileKind.YAML:
         source = text.splitlines()
         prompts = [dataprompts.remap_lines(p, source) for p in prompts]
-    elif prompts and job.kind == "json":
+    elif prompts and job.kind == FileKind.JSON:
         # A JSON string holds no raw line break: every line of its value is on its own line.
         prompts = [dataprompts.one_line(p) for p in prompts]
     return FileFacts(job.path, job.kind, exts=tuple(exts), prompts=tuple(prompts), suppressions=notes)
 
 
 def _documents(job: Job, text: str) -> list[TNode]:
-    if job.kind == "json":
+    if job.kind == FileKind.JSON:
         return [jsonpos.parse(text, job.path)]
     return [yamlsafe.to_tree(doc, job.path) for doc in yamlsafe.compose_all(text)]
 
@@ -142,7 +146,7 @@ def precheck(job: Job) -> FileFacts | Job:
         and not pyscan.may_hold_facts(tree, guard_names, frozenset(job.ids))
         and not (job.prompts and pyscan.may_hold_prompt(tree))
     ):
-        return FileFacts(job.path, "python", complete=False)
+        return FileFacts(job.path, FileKind.PYTHON, complete=False)
     return dataclasses.replace(job, checked=True)
 
 

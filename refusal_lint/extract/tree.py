@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from refusal_lint.kinds import ValueKind
 from refusal_lint.model import Loc
 
 
 @dataclass(frozen=True)
 class TNode:
-    kind: str  # object | array | string | number | bool | null
+    kind: ValueKind
     loc: Loc
     value: object = None  # scalars
     items: tuple[tuple[TNode, TNode], ...] = ()  # object members, in order, duplicates kept

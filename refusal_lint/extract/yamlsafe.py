@@ -11,6 +11,7 @@ from typing import Any
 import yaml
 
 from refusal_lint.extract.tree import TNode, TooDeep
+from refusal_lint.kinds import ValueKind
 from refusal_lint.model import Loc
 
 NODE_BUDGET = 200_000
@@ -50,20 +51,20 @@ def compose_all(text: str) -> list[yaml.Node]:
 
 
 _SCALAR = {
-    "tag:yaml.org,2002:str": "string",
-    "tag:yaml.org,2002:int": "number",
-    "tag:yaml.org,2002:float": "number",
-    "tag:yaml.org,2002:bool": "bool",
-    "tag:yaml.org,2002:null": "null",
+    "tag:yaml.org,2002:str": ValueKind.STRING,
+    "tag:yaml.org,2002:int": ValueKind.NUMBER,
+    "tag:yaml.org,2002:float": ValueKind.NUMBER,
+    "tag:yaml.org,2002:bool": ValueKind.BOOL,
+    "tag:yaml.org,2002:null": ValueKind.NULL,
 }
 
 
 def _scalar_value(node: yaml.ScalarNode, kind: str) -> object:
-    if kind == "string":
+    if kind == ValueKind.STRING:
         return node.value
-    if kind == "null":
+    if kind == ValueKind.NULL:
         return None
-    if kind == "bool":
+    if kind == ValueKind.BOOL:
         return node.value.lower() in ("true", "yes", "on", "y")
     try:
         return float(node.value) if "." in node.value or "e" in node.value.lower() else int(node.value, 0)
@@ -87,11 +88,13 @@ def to_tree(root: yaml.Node, path: str, budget: int = NODE_BUDGET) -> TNode:
             raise TooDeep("alias expansion or nesting past the reading limit")
         if isinstance(node, yaml.MappingNode):
             items = tuple((conv(k, depth + 1), conv(v, depth + 1)) for k, v in node.value)
-            return TNode("object", _loc(node, path), items=items)
+            return TNode(ValueKind.OBJECT, _loc(node, path), items=items)
         if isinstance(node, yaml.SequenceNode):
-            return TNode("array", _loc(node, path), elems=tuple(conv(v, depth + 1) for v in node.value))
+            return TNode(
+                ValueKind.ARRAY, _loc(node, path), elems=tuple(conv(v, depth + 1) for v in node.value)
+            )
         assert isinstance(node, yaml.ScalarNode)
-        kind = _SCALAR.get(node.tag, "string")
+        kind = _SCALAR.get(node.tag, ValueKind.STRING)
         loc = _loc(node, path)
         if node.style in ("|", ">"):
             # A block scalar's text starts on the line after its indicator.
@@ -103,9 +106,9 @@ def to_tree(root: yaml.Node, path: str, budget: int = NODE_BUDGET) -> TNode:
 
 def plain(node: TNode) -> Any:
     """A TNode as plain Python data (last duplicate key wins)."""
-    if node.kind == "object":
+    if node.kind == ValueKind.OBJECT:
         return {str(plain(k)): plain(v) for k, v in node.items}
-    if node.kind == "array":
+    if node.kind == ValueKind.ARRAY:
         return [plain(e) for e in node.elems]
     return node.value
 

@@ -15,7 +15,7 @@ _BOLD, _RED, _YELLOW, _CYAN, _RESET = "\x1b[1m", "\x1b[31m", "\x1b[33m", "\x1b[3
 
 def line(f: Finding, color: bool) -> str:
     rule = f" [{f.rule_id}]" if f.rule_id is not None else ""
-    where = f"{f.loc.path}:{f.loc.line}:{f.loc.col}:"
+    where = f"{f.loc.ident}:"
     if not color:
         return f"{where} {f.code}{rule} {f.message}"
     tint = _RED if is_error(f.code) else _YELLOW
