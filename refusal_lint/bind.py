@@ -146,12 +146,15 @@ def py_ext_decl(res: Resolver, ext: PyExt) -> ExtDecl | None:
 # ---- prompts ---------------------------------------------------------------------------
 
 
-def _str_prompt(text: Str, derived: bool, form: PromptForm) -> Prompt:
+def _str_prompt(res: Resolver, text: Str, derived: bool, form: PromptForm) -> Prompt:
     values = text.value.split("\n")
     lines = text.lines if len(text.lines) == len(values) else tuple(text.loc.line for _ in values)
+    source = res.string_lines.get(text.loc.path, {})
     return Prompt(
         Loc(text.loc.path, lines[0] if lines else text.loc.line),
-        tuple(PromptLine(v.rstrip("\r"), ln) for v, ln in zip(values, lines, strict=True)),
+        tuple(
+            PromptLine(v.rstrip("\r"), ln, source.get(ln, "")) for v, ln in zip(values, lines, strict=True)
+        ),
         derived,
         form,
     )
@@ -180,7 +183,7 @@ def py_prompts(res: Resolver, value: Value, params_ids: set[str], form: PromptFo
             if not derived:
                 continue
             text = Str("", v.loc, (v.loc.line,), literal=False)
-        out.append(_str_prompt(text, derived, form))
+        out.append(_str_prompt(res, text, derived, form))
     return out
 
 

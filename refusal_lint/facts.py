@@ -293,6 +293,9 @@ class FileFacts:
     defs: tuple[tuple[str, Value], ...] = ()
     imports: tuple[tuple[str, ImportRef], ...] = ()
     suppressions: tuple[Suppression, ...] = ()
+    # Python: the file's own text of each line a string literal stands on, so a prompt built
+    # from strings can place its findings on the file's real column.
+    string_lines: tuple[tuple[int, str], ...] = ()
     ctor_calls: tuple[CtorCall, ...] = ()
     calls: tuple[CallV, ...] = ()  # calls that may pass a rule id to a repo helper
     complete: bool = True  # False: a cheap scan proved no facts, but defs were not read

@@ -1,55 +1,20 @@
-"""After the checks: findings placed on their file's real column, then selected,
-per-file-ignored and suppressed (unused suppressions are RL003)."""
+"""After the checks: findings selected, per-file-ignored and suppressed (unused
+suppressions are RL003), and those a baseline records left out."""
 
 from __future__ import annotations
 
-import dataclasses
 import os
-import re
 from typing import TYPE_CHECKING
 
 from refusal_lint import discover
 from refusal_lint.checks.files import RL003
-from refusal_lint.checks.prompt import RL202, RL203
 from refusal_lint.config import Config
-from refusal_lint.filekinds import FileKind, kind_of
 from refusal_lint.settings import Settings
 
 if TYPE_CHECKING:
     from refusal_lint.baseline import Entry
     from refusal_lint.facts import FileFacts
     from refusal_lint.model import Finding
-
-
-def file_columns(findings: list[Finding], root: str) -> list[Finding]:
-    """RL202/RL203 in a YAML or Python prompt: the column where the id stands in the file.
-
-    Checks see a prompt line as text (dedented, unquoted), so their column is the one in
-    that text; the file's own line says where the id really is."""
-    lines: dict[str, list[str]] = {}
-    out = []
-    for f in findings:
-        if (
-            f.code in (RL202.code, RL203.code)
-            and f.rule_id
-            and kind_of(f.loc.path) in (FileKind.PYTHON, FileKind.YAML, FileKind.JSON)
-        ):
-            if f.loc.path not in lines:
-                try:
-                    with open(os.path.join(root, f.loc.path), encoding="utf-8-sig", errors="replace") as fh:
-                        lines[f.loc.path] = fh.read().splitlines()
-                except OSError:
-                    lines[f.loc.path] = []
-            source = lines[f.loc.path]
-            if 0 < f.loc.line <= len(source):
-                m = re.search(r"(?<![\w-])" + re.escape(f.rule_id) + r"(?![\w-])", source[f.loc.line - 1])
-                if m is not None:
-                    loc = dataclasses.replace(
-                        f.loc, col=m.start() + 1, end_line=f.loc.line, end_col=m.end() + 1
-                    )
-                    f = dataclasses.replace(f, loc=loc)
-        out.append(f)
-    return out
 
 
 # ---- selection, per-file ignores, suppressions -----------------------------------------------

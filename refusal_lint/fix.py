@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import ast
 import difflib
-import io
 import os
 import re
 import stat
 import tempfile
-import tokenize
 from dataclasses import dataclass, field
 
+from refusal_lint import sourcetext
 from refusal_lint.filekinds import FileKind, is_kind
 from refusal_lint.kinds import EditKind
 from refusal_lint.model import Edit, Finding
@@ -45,23 +44,6 @@ class Plan:
     @property
     def count(self) -> int:
         return sum(len(f.fixed) for f in self.files)
-
-
-def _decode(data: bytes, python: bool) -> tuple[str, str, bool]:
-    bom = data.startswith(b"\xef\xbb\xbf")
-    encoding = "utf-8"
-    if python:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-        encoding = "utf-8" if encoding == "utf-8-sig" else encoding
-    text = data.decode(encoding)
-    return (text[1:] if bom and text.startswith("\ufeff") else text), encoding, bom
-
-
-def _line_spans(text: str) -> list[int]:
-    starts = [0]
-    for m in re.finditer("\n", text):
-        starts.append(m.end())
-    return starts
 
 
 def _escape(value: str, quote: str, raw: bool, fstring: bool) -> str | None:
@@ -176,8 +158,8 @@ def plan(findings: list[Finding], root: str) -> Plan:
         try:
             with open(absolute, "rb") as fh:
                 data = fh.read()
-            text, encoding, bom = _decode(data, is_kind(path, FileKind.PYTHON))
-        except (OSError, UnicodeDecodeError, SyntaxError, LookupError) as exc:
+            text, encoding, bom = sourcetext.decode(data, is_kind(path, FileKind.PYTHON))
+        except (OSError, UnicodeDecodeError, SyntaxError, LookupError, ValueError) as exc:
             out.skipped.append(f"{path}: not fixed, cannot read it ({exc})")
             continue
         after = text
@@ -185,7 +167,7 @@ def plan(findings: list[Finding], root: str) -> Plan:
         # From the end of the file backwards, so earlier edits keep their positions.
         for f in sorted(group, key=lambda f: (f.edit.line, f.edit.col) if f.edit else (0, 0), reverse=True):
             assert f.edit is not None
-            candidate, why = _apply(after, f.edit, _line_spans(after))
+            candidate, why = _apply(after, f.edit, sourcetext.line_starts(after))
             if why is not None:
                 out.skipped.append(f"{path}:{f.loc.line}: {f.code} not fixed: {why}")
                 continue
@@ -226,7 +208,7 @@ def write(p: Plan) -> list[str]:
             if not st.st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH):
                 raise PermissionError("the file is read-only")
             with open(f.abs, "rb") as fh:
-                current, _, _ = _decode(fh.read(), is_kind(f.path, FileKind.PYTHON))
+                current = sourcetext.decode(fh.read(), is_kind(f.path, FileKind.PYTHON)).text
             if current != f.before:
                 raise RuntimeError("it changed on disk since it was read")
             data = (("\ufeff" if f.bom else "") + f.after).encode(f.encoding)
@@ -239,7 +221,13 @@ def write(p: Plan) -> list[str]:
             except BaseException:
                 os.unlink(tmp)
                 raise
-        except (OSError, RuntimeError) as exc:
+        except (
+            OSError,
+            RuntimeError,
+            ValueError,
+            SyntaxError,
+            LookupError,
+        ) as exc:  # ValueError: now undecodable
             why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             problems.append(f"{f.path}: not fixed, {why}")
             f.fixed.clear()

@@ -128,8 +128,9 @@ class Card:
 
 @dataclass(frozen=True)
 class PromptLine:
-    text: str
+    text: str  # the prompt's own line (dedented, unquoted, unescaped)
     line: int
+    source: str = ""  # the file's line where it differs from `text` (a YAML, JSON or Python string)
 
 
 @dataclass(frozen=True)

@@ -135,9 +135,7 @@ def _run(
         checked = agents.check(bound, ex.facts, roles)
         result.findings, result.agents = checked.findings, checked.agents
         result.facts_found = checked.facts_found
-    result.findings = filtering.select_and_suppress(
-        filtering.file_columns(result.findings, root), ex.facts, cfg, settings, root
-    )
+    result.findings = filtering.select_and_suppress(result.findings, ex.facts, cfg, settings, root)
     ex.cache.save()
     return result
 

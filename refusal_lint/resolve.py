@@ -28,6 +28,7 @@ from refusal_lint.facts import (
     Sub,
     Value,
 )
+from refusal_lint.filekinds import FileKind
 from refusal_lint.kinds import FnKind, ValueKind
 from refusal_lint.model import Loc
 
@@ -91,8 +92,10 @@ class Resolver:
     def __init__(self, facts: dict[str, FileFacts], index: ModuleIndex) -> None:
         self.facts = facts
         self.index = index
-        self.defs = {p: dict(f.defs) for p, f in facts.items() if f.kind == "python" and f.complete}
-        self.imports = {p: dict(f.imports) for p, f in facts.items() if f.kind == "python" and f.complete}
+        python = {p: f for p, f in facts.items() if f.kind == FileKind.PYTHON and f.complete}
+        self.defs = {p: dict(f.defs) for p, f in python.items()}
+        self.imports = {p: dict(f.imports) for p, f in python.items()}
+        self.string_lines = {p: dict(f.string_lines) for p, f in python.items()}
         # Modules a lookup needed but that were not read (or only scanned): read them, bind again.
         self.missing: set[str] = set()
 

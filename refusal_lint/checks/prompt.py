@@ -60,6 +60,16 @@ CODES = (RL200, RL201, RL202, RL203)
 _PLACEHOLDER = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{…\}|\{[A-Za-z_][A-Za-z0-9_.\[\]'\"-]*\}")
 
 
+def _on_file_line(loc: Loc, rule_id: str, prompt: Prompt) -> Loc:
+    """Where the id stands on the file's own line: a prompt line taken from a YAML, JSON or
+    Python string is dedented and unquoted, so its column is not the file's."""
+    source = next((pl.source for pl in prompt.lines if pl.line == loc.line and pl.source), "")
+    m = re.search(r"(?<![\w-])" + re.escape(rule_id) + r"(?![\w-])", source)
+    if m is None:
+        return loc
+    return Loc(loc.path, loc.line, m.start() + 1, loc.line, m.end() + 1)
+
+
 def mention_lines(prompts: list[Prompt], rule_id: str) -> list[Loc]:
     out = []
     for p in prompts:
@@ -102,7 +112,7 @@ def check(card: Card, prompts: list[Prompt], configured: str | None = None, root
             hint = f"; did you mean `{u.suggestion}`?" if u.suggestion else ""
             out.append(
                 RL202.finding(
-                    Loc(p.loc.path, u.line, u.col, u.line, u.col + len(u.token)),
+                    _on_file_line(Loc(p.loc.path, u.line, u.col, u.line, u.col + len(u.token)), u.token, p),
                     f"the prompt names rule `{u.token}`, which the card does not advertise{hint}",
                     rule_id=u.token,
                 )
@@ -122,7 +132,7 @@ def check(card: Card, prompts: list[Prompt], configured: str | None = None, root
                 )
                 out.append(
                     RL203.finding(
-                        Loc(p.loc.path, rl.line, rl.col),
+                        _on_file_line(Loc(p.loc.path, rl.line, rl.col), rl.rule_id, p),
                         f'the prompt gives `{rl.rule_id}` the reason "{rl.wrapped or rl.reason}"; '
                         f'the card says "{stated.reason}"',
                         rule_id=rl.rule_id,

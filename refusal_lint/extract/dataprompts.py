@@ -51,13 +51,14 @@ def remap_lines(prompt: Prompt, source: list[str]) -> Prompt:
                 if probe in source[k]:
                     cursor = k
                     break
-        out.append(PromptLine(pl.text, cursor + 1))
+        out.append(PromptLine(pl.text, cursor + 1, source[cursor] if cursor < len(source) else ""))
     return dataclasses.replace(prompt, lines=tuple(out))
 
 
-def one_line(prompt: Prompt) -> Prompt:
+def one_line(prompt: Prompt, source: list[str]) -> Prompt:
     """A prompt whose every line stands on the file line where it starts (a JSON string)."""
-    lines = tuple(PromptLine(pl.text, prompt.loc.line) for pl in prompt.lines)
+    here = source[prompt.loc.line - 1] if 0 < prompt.loc.line <= len(source) else ""
+    lines = tuple(PromptLine(pl.text, prompt.loc.line, here) for pl in prompt.lines)
     return dataclasses.replace(prompt, lines=lines)
 
 

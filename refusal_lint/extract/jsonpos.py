@@ -6,10 +6,10 @@ reports errors exactly where `json` stops, as DESIGN §3 asks.
 
 from __future__ import annotations
 
-import bisect
 import json
 import re
 
+from refusal_lint import sourcetext
 from refusal_lint.extract.tree import TNode, TooDeep
 from refusal_lint.kinds import ValueKind
 from refusal_lint.model import Loc
@@ -43,12 +43,11 @@ def validate(text: str) -> object:
 def parse(text: str, path: str) -> TNode:
     """Parse JSON text into a TNode tree; JsonError where the standard parser stops."""
     validate(text)
-    starts = [0] + [m.end() for m in re.finditer("\n", text)]
+    starts = sourcetext.line_starts(text)
 
     def loc(a: int, b: int) -> Loc:
-        la = bisect.bisect_right(starts, a) - 1
-        lb = bisect.bisect_right(starts, b) - 1
-        return Loc(path, la + 1, a - starts[la] + 1, lb + 1, b - starts[lb] + 1)
+        (la, ca), (lb, cb) = sourcetext.line_col(starts, a), sourcetext.line_col(starts, b)
+        return Loc(path, la, ca + 1, lb, cb + 1)
 
     # Iterative descent: deep documents must not exhaust the Python stack.
     stack: list[tuple[ValueKind, int, list[object]]] = []  # (kind, start offset, members)

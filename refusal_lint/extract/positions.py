@@ -9,7 +9,6 @@ checks the two agree.
 
 from __future__ import annotations
 
-import bisect
 import itertools
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -17,6 +16,8 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 from libcst._nodes.internal import CodegenState
+
+from refusal_lint import sourcetext
 
 
 @dataclass
@@ -61,12 +62,10 @@ class Positions:
         self.spans = state.spans
         self.offsets = [0, *itertools.accumulate(map(len, state.tokens))]
         code = "".join(state.tokens)
-        self.line_starts = [0] + [i + 1 for i, ch in enumerate(code) if ch == "\n"]
+        self.line_starts = sourcetext.line_starts(code)
 
     def _at(self, token_index: int) -> tuple[int, int]:
-        offset = self.offsets[min(token_index, len(self.offsets) - 1)]
-        line = bisect.bisect_right(self.line_starts, offset) - 1
-        return line + 1, offset - self.line_starts[line]
+        return sourcetext.line_col(self.line_starts, self.offsets[min(token_index, len(self.offsets) - 1)])
 
     def get(self, node: cst.CSTNode) -> tuple[int, int, int, int] | None:
         span = self.spans.get(node)

@@ -10,7 +10,7 @@ import re
 
 import libcst as cst
 
-from refusal_lint import spec
+from refusal_lint import sourcetext, spec
 from refusal_lint.extract import vocab
 from refusal_lint.extract.positions import Positions
 from refusal_lint.extract.pyvalues import Scope, ValueBuilder, dotted, last_name, str_key
@@ -641,6 +641,25 @@ def extract(path: str, text: str, guard_callables: tuple[str, ...] = ()) -> File
         defs=tuple(ex.defs.items()),
         imports=tuple(ex.imports.items()),
         suppressions=tuple(ex.suppressions),
+        string_lines=_string_lines([ex.prompts, tuple(ex.defs.values()), ex.calls, ex.ctor_calls], text),
         ctor_calls=tuple(ex.ctor_calls),
         calls=tuple(ex.calls),
     )
+
+
+def _string_lines(values: list[object], text: str) -> tuple[tuple[int, str], ...]:
+    """The file's text of each line that a string among `values` stands on."""
+    wanted: set[int] = set()
+    stack = list(values)
+    while stack:
+        v = stack.pop()
+        if isinstance(v, Str):
+            wanted.update(v.lines or (v.loc.line,))
+        elif isinstance(v, (tuple, list)):
+            stack.extend(v)
+        elif dataclasses.is_dataclass(v) and not isinstance(v, type):
+            stack.extend(getattr(v, f.name) for f in dataclasses.fields(v))
+    if not wanted:
+        return ()
+    lines = sourcetext.lines(text)
+    return tuple((n, lines[n - 1]) for n in sorted(wanted) if 0 < n <= len(lines))

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import io
 import sys
-import tokenize
 import warnings
 
+from refusal_lint import sourcetext
 from refusal_lint.checks.files import RL005
 from refusal_lint.extract import comments, datacards, dataprompts, jsonpos, pyscan, yamlsafe
 from refusal_lint.extract.job import Job
@@ -30,25 +29,11 @@ def unchecked(path: str, kind: FileKind, why: str) -> FileFacts:
     return FileFacts(path, kind, problem=Problem(Loc(path), why + "; its facts are unchecked", RL005.code))
 
 
-def decode_text(data: bytes) -> str:
-    """UTF-8 with an optional BOM; raises UnicodeDecodeError or ValueError (binary)."""
-    if b"\x00" in data:
-        raise ValueError("binary file (holds NUL bytes)")
-    return data.decode("utf-8-sig")
-
-
-def _decode_python(data: bytes) -> str:
-    if b"\x00" in data:
-        raise ValueError("file holds NUL bytes")
-    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    return data.decode(encoding).removeprefix("\ufeff")
-
-
 def extract(job: Job) -> FileFacts:
     if job.kind == FileKind.PYTHON:
         return _python(job)
     try:
-        text = decode_text(job.data)
+        text = sourcetext.decode(job.data).text
     except UnicodeDecodeError as exc:
         line = job.data.count(b"\n", 0, exc.start) + 1
         col = exc.start - (job.data.rfind(b"\n", 0, exc.start) + 1) + 1
@@ -90,7 +75,7 @@ def extract(job: Job) -> FileFacts:
         prompts = [dataprompts.remap_lines(p, source) for p in prompts]
     elif prompts and job.kind == FileKind.JSON:
         # A JSON string holds no raw line break: every line of its value is on its own line.
-        prompts = [dataprompts.one_line(p) for p in prompts]
+        prompts = [dataprompts.one_line(p, sourcetext.lines(text)) for p in prompts]
     return FileFacts(job.path, job.kind, exts=tuple(exts), prompts=tuple(prompts), suppressions=notes)
 
 
@@ -110,7 +95,7 @@ def _python(job: Job) -> FileFacts:
 def precheck(job: Job) -> FileFacts | Job:
     """CPython's parser first: final facts when it settles the file, else the job for libcst."""
     try:
-        text = _decode_python(job.data)
+        text = sourcetext.decode(job.data, python=True).text
     except (SyntaxError, UnicodeDecodeError, LookupError) as exc:
         return _problem(job, f"cannot decode: {exc}")
     except ValueError as exc:
@@ -155,7 +140,7 @@ def _libcst(job: Job) -> FileFacts:
 
     from refusal_lint.extract import python
 
-    text = _decode_python(job.data)
+    text = sourcetext.decode(job.data, python=True).text
     try:
         return python.extract(job.path, text, job.guard_callables)
     except (ParserSyntaxError, SyntaxError):

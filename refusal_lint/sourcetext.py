@@ -1,0 +1,48 @@
+"""Source text: bytes to text (encoding, BOM), and line starts to turn offsets into lines
+and columns. Extraction, JSON reading, Python positions and fixing all read files through
+this module, so a file means the same text, and a position the same place, everywhere."""
+
+from __future__ import annotations
+
+import bisect
+import io
+import re
+import tokenize
+from typing import NamedTuple
+
+BOM = b"\xef\xbb\xbf"
+
+
+class Decoded(NamedTuple):
+    text: str  # without the BOM
+    encoding: str  # what writing it back uses (the BOM apart)
+    bom: bool
+
+
+def decode(data: bytes, python: bool = False) -> Decoded:
+    """UTF-8 with an optional BOM; Python by its coding cookie (PEP 263). Raises
+    UnicodeDecodeError, ValueError (NUL bytes: binary), and for Python SyntaxError or
+    LookupError (a bad or unknown cookie)."""
+    if b"\x00" in data:
+        raise ValueError("file holds NUL bytes" if python else "binary file (holds NUL bytes)")
+    encoding = "utf-8"
+    if python:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        encoding = "utf-8" if encoding == "utf-8-sig" else encoding
+    return Decoded(data.decode(encoding).removeprefix("\ufeff"), encoding, data.startswith(BOM))
+
+
+def line_starts(text: str) -> list[int]:
+    """The offset where each line starts (lines end at `\\n`, as parsers count them)."""
+    return [0, *(m.end() for m in re.finditer("\n", text))]
+
+
+def line_col(starts: list[int], offset: int) -> tuple[int, int]:
+    """1-based line and 0-based column of an offset."""
+    line = bisect.bisect_right(starts, offset) - 1
+    return line + 1, offset - starts[line]
+
+
+def lines(text: str) -> list[str]:
+    """The text's lines as parsers number them (`\\n`-separated; a `\\r` before it dropped)."""
+    return [line.removesuffix("\r") for line in text.split("\n")]
