@@ -1,0 +1,129 @@
+"""The state the Python extractor's visitors share (pydefs.py reads definitions, pycalls.py
+recognises calls, dicts and Parts): what was found so far, and the small helpers both use."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from refusal_lint.extract.positions import Positions
+from refusal_lint.extract.pyvalues import ValueBuilder, str_key
+from refusal_lint.facts import (
+    CallV,
+    CtorCall,
+    Dyn,
+    ErrorUse,
+    Fmt,
+    Guard,
+    ImportRef,
+    Join,
+    Op,
+    PyExt,
+    PyPrompt,
+    Ref,
+    Str,
+    Suppression,
+    Value,
+)
+from refusal_lint.kinds import PromptForm
+from refusal_lint.model import Loc
+
+
+class ExtractorState(ValueBuilder):
+    """What the visitors have found so far, and the helpers every recogniser uses."""
+
+    def __init__(
+        self,
+        path: str,
+        module: cst.Module,
+        pos: Positions,
+        guard_callables: tuple[str, ...],
+    ) -> None:
+        super().__init__(path, module, pos)
+        self.init_maps: dict[str, dict[str, tuple[int, str]]] = {}  # class -> self.attr -> __init__ arg
+        self.ctor_calls: list[CtorCall] = []
+        self.card_names: list[str | None] = []  # every AgentCard(name=...) of the file
+        self.card_ids: list[str] = []  # every AgentCard(...) of the file
+        self.cards: list[tuple[str, str | None]] = []  # enclosing AgentCard(...) calls
+        self.errors: list[tuple[ErrorUse, list[Value]]] = []  # open protocol-error contexts
+        self.consumed: set[int] = set()  # dict literals already taken as a Part's data
+        self.payload_guards: dict[int, Guard] = {}  # dict literal -> its payload guard
+        self.defs: dict[str, Value] = {}
+        self.imports: dict[str, ImportRef] = {}
+        self.guards: list[Guard] = []
+        self.error_uses: list[ErrorUse] = []
+        self.exts: list[PyExt] = []
+        self.prompts: list[PyPrompt] = []
+        self.calls: list[CallV] = []
+        self.suppressions: list[Suppression] = []
+        self.guard_plain = frozenset(g for g in guard_callables if "." not in g)
+        self.guard_dotted = frozenset(g for g in guard_callables if "." in g)
+
+    def kwarg(self, node: cst.Call, *names: str) -> cst.BaseExpression | None:
+        for a in node.args:
+            if a.keyword is not None and a.keyword.value in names:
+                return a.value
+        return None
+
+    def first_arg(self, node: cst.Call) -> cst.BaseExpression | None:
+        for a in node.args:
+            if a.keyword is None and a.star == "":
+                return a.value
+            break
+        return None
+
+    def qualified(self, name_path: str) -> str:
+        """`p.block` with `import myagent.policy as p` -> `myagent.policy.block`."""
+        head, _, rest = name_path.partition(".")
+        ref = self.imports.get(head)
+        if ref is None:
+            return name_path
+        base = f"{ref.module}.{ref.name}" if ref.name and ref.module else ref.name or ref.module
+        return f"{base}.{rest}" if rest else base
+
+    def close_error(self) -> None:
+        use, values = self.errors.pop()
+        if use.rule is None and not values:
+            return
+        if self.errors:
+            # A nested error (ServerError(error=InvalidParamsError(...))) is reported once, outermost.
+            outer, outer_values = self.errors[-1]
+            self.errors[-1] = (
+                outer if outer.rule else ErrorUse(outer.loc, outer.name, use.rule),
+                outer_values + values,
+            )
+            return
+        self.error_uses.append(ErrorUse(use.loc, use.name, use.rule, tuple(values)))
+
+    def add_guard(self, guard: Guard) -> None:
+        if self.errors:
+            use, values = self.errors[-1]
+            if use.rule is None and guard.rule is not None:
+                use = ErrorUse(use.loc, use.name, guard.rule)
+            self.errors[-1] = (use, values)
+            return
+        self.guards.append(guard)
+
+    def prompt_arg(self, node: cst.BaseExpression, source: str, form: PromptForm) -> None:
+        value = self.value(node)
+        if isinstance(value, (Str, Join, Op, Ref, Dyn, Fmt, CallV)):
+            self.prompts.append(PyPrompt(self.loc(node), value, source, form))
+
+    def key_loc(self, node: cst.Dict, key: str) -> Loc:
+        for el in node.elements:
+            if isinstance(el, cst.DictElement) and str_key(el.key) == key:
+                return self.loc(el.key)
+        return self.loc(node)
+
+
+def params_of(fn: cst.FunctionDef) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    positional = tuple(p.name.value for p in (*fn.params.posonly_params, *fn.params.params))
+    return positional, tuple(p.name.value for p in fn.params.kwonly_params)
+
+
+def str_keys(node: cst.Dict) -> dict[str, cst.BaseExpression]:
+    """A dict literal's string-keyed members (the last of a repeated key, as Python keeps)."""
+    return {
+        k: el.value
+        for el in node.elements
+        if isinstance(el, cst.DictElement) and (k := str_key(el.key)) is not None
+    }
