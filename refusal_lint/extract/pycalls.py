@@ -8,8 +8,8 @@ import libcst as cst
 
 from refusal_lint import spec
 from refusal_lint.extract import vocab
+from refusal_lint.extract.pyscopes import dotted, last_name, str_key
 from refusal_lint.extract.pystate import ExtractorState, str_keys
-from refusal_lint.extract.pyvalues import dotted, last_name, str_key
 from refusal_lint.facts import (
     Attr,
     CtorCall,

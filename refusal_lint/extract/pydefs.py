@@ -8,8 +8,8 @@ import re
 import libcst as cst
 
 from refusal_lint.extract import vocab
+from refusal_lint.extract.pyscopes import Scope, dotted, last_name
 from refusal_lint.extract.pystate import ExtractorState, params_of
-from refusal_lint.extract.pyvalues import Scope, dotted, last_name
 from refusal_lint.facts import (
     Fmt,
     Fn,

@@ -6,7 +6,8 @@ from __future__ import annotations
 import libcst as cst
 
 from refusal_lint.extract.positions import Positions
-from refusal_lint.extract.pyvalues import ValueBuilder, str_key
+from refusal_lint.extract.pyscopes import str_key
+from refusal_lint.extract.pyvalues import ValueBuilder
 from refusal_lint.facts import (
     CallV,
     CtorCall,
