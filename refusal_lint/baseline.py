@@ -13,8 +13,10 @@ import os
 from collections import Counter
 from dataclasses import dataclass
 
+from refusal_lint import sourcetext
 from refusal_lint.checks.files import RL003
 from refusal_lint.errors import UsageError
+from refusal_lint.filekinds import FileKind, is_kind
 from refusal_lint.model import Finding, Loc
 
 FORMAT = "refusal-lint-baseline/1"
@@ -44,10 +46,15 @@ class LineTexts:
         lines = self.files.get(f.loc.path)
         if lines is None:
             try:
-                with open(os.path.join(self.root, f.loc.path), encoding="utf-8-sig", errors="replace") as fh:
-                    lines = fh.read().splitlines()
+                with open(os.path.join(self.root, f.loc.path), "rb") as fh:
+                    data = fh.read()
             except OSError:
-                lines = []
+                data = b""
+            try:
+                text = sourcetext.decode(data, is_kind(f.loc.path, FileKind.PYTHON)).text
+            except (ValueError, SyntaxError, LookupError):  # what no parser read: RL002's line 1
+                text = data.decode("utf-8", errors="replace")
+            lines = sourcetext.lines(text)
             self.files[f.loc.path] = lines
         return _fold(lines[f.loc.line - 1]) if 0 < f.loc.line <= len(lines) else ""
 
@@ -141,3 +148,15 @@ def apply(
                 )
             )
     return kept, stale
+
+
+def write(path: str, findings: list[Finding], root: str) -> int:
+    """Record today's findings (after select, ignores and suppressions) for `--baseline`;
+    returns how many."""
+    items = entries(findings, LineTexts(root))
+    try:
+        with open(path, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(dumps(items))
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot write baseline: {exc.strerror}") from None
+    return len(items)

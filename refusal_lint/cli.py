@@ -14,8 +14,8 @@ import click
 from refusal_lint import __version__
 from refusal_lint.codes import CODES, expand, is_error
 from refusal_lint.errors import UsageError
+from refusal_lint.report import choose
 
-FORMATS = ("text", "json", "sarif", "github", "markdown", "gitlab", "junit", "rdjson", "azure")
 MATRIX_FORMATS = ("text", "markdown", "json")
 
 
@@ -67,7 +67,7 @@ def _report_options(f: Callable[..., Any]) -> Callable[..., Any]:
     return click.option(
         "--format",
         "fmt",
-        type=click.Choice(FORMATS),
+        type=click.Choice(choose.FORMATS),
         default=None,
         envvar="REFUSAL_LINT_OUTPUT_FORMAT",
         help="Output format (or $REFUSAL_LINT_OUTPUT_FORMAT).",
@@ -132,7 +132,12 @@ def _check(
     if fix and show_diff:
         raise UsageError("--fix and --diff: choose one")
     if write_baseline is not None:
-        return _write_baseline(write_baseline, pipeline.run(targets, cfg, settings))
+        from refusal_lint import baseline
+
+        result = pipeline.run(targets, cfg, settings)
+        count = baseline.write(write_baseline, result.findings, result.root)
+        click.echo(f"refusal-lint: wrote {count} finding(s) to the baseline {write_baseline}", err=True)
+        return 0
     if baseline_file is not None or cfg.baseline is not None:
         settings = dataclasses.replace(settings, baseline=baseline_file or cfg.baseline)
     result = pipeline.run(targets, cfg, settings)
@@ -152,18 +157,15 @@ def _check(
         fixed = plan.count
         if fixed:
             result = pipeline.run(targets, cfg, settings)  # what remains, exactly as a fresh run sees it
-    nothing = not result.facts_found and not result.findings
-    report, use_color = _report(
-        fmt,
+    run = choose.Run(
         result.findings,
         result.agents,
-        result.files_scanned,
-        fixed,
-        color,
-        output,
-        statistics,
-        quiet,
-        nothing,
+        files=result.files_scanned,
+        fixed=fixed,
+        nothing=not result.facts_found and not result.findings,
+    )
+    report, use_color = choose.render(
+        run, choose.Style(fmt, color, to_file=output is not None, statistics=statistics, quiet=quiet)
     )
     if not quiet:
         for note in result.notes:
@@ -181,71 +183,6 @@ def _cpus() -> int:
 def _status(findings: list[Any], exit_zero: bool) -> int:
     has_errors = any(is_error(f.code) for f in findings)
     return 1 if has_errors and not exit_zero else 0
-
-
-def _report(
-    fmt: str | None,
-    findings: list[Any],
-    agents: list[Any],
-    files: int,
-    fixed: int,
-    color: bool | None,
-    output: str | None,
-    statistics: bool,
-    quiet: bool,
-    nothing: bool,
-    head: str = "",
-    command: str = "check",
-) -> tuple[str, bool]:
-    """The report in the chosen format (github on GitHub Actions when none is chosen), and
-    whether it is coloured."""
-    # Each reporter is imported only when chosen: start-up is part of every run's time.
-    if fmt is None:
-        fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
-    if fmt == "json":
-        from refusal_lint.report import jsonout
-
-        return jsonout.render(findings, agents, files, fixed), False
-    if fmt == "sarif":
-        from refusal_lint.report import sarif
-
-        return sarif.render(findings, command), False
-    if fmt == "github":
-        from refusal_lint.report import github
-
-        return github.render(findings), False
-    if fmt == "markdown":
-        from refusal_lint.report import markdown
-
-        return markdown.render(findings, agents), False
-    if fmt in ("gitlab", "junit", "rdjson", "azure"):
-        import importlib
-
-        return importlib.import_module(f"refusal_lint.report.{fmt}").render(findings), False
-    from refusal_lint.report import text
-
-    use_color = (
-        color
-        if color is not None
-        else (output is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ)
-    )
-    if quiet:
-        return "".join(text.line(f, use_color) + "\n" for f in findings), use_color
-    return head + text.render(findings, use_color, statistics, nothing, fixed), use_color
-
-
-def _write_baseline(path: str, result: Any) -> int:
-    """Record today's findings (after select, ignores and suppressions) for `--baseline`."""
-    from refusal_lint import baseline
-
-    items = baseline.entries(result.findings, baseline.LineTexts(result.root))
-    try:
-        with open(path, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(baseline.dumps(items))
-    except OSError as exc:
-        raise UsageError(f"{path}: cannot write baseline: {exc.strerror}") from None
-    click.echo(f"refusal-lint: wrote {len(items)} finding(s) to the baseline {path}", err=True)
-    return 0
 
 
 def _setup(
@@ -390,7 +327,7 @@ def _probe(
     cfg = config_mod.load(config_file, Path.cwd())
     probes = dict(cfg.probes)
     if probes_file is not None:
-        probes = _read_probes(probes_file)
+        probes = prober.read_probes(probes_file)
     transport = None
     if app_spec is not None:
         try:
@@ -404,7 +341,7 @@ def _probe(
     if url is None:
         raise UsageError("probe: give the agent's URL, or --app module:attribute")
     reach = prober.Reach(
-        headers=tuple(_header(h) for h in headers),
+        headers=tuple(prober.header(h) for h in headers),
         extensions=extensions,
         binding=binding,
         stream=not no_stream,
@@ -414,36 +351,10 @@ def _probe(
     agents = [Agent(result.agent_name, "", result.card)] if result.card else []
     probed = ", ".join(probes) or "none (no probes configured)"
     head = f"probed {result.card_url} over A2A {result.protocol or '?'}; rules: {probed}\n"
-    report, use_color = _report(
-        fmt, findings, agents, 1, 0, color, output, False, quiet, False, head, command="probe"
-    )
+    run = choose.Run(findings, agents, files=1, head=head, command="probe")
+    report, use_color = choose.render(run, choose.Style(fmt, color, to_file=output is not None, quiet=quiet))
     _emit(report, output, use_color)
     return _status(findings, exit_zero)
-
-
-def _header(text: str) -> tuple[str, str]:
-    name, sep, value = text.partition(":")
-    if not sep or not name.strip() or any(c.isspace() for c in name.strip()):
-        # It may be a secret pasted without its name: none of it is shown.
-        raise UsageError("--header: give it as 'Name: value' (its text is not shown: it may hold a secret)")
-    return name.strip(), value.strip()
-
-
-def _read_probes(path: str) -> dict[str, str]:
-    from refusal_lint.extract.yamlsafe import YamlError, load_plain
-
-    try:
-        with open(path, encoding="utf-8-sig") as fh:
-            data = load_plain(fh.read())
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"{path}: cannot read probes: {exc}") from None
-    except YamlError as exc:
-        raise UsageError(f"{path}: invalid probes file: {exc}") from None
-    if not isinstance(data, dict) or not all(
-        isinstance(k, str) and isinstance(v, str) for k, v in data.items()
-    ):
-        raise UsageError(f"{path}: probes must map rule ids to message texts")
-    return dict(data)
 
 
 @main.command("rules")
