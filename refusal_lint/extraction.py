@@ -13,7 +13,7 @@ import posixpath
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from refusal_lint import discover
+from refusal_lint import discover, prefilter
 from refusal_lint.cache import PROMPT_ONLY, SKIP, Cache
 from refusal_lint.cache import key as cache_key
 from refusal_lint.config import Config
@@ -211,7 +211,7 @@ class Extraction:
             kind = kind_of(entry.rel) or FileKind.TEXT
             if kind != FileKind.PYTHON:
                 self.submit(Job(entry.rel, kind, data, want_prompt=True))
-            elif discover.python_prompt_candidate(data):
+            elif prefilter.python_prompt_candidate(data):
                 self.submit(self._python(entry.rel, data, prompts=True))
 
     def close(self) -> None:
@@ -249,11 +249,11 @@ def data_job(
     want_card = entry.rel in roles.cards or (
         not cfg.agents
         and kind != FileKind.TEXT
-        and (exhaustive or discover.is_card_candidate(name, entry.rel, data))
+        and (exhaustive or prefilter.is_card_candidate(name, entry.rel, data))
     )
     want_prompt = entry.rel in roles.prompt_files or (
         not cfg.agents
-        and (discover.is_prompt_file(entry.rel, kind, data) or (exhaustive and kind != FileKind.TEXT))
+        and (prefilter.is_prompt_file(entry.rel, kind, data) or (exhaustive and kind != FileKind.TEXT))
     )
     if want_prompt and not want_card and entry.rel not in roles.prompt_files and not exhaustive:
         return PROMPT_ONLY  # a prompt file matters only where a card does: read in the second stage
@@ -267,6 +267,6 @@ def data_job(
             roles.prompt_files.get(entry.rel),
             exhaustive=exhaustive,
         )
-    if kind != FileKind.TEXT and not cfg.agents and discover.data_prompt_candidate(data):
+    if kind != FileKind.TEXT and not cfg.agents and prefilter.data_prompt_candidate(data):
         return PROMPT_ONLY  # strings under prompt keys, in any config of an agent's scope
     return None

@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from refusal_lint import discover, filtering
+from refusal_lint import discover, filtering, prefilter
 from refusal_lint.config import Config
 from refusal_lint.errors import UsageError
 from refusal_lint.extraction import Extraction, context, data_job
@@ -82,7 +82,7 @@ def _run(
         lambda e: (
             kind_of(e.rel) != FileKind.TEXT
             or e.rel in roles.prompt_files
-            or (not cfg.agents and discover.prompt_by_name(e.rel))
+            or (not cfg.agents and prefilter.prompt_by_name(e.rel))
         ),
     )
     ex.ids = tuple(sorted({d.key for f in ex.facts.values() for e in f.exts for d in e.items}))
@@ -117,7 +117,7 @@ def _run(
             e
             for e in ex.prompt_only
             if in_scope(e.rel, bound.agents, bool(cfg.agents))
-            or (not cfg.agents and discover.prompt_by_name(e.rel))
+            or (not cfg.agents and prefilter.prompt_by_name(e.rel))
         ]
         ex.read_prompts(near)
         ex.drain()

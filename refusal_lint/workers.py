@@ -61,7 +61,7 @@ def _safe_extract(job: Job, cpu_limit: float) -> FileFacts:
 def _scan(job: ScanJob, conn: Connection, cpu_limit: float) -> None:
     """Read, prefilter and parse a batch; report each parsed file as it is done."""
     from refusal_lint.cache import key
-    from refusal_lint.discover import prompt_words, python_worth_parsing
+    from refusal_lint.prefilter import prompt_words, python_worth_parsing
 
     skips: list[str] = []
     prompt_only: list[str] = []  # read in a second stage, and only where a card makes them matter

@@ -97,7 +97,7 @@ TEXT_CASES = [
 
 @pytest.mark.parametrize(("source", "worth"), TEXT_CASES, ids=[c[0][:40] for c in TEXT_CASES])
 def test_text_stage(source: str, worth: bool) -> None:
-    from refusal_lint.discover import python_worth_parsing
+    from refusal_lint.prefilter import python_worth_parsing
 
     assert python_worth_parsing(source.encode(), ()) is worth
 
