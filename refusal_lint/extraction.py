@@ -202,6 +202,47 @@ class Extraction:
             self.prompt_only.append(entry)
         self.notes.extend(results.notes)
 
+    def read_data(self, entries: list[discover.Entry]) -> None:
+        """Phase 1: data and text files, cheap, in this process; their rule ids sharpen the
+        Python prefilter of phase 2."""
+        cfg, roles, exhaustive = self.cfg, self.roles, self.settings.exhaustive
+        self.decide(
+            entries,
+            context(
+                "data", sorted(roles.cards), sorted(roles.prompt_files.items()), bool(cfg.agents), exhaustive
+            ),
+            lambda e, d: data_job(e, d, cfg, roles, exhaustive),
+            # A text file is a prompt by its name (or the config) alone: the rest are not read.
+            lambda e: (
+                kind_of(e.rel) != FileKind.TEXT
+                or e.rel in roles.prompt_files
+                or (not cfg.agents and prefilter.prompt_by_name(e.rel))
+            ),
+        )
+        self.ids = tuple(sorted({d.key for f in self.facts.values() for e in f.exts for d in e.items}))
+
+    def read_python(self, entries: list[discover.Entry]) -> None:
+        """Phase 2: Python files, in the workers, prefiltered by the card's rule ids and the
+        configured guard callables."""
+        cfg = self.cfg
+        needles = tuple(
+            sorted(
+                {i.encode() for i in self.ids if len(i) > 2}
+                | {g.rsplit(".", 1)[-1].encode() for g in cfg.guard_callables}
+            )
+        )
+        py_ctx = context(
+            "py",
+            [n.decode() for n in needles],
+            list(self.ids),
+            self.settings.exhaustive,
+            list(cfg.guard_callables),
+            sorted(self.roles.cards),
+            sorted(self.roles.prompt_modules),
+        )
+        self.scan(entries, py_ctx, needles)
+        self.drain()
+
     def read_prompts(self, entries: list[discover.Entry]) -> None:
         """The second stage: prompt candidates, now that a card makes them matter."""
         for entry in entries:

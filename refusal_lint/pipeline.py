@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from refusal_lint import discover, filtering, prefilter
 from refusal_lint.config import Config
 from refusal_lint.errors import UsageError
-from refusal_lint.extraction import Extraction, context, data_job
+from refusal_lint.extraction import Extraction
 from refusal_lint.filekinds import FileKind, kind_of
 from refusal_lint.roles import Roles, roles_of
 from refusal_lint.settings import Settings
@@ -67,43 +67,9 @@ def _run(
 ) -> Result:
     ex.notes.extend(walk.skipped)
     ex.entries = {e.rel: e for e in walk.files}
-
-    # Phase 1: data and text files (cheap, in this process); their rule ids sharpen the
-    # Python prefilter of phase 2.
-    data_ctx = context(
-        "data", sorted(roles.cards), sorted(roles.prompt_files.items()), bool(cfg.agents), settings.exhaustive
-    )
     py_entries = [e for e in walk.files if kind_of(e.rel) == FileKind.PYTHON]
-    ex.decide(
-        [e for e in walk.files if kind_of(e.rel) != FileKind.PYTHON],
-        data_ctx,
-        lambda e, d: data_job(e, d, cfg, roles, settings.exhaustive),
-        # A text file is a prompt by its name (or the config) alone: the rest are not read.
-        lambda e: (
-            kind_of(e.rel) != FileKind.TEXT
-            or e.rel in roles.prompt_files
-            or (not cfg.agents and prefilter.prompt_by_name(e.rel))
-        ),
-    )
-    ex.ids = tuple(sorted({d.key for f in ex.facts.values() for e in f.exts for d in e.items}))
-    needles = tuple(
-        sorted(
-            {i.encode() for i in ex.ids if len(i) > 2}
-            | {g.rsplit(".", 1)[-1].encode() for g in cfg.guard_callables}
-        )
-    )
-    py_ctx = context(
-        "py",
-        [n.decode() for n in needles],
-        list(ex.ids),
-        settings.exhaustive,
-        list(cfg.guard_callables),
-        sorted(roles.cards),
-        sorted(roles.prompt_modules),
-    )
-
-    ex.scan(py_entries, py_ctx, needles)
-    ex.drain()
+    ex.read_data([e for e in walk.files if kind_of(e.rel) != FileKind.PYTHON])
+    ex.read_python(py_entries)
     py_paths = [e.rel for e in py_entries]
     bound = _bind(ex, root, cfg, py_paths, roles)
     # Prompt candidates matter only inside an agent's scope: a tree with no card never
