@@ -26,7 +26,7 @@ from refusal_lint.config import Config
 from refusal_lint.facts import DictV, ExtDecl, FileFacts, Str
 from refusal_lint.guardids import GuardIds
 from refusal_lint.kinds import PromptForm
-from refusal_lint.model import Card, Finding, Loc, Prompt
+from refusal_lint.model import Finding, Loc, Prompt, RuleSet
 from refusal_lint.resolve import ModuleIndex, Resolver
 from refusal_lint.roles import Roles, prompt_source
 
@@ -37,11 +37,11 @@ class Bound:
     errors, and what binding itself found."""
 
     decls: list[ExtDecl]
-    cards: list[Card]
+    cards: list[RuleSet]
     agents: list[Agent]
     scoping: list[Finding]  # RL004: a file no agent, or two, claim
     guards: list[BoundGuard]  # with no agent: every guard of the tree
-    errors: list[BoundError]
+    protocol_errors: list[BoundError]  # with no agent: every one of the tree
     missing: set[str]  # modules binding wanted but that were not read
 
 
@@ -74,15 +74,15 @@ def bind(root: str, cfg: Config, facts: dict[str, FileFacts], index: ModuleIndex
         for path in sorted(agent.files):
             for g in facts[path].guards:
                 agent.guards.extend(bind_guard(res, guard_ids, g, ids))
-            for e in facts[path].errors:
-                agent.errors.extend(bind_error(res, guard_ids, e, params_ids))
+            for e in facts[path].protocol_errors:
+                agent.protocol_errors.extend(bind_error(res, guard_ids, e, params_ids))
         agent.guards = _unique(agent.guards)
     guards: list[BoundGuard] = []
     errors: list[BoundError] = []
     if not agents:
         for path in sorted(p for p, f in facts.items() if f.has_facts()):
             guards += [bg for g in facts[path].guards for bg in bind_guard(res, guard_ids, g, set())]
-            errors += [be for e in facts[path].errors for be in bind_error(res, guard_ids, e, set())]
+            errors += [be for e in facts[path].protocol_errors for be in bind_error(res, guard_ids, e, set())]
     return Bound(decls, cards, agents, scoping_findings, guards, errors, res.missing)
 
 
@@ -98,12 +98,12 @@ def check(bound: Bound, facts: dict[str, FileFacts], roles: Roles) -> Checked:
         )
         if agent.card is not None and agent.card.usable:
             # No card, or unusable params (RL100, RL103, RL104): the agent's RL2xx/RL3xx are skipped.
-            found += guard_checks.check(agent.card, agent.guards, agent.errors)
+            found += guard_checks.check(agent.card, agent.guards, agent.protocol_errors)
         findings.extend(dataclasses.replace(f, agent=agent.name) for f in found)
     if not bound.agents:
         if not roles.cards:  # a configured card that is missing or unreadable is RL100 alone
             findings += guard_checks.check_cardless(bound.guards)
-        findings += guard_checks.check(None, bound.guards, bound.errors)
+        findings += guard_checks.check(None, bound.guards, bound.protocol_errors)
     card_agent = {a.card.loc: a.name for a in bound.agents if a.card}
     # One fault, one finding: a guard call and the payload inside its repo callee may both
     # resolve to the same call site.
@@ -114,7 +114,7 @@ def check(bound: Bound, facts: dict[str, FileFacts], roles: Roles) -> Checked:
     ]
     facts_found = (
         bool(bound.cards)
-        or any(f.guards or f.errors for f in facts.values())
+        or any(f.guards or f.protocol_errors for f in facts.values())
         or any(f.code in (file_checks.RL002.code, file_checks.RL100.code) for f in findings)
     )
     return Checked(findings, bound.agents, facts_found)
@@ -136,7 +136,7 @@ def _unique(guards: list[BoundGuard]) -> list[BoundGuard]:
     return list(best.values())
 
 
-def _copies_of(res: Resolver, card: Card) -> set[str]:
+def _copies_of(res: Resolver, card: RuleSet) -> set[str]:
     """Module-level dicts whose keys are exactly the card's rule ids."""
     want = {r.rule_id for r in card.rules}
     out: set[str] = set()

@@ -25,7 +25,7 @@ from refusal_lint.facts import (
 )
 from refusal_lint.guardids import GuardIds
 from refusal_lint.kinds import FnKind, GuardKind, GuardStatus, ParamsKind, PromptForm, ValueKind
-from refusal_lint.model import Card, Loc, Prompt, PromptLine
+from refusal_lint.model import Loc, Prompt, PromptLine, RuleSet
 from refusal_lint.resolve import Resolver, placeholder_text
 
 
@@ -53,10 +53,10 @@ class BoundError:
 class Agent:
     name: str
     root: str
-    card: Card | None
+    card: RuleSet | None
     prompts: list[Prompt] = field(default_factory=list)
     guards: list[BoundGuard] = field(default_factory=list)
-    errors: list[BoundError] = field(default_factory=list)
+    protocol_errors: list[BoundError] = field(default_factory=list)
     files: set[str] = field(default_factory=set)
     prompt_spec: str | None = None  # the configured `prompt:`, if any
 

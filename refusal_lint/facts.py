@@ -289,7 +289,7 @@ class FileFacts:
     prompts: tuple[Prompt, ...] = ()
     py_prompts: tuple[PyPrompt, ...] = ()
     guards: tuple[Guard, ...] = ()
-    errors: tuple[ErrorUse, ...] = ()
+    protocol_errors: tuple[ErrorUse, ...] = ()
     defs: tuple[tuple[str, Value], ...] = ()
     imports: tuple[tuple[str, ImportRef], ...] = ()
     suppressions: tuple[Suppression, ...] = ()
@@ -307,7 +307,7 @@ class FileFacts:
             or self.py_exts
             or self.prompts
             or self.py_prompts
-            or self.errors
+            or self.protocol_errors
             or any(not isinstance(g.rule, Param) for g in self.guards)
         )
 
@@ -325,7 +325,12 @@ class FileFacts:
 
     def has_facts(self) -> bool:
         return bool(
-            self.exts or self.py_exts or self.prompts or self.py_prompts or self.guards or self.errors
+            self.exts
+            or self.py_exts
+            or self.prompts
+            or self.py_prompts
+            or self.guards
+            or self.protocol_errors
         )
 
 

@@ -113,8 +113,8 @@ class Rule:
 
 
 @dataclass(frozen=True)
-class Card:
-    """A refusals extension found in a card source, after the card checks."""
+class RuleSet:
+    """The rules one card advertises (its refusals extension entry), as the checks read them."""
 
     loc: Loc  # the extension entry (uri key / AgentExtension( call)
     rules: tuple[Rule, ...]  # empty when the params are unusable

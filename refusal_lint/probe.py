@@ -21,7 +21,7 @@ from refusal_lint.conformance import RL400, RL401
 from refusal_lint.errors import UsageError
 from refusal_lint.extract import datacards, jsonpos
 from refusal_lint.extract.tree import TooDeep
-from refusal_lint.model import Card, Finding, Loc
+from refusal_lint.model import Finding, Loc, RuleSet
 
 CARD_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")
 MAX_BODY = 8 * 1024 * 1024
@@ -30,7 +30,7 @@ MAX_BODY = 8 * 1024 * 1024
 @dataclass
 class ProbeResult:
     card_url: str = ""
-    card: Card | None = None
+    card: RuleSet | None = None
     agent_name: str = "agent"
     findings: list[Finding] = field(default_factory=list)
     protocol: str = ""

@@ -12,12 +12,12 @@ from refusal_lint.checks.files import RL004, RUN_WIDE
 from refusal_lint.config import Config
 from refusal_lint.facts import FileFacts
 from refusal_lint.filekinds import FileKind, kind_of
-from refusal_lint.model import Card, Finding, Loc
+from refusal_lint.model import Finding, Loc, RuleSet
 from refusal_lint.roles import Roles, rel
 
 
 def agents_of(
-    root: str, cfg: Config, cards: list[Card], facts: dict[str, FileFacts], roles: Roles
+    root: str, cfg: Config, cards: list[RuleSet], facts: dict[str, FileFacts], roles: Roles
 ) -> tuple[list[Agent], list[Finding]]:
     """The agents of the tree, and an RL004 for each file that no agent, or two, claim."""
     if cfg.agents:
@@ -33,7 +33,7 @@ def in_scope(path: str, agents: list[Agent], configured: bool) -> bool:
     return bool(owner(path, [a.root for a in agents]))
 
 
-def _same_agent(a: Card, b: Card) -> bool:
+def _same_agent(a: RuleSet, b: RuleSet) -> bool:
     """Two card sources of one agent: one's root holds the other's, and they have the same
     name or exactly the same rules. (Sibling agents never merge, whatever their names.)"""
     ra, rb = agent_root(a.loc.path), agent_root(b.loc.path)
@@ -47,11 +47,11 @@ def _same_agent(a: Card, b: Card) -> bool:
 
 
 def _discovered_agents(
-    root: str, cards: list[Card], facts: dict[str, FileFacts], findings: list[Finding]
+    root: str, cards: list[RuleSet], facts: dict[str, FileFacts], findings: list[Finding]
 ) -> list[Agent]:
     # A repo often holds one agent's card twice (built in code, and exported to
     # .well-known/): such cards make one agent, whose files are those under either root.
-    groups: list[list[Card]] = []
+    groups: list[list[RuleSet]] = []
     for c in sorted(cards, key=lambda c: ("/.well-known/" not in "/" + c.loc.path, c.loc.path)):
         home = next((g for g in groups if any(_same_agent(c, other) for other in g)), None)
         if home is None:
@@ -96,7 +96,7 @@ def _discovered_agents(
 
 
 def _configured_agents(
-    cfg: Config, root: str, cards: list[Card], facts: dict[str, FileFacts], roles: Roles
+    cfg: Config, root: str, cards: list[RuleSet], facts: dict[str, FileFacts], roles: Roles
 ) -> list[Agent]:
     agents = []
     fact_paths = sorted(p for p, f in facts.items() if f.has_facts())

@@ -173,7 +173,7 @@ def test_string_id_resolves_through_a_constant() -> None:
 def test_a_finding_names_the_id_bound_to_the_rule_parameter() -> None:
     """`refuse("other", "seg-mix")` with `def refuse(a, rule)` fires seg-mix, and says so."""
     from refusal_lint.checks import guards as guard_checks
-    from refusal_lint.model import Card, Loc, Rule
+    from refusal_lint.model import Loc, Rule, RuleSet
 
     source = 'def refuse(a, rule):\n    pass\n\nrefuse("other", "seg-mix")'
     all_facts = {"t.py": facts(source, "t.py")}
@@ -183,7 +183,7 @@ def test_a_finding_names_the_id_bound_to_the_rule_parameter() -> None:
         for g in all_facts["t.py"].guards
         for b in bind_guard(res, GuardIds(res, all_facts.values()), g, set())
     ]
-    card = Card(Loc("c.json"), (Rule("invalid-cut", "r", Loc("c.json", 2)),), usable=True)
+    card = RuleSet(Loc("c.json"), (Rule("invalid-cut", "r", Loc("c.json", 2)),), usable=True)
     rl302 = [f for f in guard_checks.check(card, bound, []) if f.code == "RL302"]
     assert [(f.rule_id, f.loc.line) for f in rl302] == [("seg-mix", 4)]
     assert "`seg-mix`" in rl302[0].message

@@ -215,9 +215,9 @@ def test_inserted_rule_line_is_mentioned_with_its_reason(
 
 def test_placeholder_reasons_are_not_compared(tmp_path: object) -> None:
     from refusal_lint.checks.prompt import check
-    from refusal_lint.model import Card, Loc, Prompt, Rule
+    from refusal_lint.model import Loc, Prompt, Rule, RuleSet
 
-    card = Card(Loc("c.json"), (Rule("seg-mix", "Real reason.", Loc("c.json", 2)),), usable=True)
+    card = RuleSet(Loc("c.json"), (Rule("seg-mix", "Real reason.", Loc("c.json", 2)),), usable=True)
     for line in ['- seg-mix: {{ reasons["seg-mix"] }}', "- seg-mix: {SEG_REASON}", "- seg-mix: {…}"]:
         prompt = Prompt(Loc("p.j2"), (PromptLine(line, 1),))
         assert check(card, [prompt]) == []

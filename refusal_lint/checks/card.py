@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from refusal_lint import spec
 from refusal_lint.kinds import ParamsKind, ValueKind
-from refusal_lint.model import Card, Code, Finding, Rule, Severity
+from refusal_lint.model import Code, Finding, Rule, RuleSet, Severity
 
 if TYPE_CHECKING:
     from refusal_lint.facts import ExtDecl
@@ -107,11 +107,11 @@ def _usable(decl: ExtDecl) -> bool:
     return decl.params_kind == ParamsKind.OBJECT and bool(decl.items)
 
 
-def rule_set(decl: ExtDecl) -> Card:
+def rule_set(decl: ExtDecl) -> RuleSet:
     """The rules an extension entry advertises: the last reason of each id wins."""
     rules = {item.key: Rule(item.key, item.reason, item.loc) for item in decl.items}
     usable = _usable(decl)
-    return Card(
+    return RuleSet(
         loc=decl.loc,
         rules=tuple(rules.values()) if usable else (),
         usable=usable,
@@ -183,7 +183,7 @@ def _by_card(decls: Iterable[ExtDecl]) -> tuple[list[ExtDecl], list[ExtDecl]]:
     return list(first.values()), repeats
 
 
-def rule_sets(decls: Iterable[ExtDecl]) -> list[Card]:
+def rule_sets(decls: Iterable[ExtDecl]) -> list[RuleSet]:
     """One rule set per card: its first declaration's."""
     return [rule_set(d) for d in _by_card(decls)[0]]
 

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from refusal_lint import prompttext, spec
 from refusal_lint.kinds import EditKind, GuardStatus
-from refusal_lint.model import Card, Code, Edit, Finding, Severity
+from refusal_lint.model import Code, Edit, Finding, RuleSet, Severity
 
 if TYPE_CHECKING:
     from refusal_lint.bind import BoundError, BoundGuard
@@ -99,7 +99,7 @@ media type application/vnd.upperhand.refusal+json.""",
 CODES = (RL001, RL301, RL302, RL303, RL304, RL305, RL306)
 
 
-def check(card: Card | None, guards: list[BoundGuard], errors: list[BoundError]) -> list[Finding]:
+def check(card: RuleSet | None, guards: list[BoundGuard], errors: list[BoundError]) -> list[Finding]:
     out: list[Finding] = []
     for g in guards:
         if g.extra_keys:

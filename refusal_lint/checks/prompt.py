@@ -6,7 +6,7 @@ import re
 
 from refusal_lint import prompttext
 from refusal_lint.kinds import EditKind
-from refusal_lint.model import Card, Code, Edit, Finding, Loc, Prompt, Severity
+from refusal_lint.model import Code, Edit, Finding, Loc, Prompt, RuleSet, Severity
 
 RL200 = Code(
     code="RL200",
@@ -80,7 +80,9 @@ def mention_lines(prompts: list[Prompt], rule_id: str) -> list[Loc]:
     return out
 
 
-def check(card: Card, prompts: list[Prompt], configured: str | None = None, root: str = "") -> list[Finding]:
+def check(
+    card: RuleSet, prompts: list[Prompt], configured: str | None = None, root: str = ""
+) -> list[Finding]:
     if not card.usable or not card.rules:
         return []
     if not prompts:

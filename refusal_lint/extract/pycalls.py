@@ -14,7 +14,6 @@ from refusal_lint.facts import (
     Attr,
     CtorCall,
     Each,
-    ErrorUse,
     Guard,
     Param,
     PyExt,
@@ -64,7 +63,7 @@ class Recognisers(ExtractorState):
     def error_call(self, node: cst.Call, name: str, loc: Loc) -> None:
         """A protocol error (`ServerError(...)`): a guard inside it sends a refusal as an error."""
         if name in spec.PROTOCOL_ERRORS:
-            self.errors.append((ErrorUse(loc, name, None), []))
+            self.open_error(loc, name)
 
     def extension_call(self, node: cst.Call, name: str, loc: Loc) -> None:
         """`AgentExtension(uri=..., params=...)`, or a repo class that may build one (its
@@ -179,7 +178,7 @@ class Recognisers(ExtractorState):
         name = last_name(original_node.func) or ""
         if name == "AgentCard" and self.cards:
             self.cards.pop()
-        if name in spec.PROTOCOL_ERRORS and self.errors:
+        if name in spec.PROTOCOL_ERRORS and self.open_errors:
             self.close_error()
 
     def dict_call_payload(self, node: cst.Call, loc: Loc) -> None:
@@ -244,7 +243,7 @@ class Recognisers(ExtractorState):
         keys = str_keys(node)
         loc = self.loc(node)
         if "error" in keys and isinstance(keys["error"], cst.Dict):
-            self.errors.append((ErrorUse(loc, '{"error": ...}', None), []))
+            self.open_error(loc, '{"error": ...}')
         if "uri" in keys:
             uri = self.value(keys["uri"])
             if "params" in keys or (isinstance(uri, Str) and spec.uri_kind(uri.value)):
@@ -285,17 +284,17 @@ class Recognisers(ExtractorState):
     def leave_Dict(self, original_node: cst.Dict) -> None:
         # The envelope visit_Dict opened for this very dict, if it opened one.
         if (
-            self.errors
-            and self.errors[-1][0].name == '{"error": ...}'
-            and (self.errors[-1][0].loc == self.loc(original_node))
+            self.open_errors
+            and self.open_errors[-1].use.name == '{"error": ...}'
+            and (self.open_errors[-1].use.loc == self.loc(original_node))
         ):
             self.close_error()
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
-        if self.errors:
+        if self.open_errors:
             value = self.value(node)
             if isinstance(value, Sub):
-                self.errors[-1][1].append(value)
+                self.open_errors[-1].lookups.append(value)
 
 
 def _may_carry_id(value: Value) -> bool:

@@ -3,6 +3,8 @@ recognises calls, dicts and Parts): what was found so far, and the small helpers
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import libcst as cst
 
 from refusal_lint.extract.positions import Positions
@@ -29,6 +31,15 @@ from refusal_lint.kinds import PromptForm
 from refusal_lint.model import Loc
 
 
+@dataclass
+class OpenError:
+    """A protocol error whose arguments are being visited: the id of a guard inside it, and
+    the `RULES[...]` lookups inside it (they may name the rule)."""
+
+    use: ErrorUse
+    lookups: list[Value]
+
+
 class ExtractorState(ValueBuilder):
     """What the visitors have found so far, and the helpers every recogniser uses."""
 
@@ -45,7 +56,7 @@ class ExtractorState(ValueBuilder):
         self.card_names: list[str | None] = []  # every AgentCard(name=...) of the file
         self.card_ids: list[str] = []  # every AgentCard(...) of the file
         self.cards: list[tuple[str, str | None]] = []  # enclosing AgentCard(...) calls
-        self.errors: list[tuple[ErrorUse, list[Value]]] = []  # open protocol-error contexts
+        self.open_errors: list[OpenError] = []  # protocol errors being built, innermost last
         self.consumed: set[int] = set()  # dict literals already taken as a Part's data
         self.payload_guards: dict[int, Guard] = {}  # dict literal -> its payload guard
         self.defs: dict[str, Value] = {}
@@ -81,26 +92,29 @@ class ExtractorState(ValueBuilder):
         base = f"{ref.module}.{ref.name}" if ref.name and ref.module else ref.name or ref.module
         return f"{base}.{rest}" if rest else base
 
+    def open_error(self, loc: Loc, name: str) -> None:
+        self.open_errors.append(OpenError(ErrorUse(loc, name, None), []))
+
     def close_error(self) -> None:
-        use, values = self.errors.pop()
-        if use.rule is None and not values:
+        closed = self.open_errors.pop()
+        use = closed.use
+        if use.rule is None and not closed.lookups:
             return
-        if self.errors:
+        if self.open_errors:
             # A nested error (ServerError(error=InvalidParamsError(...))) is reported once, outermost.
-            outer, outer_values = self.errors[-1]
-            self.errors[-1] = (
-                outer if outer.rule else ErrorUse(outer.loc, outer.name, use.rule),
-                outer_values + values,
-            )
+            outer = self.open_errors[-1]
+            if outer.use.rule is None:
+                outer.use = ErrorUse(outer.use.loc, outer.use.name, use.rule)
+            outer.lookups += closed.lookups
             return
-        self.error_uses.append(ErrorUse(use.loc, use.name, use.rule, tuple(values)))
+        self.error_uses.append(ErrorUse(use.loc, use.name, use.rule, tuple(closed.lookups)))
 
     def add_guard(self, guard: Guard) -> None:
-        if self.errors:
-            use, values = self.errors[-1]
-            if use.rule is None and guard.rule is not None:
-                use = ErrorUse(use.loc, use.name, guard.rule)
-            self.errors[-1] = (use, values)
+        if self.open_errors:
+            # A guard inside a protocol error: the refusal travels as that error (RL305).
+            current = self.open_errors[-1]
+            if current.use.rule is None and guard.rule is not None:
+                current.use = ErrorUse(current.use.loc, current.use.name, guard.rule)
             return
         self.guards.append(guard)
 

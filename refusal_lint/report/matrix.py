@@ -32,7 +32,7 @@ def rows(agent: Agent, findings: list[Finding]) -> list[Row]:
             derived = any(p.derived for p in agent.prompts)
             prompt = tuple(loc for loc in mention_lines(agent.prompts, r.rule_id))
             guards = tuple(g.loc for g in agent.guards if g.rule_id == r.rule_id) + tuple(
-                e.loc for e in agent.errors if e.rule_id == r.rule_id
+                e.loc for e in agent.protocol_errors if e.rule_id == r.rule_id
             )
             out.append(Row(r.rule_id, (r.loc,), prompt, guards, derived))
     unknown: dict[str, tuple[list[Loc], list[Loc]]] = {}
