@@ -28,7 +28,7 @@ from refusal_lint.guardids import GuardIds
 from refusal_lint.kinds import PromptForm
 from refusal_lint.model import Finding, Loc, Prompt, RuleSet
 from refusal_lint.resolve import ModuleIndex, Resolver
-from refusal_lint.roles import Roles, prompt_source
+from refusal_lint.roles import Roles
 
 
 @dataclasses.dataclass
@@ -70,7 +70,7 @@ def bind(root: str, cfg: Config, facts: dict[str, FileFacts], index: ModuleIndex
         if agent.prompt_spec is None:
             agent.prompts = _prompts(res, facts, agent.files, maps)
         else:
-            agent.prompts = _configured_prompt(res, facts, agent, cfg, root, maps)
+            agent.prompts = _configured_prompt(res, facts, agent, roles, maps)
         for path in sorted(agent.files):
             for g in facts[path].guards:
                 agent.guards.extend(bind_guard(res, guard_ids, g, ids))
@@ -168,11 +168,11 @@ def _prompts(res: Resolver, facts: dict[str, FileFacts], files: set[str], ids: s
 
 
 def _configured_prompt(
-    res: Resolver, facts: dict[str, FileFacts], agent: Agent, cfg: Config, root: str, ids: set[str]
+    res: Resolver, facts: dict[str, FileFacts], agent: Agent, roles: Roles, ids: set[str]
 ) -> list[Prompt]:
     assert agent.prompt_spec is not None
-    kind, path, key = prompt_source(agent.prompt_spec, cfg, root)
-    if kind == "file":
-        return list(facts[path].prompts) if path in facts else []
-    value = res.lookup(path, key or "")
+    source = roles.prompts[agent.prompt_spec]
+    if not source.module:
+        return list(facts[source.path].prompts) if source.path in facts else []
+    value = res.lookup(source.path, source.key or "")
     return py_prompts(res, value, ids, PromptForm.ASSIGNMENT) if value is not None else []

@@ -6,9 +6,23 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from enum import StrEnum
 from typing import Any
 
 from refusal_lint import spec
+
+
+class AnswerKind(StrEnum):
+    RESULT = "result"  # a result: a Message, a Task, Parts
+    ERROR = "error"  # a JSON-RPC error envelope
+    NONE = "none"  # neither
+
+
+class KnownBy(StrEnum):
+    """How the refusal's data Part was recognised."""
+
+    MEDIA_TYPE = "media"
+    KEYS = "keys"  # by its rule/reason keys: v0.3, where no media type travels, or a near miss
 
 
 def plain(obj: Any, top: bool = True) -> Any:
@@ -65,14 +79,14 @@ def _event(e: Any) -> dict[str, Any]:
     return e if isinstance(e, dict) else {}
 
 
-def _stream(events: list[Any]) -> tuple[str, Any]:
+def _stream(events: list[Any]) -> tuple[AnswerKind, Any]:
     """A stream's final answer: its message, or its final status message plus the artifacts
     it streamed (interim working-status messages are not the answer)."""
     artifacts: list[dict[str, Any]] = []
     final: dict[str, Any] | None = None
     for raw in events:
         if isinstance(raw, dict) and "error" in raw:
-            return "error", raw["error"]
+            return AnswerKind.ERROR, raw["error"]
         e = _event(raw)
         kind = e.get("kind")
         if "message" in e or "task" in e or kind in ("message", "task") or ("parts" in e and "role" in e):
@@ -89,25 +103,25 @@ def _stream(events: list[Any]) -> tuple[str, Any]:
                 final = {"status": status}
     answer = dict(final or {})
     answer["artifacts"] = [*answer.get("artifacts", []), *artifacts]
-    return "result", answer
+    return AnswerKind.RESULT, answer
 
 
-def answer_of(answer: Any) -> tuple[str, Any]:
-    """("error", error) | ("result", result) | ("none", what it was)."""
+def answer_of(answer: Any) -> tuple[AnswerKind, Any]:
+    """(ERROR, the error) | (RESULT, the result) | (NONE, what it was)."""
     data = plain(answer)
     if isinstance(data, list):
         if all(_is_part(p) for p in data):
-            return "result", {"parts": data}
+            return AnswerKind.RESULT, {"parts": data}
         return _stream(data)
     if not isinstance(data, dict):
-        return "none", data
+        return AnswerKind.NONE, data
     if "error" in data and "result" not in data:
-        return "error", data["error"]
+        return AnswerKind.ERROR, data["error"]
     if "result" in data:
-        return "result", data["result"]
+        return AnswerKind.RESULT, data["result"]
     if any(k in data for k in ("message", "task", "parts", "status", "artifacts", "msg")):
-        return "result", data  # a result, an HTTP+JSON body, a Message or a Task
-    return "none", data
+        return AnswerKind.RESULT, data  # a result, an HTTP+JSON body, a Message or a Task
+    return AnswerKind.NONE, data
 
 
 def protocol_of(parts: list[dict[str, Any]]) -> str:
@@ -136,12 +150,12 @@ def _has_keys(data: Any) -> bool:
     return isinstance(data, dict) and "rule" in data and ("reason" in data or "detail" in data)
 
 
-def refusal_part(parts: list[dict[str, Any]]) -> tuple[dict[str, Any] | None, str]:
+def refusal_part(parts: list[dict[str, Any]]) -> tuple[dict[str, Any] | None, KnownBy]:
     """The refusal's data Part and how it was known: by media type, or by its keys (v0.3,
     where no media type travels, or a near miss)."""
     datas = [p for p in parts if "data" in p]
     exact = next((p for p in datas if media_of(p) == spec.MEDIA_TYPE), None)
     if exact is not None:
-        return exact, "media"
+        return exact, KnownBy.MEDIA_TYPE
     keyed = next((p for p in datas if _has_keys(data_of(p))), None)
-    return keyed, "keys"
+    return keyed, KnownBy.KEYS

@@ -7,7 +7,7 @@ import os
 import sys
 import traceback
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -15,6 +15,10 @@ from refusal_lint import __version__
 from refusal_lint.codes import CODES, expand, is_error
 from refusal_lint.errors import UsageError
 from refusal_lint.report import choose
+
+if TYPE_CHECKING:
+    from refusal_lint.config import Config
+    from refusal_lint.settings import Settings
 
 MATRIX_FORMATS = ("text", "markdown", "json")
 
@@ -192,7 +196,7 @@ def _setup(
     ignore: str | None,
     no_cache: bool,
     jobs: int | None,
-) -> tuple[list[str], Any, Any]:
+) -> tuple[list[str], Config, Settings]:
     """Targets, the validated config and the run settings, from the command line."""
     from pathlib import Path
 

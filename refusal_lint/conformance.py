@@ -215,7 +215,7 @@ def find_refusal(answer: Any) -> Refusal | None:
     The data Part is known by the refusal media type or, where none travels (v0.3) or it is
     a near miss, by its keys; `parts` are the refusal's own Parts."""
     kind, result = answers.answer_of(answer)
-    if kind != "result":
+    if kind != answers.AnswerKind.RESULT:
         return None
     parts = answers.parts_of(result)
     part, _ = answers.refusal_part(parts)
@@ -238,10 +238,10 @@ def judge(answer: Any, card: Any, rule: str | None = None, protocol: str | None 
     rule; `rule="x"` answered by a refusal of another advertised rule is RL402 for x."""
     rules = rules_of(card)
     kind, result = answers.answer_of(answer)
-    if kind == "error":
+    if kind == answers.AnswerKind.ERROR:
         what = result.get("message") if isinstance(result, dict) else result
         return [Finding(RL401.code, f"the refusal came back as a JSON-RPC error: {what}", rule)]
-    if kind == "none":
+    if kind == answers.AnswerKind.NONE:
         return [Finding(RL400.code, "the answer holds neither a result nor an error", rule)]
     parts = answers.parts_of(result)
     protocol = protocol or answers.protocol_of(parts)
@@ -264,7 +264,7 @@ def _judge_parts(
     refusal, how = answers.refusal_part(parts)
     if refusal is None:
         return [(RL402.code, "a normal answer came back where the rule should refuse")]
-    if how == "keys" and protocol != "0.3":
+    if how == answers.KnownBy.KEYS and protocol != "0.3":
         return [
             (
                 RL404.code,

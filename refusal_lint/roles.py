@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from refusal_lint.config import AgentConfig, Config
 from refusal_lint.filekinds import FileKind, is_kind
@@ -16,34 +17,44 @@ class Roles:
     cards: dict[str, AgentConfig]
     prompt_files: dict[str, str | None]  # path -> YAML key path ('' whole file) or None (text)
     prompt_modules: dict[str, str]  # module path -> constant name
+    prompts: dict[str, PromptSource]  # each configured `prompt:`, parsed once
+
+
+class PromptSource(NamedTuple):
+    """A configured `prompt:`: a file (with a YAML key path, or None for text) or a module's constant."""
+
+    path: str  # root-relative
+    key: str | None  # the YAML key path ('' = the whole file), the constant's NAME, or None
+    module: bool
 
 
 def rel(root: str, base: str, path: str) -> str:
     return os.path.relpath(os.path.join(base, path), root).replace(os.sep, "/")
 
 
-def prompt_source(spec: str, cfg: Config, root: str) -> tuple[str, str, str | None]:
-    """A configured `prompt:`: ("file", path, YAML key path or None) or ("module", path, NAME)."""
+def _prompt_source(spec: str, cfg: Config, root: str) -> PromptSource:
+    """`file`, `file.yaml#key.path` or `module.py:NAME`."""
     if "#" in spec:
         f, key = spec.split("#", 1)
-        return "file", rel(root, cfg.base, f), key
+        return PromptSource(rel(root, cfg.base, f), key, module=False)
     if ".py:" in spec:
         f, name = spec.rsplit(":", 1)
-        return "module", rel(root, cfg.base, f), name
-    return "file", rel(root, cfg.base, spec), "" if is_kind(spec, FileKind.YAML) else None
+        return PromptSource(rel(root, cfg.base, f), name, module=True)
+    return PromptSource(rel(root, cfg.base, spec), "" if is_kind(spec, FileKind.YAML) else None, module=False)
 
 
 def roles_of(cfg: Config, root: str) -> Roles:
     cards: dict[str, AgentConfig] = {}
     prompt_files: dict[str, str | None] = {}
     modules: dict[str, str] = {}
+    prompts: dict[str, PromptSource] = {}
     for a in cfg.agents:
         if a.card:
             cards[rel(root, cfg.base, a.card)] = a
         if a.prompt:
-            kind, path, key = prompt_source(a.prompt, cfg, root)
-            if kind == "module":
-                modules[path] = key or ""
+            source = prompts[a.prompt] = _prompt_source(a.prompt, cfg, root)
+            if source.module:
+                modules[source.path] = source.key or ""
             else:
-                prompt_files[path] = key
-    return Roles(cards, prompt_files, modules)
+                prompt_files[source.path] = source.key
+    return Roles(cards, prompt_files, modules, prompts)
