@@ -6,6 +6,8 @@ import ast
 import dataclasses
 import sys
 import warnings
+from collections.abc import Callable
+from typing import NamedTuple
 
 from refusal_lint import sourcetext
 from refusal_lint.checks.files import RL005
@@ -14,7 +16,7 @@ from refusal_lint.extract.job import Job
 from refusal_lint.extract.tree import TNode, TooDeep
 from refusal_lint.facts import FileFacts, Problem
 from refusal_lint.filekinds import FileKind
-from refusal_lint.model import Loc
+from refusal_lint.model import Loc, Prompt
 
 AST_DEPTH = 2000
 
@@ -56,7 +58,8 @@ def extract(job: Job) -> FileFacts:
         )
         if card_only and not datacards.may_hold_extension(jsonpos.validate(text)):
             return FileFacts(job.path, job.kind, suppressions=notes)
-        roots = _documents(job, text)
+        fmt = DATA_FORMATS[job.kind]
+        roots = fmt.documents(text, job.path)
     except (jsonpos.JsonError, yamlsafe.YamlError) as exc:
         return _problem(job, f"invalid {job.kind.upper()}: {exc}", exc.line, exc.col)
     except TooDeep as exc:
@@ -70,19 +73,37 @@ def extract(job: Job) -> FileFacts:
             prompts.extend(dataprompts.configured_yaml_prompt(root, job.prompt_key))
         elif job.want_prompt:
             prompts.extend(dataprompts.data_prompts(job.path, root))
-    if prompts and job.kind == FileKind.YAML:
-        source = text.splitlines()
-        prompts = [dataprompts.remap_lines(p, source) for p in prompts]
-    elif prompts and job.kind == FileKind.JSON:
-        # A JSON string holds no raw line break: every line of its value is on its own line.
-        prompts = [dataprompts.one_line(p, sourcetext.lines(text)) for p in prompts]
+    if prompts:
+        prompts = fmt.place(prompts, text)
     return FileFacts(job.path, job.kind, exts=tuple(exts), prompts=tuple(prompts), suppressions=notes)
 
 
-def _documents(job: Job, text: str) -> list[TNode]:
-    if job.kind == FileKind.JSON:
-        return [jsonpos.parse(text, job.path)]
-    return [yamlsafe.to_tree(doc, job.path) for doc in yamlsafe.compose_all(text)]
+class DataFormat(NamedTuple):
+    """How a data file kind is read: its documents as position-carrying trees (cards and
+    prompt keys are found in those), and its prompt strings put back on their file lines.
+    A parser failure raises an error with `line` and `col` (RL002 there)."""
+
+    documents: Callable[[str, str], list[TNode]]
+    place: Callable[[list[Prompt], str], list[Prompt]]
+
+
+def _yaml_lines(prompts: list[Prompt], text: str) -> list[Prompt]:
+    source = text.splitlines()
+    return [dataprompts.remap_lines(p, source) for p in prompts]
+
+
+def _json_lines(prompts: list[Prompt], text: str) -> list[Prompt]:
+    # A JSON string holds no raw line break: every line of its value is on its own line.
+    source = sourcetext.lines(text)
+    return [dataprompts.one_line(p, source) for p in prompts]
+
+
+DATA_FORMATS = {
+    FileKind.JSON: DataFormat(lambda text, path: [jsonpos.parse(text, path)], _json_lines),
+    FileKind.YAML: DataFormat(
+        lambda text, path: [yamlsafe.to_tree(doc, path) for doc in yamlsafe.compose_all(text)], _yaml_lines
+    ),
+}
 
 
 def _python(job: Job) -> FileFacts:
