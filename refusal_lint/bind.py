@@ -1,4 +1,6 @@
-"""Bind per-file facts into agents: cards resolved, files scoped, prompts and guards bound."""
+"""Binding one fact at a time: a Python extension entry resolved to its declaration, a
+Python prompt value to prompts, a guard or protocol error to the rule ids it fires; and
+where an agent's root is (agents.py binds the whole tree with these)."""
 
 from __future__ import annotations
 

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import difflib
 import os
 import sys
-import traceback
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -46,6 +44,8 @@ def _guarded(fn: Callable[..., int]) -> Callable[..., None]:
             sys.exit(2)
         except Exception as exc:  # an internal fault: one line, the trace only on request
             if verbose:
+                import traceback  # here: start-up is part of every run's time
+
                 traceback.print_exc()
             click.echo(
                 f"refusal-lint: internal error: {type(exc).__name__}: {exc} "
@@ -393,6 +393,8 @@ def rule_cmd(code: str) -> None:
     """Explain one code: what, why, an example and how to fix it."""
     c = CODES.get(code.upper())
     if c is None:
+        import difflib
+
         near = difflib.get_close_matches(code.upper(), list(CODES), n=1)
         hint = f" (did you mean {near[0]}?)" if near else ""
         click.echo(f"refusal-lint: error: unknown code `{code}`{hint}", err=True)

@@ -5,8 +5,7 @@ its name in that module's `CODES`."""
 
 from __future__ import annotations
 
-from refusal_lint import conformance
-from refusal_lint.checks import card, files, guards, prompt
+from refusal_lint.checks import card, files, guards, probe, prompt
 from refusal_lint.model import REPO, RULE_PAGES, Code, Severity
 
 __all__ = ["CODES", "REPO", "RULE_PAGES", "Code", "expand", "is_error"]
@@ -14,7 +13,7 @@ __all__ = ["CODES", "REPO", "RULE_PAGES", "Code", "expand", "is_error"]
 CODES: dict[str, Code] = {
     c.code: c
     for c in sorted(
-        (*files.CODES, *card.CODES, *prompt.CODES, *guards.CODES, *conformance.CODES), key=lambda c: c.code
+        (*files.CODES, *card.CODES, *prompt.CODES, *guards.CODES, *probe.CODES), key=lambda c: c.code
     )
 }
 

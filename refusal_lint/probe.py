@@ -17,7 +17,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from refusal_lint import conformance, spec
 from refusal_lint.checks import card as card_checks
-from refusal_lint.conformance import RL400, RL401
+from refusal_lint.checks.probe import RL400, RL401
 from refusal_lint.errors import UsageError
 from refusal_lint.extract import datacards, jsonpos
 from refusal_lint.extract.tree import TooDeep
