@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import difflib
 import os
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -57,6 +55,8 @@ _AGENT_KEYS = ("name", "card", "prompt", "guards")
 
 
 def _nearest(key: str, valid: tuple[str, ...]) -> str:
+    import difflib  # imported only on a bad key: start-up is part of every run's time
+
     near = difflib.get_close_matches(key, valid, n=1, cutoff=0.5)
     return f" (did you mean `{near[0]}`?)" if near else f" (valid: {', '.join(valid)})"
 
@@ -146,6 +146,8 @@ def _read(path: Path) -> Any:
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"{path}: cannot read config: {exc}") from None
     if path.name == "pyproject.toml":
+        import tomllib
+
         try:
             doc = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
