@@ -365,26 +365,9 @@ def _probe(
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", help="Output format.")
 def rules_cmd(fmt: str) -> None:
     """List every code with its name, default severity and whether --fix can fix it."""
-    if fmt == "json":
-        import json
+    from refusal_lint import rulepages
 
-        table = [
-            {
-                "code": c.code,
-                "name": c.name,
-                "severity": c.severity,
-                "fixable": c.fixable,
-                "summary": c.summary,
-            }
-            for c in CODES.values()
-        ]
-        click.echo(json.dumps(table, indent=2, ensure_ascii=False))
-        return
-    click.echo(f"{'code':<6}  {'name':<26}  {'severity':<8}  fixable  summary")
-    for c in CODES.values():
-        click.echo(
-            f"{c.code:<6}  {c.name:<26}  {c.severity:<8}  {'yes' if c.fixable else 'no':<7}  {c.summary}"
-        )
+    click.echo(rulepages.listing_json() if fmt == "json" else rulepages.listing_text(), nl=False)
 
 
 @main.command("rule")

@@ -50,6 +50,25 @@ def page(c: Code) -> str:
     return "\n".join(parts) + "\n"
 
 
+def listing_text() -> str:
+    """`refusal-lint rules`: one line a code."""
+    rows = [f"{'code':<6}  {'name':<26}  {'severity':<8}  fixable  summary"]
+    for c in CODES.values():
+        rows.append(
+            f"{c.code:<6}  {c.name:<26}  {c.severity:<8}  {'yes' if c.fixable else 'no':<7}  {c.summary}"
+        )
+    return "\n".join(rows) + "\n"
+
+
+def listing_json() -> str:
+    """`refusal-lint rules --format json`."""
+    import json
+
+    keys = ("code", "name", "severity", "fixable", "summary")
+    table = [{k: getattr(c, k) for k in keys} for c in CODES.values()]
+    return json.dumps(table, indent=2, ensure_ascii=False) + "\n"
+
+
 def readme_table() -> str:
     """The README's code table (a test keeps the README's copy equal to this)."""
     rows = ["| code | name | sev | fires when |", "|---|---|---|---|"]
