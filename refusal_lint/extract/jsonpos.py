@@ -10,7 +10,7 @@ import json
 import re
 
 from refusal_lint import sourcetext
-from refusal_lint.extract.tree import TNode, TooDeep
+from refusal_lint.extract.tree import ParseError, TNode, TooDeep
 from refusal_lint.kinds import ValueKind
 from refusal_lint.model import Loc
 
@@ -22,11 +22,8 @@ _TOKEN = re.compile(
 MAX_DEPTH = 10_000
 
 
-class JsonError(Exception):
-    def __init__(self, message: str, line: int, col: int) -> None:
-        super().__init__(message)
-        self.line = line
-        self.col = col
+class JsonError(ParseError):
+    pass
 
 
 def validate(text: str) -> object:

@@ -13,7 +13,7 @@ from refusal_lint import sourcetext
 from refusal_lint.checks.files import RL005
 from refusal_lint.extract import comments, datacards, dataprompts, jsonpos, pyscan, yamlsafe
 from refusal_lint.extract.job import Job
-from refusal_lint.extract.tree import TNode, TooDeep
+from refusal_lint.extract.tree import ParseError, TNode, TooDeep
 from refusal_lint.facts import FileFacts, Problem
 from refusal_lint.filekinds import FileKind
 from refusal_lint.model import Loc, Prompt
@@ -60,7 +60,7 @@ def extract(job: Job) -> FileFacts:
             return FileFacts(job.path, job.kind, suppressions=notes)
         fmt = DATA_FORMATS[job.kind]
         roots = fmt.documents(text, job.path)
-    except (jsonpos.JsonError, yamlsafe.YamlError) as exc:
+    except ParseError as exc:
         return _problem(job, f"invalid {job.kind.upper()}: {exc}", exc.line, exc.col)
     except TooDeep as exc:
         return unchecked(job.path, job.kind, f"{job.kind.upper()} not read: {exc}")
@@ -81,7 +81,8 @@ def extract(job: Job) -> FileFacts:
 class DataFormat(NamedTuple):
     """How a data file kind is read: its documents as position-carrying trees (cards and
     prompt keys are found in those), and its prompt strings put back on their file lines.
-    A parser failure raises an error with `line` and `col` (RL002 there)."""
+    A reader raises tree.ParseError where its parser stops (RL002 there), TooDeep past its
+    limits (RL005)."""
 
     documents: Callable[[str, str], list[TNode]]
     place: Callable[[list[Prompt], str], list[Prompt]]

@@ -25,5 +25,14 @@ class TNode:
         return found
 
 
+class ParseError(Exception):
+    """Where a reader's parser stopped: the file is RL002 there."""
+
+    def __init__(self, message: str, line: int = 1, col: int = 1) -> None:
+        super().__init__(message)
+        self.line = line
+        self.col = col
+
+
 class TooDeep(Exception):
     """A document nested or aliased past what we are willing to walk."""

@@ -10,18 +10,15 @@ from typing import Any
 
 import yaml
 
-from refusal_lint.extract.tree import TNode, TooDeep
+from refusal_lint.extract.tree import ParseError, TNode, TooDeep
 from refusal_lint.kinds import ValueKind
 from refusal_lint.model import Loc
 
 NODE_BUDGET = 200_000
 
 
-class YamlError(Exception):
-    def __init__(self, message: str, line: int = 1, col: int = 1) -> None:
-        super().__init__(message)
-        self.line = line
-        self.col = col
+class YamlError(ParseError):
+    pass
 
 
 # libyaml's composer, where PyYAML was built with it: the same nodes and marks, 10x faster.
