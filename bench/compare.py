@@ -30,10 +30,11 @@ CARD = HERE / "testdata" / "prompt-rl201" / "agent-card.json"
 def output(src: Path, tree: Path, fmt: str) -> bytes:
     """What revision `src` prints for `tree` (stdout, stderr and the exit status)."""
     env = {**os.environ, "PYTHONPATH": str(src)}
-    cmd = [sys.executable, "-m", "refusal_lint", "check", str(tree), "--no-cache", "--format", fmt]
+    cmd = [sys.executable, "-m", "refusal_lint", "check", tree.name, "--no-cache", "--format", fmt]
     if fmt == "text":
         cmd.append("--no-color")
-    done = subprocess.run(cmd, capture_output=True, env=env, check=False)
+    # From a neutral folder: `python -m` puts the working folder first on sys.path.
+    done = subprocess.run(cmd, capture_output=True, env=env, check=False, cwd=tree.parent)
     return done.stdout + b"\n--stderr--\n" + done.stderr + f"\n--exit {done.returncode}--\n".encode()
 
 
@@ -61,19 +62,17 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="refusal-lint-compare-") as tmp:
         work = Path(tmp)
         old = work / "old"
-        subprocess.run(
-            ["git", "-C", str(HERE), "worktree", "add", "-q", "--detach", str(old), args.rev], check=True
-        )
+        git = ["git", "-C", str(HERE), "worktree"]
+        subprocess.run([*git, "add", "-q", "--detach", str(old), args.rev], check=True)
         try:
             differ = compared = 0
             for tree in trees(work, not args.no_real):
+                name = tree.relative_to(work) if tree.is_relative_to(work) else tree.name
                 for fmt in args.formats.split(","):
                     compared += 1
                     if output(old, tree, fmt) != output(HERE, tree, fmt):
                         differ += 1
-                        print(
-                            f"differs: {tree.relative_to(work) if tree.is_relative_to(work) else tree.name} ({fmt})"
-                        )
+                        print(f"differs: {name} ({fmt})")
         finally:
             subprocess.run([*git, "remove", "--force", str(old)], check=False)
     print(f"{compared} outputs compared with {args.rev}: {differ} differ")
