@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from refusal_lint import answers, spec
 from refusal_lint.checks.probe import CODES, RL400, RL401, RL402, RL403, RL404, RL405, RL406, RL407, RL408
@@ -137,7 +137,7 @@ def judge(answer: Any, card: Any, rule: str | None = None, protocol: str | None 
         return [Finding(RL400.code, "the answer holds neither a result nor an error", rule)]
     parts = answers.parts_of(result)
     protocol = protocol or answers.protocol_of(parts)
-    found = [Finding(code, message, rule) for code, message in _judge_parts(parts, rules, protocol, rule)]
+    found = [Finding(f.code, f.message, rule) for f in _judge_parts(parts, rules, protocol, rule)]
     if protocol == "0.3" and not any(f.code in (RL402.code, RL404.code) for f in found):
         found.append(
             Finding(
@@ -149,16 +149,21 @@ def judge(answer: Any, card: Any, rule: str | None = None, protocol: str | None 
     return found
 
 
+class _Fault(NamedTuple):
+    code: str
+    message: str
+
+
 def _judge_parts(
     parts: list[dict[str, Any]], rules: dict[str, str | None], protocol: str, rule: str | None
-) -> list[tuple[str, str]]:
-    """(code, message) for an answer whose envelope held a result (DESIGN §8: one fault, one code)."""
+) -> list[_Fault]:
+    """What is wrong with an answer whose envelope held a result (DESIGN §8: one fault, one code)."""
     refusal, how = answers.refusal_part(parts)
     if refusal is None:
-        return [(RL402.code, "a normal answer came back where the rule should refuse")]
+        return [_Fault(RL402.code, "a normal answer came back where the rule should refuse")]
     if how == answers.KnownBy.KEYS and protocol != "0.3":
         return [
-            (
+            _Fault(
                 RL404.code,
                 f"the refusal data Part has media type `{answers.media_of(refusal) or 'none'}`, "
                 f"not `{spec.MEDIA_TYPE}`",
@@ -172,11 +177,11 @@ def _judge_parts(
         and all(isinstance(v, str) for v in data.values())
     ):
         shown = json.dumps(data)[:200]
-        return [(RL404.code, f"the refusal data is not {{rule, reason[, detail]}} strings: {shown}")]
+        return [_Fault(RL404.code, f"the refusal data is not {{rule, reason[, detail]}} strings: {shown}")]
     emitted, reason = data["rule"], data["reason"]
     if rule is not None and emitted != rule and emitted in rules:
-        return [(RL402.code, f"the answer refused with another rule, `{emitted}`, not `{rule}`")]
-    out: list[tuple[str, str]] = []
+        return [_Fault(RL402.code, f"the answer refused with another rule, `{emitted}`, not `{rule}`")]
+    out: list[_Fault] = []
     texts = [p for p in parts if answers.text_of(p) is not None]
     advertised = rules.get(emitted) if emitted in rules else None
     carrier = next(
@@ -188,10 +193,10 @@ def _judge_parts(
         texts[0] if len(texts) == 1 else None,
     )
     if not texts:
-        out.append((RL403.code, "no text Part carries the reason"))
+        out.append(_Fault(RL403.code, "no text Part carries the reason"))
     if emitted not in rules:
         out.append(
-            (RL405.code, f"the agent refused with rule `{emitted}`, which the card does not advertise")
+            _Fault(RL405.code, f"the agent refused with rule `{emitted}`, which the card does not advertise")
         )
     elif advertised is not None:
         said = [("data", reason)] + (
@@ -200,10 +205,10 @@ def _judge_parts(
         wrong = [(where, what) for where, what in said if fold_ws(what) != fold_ws(advertised)]
         if wrong:
             where, what = wrong[0]
-            out.append((RL406.code, f'the {where} Part says "{what}"; the card says "{advertised}"'))
+            out.append(_Fault(RL406.code, f'the {where} Part says "{what}"; the card says "{advertised}"'))
     others = [p for p in parts if p is not refusal and p is not carrier]
     if others:
-        out.append((RL407.code, f"{len(others)} other Part(s) sit beside the refusal Parts"))
+        out.append(_Fault(RL407.code, f"{len(others)} other Part(s) sit beside the refusal Parts"))
     return out
 
 
