@@ -9,7 +9,7 @@ import libcst as cst
 from refusal_lint import spec
 from refusal_lint.extract import vocab
 from refusal_lint.extract.pyscopes import dotted, last_name, str_key
-from refusal_lint.extract.pystate import ExtractorState, str_keys
+from refusal_lint.extract.pystate import CardCall, ExtractorState, str_keys
 from refusal_lint.facts import (
     Attr,
     CtorCall,
@@ -56,9 +56,9 @@ class Recognisers(ExtractorState):
         """`AgentCard(...)`: extensions declared inside it belong to it (leave_Call closes it)."""
         if name == "AgentCard":
             card_name = str_key(self.kwarg(node, "name"))
-            self.cards.append((loc.ident, card_name))
-            self.card_names.append(card_name)
-            self.card_ids.append(loc.ident)
+            call = CardCall(loc.ident, card_name)
+            self.open_cards.append(call)
+            self.all_cards.append(call)
 
     def error_call(self, node: cst.Call, name: str, loc: Loc) -> None:
         """A protocol error (`ServerError(...)`): a guard inside it sends a refusal as an error."""
@@ -141,7 +141,7 @@ class Recognisers(ExtractorState):
             return
         req = self.kwarg(node, "required")
         params = self.kwarg(node, "params")
-        card, card_name = self.cards[-1] if self.cards else (self.path, None)
+        card, card_name = self.current_card()
         pvalue = self.value(params) if params else None
         owner, init_arg = None, None
         if isinstance(pvalue, Param) and pvalue.name.startswith("self.") and self.classes:
@@ -176,8 +176,8 @@ class Recognisers(ExtractorState):
 
     def leave_Call(self, original_node: cst.Call) -> None:
         name = last_name(original_node.func) or ""
-        if name == "AgentCard" and self.cards:
-            self.cards.pop()
+        if name == "AgentCard" and self.open_cards:
+            self.open_cards.pop()
         if name in spec.PROTOCOL_ERRORS and self.open_errors:
             self.close_error()
 
@@ -249,7 +249,7 @@ class Recognisers(ExtractorState):
             if "params" in keys or (isinstance(uri, Str) and spec.uri_kind(uri.value)):
                 req = keys.get("required")
                 params = keys.get("params")
-                card, card_name = self.cards[-1] if self.cards else (self.path, None)
+                card, card_name = self.current_card()
                 self.exts.append(
                     PyExt(
                         self.key_loc(node, "uri"),

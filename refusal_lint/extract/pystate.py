@@ -4,6 +4,7 @@ recognises calls, dicts and Parts): what was found so far, and the small helpers
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import libcst as cst
 
@@ -31,6 +32,13 @@ from refusal_lint.kinds import PromptForm
 from refusal_lint.model import Loc
 
 
+class CardCall(NamedTuple):
+    """An `AgentCard(...)` call: where it is (the card's identity) and its `name=`."""
+
+    ident: str
+    name: str | None
+
+
 @dataclass
 class OpenError:
     """A protocol error whose arguments are being visited: the id of a guard inside it, and
@@ -53,9 +61,8 @@ class ExtractorState(ValueBuilder):
         super().__init__(path, module, pos)
         self.init_maps: dict[str, dict[str, tuple[int, str]]] = {}  # class -> self.attr -> __init__ arg
         self.ctor_calls: list[CtorCall] = []
-        self.card_names: list[str | None] = []  # every AgentCard(name=...) of the file
-        self.card_ids: list[str] = []  # every AgentCard(...) of the file
-        self.cards: list[tuple[str, str | None]] = []  # enclosing AgentCard(...) calls
+        self.all_cards: list[CardCall] = []  # every AgentCard(...) of the file
+        self.open_cards: list[CardCall] = []  # the enclosing AgentCard(...) calls
         self.open_errors: list[OpenError] = []  # protocol errors being built, innermost last
         self.consumed: set[int] = set()  # dict literals already taken as a Part's data
         self.payload_guards: dict[int, Guard] = {}  # dict literal -> its payload guard
@@ -91,6 +98,10 @@ class ExtractorState(ValueBuilder):
             return name_path
         base = f"{ref.module}.{ref.name}" if ref.name and ref.module else ref.name or ref.module
         return f"{base}.{rest}" if rest else base
+
+    def current_card(self) -> CardCall:
+        """The card an extension declared here belongs to: the enclosing `AgentCard(...)`, else the file."""
+        return self.open_cards[-1] if self.open_cards else CardCall(self.path, None)
 
     def open_error(self, loc: Loc, name: str) -> None:
         self.open_errors.append(OpenError(ErrorUse(loc, name, None), []))

@@ -29,15 +29,15 @@ def extract(path: str, text: str, guard_callables: tuple[str, ...] = ()) -> File
     ex = _Extractor(path, module, Positions(module), guard_callables)
     module.visit(ex)
     exts = ex.exts
-    if len(ex.card_ids) == 1:
+    if len(ex.all_cards) == 1:
         # `capabilities = AgentCapabilities(extensions=[...])` built before `AgentCard(name=...)`,
         # or `card.capabilities.extensions.append(AgentExtension(...))` after it: the file's one
         # card holds the extension and names the agent (a second declaration is RL108).
         exts = [
             dataclasses.replace(
                 e,
-                agent_name=e.agent_name or ex.card_names[0],
-                card=ex.card_ids[0] if e.card == path else e.card,
+                agent_name=e.agent_name or ex.all_cards[0].name,
+                card=ex.all_cards[0].ident if e.card == path else e.card,
             )
             for e in exts
         ]
