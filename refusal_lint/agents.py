@@ -31,13 +31,13 @@ from refusal_lint.resolve import ModuleIndex, Resolver
 from refusal_lint.roles import Roles
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(frozen=True)
 class Bound:
     """The tree's facts bound together: rule sets, agents with their prompts, guards and
     errors, and what binding itself found."""
 
     decls: list[ExtDecl]
-    cards: list[RuleSet]
+    rule_sets: list[RuleSet]
     agents: list[Agent]
     scoping: list[Finding]  # RL004: a file no agent, or two, claim
     guards: list[BoundGuard]  # with no agent: every guard of the tree
@@ -45,7 +45,7 @@ class Bound:
     missing: set[str]  # modules binding wanted but that were not read
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(frozen=True)
 class Checked:
     findings: list[Finding]
     agents: list[Agent]
@@ -113,7 +113,7 @@ def check(bound: Bound, facts: dict[str, FileFacts], roles: Roles) -> Checked:
         for f in findings
     ]
     facts_found = (
-        bool(bound.cards)
+        bool(bound.rule_sets)
         or any(f.guards or f.protocol_errors for f in facts.values())
         or any(f.code in (file_checks.RL002.code, file_checks.RL100.code) for f in findings)
     )

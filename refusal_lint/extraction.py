@@ -254,6 +254,7 @@ class Extraction:
                 self.submit(Job(entry.rel, kind, data, want_prompt=True))
             elif prefilter.python_prompt_candidate(data):
                 self.submit(self._python(entry.rel, data, prompts=True))
+        self.drain()
 
     def close(self) -> None:
         if self.pool is not None:

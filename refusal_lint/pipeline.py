@@ -86,13 +86,11 @@ def _run(
             or (not cfg.agents and prefilter.prompt_by_name(e.rel))
         ]
         ex.read_prompts(near)
-        ex.drain()
         bound = _bind(ex, root, cfg, py_paths, roles)
         single = bound.agents[0] if bound and len(bound.agents) == 1 and not cfg.agents else None
         if single is not None and single.card is not None and single.card.rules and not single.prompts:
             read = {e.rel for e in near}
             ex.read_prompts([e for e in ex.prompt_only if e.rel not in read])
-            ex.drain()
             bound = _bind(ex, root, cfg, py_paths, roles)
     result = Result(root, [], [], len(walk.files), ex.notes)
     if bound is not None:
