@@ -1,11 +1,10 @@
 """Binding one fact at a time: a Python extension entry resolved to its declaration, a
-Python prompt value to prompts, a guard or protocol error to the rule ids it fires; and
-where an agent's root is (agents.py binds the whole tree with these)."""
+Python prompt value to prompts, a guard or protocol error to the rule ids it fires
+(agents.py binds the whole tree with these)."""
 
 from __future__ import annotations
 
 import dataclasses
-import posixpath
 from dataclasses import dataclass, field
 
 from refusal_lint import spec
@@ -273,30 +272,3 @@ def bind_error(res: Resolver, ids: GuardIds, e: ErrorUse, params_ids: set[str]) 
             if isinstance(base, DictV) and base.ident in params_ids:
                 return [BoundError(e.loc, e.name, key.value if key else None)]
     return []
-
-
-# ---- agent roots ----------------------------------------------------------------------------
-
-
-def agent_root(path: str) -> str:
-    """The card's folder, or the parent of .well-known/ (for a Python card: the innermost
-    package holding it, which is its folder too)."""
-    folder = posixpath.dirname(path)
-    parts = folder.split("/") if folder else []
-    if ".well-known" in parts:
-        return "/".join(parts[: parts.index(".well-known")])
-    return folder
-
-
-def owner(path: str, roots: list[str]) -> list[str]:
-    """Roots that claim `path`: the nearest ancestors (several only on a tie)."""
-    best: list[str] = []
-    depth = -1
-    for root in roots:
-        if root == "" or path.startswith(root + "/"):
-            d = len(root.split("/")) if root else 0
-            if d > depth:
-                best, depth = [root], d
-            elif d == depth:
-                best.append(root)
-    return best

@@ -7,7 +7,7 @@ import os
 import posixpath
 
 from refusal_lint import discover
-from refusal_lint.bind import Agent, agent_root, owner
+from refusal_lint.bind import Agent
 from refusal_lint.checks.files import RL004, RUN_WIDE
 from refusal_lint.config import Config
 from refusal_lint.facts import FileFacts
@@ -123,3 +123,27 @@ def agent_for(f: Finding, card_agent: dict[Loc, str], agents: list[Agent]) -> st
         if f.loc.path in a.files:
             return a.name
     return None
+
+
+def agent_root(path: str) -> str:
+    """The card's folder, or the parent of .well-known/ (for a Python card: the innermost
+    package holding it, which is its folder too)."""
+    folder = posixpath.dirname(path)
+    parts = folder.split("/") if folder else []
+    if ".well-known" in parts:
+        return "/".join(parts[: parts.index(".well-known")])
+    return folder
+
+
+def owner(path: str, roots: list[str]) -> list[str]:
+    """Roots that claim `path`: the nearest ancestors (several only on a tie)."""
+    best: list[str] = []
+    depth = -1
+    for root in roots:
+        if root == "" or path.startswith(root + "/"):
+            d = len(root.split("/")) if root else 0
+            if d > depth:
+                best, depth = [root], d
+            elif d == depth:
+                best.append(root)
+    return best
