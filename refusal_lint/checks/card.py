@@ -107,7 +107,7 @@ def _usable(decl: ExtDecl) -> bool:
     return decl.params_kind == ParamsKind.OBJECT and bool(decl.items)
 
 
-def rule_set(decl: ExtDecl) -> RuleSet:
+def _rule_set(decl: ExtDecl) -> RuleSet:
     """The rules an extension entry advertises: the last reason of each id wins."""
     rules = {item.key: Rule(item.key, item.reason, item.loc) for item in decl.items}
     usable = _usable(decl)
@@ -144,8 +144,7 @@ def _entry_findings(decl: ExtDecl) -> list[Finding]:
                 )
             )
         seen.add(item.key)
-    last_item = {i.key: i for i in decl.items}
-    for rid, item in last_item.items():
+    for rid, item in {i.key: i for i in decl.items}.items():  # the last of a repeated id
         loc = item.loc
         if item.reason is None and item.kind != ValueKind.UNKNOWN:
             out.append(
@@ -185,7 +184,7 @@ def _by_card(decls: Iterable[ExtDecl]) -> tuple[list[ExtDecl], list[ExtDecl]]:
 
 def rule_sets(decls: Iterable[ExtDecl]) -> list[RuleSet]:
     """One rule set per card: its first declaration's."""
-    return [rule_set(d) for d in _by_card(decls)[0]]
+    return [_rule_set(d) for d in _by_card(decls)[0]]
 
 
 def check_decls(decls: Iterable[ExtDecl]) -> list[Finding]:
