@@ -198,13 +198,11 @@ def _setup(
     jobs: int | None,
 ) -> tuple[list[str], Config, Settings]:
     """Targets, the validated config and the run settings, from the command line."""
-    from pathlib import Path
-
     from refusal_lint import config as config_mod
     from refusal_lint import pipeline
 
     targets = list(paths) or ["."]
-    cfg = config_mod.load(config_file, Path(targets[0]))
+    cfg = config_mod.load(config_file, targets[0])
     chosen = _codes(select, "--select")
     selected = frozenset(chosen if chosen is not None else (cfg.select or set(CODES)))
     ignored = frozenset(cfg.ignore | (_codes(ignore, "--ignore") or set()))
@@ -322,13 +320,11 @@ def _probe(
     quiet: bool,
     color: bool | None,
 ) -> int:
-    from pathlib import Path
-
     from refusal_lint import config as config_mod
     from refusal_lint import probe as prober
     from refusal_lint.bind import Agent
 
-    cfg = config_mod.load(config_file, Path.cwd())
+    cfg = config_mod.load(config_file, os.getcwd())
     probes = dict(cfg.probes)
     if probes_file is not None:
         probes = prober.read_probes(probes_file)

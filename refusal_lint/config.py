@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from refusal_lint.codes import expand
@@ -140,12 +139,13 @@ def parse(data: Any, src: str, base: str) -> Config:
     )
 
 
-def _read(path: Path) -> Any:
+def _read(path: str) -> Any:
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        with open(path, encoding="utf-8-sig") as fh:
+            text = fh.read()
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"{path}: cannot read config: {exc}") from None
-    if path.name == "pyproject.toml":
+    if os.path.basename(path) == "pyproject.toml":
         import tomllib
 
         try:
@@ -161,34 +161,40 @@ def _read(path: Path) -> Any:
         raise UsageError(f"{path}: invalid YAML: {exc}") from None
 
 
-def find(start: Path) -> Path | None:
+def find(start: str) -> str | None:
     """The nearest config file at or above `start` (a pyproject.toml counts only with our table)."""
-    here = start if start.is_dir() else start.parent
-    for folder in (here, *here.parents):
+    folder = start if os.path.isdir(start) else os.path.dirname(start)
+    while True:
         for name in CONFIG_FILES:
-            candidate = folder / name
-            if candidate.is_file():
+            candidate = os.path.join(folder, name)
+            if os.path.isfile(candidate):
                 if name == "pyproject.toml" and b"[tool.refusal-lint" not in _raw(candidate):
                     continue
                 return candidate
-    return None
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
 
 
-def _raw(path: Path) -> bytes:
+def _raw(path: str) -> bytes:
     try:
-        return path.read_bytes()
+        with open(path, "rb") as fh:
+            return fh.read()
     except OSError:
         return b""
 
 
-def load(explicit: str | None, first_path: Path) -> Config:
+def load(explicit: str | None, first_path: str) -> Config:
+    """The config named on the command line, else the nearest one above `first_path`.
+    (os.path, not pathlib: this runs on every start, and pathlib costs milliseconds to import.)"""
     if explicit is not None:
-        path = Path(explicit)
-        if not path.is_file():
+        path = os.path.normpath(explicit)
+        if not os.path.isfile(path):
             raise UsageError(f"{explicit}: config file not found")
     else:
-        found = find(first_path.resolve())
+        found = find(os.path.realpath(first_path))
         if found is None:
             return Config()
         path = found
-    return parse(_read(path), str(path), os.path.dirname(os.path.abspath(path)))
+    return parse(_read(path), path, os.path.dirname(os.path.abspath(path)))
