@@ -62,6 +62,10 @@ class Extraction:
             self.notes.append(f"{entry.rel}: cannot read ({exc.strerror or exc})")
             return None
 
+    def _remember(self, entry: discover.Entry, context: str, verdict: str) -> None:
+        """What the cache answers for this file while its size and mtime stay."""
+        self.cache.remember(entry.rel, entry.size, entry.mtime_ns, context, verdict)
+
     def changed(self, entries: list[discover.Entry], context: str) -> list[discover.Entry]:
         """The entries the cache cannot answer by size and mtime; the others get their facts."""
         out = []
@@ -89,24 +93,24 @@ class Extraction:
         and so are those `by_name` rules out before their bytes matter."""
         for entry in self.changed(entries, context):
             if not by_name(entry):
-                self.cache.remember(entry.rel, entry.size, entry.mtime_ns, context, SKIP)
+                self._remember(entry, context, SKIP)
                 continue
             data = self.read(entry, entry.rel in self.roles.cards or entry.rel in self.roles.prompt_files)
             job = make(entry, data) if data is not None else None
             if not isinstance(job, Job):
                 if data is not None:
                     verdict = PROMPT_ONLY if job == PROMPT_ONLY else SKIP
-                    self.cache.remember(entry.rel, entry.size, entry.mtime_ns, context, verdict)
+                    self._remember(entry, context, verdict)
                     if verdict == PROMPT_ONLY:
                         self.prompt_only.append(entry)
                 continue
-            self.cache.remember(entry.rel, entry.size, entry.mtime_ns, context, cache_key(job))
+            self._remember(entry, context, cache_key(job))
             self.submit(job)
             found = self.facts.get(entry.rel)
             if found is not None and found.holds_nothing():
                 # A card candidate that holds none: remembered as passed over (see drain).
                 del self.facts[entry.rel]
-                self.cache.remember(entry.rel, entry.size, entry.mtime_ns, context, SKIP)
+                self._remember(entry, context, SKIP)
 
     def submit(self, job: Job) -> None:
         """Facts from the cache, from this process (data files, the ast pre-check), or a worker."""
@@ -183,7 +187,7 @@ class Extraction:
             if found is not None and found.holds_nothing():
                 # It holds nothing (the pre-check proved so, mostly): remembered as passed
                 # over, so a warm run neither decodes it nor loads the fact model for it.
-                self.cache.remember(path, entry.size, entry.mtime_ns, self.scan_context, SKIP)
+                self._remember(entry, self.scan_context, SKIP)
                 continue
             if found is None:
                 found = self.cache.facts_for(key)
@@ -192,13 +196,13 @@ class Extraction:
             else:
                 self.cache.put_key(key, found)
             self.facts[path] = found
-            self.cache.remember(path, entry.size, entry.mtime_ns, self.scan_context, key)
+            self._remember(entry, self.scan_context, key)
         for path in results.skipped:
             entry = self.entries[path]
-            self.cache.remember(path, entry.size, entry.mtime_ns, self.scan_context, SKIP)
+            self._remember(entry, self.scan_context, SKIP)
         for path in results.prompt_only:
             entry = self.entries[path]
-            self.cache.remember(path, entry.size, entry.mtime_ns, self.scan_context, PROMPT_ONLY)
+            self._remember(entry, self.scan_context, PROMPT_ONLY)
             self.prompt_only.append(entry)
         self.notes.extend(results.notes)
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from refusal_lint import discover
 from refusal_lint.checks.files import RL003
 from refusal_lint.config import Config
+from refusal_lint.roles import config_relative
 from refusal_lint.settings import Settings
 
 if TYPE_CHECKING:
@@ -23,13 +24,12 @@ if TYPE_CHECKING:
 def select_and_suppress(
     findings: list[Finding], facts: dict[str, FileFacts], cfg: Config, settings: Settings, root: str
 ) -> list[Finding]:
-    kept = [f for f in findings if f.code in settings.select and f.code not in settings.ignore]
+    kept = [f for f in findings if settings.wants(f.code)]
     if cfg.per_file_ignores:
         specs = [(discover.gitignore_spec([glob]), codes) for glob, codes in cfg.per_file_ignores]
-        base = cfg.base if cfg.source else root
 
         def ignored(f: Finding) -> bool:
-            sub = os.path.relpath(os.path.join(root, f.loc.path), base).replace(os.sep, "/")
+            sub = config_relative(root, cfg, f.loc.path)
             return any(f.code in codes and spec.match_file(sub) for spec, codes in specs)
 
         kept = [f for f in kept if not ignored(f)]
@@ -49,7 +49,7 @@ def select_and_suppress(
             used.add((f.loc.path, hit.line))
             continue
         out.append(f)
-    if RL003.code in settings.select and RL003.code not in settings.ignore and len(used) < len(own):
+    if settings.wants(RL003.code) and len(used) < len(own):
         for (path, line), s in sorted(own.items()):
             if (path, line) not in used:
                 what = f"[{','.join(s.codes)}]" if s.codes else ""
@@ -65,6 +65,6 @@ def unrecorded(
 
     where = os.path.relpath(os.path.abspath(baseline_path), root).replace(os.sep, "/")
     kept, stale = baseline.apply(findings, recorded, baseline.LineTexts(root), where)
-    if RL003.code in settings.select and RL003.code not in settings.ignore:
+    if settings.wants(RL003.code):
         kept += stale
     return sorted(kept, key=lambda f: f.sort_key())

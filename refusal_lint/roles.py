@@ -29,7 +29,15 @@ class PromptSource(NamedTuple):
 
 
 def rel(root: str, base: str, path: str) -> str:
+    """A path the config names (relative to its folder `base`) as a path under `root`."""
     return os.path.relpath(os.path.join(base, path), root).replace(os.sep, "/")
+
+
+def config_relative(root: str, cfg: Config, path: str) -> str:
+    """A root-relative path as config globs see it: relative to the config's folder (to the
+    root when no config file was found)."""
+    base = cfg.base if cfg.source else root
+    return os.path.relpath(os.path.join(root, path), base).replace(os.sep, "/")
 
 
 def _prompt_source(spec: str, cfg: Config, root: str) -> PromptSource:

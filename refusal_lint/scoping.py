@@ -13,7 +13,7 @@ from refusal_lint.config import Config
 from refusal_lint.facts import FileFacts
 from refusal_lint.filekinds import FileKind, kind_of
 from refusal_lint.model import Finding, Loc, RuleSet
-from refusal_lint.roles import Roles, rel
+from refusal_lint.roles import Roles, config_relative, rel
 
 
 def agents_of(
@@ -106,8 +106,7 @@ def _configured_agents(
         agent = Agent(a.name, posixpath.dirname(card_rel), card, prompt_spec=a.prompt)
         spec = discover.gitignore_spec(list(a.guards)) if a.guards else None
         for path in fact_paths:
-            sub = os.path.relpath(os.path.join(root, path), cfg.base).replace(os.sep, "/")
-            if path == card_rel or (spec is not None and spec.match_file(sub)):
+            if path == card_rel or (spec is not None and spec.match_file(config_relative(root, cfg, path))):
                 agent.files.add(path)
         agents.append(agent)
     return agents

@@ -16,3 +16,7 @@ class Settings:
     # decides, every file is read for everything. Findings must not change.
     exhaustive: bool = False
     baseline: str | None = None  # a baseline file whose findings are hidden (--baseline, `baseline:`)
+
+    def wants(self, code: str) -> bool:
+        """Is the code selected and not ignored?"""
+        return code in self.select and code not in self.ignore
