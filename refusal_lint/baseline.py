@@ -140,8 +140,7 @@ def apply(
             left[key(e)] -= 1
             rule = f" [{e.rule_id}]" if e.rule_id else ""
             stale.append(
-                Finding(
-                    RL003.code,
+                RL003.finding(
                     Loc(where, e.line),
                     f"baseline entry {e.code}{rule} in {e.path} matches no finding now: drop it "
                     "(--write-baseline rewrites the file)",
