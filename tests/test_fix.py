@@ -118,6 +118,23 @@ def test_changed_on_disk_is_not_overwritten(tmp_path: Path) -> None:
     assert tools.read_text().endswith("# edited meanwhile\n")
 
 
+def test_a_file_turned_binary_before_writing_is_left_alone(tmp_path: Path) -> None:
+    """Between planning and writing the file became undecodable: one line, no traceback."""
+    root = _tree(tmp_path, "py-rl303") / "py-rl303"
+    from refusal_lint import config, pipeline
+    from refusal_lint.codes import CODES
+
+    result = pipeline.run(
+        [str(root)], config.Config(), pipeline.Settings(frozenset(CODES), frozenset(), False, 1)
+    )
+    plan = fix.plan(result.findings, result.root)
+    tools = root / "survey" / "tools.py"
+    tools.write_bytes(b"\x00\x01 not text any more")
+    problems = fix.write(plan)
+    assert problems == ["survey/tools.py: not fixed, file holds NUL bytes"]
+    assert tools.read_bytes() == b"\x00\x01 not text any more"
+
+
 def test_unwritable_reason_is_left_alone(tmp_path: Path) -> None:
     d = tmp_path / "agent"
     shutil.copytree(TESTDATA / "py-rl303", d, ignore=shutil.ignore_patterns("expected.txt"))
