@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from refusal_lint import scoping
+from refusal_lint import prompttext, scoping
 from refusal_lint.bind import (
     Agent,
     BoundError,
@@ -68,7 +68,7 @@ def bind(root: str, cfg: Config, facts: dict[str, FileFacts], index: ModuleIndex
         # A prompt fed from the params map, or from a module's copy of it (same rule ids), is derived.
         maps = ids | (_copies_of(res, agent.card) if agent.card else set())
         if agent.prompt_spec is None:
-            agent.prompts = _prompts(res, facts, agent.files, maps)
+            agent.prompts = counted(_prompts(res, facts, agent.files, maps), agent)
         else:
             agent.prompts = _configured_prompt(res, facts, agent, roles, maps)
         for path in sorted(agent.files):
@@ -150,6 +150,25 @@ def _copies_of(res: Resolver, card: RuleSet) -> set[str]:
             ):
                 out.add(value.ident)
     return out
+
+
+def prompt_order(agent: Agent, path: str) -> tuple[bool, str]:
+    """The order candidates are looked for in: near the card (under its agent's root) first."""
+    return (not (agent.root == "" or path.startswith(agent.root + "/")), path)
+
+
+def counted(prompts: list[Prompt], agent: Agent) -> list[Prompt]:
+    """The candidates that count (DESIGN §2): those that mention a card rule or a near miss
+    of one, list rules, or are derived; where none does, the first candidate found."""
+    ids = [r.rule_id for r in agent.card.rules] if agent.card else []
+    ordered = sorted(prompts, key=lambda p: (prompt_order(agent, p.loc.path), p.loc.line, p.loc.col))
+    return [p for p in ordered if p.derived or prompttext.matters(p.lines, ids)] or ordered[:1]
+
+
+def has_counted(agent: Agent) -> bool:
+    """Has the agent a candidate that counts by its content (no further search can add one)?"""
+    ids = [r.rule_id for r in agent.card.rules] if agent.card else []
+    return any(p.derived or prompttext.matters(p.lines, ids) for p in agent.prompts)
 
 
 def _prompts(res: Resolver, facts: dict[str, FileFacts], files: set[str], ids: set[str]) -> list[Prompt]:

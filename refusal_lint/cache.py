@@ -61,6 +61,7 @@ def key(job: Job) -> str:
         list(job.guard_callables),
         list(job.ids),
         job.exhaustive,
+        job.content,
     ]
     h.update(json.dumps(meta).encode())
     h.update(b"\0")

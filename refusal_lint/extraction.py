@@ -24,6 +24,8 @@ from refusal_lint.settings import Settings
 
 if TYPE_CHECKING:
     from refusal_lint.facts import FileFacts
+    from refusal_lint.relevance import Relevance
+    from refusal_lint.resolve import ModuleIndex
     from refusal_lint.workers import Pool
 
 SCAN_FILES = 48  # a worker's batch of Python files to read and prefilter: small enough to share
@@ -47,7 +49,9 @@ class Extraction:
         self.scan_context = ""
         self.pool: Pool | None = None
         self.prompt_only: list[discover.Entry] = []  # read only where a card makes prompts matter
-        self.ids: tuple[str, ...] = ()
+        self.ids: tuple[str, ...] = ()  # the data cards' rule ids, known before Python is read
+        self.card_ids: tuple[str, ...] = ()  # every card's, known once the tree is bound
+        self.texts: dict[str, bytes | None] = {}  # the prompt stage's reads
 
     def read(self, entry: discover.Entry, configured: bool) -> bytes | None:
         if entry.size > self.cfg.max_file_size and not configured:
@@ -247,18 +251,63 @@ class Extraction:
         self.scan(entries, py_ctx, needles)
         self.drain()
 
-    def read_prompts(self, entries: list[discover.Entry]) -> None:
-        """The second stage: prompt candidates, now that a card makes them matter."""
+    def read_prompts(self, entries: list[discover.Entry], content: bool = False) -> None:
+        """The prompt stage's reading: prompt candidates, now that a card makes them matter.
+        `content`: these files' text can matter (relevance.py), so strings of any form that
+        mention a card id are candidates too, and the prompt-shape gates do not apply."""
+        ids = tuple(sorted({*self.ids, *self.card_ids})) if content else self.ids
         for entry in entries:
-            data = self.read(entry, False)
+            data = self.prompt_text(entry)
             if data is None:
                 continue
             kind = kind_of(entry.rel) or FileKind.TEXT
             if kind != FileKind.PYTHON:
-                self.submit(Job(entry.rel, kind, data, want_prompt=True))
-            elif prefilter.python_prompt_candidate(data):
-                self.submit(self._python(entry.rel, data, prompts=True))
+                self.submit(Job(entry.rel, kind, data, want_prompt=True, ids=ids if content else ()))
+            elif content or prefilter.python_prompt_candidate(data):
+                self.submit(self._python(entry.rel, data, prompts=True, ids=ids, content=content))
         self.drain()
+
+    def prompt_text(self, entry: discover.Entry) -> bytes | None:
+        """A file's bytes, read once for the prompt stage (its gate and its parse)."""
+        if entry.rel not in self.texts:
+            self.texts[entry.rel] = self.read(entry, False)
+        return self.texts[entry.rel]
+
+    def relevant(
+        self, entries: list[discover.Entry], relevance: Relevance, index: ModuleIndex
+    ) -> tuple[set[str], set[str]]:
+        """The entries whose candidates can matter (relevance.py): those that can hold a card
+        id or a near miss, in their own text or in that of a repo module they import (a
+        prompt built from `POLICY` imported from another module); and those whose prompt
+        shapes may list rules under words of refusing."""
+        from refusal_lint.relevance import imports_of, lists_rules
+
+        self.card_ids = relevance.ids
+
+        def names_ids(rel: str) -> bool:
+            entry = self.entries.get(rel)
+            data = self.prompt_text(entry) if entry is not None else None
+            return data is not None and relevance.names_ids(data)
+
+        def imports(rel: str) -> list[str]:
+            entry = self.entries.get(rel)
+            if entry is None or kind_of(rel) != FileKind.PYTHON or (data := self.prompt_text(entry)) is None:
+                return []
+            found = (index.module(rel, dotted, level) for level, dotted in imports_of(data))
+            return sorted({m for m in found if m is not None and m != rel})
+
+        strong = relevance.reaches([e.rel for e in entries], names_ids, imports)
+        weak = set()
+        for e in entries:
+            data = self.prompt_text(e)
+            if (
+                e.rel not in strong
+                and data is not None
+                and lists_rules(data)
+                and (kind_of(e.rel) != FileKind.PYTHON or prefilter.python_prompt_candidate(data))
+            ):
+                weak.add(e.rel)
+        return strong, weak
 
     def close(self) -> None:
         if self.pool is not None:
@@ -268,7 +317,15 @@ class Extraction:
         data = self.read(entry, complete)
         return self._python(entry.rel, data, complete=complete) if data is not None else None
 
-    def _python(self, rel: str, data: bytes, complete: bool = False, prompts: bool = False) -> Job:
+    def _python(
+        self,
+        rel: str,
+        data: bytes,
+        complete: bool = False,
+        prompts: bool = False,
+        ids: tuple[str, ...] | None = None,
+        content: bool = False,
+    ) -> Job:
         return Job(
             rel,
             FileKind.PYTHON,
@@ -276,7 +333,8 @@ class Extraction:
             complete=complete,
             prompts=prompts,
             guard_callables=self.cfg.guard_callables,
-            ids=self.ids,
+            ids=self.ids if ids is None else ids,
+            content=content,
         )
 
 

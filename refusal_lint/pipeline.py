@@ -72,26 +72,8 @@ def _run(
     ex.read_python(py_entries)
     py_paths = [e.rel for e in py_entries]
     bound = _bind(ex, root, cfg, py_paths, roles)
-    # Prompt candidates matter only inside an agent's scope: a tree with no card never
-    # reads them. Those near a card (under its agent's root) are read first; the rest of a
-    # single agent's scope only when no prompt was found there (no RL200 for a prompt kept
-    # elsewhere, and no parsing of a monorepo's unrelated code when it sits beside the card).
     if bound is not None and bound.agents and ex.prompt_only:
-        from refusal_lint.scoping import in_scope
-
-        near = [
-            e
-            for e in ex.prompt_only
-            if in_scope(e.rel, bound.agents, bool(cfg.agents))
-            or (not cfg.agents and prefilter.prompt_by_name(e.rel))
-        ]
-        ex.read_prompts(near)
-        bound = _bind(ex, root, cfg, py_paths, roles)
-        single = bound.agents[0] if bound and len(bound.agents) == 1 and not cfg.agents else None
-        if single is not None and single.card is not None and single.card.rules and not single.prompts:
-            read = {e.rel for e in near}
-            ex.read_prompts([e for e in ex.prompt_only if e.rel not in read])
-            bound = _bind(ex, root, cfg, py_paths, roles)
+        bound = _prompt_stage(ex, bound, root, cfg, py_paths, roles)
     result = Result(root, [], [], len(walk.files), ex.notes)
     if bound is not None:
         from refusal_lint import agents
@@ -102,6 +84,58 @@ def _run(
     result.findings = filtering.select_and_suppress(result.findings, ex.facts, cfg, settings, root)
     ex.cache.save()
     return result
+
+
+PROMPT_CHUNK = 8  # files read at a time while looking for an agent's first prompt candidate
+
+
+def _prompt_stage(
+    ex: Extraction, bound: Bound, root: str, cfg: Config, py_paths: list[str], roles: Roles
+) -> Bound:
+    """Prompt candidates, now that a card makes them matter (DESIGN §2 "What is read").
+
+    Only an agent's scope counts (a monorepo's unrelated code beside the card is not read).
+    There, a file is parsed when its text, or that of a module it imports, can hold what
+    a finding reads (relevance.py); the rest can only say that *some* candidate exists
+    (RL200 against RL201), so they are read in order, near the card first, up to the first
+    candidate. REFUSAL_LINT_EXHAUSTIVE=1 reads them all: the output is the same."""
+    from refusal_lint.agents import has_counted, prompt_order
+    from refusal_lint.relevance import Relevance
+    from refusal_lint.resolve import ModuleIndex
+    from refusal_lint.scoping import in_scope
+
+    single = len(bound.agents) == 1 and not cfg.agents
+    eligible = [
+        e
+        for e in ex.prompt_only
+        if single
+        or in_scope(e.rel, bound.agents, bool(cfg.agents))
+        or (not cfg.agents and prefilter.prompt_by_name(e.rel))
+    ]
+    if ex.settings.exhaustive:
+        ex.read_prompts(eligible)
+        return _bind(ex, root, cfg, py_paths, roles) or bound
+    relevance = Relevance(r.rule_id for rs in bound.rule_sets for r in rs.rules)
+    strong, weak = ex.relevant(eligible, relevance, ModuleIndex(py_paths))
+    ex.read_prompts([e for e in eligible if e.rel in strong], content=True)
+    ex.read_prompts([e for e in eligible if e.rel in weak])
+    read = strong | weak
+    bound = _bind(ex, root, cfg, py_paths, roles) or bound
+    for i in range(len(bound.agents)):
+        agent = bound.agents[i]
+        if agent.prompt_spec is not None or agent.card is None or not agent.card.rules or has_counted(agent):
+            continue
+        rest = sorted((e for e in eligible if e.rel not in read), key=lambda e: prompt_order(agent, e.rel))
+        while rest and not (
+            agent.prompts
+            and prompt_order(agent, agent.prompts[0].loc.path) < prompt_order(agent, rest[0].rel)
+        ):
+            chunk, rest = rest[:PROMPT_CHUNK], rest[PROMPT_CHUNK:]
+            ex.read_prompts(chunk)
+            read.update(e.rel for e in chunk)
+            bound = _bind(ex, root, cfg, py_paths, roles) or bound
+            agent = bound.agents[i]
+    return bound
 
 
 def _bind(ex: Extraction, root: str, cfg: Config, py_paths: list[str], roles: Roles) -> Bound | None:

@@ -114,6 +114,13 @@ def mentions(lines: tuple[PromptLine, ...], rule_id: str) -> list[int]:
     return [pl.line for pl in lines if rule_id in pl.text and rule_id in TOKEN.findall(pl.text)]
 
 
+def matters(lines: tuple[PromptLine, ...], card_ids: list[str]) -> bool:
+    """Does this candidate's text count (DESIGN §2): it mentions a card rule, or names one
+    (a near miss, or a rule listed where rules are listed)? relevance.py's byte tests are
+    supersets of this."""
+    return any(mentions(lines, i) for i in card_ids) or bool(unknown_ids(lines, card_ids))
+
+
 def _fold_id(text: str) -> str:
     return text.lower().replace("-", "").replace("_", "")
 

@@ -16,6 +16,7 @@ import dataclasses
 import math
 import multiprocessing
 import multiprocessing.context
+import os
 import signal
 import sys
 import threading
@@ -144,11 +145,32 @@ class _Worker:
         self.conn = parent
         self.job: Job | ScanJob | None = None
         self.deadline = 0.0
+        self.cpu_seen = -1.0  # the worker's CPU seconds when its deadline was last set
         self.index = -1  # the file of a ScanJob being parsed; -1 while reading
+
+    def cpu_seconds(self) -> float:
+        """CPU time the worker has used (Linux /proc); -1 where it cannot be told."""
+        try:
+            with open(f"/proc/{self.proc.pid}/stat", "rb") as fh:
+                fields = fh.read().rsplit(b")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, ValueError, IndexError):
+            return -1.0
+
+    def progressing(self, timeout: float) -> bool:
+        """At its deadline: has the worker used CPU since (it is working, only starved by
+        load)? Then it gets another `timeout`; the CPU limit, not the clock, stops it."""
+        used = self.cpu_seconds()
+        if used < 0 or used <= self.cpu_seen:
+            return False
+        self.cpu_seen = used
+        self.deadline = time.monotonic() + timeout
+        return True
 
     def give(self, job: Job | ScanJob, timeout: float) -> None:
         self.job = job
         self.deadline = time.monotonic() + timeout
+        self.cpu_seen = self.cpu_seconds()
         self.index = -1
         self.conn.send(job)
 
@@ -220,6 +242,7 @@ class Pool:
         if msg[0] == "start":
             w.index = i  # a crash or a hang from now on is this file's
             w.deadline = time.monotonic() + self.timeout
+            w.cpu_seen = w.cpu_seconds()
             return False
         rel = job.files[i][0]
         if msg[0] == "prompt":
@@ -274,7 +297,7 @@ class Pool:
                 if done:
                     self.busy.remove(w)
                     self.idle.append(w)
-            elif time.monotonic() >= w.deadline:
+            elif time.monotonic() >= w.deadline and not w.progressing(self.timeout):
                 self._fail(w, f"the parser made no progress on this file for {self.timeout:g} s")
 
     def finish(self) -> Results:

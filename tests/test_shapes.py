@@ -14,7 +14,7 @@ from conftest import TESTDATA, check_json
 FORMS = {
     "prompt-instance-attr": [("survey/analyst.py", 13, "assignment")],
     "prompt-openai-chat": [("survey/chat.py", 12, "chat-message")],
-    "prompt-crewai-python": [("survey/crew.py", 7, "keyword"), ("survey/crew.py", 9, "keyword")],
+    "prompt-crewai-python": [("survey/crew.py", 9, "keyword")],
     "prompt-langchain-messages": [("survey/chain.py", 5, "chat-message")],
     "prompt-langgraph-system-message": [("survey/graph.py", 11, "chat-message")],
     "prompt-pydantic-ai": [("survey/agent.py", 20, "prompt-function")],
@@ -42,7 +42,8 @@ def test_prompt_found_where_the_framework_keeps_it(name: str) -> None:
 def test_crewai_yaml_reads_agents_and_tasks() -> None:
     (agent,) = check_json(TESTDATA / "prompt-crewai-yaml")["agents"]
     paths = {p["path"] for p in agent["prompts"]}
-    assert paths == {"survey/config/agents.yaml", "survey/config/tasks.yaml"}
+    # agents.yaml is a candidate too, but mentions no rule: only what counts is listed (DESIGN §2).
+    assert paths == {"survey/config/tasks.yaml"}
     assert {p["form"] for p in agent["prompts"]} == {"data-key"}
 
 

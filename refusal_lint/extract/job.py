@@ -20,6 +20,7 @@ class Job:
     guard_callables: tuple[str, ...] = ()
     ids: tuple[str, ...] = ()  # the cards' rule ids: a call passing one is worth parsing
     exhaustive: bool = False  # every shortcut off: parsed and read whatever the pre-checks say
+    content: bool = False  # the text can matter (relevance.py): parsed whatever the prompt shapes say
     # Set by the pre-check: it ran, and where CPython's parser stopped (message, line, column).
     checked: bool = False
     ast_error: tuple[str, int, int] | None = None

@@ -151,7 +151,7 @@ def precheck(job: Job) -> FileFacts | Job:
         and not job.exhaustive
         and "refusal-lint:" not in text
         and not pyscan.may_hold_facts(tree, guard_names, frozenset(job.ids))
-        and not (job.prompts and pyscan.may_hold_prompt(tree))
+        and not (job.prompts and (job.content or pyscan.may_hold_prompt(tree)))
     ):
         return FileFacts(job.path, FileKind.PYTHON, complete=False)
     return dataclasses.replace(job, checked=True)

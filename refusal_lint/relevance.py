@@ -1,0 +1,168 @@
+"""What can change a finding, decided from the cards' own content (DESIGN §2 "What is read").
+
+A prompt candidate matters when its text holds a card id or a near miss of one, a rule
+line of a place that speaks of refusing, or is derived from the params map (which holds
+the ids). Whether a *file's* candidates can matter is asked of its bytes here, once, with
+tests that are supersets of prompttext's (the same words, the same near-miss rule), so a
+file passed over could not have changed the output. The text of a candidate may come from
+modules it imports: `imports_of` gives the text's import edges, and `Relevance.reaches`
+follows them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+
+from refusal_lint import prompttext
+
+# prompttext._REFUSING as bytes, plus the escapes a Python or JSON string may spell its
+# apostrophe with (`won\u2019t`).
+_REFUSING = re.compile(
+    rb"refus|declin|\bwill not\b|\bwon(?:'|\xe2\x80\x99|\\u2019|\\N\{RIGHT SINGLE QUOTATION MARK\})t\b"
+    rb"|\bmust (?:not|never)\b|\bnever (?:answer|compute|produce)",
+    re.I,
+)
+# A hyphenated token where prompttext lists rules: first on a line (after list markers,
+# quotes, emphasis; a line may start after a real or an escaped line break, or at a
+# string's quote), or between backticks.
+_MARKS = rb"(?:[ \t>*+\-0-9.)\[\]xX_\"'`]|\xe2\x80[\x98\x9c\xa2]|\\u20(?:18|1c|22)|\\t)*"
+_HYPHENATED = rb"[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)*-[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)*"
+_SEPARATOR = rb"(?:[ \t`\"'*_]|\xe2\x80[\x99\x9d])*(?::|=|-[ \t]|\xe2\x80[\x93\x94]|\\u201[34])"
+# A reason is prose: two words at least (`"access-level": 1,` and `build-backend = "x"` are code).
+_REASON = rb"[ \t]*[^\s]+[ \t]+[^\s]"
+_LISTED = re.compile(
+    rb"(?:^|\\n|\\r|[\"'`(])"
+    + _MARKS
+    + _HYPHENATED
+    + _SEPARATOR
+    + _REASON
+    + rb"|\|[ \t]*(?:\*\*)?[`\"']?"
+    + _HYPHENATED
+    + rb"[`\"']?(?:\*\*)?[ \t]*\|"
+    rb"|`[ \t]*" + _HYPHENATED + rb"[ \t]*`",
+    re.M,
+)
+_TOKEN_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
+_NEAR_HITS = 400  # occurrences of an id's half looked at before the file is simply read
+
+
+_LEAD_IN = 8192  # bytes after a word of refusing within which a list it leads in must start
+
+
+def lists_rules(data: bytes) -> bool:
+    """Can this text list rules where prompttext reads unknown ids (DESIGN §2 (a)): a
+    hyphenated rule line or code token after a heading or lead-in that speaks of refusing?"""
+    for m in _REFUSING.finditer(data):
+        if _LISTED.search(data, m.start(), m.end() + _LEAD_IN) is not None:
+            return True
+    return False
+
+
+def _fold(text: bytes) -> bytes:
+    return text.lower().translate(None, b"-_")
+
+
+class Relevance:
+    """The cards' ids, and the byte tests derived from them."""
+
+    def __init__(self, ids: Iterable[str]) -> None:
+        self.ids = tuple(sorted(set(ids)))
+        self._raw = [i.encode() for i in self.ids if i]
+        self._folded = [f for i in self._raw if (f := _fold(i))]
+        # One edit leaves one half of the id intact: look for either half, then at the token.
+        self._halves = [
+            (i.decode(), (i.lower()[: len(i) // 2], i.lower()[len(i) // 2 :]))
+            for i in self._raw
+            if len(i) >= 5
+        ]
+
+    def names_ids(self, data: bytes) -> bool:
+        """Can this text hold a card id or a near miss of one?"""
+        if any(i in data for i in self._raw):
+            return True
+        low = data.lower()
+        if self._folded and any(f in low.translate(None, b"-_") for f in self._folded):
+            return True
+        return bool(self._halves) and self._near_miss(data, low)
+
+    def _near_miss(self, data: bytes, low: bytes) -> bool:
+        hits = 0
+        for rule_id, halves in self._halves:
+            for half in halves:
+                at = low.find(half)
+                while at >= 0:
+                    hits += 1
+                    if hits > _NEAR_HITS:
+                        return True
+                    start, end = at, at + len(half)
+                    while start > 0 and data[start - 1] in _TOKEN_BYTES:
+                        start -= 1
+                    while end < len(data) and data[end] in _TOKEN_BYTES:
+                        end += 1
+                    token = data[start:end].decode("ascii", "replace")
+                    # `\nseg_mixx` in a string literal: the `n` belongs to the escape.
+                    if start > 0 and data[start - 1] == 92:
+                        token = token[1:]
+                    if any(
+                        prompttext.near_miss(t, rule_id)
+                        for m in prompttext.TOKEN.finditer(token)
+                        if (t := m[0])
+                    ):
+                        return True
+                    at = low.find(half, at + 1)
+        return False
+
+    def reaches(
+        self, start: Iterable[str], matters: Callable[[str], bool], imports: Callable[[str], Iterable[str]]
+    ) -> set[str]:
+        """The files among `start` whose own text, or the text of a module they import
+        (transitively), can matter: a candidate's value may be built from imported names."""
+        start = list(start)
+        importers: dict[str, set[str]] = {}
+        seen = set(start)
+        todo = list(start)
+        hits = []
+        while todo:  # every module the start files reach, once
+            path = todo.pop()
+            if matters(path):
+                hits.append(path)
+            for m in imports(path):
+                importers.setdefault(m, set()).add(path)
+                if m not in seen:
+                    seen.add(m)
+                    todo.append(m)
+        found = set(hits)
+        while hits:  # and back, from each module that can matter to whatever imports it
+            for p in importers.get(hits.pop(), ()):
+                if p not in found:
+                    found.add(p)
+                    hits.append(p)
+        return found.intersection(start)
+
+
+_FROM = re.compile(rb"^[ \t]*from[ \t]+(\.*)([A-Za-z0-9_.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)", re.M)
+_IMPORT = re.compile(rb"^[ \t]*import[ \t]+([^\n]*)", re.M)
+_NAME = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+
+
+def imports_of(data: bytes) -> list[tuple[int, str]]:
+    """(level, dotted module) of every import the text shows, anywhere in the file; for
+    `from m import a, b` also `m.a` and `m.b` (they may be submodules)."""
+    out: list[tuple[int, str]] = []
+    if b"import" not in data:
+        return out
+    for dots, module, names in _FROM.findall(data):
+        level = len(dots)
+        base = module.decode()
+        out.append((level, base))
+        for n in _NAME.findall(names.split(b"#", 1)[0] if not names.startswith(b"(") else names):
+            name = n.decode()
+            if name != "as":
+                out.append((level, f"{base}.{name}" if base else name))
+    for line in _IMPORT.findall(data):
+        for n in _NAME.findall(line.split(b"#", 1)[0]):
+            name = n.decode()
+            if name != "as":
+                out.append((0, name))
+    return out
