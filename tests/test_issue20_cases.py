@@ -1,0 +1,353 @@
+"""Issue 20's expected behaviour, one case each: the misses listed under "Why" (A), prompts
+found by their content (B, DESIGN §2 "Prompts by their content"), the precision traps that
+must never be prompts (C), and an SDK's `refusal` vocabulary beside a card (D).
+
+Each case is the survey agent of `conftest.Repo` with one difference, and states the exact
+findings (code, path, line, rule_id) DESIGN demands. Every case runs with the shortcuts on
+(default) and off (`REFUSAL_LINT_EXHAUSTIVE=1`): both must give the same findings. A case
+main does not pass yet is `xfail(strict=True)` for that mode, so the fix shows as an XPASS.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from conftest import SURVEY_RULES, TESTDATA, URI, Repo, run_cli
+
+Finding = tuple[str, str, int, str | None]  # code, path, line, rule_id
+MODES = ("default", "exhaustive")
+SEG = SURVEY_RULES["seg-mix"]
+CUT = SURVEY_RULES["invalid-cut"]
+SEG_DRIFT = "Segmentation families cannot be mixed; ask for one family per cut."
+CARD = ".well-known/agent-card.json"
+CARD_URI_LINE = 11  # where RL200 stands: the extension entry's `uri` key
+
+
+def findings_of(root: Path, mode: str, monkeypatch: pytest.MonkeyPatch) -> list[Finding]:
+    if mode == "exhaustive":
+        monkeypatch.setenv("REFUSAL_LINT_EXHAUSTIVE", "1")
+    else:
+        monkeypatch.delenv("REFUSAL_LINT_EXHAUSTIVE", raising=False)
+    result = run_cli("check", str(root), "--no-cache", "--format", "json")
+    assert result.exit_code in (0, 1), result.output
+    data = json.loads(result.stdout)
+    return [(f["code"], f["path"], f["line"], f["rule_id"]) for f in data["findings"]]
+
+
+def line_of(path: Path, text: str) -> int:
+    """The 1-based line of the one line of `path` holding `text`."""
+    (line,) = [n for n, s in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if text in s]
+    return line
+
+
+def carded(repo: Repo) -> Repo:
+    """The survey agent without its prompt file: card and guards."""
+    repo.card()
+    repo.tools()
+    return repo
+
+
+@dataclass(frozen=True)
+class Case:
+    # builds the repo and returns the findings expected of it
+    build: Callable[[Repo], list[Finding]]
+    # mode -> why main is still wrong there (issue 20)
+    pending: dict[str, str] = field(default_factory=dict)
+
+
+def params(cases: dict[str, Case]) -> list[object]:
+    out: list[object] = []
+    for name, case in cases.items():
+        for mode in MODES:
+            marks = (
+                [pytest.mark.xfail(strict=True, reason=case.pending[mode])] if mode in case.pending else []
+            )
+            out.append(pytest.param(case, mode, id=f"{name}-{mode}", marks=marks))
+    return out
+
+
+def both(reason: str) -> dict[str, str]:
+    return {m: reason for m in MODES}
+
+
+# ---- A. the misses under "Why" ----------------------------------------------------------------
+# (1), the script folder whose card takes URI and RULES from `toolset`, is the testdata repo
+# py-card-script-folder (clean); its drift twin here shows the params are really read.
+
+
+def a1_script_folder_drift(repo: Repo) -> list[Finding]:
+    shutil.copytree(TESTDATA / "py-card-script-folder", repo.root, dirs_exist_ok=True)
+    (repo.root / "expected.txt").unlink()
+    tools = repo.root / "survey_agent" / "tools.py"
+    tools.write_text(
+        tools.read_text(encoding="utf-8").replace('"invalid-cut"', '"invalid-cuts"'), encoding="utf-8"
+    )
+    toolset = repo.root / "survey_agent" / "toolset.py"
+    return [
+        ("RL302", "survey_agent/tools.py", line_of(tools, "invalid-cuts"), "invalid-cuts"),
+        ("RL301", "survey_agent/toolset.py", line_of(toolset, '"invalid-cut":'), "invalid-cut"),
+    ]
+
+
+GENEXP = """
+    import re
+
+    from agent.policy import refuse
+
+    TABLE = {
+        "seg-mix": re.compile(r"segment.*ideology"),
+        "invalid-cut": re.compile(r"zodiac"),
+    }
+
+
+    def route(q):
+        rule = next((r for r, p in TABLE.items() if p.search(q)), None)
+        if rule is not None:
+            return refuse(rule)
+        return None
+    """
+
+
+PY_CARD = f"""
+    from a2a.types import AgentCapabilities, AgentCard, AgentExtension
+
+    REFUSALS = AgentExtension(
+        uri="{URI}",
+        description="Rules this agent will not compute.",
+        params={SURVEY_RULES!r},
+    )
+    card = AgentCard(name="Survey Analyst", capabilities=AgentCapabilities(extensions=[REFUSALS]))
+    """
+
+
+def a2_generator_expression_id(py_card: bool) -> Callable[[Repo], list[Finding]]:
+    def build(repo: Repo) -> list[Finding]:
+        if py_card:
+            repo.write("agent/card.py", PY_CARD)
+            repo.tools()
+        else:
+            carded(repo)
+        repo.prompt()
+        path = repo.write("agent/route.py", GENEXP)
+        return [("RL304", "agent/route.py", line_of(path, "return refuse(rule)"), None)]
+
+    return build
+
+
+LONG_ID = "-".join(["segment", "family", "cross", "with", "news", "ideology", "and", "region", "drill"])
+LONG_ID += "-" + "x" * (82 - len(LONG_ID) - 1)
+assert len(LONG_ID) == 82
+
+
+def a3_long_id(repo: Repo) -> list[Finding]:
+    repo.agent()
+    path = repo.write(
+        "agent/drill.py",
+        f"""
+        from agent.policy import refuse
+
+
+        def drill(q):
+            if "region" in q and "ideology" in q:
+                return refuse("{LONG_ID}")
+            return None
+        """,
+    )
+    return [("RL302", "agent/drill.py", line_of(path, LONG_ID), LONG_ID)]
+
+
+POLICY = f"""
+    POLICY = (
+        "Refuse these computations, naming the rule:\\n"
+        "- seg-mix: {{seg}}\\n"
+        "- invalid-cut: {CUT}\\n"
+    )
+    """
+
+STARTER_AGENT = """
+    from agents import Agent
+
+    {policy}
+
+    STARTER_PROMPT = "You are the survey analyst for the 2026 media-habits study. "
+
+    analyst = Agent(name="analyst", instructions=STARTER_PROMPT + POLICY)
+    """
+
+
+def a4_policy(import_line: str | None, seg: str) -> Callable[[Repo], list[Finding]]:
+    """`instructions=STARTER_PROMPT + POLICY`, POLICY imported by `import_line` (None: defined
+    in the same module, the control that isolates the import)."""
+
+    def build(repo: Repo) -> list[Finding]:
+        carded(repo)
+        policy = POLICY.format(seg=seg)
+        if import_line is None:
+            path = repo.write("agent/analyst.py", STARTER_AGENT.format(policy=policy.strip()))
+        else:
+            path = repo.write("agent/policy_text.py", policy)
+            repo.write("agent/analyst.py", STARTER_AGENT.format(policy=import_line))
+        if seg == SEG:
+            return []
+        return [("RL203", path.relative_to(repo.root).as_posix(), line_of(path, "seg-mix"), "seg-mix")]
+
+    return build
+
+
+def a5_error_envelope(repo: Repo) -> list[Finding]:
+    repo.agent()
+    path = repo.write(
+        "agent/handler.py",
+        """
+        def handle(tool, q):
+            if "zodiac" in q:
+                return {"error": tool.refusal("invalid-cut")}
+            return {"result": tool.run(q)}
+        """,
+    )
+    return [("RL305", "agent/handler.py", line_of(path, "tool.refusal"), "invalid-cut")]
+
+
+def a6_enum_through_helper(repo: Repo) -> list[Finding]:
+    repo.agent()
+    repo.write(
+        "agent/rules.py",
+        """
+        from enum import Enum
+
+
+        class Rule(Enum):
+            SEG_MIX = "seg-mix"
+            ZODIAC = "zodiac-cut"
+        """,
+    )
+    repo.write(
+        "agent/helpers.py",
+        """
+        from agent.policy import refuse
+
+
+        def block(rule, detail):
+            return refuse(rule.value, detail=detail)
+        """,
+    )
+    path = repo.write(
+        "agent/checks.py",
+        """
+        from agent.helpers import block
+        from agent.rules import Rule
+
+
+        def check(cut, families):
+            if len(families) > 1:
+                return block(Rule.SEG_MIX, "families crossed")
+            if cut == "sign":
+                return block(Rule.ZODIAC, "zodiac sign cut")
+            return None
+        """,
+    )
+    return [("RL302", "agent/checks.py", line_of(path, "Rule.ZODIAC"), "zodiac-cut")]
+
+
+def a7_method_without_rule_param(repo: Repo) -> list[Finding]:
+    repo.agent()
+    repo.write(
+        "agent/chain.py",
+        """
+        class Chain:
+            def absorb_refusal(self, outcome, model, continuation):
+                # a model that declined: hand its answer on unchanged
+                return continuation(outcome, model)
+
+
+        def step(chain, model, continuation, prompt):
+            outcome = model.invoke(prompt)
+            return chain.absorb_refusal(outcome, model, continuation)
+        """,
+    )
+    return []
+
+
+IMPORT = "from agent.policy_text import POLICY"
+STAR = "from agent.policy_text import *"
+PLUS = "issue 20: `instructions=STARTER_PROMPT + POLICY` is not followed (even in one module): RL201 x2"
+
+A_CASES = {
+    "A1-script-folder-drift": Case(
+        a1_script_folder_drift,
+        {"default": "issue 20: a dict card built from `from toolset import RULES, URI` is not found: RL001"},
+    ),
+    "A2-generator-expression-id": Case(a2_generator_expression_id(py_card=False)),
+    "A2-generator-expression-id-py-card": Case(
+        a2_generator_expression_id(py_card=True),
+        {"default": "issue 20: with a Python card, an id bound from next(<genexp>) loses its RL304"},
+    ),
+    "A3-82-char-id": Case(
+        a3_long_id, {"default": "issue 20: an 82-character id is no id to the gates: no RL302 by default"}
+    ),
+    "A4-local-policy": Case(a4_policy(None, SEG), both(PLUS)),
+    "A4-local-policy-drift": Case(a4_policy(None, SEG_DRIFT), both(PLUS)),
+    "A4-imported-policy": Case(a4_policy(IMPORT, SEG), both(PLUS)),
+    "A4-imported-policy-drift": Case(a4_policy(IMPORT, SEG_DRIFT), both(PLUS)),
+    "A4-star-imported-policy": Case(a4_policy(STAR, SEG), both(PLUS)),
+    "A4-star-imported-policy-drift": Case(a4_policy(STAR, SEG_DRIFT), both(PLUS)),
+    "A5-error-envelope": Case(
+        a5_error_envelope,
+        both('issue 20: a guard call in a returned {"error": ...} envelope gives no finding'),
+    ),
+    "A6-enum-through-helper": Case(
+        a6_enum_through_helper,
+        {
+            "default": "issue 20: no finding at all (the enum's helper passed over by default)",
+            "exhaustive": "issue 20: RL304 at both call sites: Rule.X is not followed through rule.value",
+        },
+    ),
+    "A7-method-without-rule-param": Case(
+        a7_method_without_rule_param,
+        both("issue 20: RL304 at chain.absorb_refusal(...), a repo method with no rule parameter"),
+    ),
+}
+
+
+@pytest.mark.parametrize(("case", "mode"), params(A_CASES))
+def test_why_misses(case: Case, mode: str, repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    want = case.build(repo)
+    assert findings_of(repo.root, mode, monkeypatch) == want
+
+
+def _subprocess_findings(root: Path, exhaustive: bool) -> list[Finding]:
+    env = {k: v for k, v in os.environ.items() if k != "REFUSAL_LINT_EXHAUSTIVE"}
+    if exhaustive:
+        env["REFUSAL_LINT_EXHAUSTIVE"] = "1"
+    proc = subprocess.run(
+        [sys.executable, "-m", "refusal_lint", "check", ".", "--no-cache", "--format", "json"],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode in (0, 1), proc.stderr
+    return [(f["code"], f["path"], f["line"], f["rule_id"]) for f in json.loads(proc.stdout)["findings"]]
+
+
+SUBPROCESS = {
+    "A2-generator-expression-id-py-card": A_CASES["A2-generator-expression-id-py-card"],
+    "A3-82-char-id": A_CASES["A3-82-char-id"],
+}
+
+
+@pytest.mark.parametrize(("case", "mode"), params(SUBPROCESS))
+def test_why_misses_in_a_fresh_process(case: Case, mode: str, repo: Repo) -> None:
+    """The two ids the issue measured from outside, through a real process and its environment."""
+    want = case.build(repo)
+    assert _subprocess_findings(repo.root, mode == "exhaustive") == want
