@@ -351,3 +351,256 @@ def test_why_misses_in_a_fresh_process(case: Case, mode: str, repo: Repo) -> Non
     """The two ids the issue measured from outside, through a real process and its environment."""
     want = case.build(repo)
     assert _subprocess_findings(repo.root, mode == "exhaustive") == want
+
+
+# ---- B. prompts by their content (DESIGN §2) --------------------------------------------------
+# Each form holds the rule lines of the card in a shape DESIGN's table does not name (or names
+# only as a generic shape). `SEG_REASON`/`CUT_REASON` stand for the reasons; the drift twin
+# changes the seg-mix one and must give exactly one RL203, at that line.
+
+FORMS: dict[str, tuple[str, str]] = {
+    # The control: a form main reads already (the table's `system=` with one string).
+    "system-string": (
+        "agent/claude.py",
+        '''
+import anthropic
+
+client = anthropic.Anthropic()
+
+
+def ask(question):
+    return client.messages.create(
+        model="claude-sonnet-4-5",
+        max_tokens=1024,
+        system="""You are the survey analyst for the 2026 media-habits study.
+Refuse these computations, naming the rule:
+- seg-mix: SEG_REASON
+- invalid-cut: CUT_REASON
+""",
+        messages=[{"role": "user", "content": question}],
+    )
+''',
+    ),
+    "list-of-instruction-strings": (
+        "agent/analyst.py",
+        """
+from pydantic_ai import Agent
+
+analyst = Agent(
+    "openai:gpt-4o",
+    instructions=[
+        "You are the survey analyst for the 2026 media-habits study.",
+        "Refuse these computations, naming the rule:",
+        "- seg-mix: SEG_REASON",
+        "- invalid-cut: CUT_REASON",
+    ],
+)
+""",
+    ),
+    "message-object": (
+        "agent/messages.py",
+        '''
+from fasta2a.schema import Message, TextPart
+
+
+def opening():
+    return Message(
+        role="system",
+        parts=[
+            TextPart(
+                text="""You are the survey analyst for the 2026 media-habits study.
+Refuse these computations, naming the rule:
+- seg-mix: SEG_REASON
+- invalid-cut: CUT_REASON
+"""
+            )
+        ],
+    )
+''',
+    ),
+    "from-system": (
+        "agent/pipeline.py",
+        '''
+from haystack.dataclasses import ChatMessage
+
+MESSAGES = [
+    ChatMessage.from_system(
+        """You are the survey analyst for the 2026 media-habits study.
+Refuse these computations, naming the rule:
+- seg-mix: SEG_REASON
+- invalid-cut: CUT_REASON
+"""
+    ),
+    ChatMessage.from_user("{{ question }}"),
+]
+''',
+    ),
+    "class-docstring": (
+        "agent/signature.py",
+        '''
+import dspy
+
+
+class SurveyAnalyst(dspy.Signature):
+    """You are the survey analyst for the 2026 media-habits study.
+
+    Refuse these computations, naming the rule:
+    - seg-mix: SEG_REASON
+    - invalid-cut: CUT_REASON
+    """
+
+    question: str = dspy.InputField()
+    answer: str = dspy.OutputField()
+''',
+    ),
+    "memory-block": (
+        "agent/letta_agent.py",
+        '''
+from letta_client import CreateBlock, Letta
+
+client = Letta(base_url="http://127.0.0.1:8283")
+
+analyst = client.agents.create(
+    model="openai/gpt-4o-mini",
+    memory_blocks=[
+        CreateBlock(label="persona", value="I am the survey analyst for the 2026 media-habits study."),
+        CreateBlock(
+            label="policy",
+            value="""Refuse these computations, naming the rule:
+- seg-mix: SEG_REASON
+- invalid-cut: CUT_REASON
+""",
+        ),
+    ],
+)
+''',
+    ),
+    "yaml-template-block": (
+        "agent/pipeline.yaml",
+        """
+components:
+  builder:
+    init_parameters:
+      template: |
+        You are the survey analyst for the 2026 media-habits study.
+        Refuse these computations, naming the rule:
+        - seg-mix: SEG_REASON
+        - invalid-cut: CUT_REASON
+
+        Question: {{ question }}
+      required_variables: [question]
+    type: haystack.components.builders.prompt_builder.PromptBuilder
+  llm:
+    init_parameters:
+      model: gpt-4o-mini
+    type: haystack.components.generators.openai.OpenAIGenerator
+connections:
+- receiver: llm.prompt
+  sender: builder.prompt
+""",
+    ),
+    "anthropic-text-blocks": (
+        "agent/claude.py",
+        '''
+import anthropic
+
+client = anthropic.Anthropic()
+
+
+def ask(question):
+    return client.messages.create(
+        model="claude-sonnet-4-5",
+        max_tokens=1024,
+        system=[
+            {
+                "type": "text",
+                "text": """You are the survey analyst for the 2026 media-habits study.
+Refuse these computations, naming the rule:
+- seg-mix: SEG_REASON
+- invalid-cut: CUT_REASON
+""",
+                "cache_control": {"type": "ephemeral"},
+            }
+        ],
+        messages=[{"role": "user", "content": question}],
+    )
+''',
+    ),
+    "cohere-preamble": (
+        "agent/cohere_chat.py",
+        '''
+import cohere
+
+co = cohere.Client()
+
+
+def ask(question):
+    return co.chat(
+        model="command-r-plus",
+        preamble="""You are the survey analyst for the 2026 media-habits study.
+Refuse these computations, naming the rule:
+- seg-mix: SEG_REASON
+- invalid-cut: CUT_REASON
+""",
+        message=question,
+    )
+''',
+    ),
+    "add-system-message": (
+        "agent/kernel.py",
+        '''
+from semantic_kernel.contents import ChatHistory
+
+
+def history():
+    chat = ChatHistory()
+    chat.add_system_message(
+        """You are the survey analyst for the 2026 media-habits study.
+Refuse these computations, naming the rule:
+- seg-mix: SEG_REASON
+- invalid-cut: CUT_REASON
+"""
+    )
+    return chat
+''',
+    ),
+}
+
+
+def form(name: str, seg: str) -> Callable[[Repo], list[Finding]]:
+    rel, text = FORMS[name]
+
+    def build(repo: Repo) -> list[Finding]:
+        carded(repo)
+        path = repo.write(rel, text.replace("SEG_REASON", seg).replace("CUT_REASON", CUT))
+        return [] if seg == SEG else [("RL203", rel, line_of(path, seg), "seg-mix")]
+
+    return build
+
+
+# What main does not read yet: RL200 for the agent, the drift twin too (no RL203).
+B_MISSED = {
+    "list-of-instruction-strings": "instructions=[...] of strings",
+    "message-object": 'Message(role="system", parts=[TextPart(text=...)])',
+    "from-system": "ChatMessage.from_system(...)",
+    "class-docstring": "a dspy.Signature docstring",
+    "memory-block": 'CreateBlock(label="policy", value=...)',
+    "yaml-template-block": "a Haystack pipeline.yaml `template: |`",
+    "anthropic-text-blocks": 'system=[{"type": "text", "text": ...}]',
+    "cohere-preamble": "preamble=...",
+    "add-system-message": "add_system_message(...)",
+}
+B_CASES = {
+    f"B-{name}{twin}": Case(
+        form(name, seg),
+        both(f"issue 20: {B_MISSED[name]} is no prompt: RL200") if name in B_MISSED else {},
+    )
+    for name in FORMS
+    for twin, seg in (("", SEG), ("-drift", SEG_DRIFT))
+}
+
+
+@pytest.mark.parametrize(("case", "mode"), params(B_CASES))
+def test_prompts_by_content(case: Case, mode: str, repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    want = case.build(repo)
+    assert findings_of(repo.root, mode, monkeypatch) == want
