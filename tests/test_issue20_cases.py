@@ -546,6 +546,16 @@ Refuse these computations, naming the rule:
     )
 ''',
     ),
+    "module-constant": (
+        "agent/guidance.py",
+        '''
+GUIDANCE = """You are the survey analyst for the 2026 media-habits study.
+Refuse these computations, naming the rule:
+- seg-mix: SEG_REASON
+- invalid-cut: CUT_REASON
+"""
+''',
+    ),
     "add-system-message": (
         "agent/kernel.py",
         '''
@@ -589,6 +599,7 @@ B_MISSED = {
     "anthropic-text-blocks": 'system=[{"type": "text", "text": ...}]',
     "cohere-preamble": "preamble=...",
     "add-system-message": "add_system_message(...)",
+    "module-constant": "a module constant named GUIDANCE",
 }
 B_CASES = {
     f"B-{name}{twin}": Case(
@@ -602,5 +613,132 @@ B_CASES = {
 
 @pytest.mark.parametrize(("case", "mode"), params(B_CASES))
 def test_prompts_by_content(case: Case, mode: str, repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    want = case.build(repo)
+    assert findings_of(repo.root, mode, monkeypatch) == want
+
+
+# ---- C. precision traps: text that states a rule line but is never a prompt ----------------
+# Each trap states `seg-mix: <another reason>`. Beside no prompt the agent still gets its one
+# RL200 (the trap is no candidate); beside the real prompt it gets nothing (no RL202/RL203).
+
+TRAPS: dict[str, dict[str, str]] = {
+    "guard-detail": {
+        "agent/profile.py": """
+from agent.policy import refuse
+
+
+def profile(segment, ideology):
+    if segment and ideology:
+        return refuse("seg-mix", detail="seg-mix: the cut crossed the Polaris segment with news ideology")
+    return None
+""",
+    },
+    "payload-detail": {
+        "agent/parts.py": """
+def refusal_data(families):
+    return {"rule": "seg-mix", "detail": "seg-mix: the cut crossed " + " and ".join(families)}
+""",
+    },
+    "log-line": {
+        "agent/audit.py": """
+import logging
+
+logger = logging.getLogger(__name__)
+
+
+def audit(q):
+    logger.info("seg-mix: refused %s", q)
+""",
+    },
+    "exception-message": {
+        "agent/validate.py": """
+def validate(cut):
+    if "+" in cut:
+        raise ValueError("seg-mix: bad input for the cut")
+    return cut
+""",
+    },
+    "test-assertion": {
+        "tests/test_x.py": """
+from agent.tools import crosstab
+
+
+def test_families_are_not_crossed():
+    out = crosstab(["age"], ["polaris", "ideology"])
+    assert out == "seg-mix: families are never crossed in one table"
+""",
+    },
+    "readme": {
+        "README.md": """
+# Survey analyst
+
+An A2A agent over the 2026 media-habits survey. It refuses, naming the rule:
+
+- seg-mix: families are never crossed in one table
+- invalid-cut: only age and region cuts exist
+""",
+    },
+    "docs-folder": {
+        "docs/refusals.md": """
+# Refusals
+
+What the agent will not compute, and why:
+
+- seg-mix: families are never crossed in one table
+- invalid-cut: only age and region cuts exist
+""",
+    },
+    "changelog": {
+        "CHANGELOG.md": """
+# Changelog
+
+## 1.4.2
+
+- seg-mix: the reason now names both families of the cut
+""",
+    },
+    "python-comment": {
+        "agent/cuts.py": """
+# seg-mix: families are never crossed in one table, so a cut takes one family
+FAMILIES = ("polaris", "ideology", "age")
+
+
+def family_of(cut):
+    return next((f for f in FAMILIES if cut.startswith(f)), None)  # invalid-cut: none of them
+""",
+    },
+    "yaml-comment": {
+        "agent/settings.yaml": """
+# seg-mix: families are never crossed in one table
+families: [polaris, ideology, age]
+cuts: [age, region]
+""",
+    },
+}
+
+
+def trap(name: str, beside_prompt: bool) -> Callable[[Repo], list[Finding]]:
+    def build(repo: Repo) -> list[Finding]:
+        if beside_prompt:
+            repo.agent()
+        else:
+            carded(repo)
+        for rel, text in TRAPS[name].items():
+            repo.write(rel, text)
+        return [] if beside_prompt else [("RL200", CARD, CARD_URI_LINE, None)]
+
+    return build
+
+
+C_PENDING: dict[str, dict[str, str]] = {}
+C_CASES = {
+    f"C-{name}-{where}": Case(trap(name, where == "beside-prompt"), C_PENDING.get(f"{name}-{where}", {}))
+    for name in TRAPS
+    for where in ("alone", "beside-prompt")
+}
+
+
+@pytest.mark.parametrize(("case", "mode"), params(C_CASES))
+def test_precision_traps(case: Case, mode: str, repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
     want = case.build(repo)
     assert findings_of(repo.root, mode, monkeypatch) == want
