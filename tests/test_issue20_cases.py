@@ -2,8 +2,9 @@
 found by their content (B, DESIGN §2 "Prompts by their content"), the precision traps that
 must never be prompts (C), and an SDK's `refusal` vocabulary beside a card (D).
 
-Each case is the survey agent of `conftest.Repo` with one difference, and states the exact
-findings (code, path, line, rule_id) DESIGN demands. Every case runs with the shortcuts on
+Each case is the survey agent of `conftest.Repo` with one difference (A1's drift twin: the
+testdata repo py-card-script-folder with one), and states the exact findings (code, path,
+line, rule_id) DESIGN demands. Every case runs with the shortcuts on
 (default) and off (`REFUSAL_LINT_EXHAUSTIVE=1`): both must give the same findings. A case
 main does not pass yet is `xfail(strict=True)` for that mode, so the fix shows as an XPASS.
 """
@@ -317,12 +318,6 @@ A_CASES = {
 }
 
 
-@pytest.mark.parametrize(("case", "mode"), params(A_CASES))
-def test_why_misses(case: Case, mode: str, repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
-    want = case.build(repo)
-    assert findings_of(repo.root, mode, monkeypatch) == want
-
-
 def _subprocess_findings(root: Path, exhaustive: bool) -> list[Finding]:
     env = {k: v for k, v in os.environ.items() if k != "REFUSAL_LINT_EXHAUSTIVE"}
     if exhaustive:
@@ -358,11 +353,13 @@ def test_why_misses_in_a_fresh_process(case: Case, mode: str, repo: Repo) -> Non
 # only as a generic shape). `SEG_REASON`/`CUT_REASON` stand for the reasons; the drift twin
 # changes the seg-mix one and must give exactly one RL203, at that line.
 
-FORMS: dict[str, tuple[str, str]] = {
-    # The control: a form main reads already (the table's `system=` with one string).
-    "system-string": (
-        "agent/claude.py",
-        '''
+# The prompt text every form holds, reasons left open.
+BODY = """You are the survey analyst for the 2026 media-habits study.
+Refuse these computations, naming the rule:
+- seg-mix: SEG_REASON
+- invalid-cut: CUT_REASON"""
+
+ANTHROPIC = """
 import anthropic
 
 client = anthropic.Anthropic()
@@ -372,15 +369,14 @@ def ask(question):
     return client.messages.create(
         model="claude-sonnet-4-5",
         max_tokens=1024,
-        system="""You are the survey analyst for the 2026 media-habits study.
-Refuse these computations, naming the rule:
-- seg-mix: SEG_REASON
-- invalid-cut: CUT_REASON
-""",
+        system=SYSTEM,
         messages=[{"role": "user", "content": question}],
     )
-''',
-    ),
+"""
+
+FORMS: dict[str, tuple[str, str]] = {
+    # The control: a form main reads already (the table's `system=` with one string).
+    "system-string": ("agent/claude.py", ANTHROPIC.replace("SYSTEM", '"""BODY\n"""')),
     "list-of-instruction-strings": (
         "agent/analyst.py",
         """
@@ -408,10 +404,7 @@ def opening():
         role="system",
         parts=[
             TextPart(
-                text="""You are the survey analyst for the 2026 media-habits study.
-Refuse these computations, naming the rule:
-- seg-mix: SEG_REASON
-- invalid-cut: CUT_REASON
+                text="""BODY
 """
             )
         ],
@@ -425,10 +418,7 @@ from haystack.dataclasses import ChatMessage
 
 MESSAGES = [
     ChatMessage.from_system(
-        """You are the survey analyst for the 2026 media-habits study.
-Refuse these computations, naming the rule:
-- seg-mix: SEG_REASON
-- invalid-cut: CUT_REASON
+        """BODY
 """
     ),
     ChatMessage.from_user("{{ question }}"),
@@ -501,30 +491,9 @@ connections:
     ),
     "anthropic-text-blocks": (
         "agent/claude.py",
-        '''
-import anthropic
-
-client = anthropic.Anthropic()
-
-
-def ask(question):
-    return client.messages.create(
-        model="claude-sonnet-4-5",
-        max_tokens=1024,
-        system=[
-            {
-                "type": "text",
-                "text": """You are the survey analyst for the 2026 media-habits study.
-Refuse these computations, naming the rule:
-- seg-mix: SEG_REASON
-- invalid-cut: CUT_REASON
-""",
-                "cache_control": {"type": "ephemeral"},
-            }
-        ],
-        messages=[{"role": "user", "content": question}],
-    )
-''',
+        ANTHROPIC.replace(
+            "SYSTEM", '[{"type": "text", "text": """BODY\n""", "cache_control": {"type": "ephemeral"}}]'
+        ),
     ),
     "cohere-preamble": (
         "agent/cohere_chat.py",
@@ -537,10 +506,7 @@ co = cohere.Client()
 def ask(question):
     return co.chat(
         model="command-r-plus",
-        preamble="""You are the survey analyst for the 2026 media-habits study.
-Refuse these computations, naming the rule:
-- seg-mix: SEG_REASON
-- invalid-cut: CUT_REASON
+        preamble="""BODY
 """,
         message=question,
     )
@@ -549,10 +515,7 @@ Refuse these computations, naming the rule:
     "module-constant": (
         "agent/guidance.py",
         '''
-GUIDANCE = """You are the survey analyst for the 2026 media-habits study.
-Refuse these computations, naming the rule:
-- seg-mix: SEG_REASON
-- invalid-cut: CUT_REASON
+GUIDANCE = """BODY
 """
 ''',
     ),
@@ -565,10 +528,7 @@ from semantic_kernel.contents import ChatHistory
 def history():
     chat = ChatHistory()
     chat.add_system_message(
-        """You are the survey analyst for the 2026 media-habits study.
-Refuse these computations, naming the rule:
-- seg-mix: SEG_REASON
-- invalid-cut: CUT_REASON
+        """BODY
 """
     )
     return chat
@@ -578,11 +538,12 @@ Refuse these computations, naming the rule:
 
 
 def form(name: str, seg: str) -> Callable[[Repo], list[Finding]]:
-    rel, text = FORMS[name]
+    rel, template = FORMS[name]
 
     def build(repo: Repo) -> list[Finding]:
         carded(repo)
-        path = repo.write(rel, text.replace("SEG_REASON", seg).replace("CUT_REASON", CUT))
+        source = template.replace("BODY", BODY).replace("SEG_REASON", seg).replace("CUT_REASON", CUT)
+        path = repo.write(rel, source)
         return [] if seg == SEG else [("RL203", rel, line_of(path, seg), "seg-mix")]
 
     return build
@@ -609,12 +570,6 @@ B_CASES = {
     for name in FORMS
     for twin, seg in (("", SEG), ("-drift", SEG_DRIFT))
 }
-
-
-@pytest.mark.parametrize(("case", "mode"), params(B_CASES))
-def test_prompts_by_content(case: Case, mode: str, repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
-    want = case.build(repo)
-    assert findings_of(repo.root, mode, monkeypatch) == want
 
 
 # ---- C. precision traps: text that states a rule line but is never a prompt ----------------
@@ -730,18 +685,11 @@ def trap(name: str, beside_prompt: bool) -> Callable[[Repo], list[Finding]]:
     return build
 
 
-C_PENDING: dict[str, dict[str, str]] = {}
 C_CASES = {
-    f"C-{name}-{where}": Case(trap(name, where == "beside-prompt"), C_PENDING.get(f"{name}-{where}", {}))
+    f"C-{name}-{where}": Case(trap(name, where == "beside-prompt"))
     for name in TRAPS
     for where in ("alone", "beside-prompt")
 }
-
-
-@pytest.mark.parametrize(("case", "mode"), params(C_CASES))
-def test_precision_traps(case: Case, mode: str, repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
-    want = case.build(repo)
-    assert findings_of(repo.root, mode, monkeypatch) == want
 
 
 # ---- D. an LLM SDK's `refusal` vocabulary beside a card --------------------------------------
@@ -843,7 +791,7 @@ D_CASES = {
 }
 
 
-@pytest.mark.parametrize(("case", "mode"), params(D_CASES))
-def test_sdk_refusal_vocabulary(case: Case, mode: str, repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(("case", "mode"), params(A_CASES | B_CASES | C_CASES | D_CASES))
+def test_exact_findings(case: Case, mode: str, repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
     want = case.build(repo)
     assert findings_of(repo.root, mode, monkeypatch) == want
