@@ -534,6 +534,30 @@ def history():
     return chat
 ''',
     ),
+    # Content anywhere else DESIGN names: a dict value, a function docstring, a YAML value
+    # under a key that is no prompt key, a text file whose name says nothing.
+    "dict-value": ("agent/settings.py", 'SETTINGS = {"persona": """BODY\n""", "temperature": 0.2}\n'),
+    "function-docstring": (
+        "agent/crew.py",
+        '''
+def analyst():
+    """BODY
+    """
+    return None
+''',
+    ),
+    "yaml-value": (
+        "agent/settings.yaml",
+        """
+persona: |
+  You are the survey analyst for the 2026 media-habits study.
+  Refuse these computations, naming the rule:
+  - seg-mix: SEG_REASON
+  - invalid-cut: CUT_REASON
+temperature: 0.2
+""",
+    ),
+    "text-file": ("agent/guidelines.txt", "BODY\n"),
 }
 
 
@@ -561,6 +585,10 @@ B_MISSED = {
     "cohere-preamble": "preamble=...",
     "add-system-message": "add_system_message(...)",
     "module-constant": "a module constant named GUIDANCE",
+    "dict-value": 'a {"persona": ...} dict value',
+    "function-docstring": "a function docstring",
+    "yaml-value": "a YAML `persona: |` value",
+    "text-file": "agent/guidelines.txt",
 }
 B_CASES = {
     f"B-{name}{twin}": Case(
@@ -572,11 +600,29 @@ B_CASES = {
 }
 
 
+def content_near_miss(repo: Repo) -> list[Finding]:
+    """A content candidate is checked like any prompt: the near miss it holds is RL202."""
+    repo.agent()
+    path = repo.write(
+        "agent/help.py",
+        'HELP = "Ask for one family per cut: seg-mix and invalid_cut requests are refused."\n',
+    )
+    return [("RL202", "agent/help.py", line_of(path, "invalid_cut"), "invalid_cut")]
+
+
+B_CASES["B-content-near-miss"] = Case(
+    content_near_miss,
+    both("issue 20: a string mentioning seg-mix is no prompt: no RL202 for its invalid_cut"),
+)
+
+
 # ---- C. precision traps: text that states a rule line but is never a prompt ----------------
 # Each trap states `seg-mix: <another reason>`. Beside no prompt the agent still gets its one
 # RL200 (the trap is no candidate); beside the real prompt it gets nothing (no RL202/RL203).
 
 TRAPS: dict[str, dict[str, str]] = {
+    # Not a trap of the kind above but its edge: a near miss alone makes no candidate.
+    "near-miss-only": {"agent/help.py": 'HELP = "The seg_mix check failed for this cut."\n'},
     "guard-detail": {
         "agent/profile.py": """
 from agent.policy import refuse
