@@ -13,6 +13,26 @@ from refusal_lint.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTDATA = ROOT / "testdata"
+# testdata cases main does not pass yet, with why: strict xfail, so the fix shows as an XPASS
+# (then delete the entry).
+PENDING_TESTDATA: dict[str, str] = {
+    "py-card-script-folder": "issue 20: a dict card whose URI and params come from a sibling module of "
+    "a script folder (`from toolset import RULES, URI`) is passed over by default: RL001 on each guard",
+}
+
+
+def pending_marked(cases: list[Path]) -> list[Any]:
+    """One pytest param per testdata case, the pending ones marked strict xfail."""
+    return [
+        pytest.param(
+            c,
+            id=c.name,
+            marks=[pytest.mark.xfail(strict=True, reason=PENDING_TESTDATA[c.name])]
+            if c.name in PENDING_TESTDATA
+            else [],
+        )
+        for c in cases
+    ]
 
 
 def snapshot(root: Path) -> dict[str, str]:
