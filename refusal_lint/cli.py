@@ -387,21 +387,23 @@ def _stub(card: str, host: str, port: int, rule_for: tuple[str, ...], record_fil
     except ImportError:
         raise UsageError("stub needs the a2a-sdk server: pip install 'refusal-lint[stub]'") from None
     agent = core.stub_card(core.read_card(card), [core.rule_for_option(t) for t in rule_for], card)
+    sock, url = serve.bind(host, port)
     record = None
     if record_file is not None:
         try:  # opened now: a path that cannot be written fails before serving, not at exit
             record = open(record_file, "w", encoding="utf-8")  # noqa: SIM115
         except OSError as exc:
+            sock.close()
             raise UsageError(f"{record_file}: cannot write the record: {exc.strerror}") from None
 
-    def ready(url: str) -> None:
+    def ready() -> None:
         click.echo(url)  # the first line on stdout: what a script reads
         rules = ", ".join(agent.rules)
         click.echo(
             f"refusal-lint stub: {agent.name} refuses every message ({rules}); Ctrl-C ends it", err=True
         )
 
-    recorder = serve.run(agent, host, port, ready)
+    recorder = serve.run(agent, sock, url, ready)
     if record is not None:
         import json
 

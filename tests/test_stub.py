@@ -361,18 +361,23 @@ def test_a_workbench_that_retries_is_caught(refusing_agent):
 '''
 
 
+def _pytest(folder: Path, test_file: str) -> subprocess.CompletedProcess[str]:
+    """Run a test file as its author does: pytest, with our plugin from its entry point."""
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", test_file],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
 def test_the_fixture_in_a_workbench_authors_tests(tmp_path: Path) -> None:
     card = tmp_path / "agent-card.yaml"
     card.write_text(json.dumps(CARD))  # YAML or JSON: both are read
     head = f"CARD_PATH = {str(card)!r}\nSEG = {SEG!r}\nCUT = {CUT!r}\n"
     (tmp_path / "test_workbench.py").write_text(head + WORKBENCH_TESTS)
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_workbench.py"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = _pytest(tmp_path, "test_workbench.py")
     assert "1 failed, 2 passed" in done.stdout, done.stdout + done.stderr
     assert "the client retried a refused request unchanged" in done.stdout
     # each ask fetches the card first: request 4 repeats request 2
@@ -383,13 +388,7 @@ def test_fixture_marker_rejects_unknown_options(tmp_path: Path) -> None:
     (tmp_path / "test_bad.py").write_text(
         "import pytest\n\n@pytest.mark.refusing_agent(cards='x')\ndef test_x(refusing_agent):\n    pass\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_bad.py"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = _pytest(tmp_path, "test_bad.py")
     assert done.returncode != 0 and "unknown option(s) cards" in done.stdout + done.stderr
 
 

@@ -75,10 +75,10 @@ def _server(
     return _Server(config, on_ready), recorder
 
 
-def run(card: StubCard, host: str, port: int, on_ready: Callable[[str], None]) -> Recorder:
-    """Serve in the foreground until SIGINT or SIGTERM; the record of what was received."""
-    sock, base = bind(host, port)
-    server, recorder = _server(card, sock, base, lambda: on_ready(base))
+def run(card: StubCard, sock: socket.socket, base: str, on_ready: Callable[[], None]) -> Recorder:
+    """Serve on a bound socket in the foreground until SIGINT or SIGTERM; the record of
+    what was received."""
+    server, recorder = _server(card, sock, base, on_ready)
     with sock:
         server.run(sockets=[sock])
     return recorder
