@@ -73,6 +73,25 @@ def test_served_card_has_only_the_stubs_interfaces() -> None:
     assert CARD["capabilities"]["streaming"] is False  # the card given is not changed
 
 
+def test_a_v03_shaped_card_is_reached_on_the_stub_only() -> None:
+    from urllib.parse import urlsplit
+
+    from refusal_lint import probe as prober
+
+    v03 = {
+        "name": "Old Survey Analyst",
+        "url": "https://agents.example.com/rpc",
+        "preferredTransport": "JSONRPC",
+        "protocolVersion": "0.3.0",
+        "additionalInterfaces": [{"url": "https://agents.example.com/rest", "transport": "HTTP+JSON"}],
+        "capabilities": {"extensions": [{"uri": URI, "params": RULES}]},
+    }
+    served = core.stub_card(v03).served("http://127.0.0.1:5001")
+    found = prober.interfaces(served, urlsplit("http://elsewhere.invalid"))
+    assert {urlsplit(i.url).path for i in found} == {"/a2a", "/"}  # none of the card's own paths
+    assert {(i.binding, i.version) for i in found} >= {("JSONRPC", "0.3"), ("HTTP+JSON", "0.3")}
+
+
 @pytest.mark.parametrize(
     ("data", "message"),
     [
