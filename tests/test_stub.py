@@ -144,17 +144,44 @@ def test_unchanged_retry_is_rl501_and_a_changed_one_is_not() -> None:
     record = rec.record()
     assert record["summary"] == {"requests": 4, "refused": 3, "errors": 1}
     assert [f["code"] for f in record["findings"]] == ["RL501"]
+    assert [r["kind"] for r in record["requests"]] == ["", "send", "send", "send"]
+
+
+# Every binding's and version's name for the two kinds of send (DESIGN §8's plain and streaming).
+SENDS = ("SendMessage", "message/send", "POST /message:send", "POST /v1/message:send")
+STREAMS = ("SendStreamingMessage", "message/stream", "POST /message:stream", "POST /v1/message:stream")
+
+
+@pytest.mark.parametrize(("plain", "streaming"), list(zip(SENDS, STREAMS, strict=True)))
+def test_the_same_parts_over_the_other_method_kind_are_not_a_retry(plain: str, streaming: str) -> None:
+    rec = _recorder()
+    parts = [{"text": "Cross polaris by ideology"}]
+    rec.message(plain, "/a2a", "1.0", {}, parts)
+    streamed, _ = rec.message(streaming, "/a2a", "1.0", {}, [dict(p) for p in parts])
+    assert (rec.faults, streamed.retry_of, streamed.kind) == ([], None, "stream")
+    # ... and each kind's own repeat is one RL501, naming the request of its own kind.
+    again, _ = rec.message(streaming, "/a2a", "1.0", {}, parts)
+    plain_again, _ = rec.message(plain, "/a2a", "1.0", {}, parts)
+    assert (again.retry_of, plain_again.retry_of) == (2, 1)
+    assert [f.code for f in rec.faults] == ["RL501", "RL501"]
+
+
+def test_every_binding_names_its_sends_and_streams() -> None:
+    assert {core.method_kind(m) for m in SENDS} == {"send"}
+    assert {core.method_kind(m) for m in STREAMS} == {"stream"}
 
 
 _PART = st.sampled_from([{"text": "a"}, {"text": "b"}, {"data": {"k": 1}}, {"text": "seg-mix"}])
+_METHOD = st.sampled_from(SENDS + STREAMS)
 
 
-@given(st.lists(st.lists(_PART, max_size=3), max_size=8))
-def test_one_fault_for_each_message_seen_before(messages: list[list[dict[str, Any]]]) -> None:
+@given(st.lists(st.tuples(_METHOD, st.lists(_PART, max_size=3)), max_size=8))
+def test_one_fault_for_each_call_seen_before(calls: list[tuple[str, list[dict[str, Any]]]]) -> None:
     rec = _recorder()
-    for parts in messages:
-        rec.message("SendMessage", "/a2a", "1.0", {}, parts)
-    repeats = sum(parts in messages[:i] for i, parts in enumerate(messages))
+    for method, parts in calls:
+        rec.message(method, "/a2a", "1.0", {}, parts)
+    seen = [(core.method_kind(m), parts) for m, parts in calls]
+    repeats = sum(call in seen[:i] for i, call in enumerate(seen))
     assert len(rec.faults) == repeats
     assert all(f.code == "RL501" for f in rec.faults)
 
@@ -239,12 +266,11 @@ def test_probe_finds_nothing_wrong_with_the_stub(
     assert [r.rule for r in sent] == ["seg-mix", "seg-mix", "invalid-cut", "invalid-cut"]
     assert {r.version for r in sent} == {version}
     assert all(r.extension_active for r in sent)
-    # The probe sends each rule's message a second time, unchanged, over streaming (DESIGN
-    # §8): by the spec's consumer requirement 2 that is a retry, and the stub says so.
-    assert [(f.code, f.rule_id) for f in refusing_agent.faults] == [
-        ("RL501", "seg-mix"),
-        ("RL501", "invalid-cut"),
-    ]
+    # The probe asks each rule a second time over streaming (DESIGN §8): another method
+    # kind, so not a retry of the plain send; the probe never retries (consumer requirement 2).
+    assert [r.kind for r in sent] == ["send", "stream"] * 2
+    assert refusing_agent.faults == []
+    refusing_agent.assert_no_unchanged_retry()
     assert (
         rc.judge(_post_message(refusing_agent, "By zodiac sign?"), refusing_agent.card, "invalid-cut") == []
     )
@@ -326,6 +352,26 @@ def test_a2a_sdk_client_that_retries_unchanged_is_rl501(refusing_agent: Any) -> 
     with pytest.raises(AssertionError, match=r"RL501 \[seg-mix\] request 4 \(SendMessage\)"):
         refusing_agent.assert_no_unchanged_retry()
     assert len(refusing_agent.faults) == 1
+
+
+@pytest.mark.parametrize("streaming", [False, True], ids=["plain", "streaming"])
+@pytest.mark.refusing_agent(card=CARD)
+def test_a2a_sdk_client_retrying_over_the_same_kind_only_is_rl501(
+    refusing_agent: Any, streaming: bool
+) -> None:
+    async def ask(stream: bool) -> None:
+        await _sdk_ask(refusing_agent, "Cross seg-mix anyway", "HTTP+JSON", stream, "1.0")
+
+    async def calls() -> None:
+        await ask(streaming)
+        await ask(not streaming)  # the same parts, the other kind: not a retry
+        await ask(streaming)  # the first call again: a retry
+
+    asyncio.run(calls())
+    kinds = [r.kind for r in refusing_agent.messages]
+    assert kinds == (["stream", "send", "stream"] if streaming else ["send", "stream", "send"])
+    [fault] = refusing_agent.faults
+    assert fault.code == "RL501" and [r.retry_of for r in refusing_agent.messages] == [None, None, 2]
 
 
 # ---- the fixture, as a workbench author uses it (a test file of theirs, run by pytest) ---------

@@ -118,8 +118,12 @@ RL501 = Code(
     name="retried-unchanged",
     severity=Severity.ERROR,
     summary="a client sent again, unchanged, a request the agent refused",
-    what="""`refusal-lint stub` (or the `refusing_agent` fixture) received a message whose Parts
-equal those of a message it had already refused.""",
+    what="""`refusal-lint stub` (or the `refusing_agent` fixture) received the same call again: a
+message sent by the same kind of method as one it had already refused (`send`: SendMessage,
+message/send, message:send; `stream`: SendStreamingMessage, message/stream, message:stream;
+binding and protocol version aside) whose Parts equal that message's Parts. The same Parts
+over the other kind (once plainly, once streaming, as `refusal-lint probe` asks a streaming
+agent) are not a retry.""",
     why="""the spec's consumer requirement 2: a client MUST NOT retry a refused request
 unchanged; the same request gets the same refusal, and a loop of retries is load for nothing.""",
     fix="""show the refusal (naming its rule, `rc.render_text`) and let the user change the

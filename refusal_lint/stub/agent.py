@@ -78,7 +78,8 @@ class RefusingAgent:
 
     def assert_no_unchanged_retry(self) -> None:
         """Fail (AssertionError listing the RL501 findings) if the client sent a refused
-        message again unchanged (the spec's consumer requirement 2)."""
+        message again unchanged: the same method kind (send or stream) and equal Parts (the
+        spec's consumer requirement 2)."""
         faults = self.faults
         if faults:
             from refusal_lint.report import text

@@ -1,6 +1,13 @@
 """What the refusing stub knows without a server (DESIGN §10): the card it refuses by, the
 rule a message gets, and the record of every request with the consumer faults (RL501) it
-shows. Pure and thread-safe: the server (stub/app.py) calls it from its request handlers."""
+shows. Pure and thread-safe: the server (stub/app.py) calls it from its request handlers.
+
+An unchanged retry (RL501) is the same call again: a message sent by the same kind of
+method as an earlier refused one (`send`: v1.0 `SendMessage`, v0.3 `message/send`,
+HTTP+JSON `message:send`; `stream`: `SendStreamingMessage`, `message/stream`,
+`message:stream`; binding and protocol version do not matter) with Parts equal to its
+Parts. The same Parts over the other kind are not a retry: a client (our own `probe`
+among them, DESIGN §8) may ask the same thing once plainly and once streaming."""
 
 from __future__ import annotations
 
@@ -21,6 +28,9 @@ CARD_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")  # as p
 # Header values never written to a record: a client under test may send real credentials.
 SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie", "x-api-key", "api-key"})
 REDACTED = "<redacted>"
+# The streaming send's name on each binding (v1.0 JSON-RPC, v0.3 JSON-RPC, HTTP+JSON's route).
+STREAM_METHODS = frozenset({"SendStreamingMessage", "message/stream"})
+STREAM_ROUTE = ":stream"
 
 
 @dataclass(frozen=True)
@@ -162,6 +172,12 @@ def shown_headers(headers: Mapping[str, str]) -> dict[str, str]:
     return out
 
 
+def method_kind(method: str) -> str:
+    """`stream` for a streaming send on any binding or version, else `send`: what makes two
+    messages with equal Parts the same call (RL501)."""
+    return "stream" if method in STREAM_METHODS or method.endswith(STREAM_ROUTE) else "send"
+
+
 def message_text(parts: Iterable[Mapping[str, Any]]) -> str:
     """What a message says, for the rule choice: its text Parts, and its data Parts as JSON."""
     said = []
@@ -191,10 +207,20 @@ class Request:
     def refused(self) -> bool:
         return self.rule is not None
 
+    @property
+    def kind(self) -> str:
+        """`send` or `stream` (method_kind); "" for a card fetch."""
+        return method_kind(self.method) if self.refused else ""
+
+    def repeats(self, kind: str, parts: tuple[dict[str, Any], ...]) -> bool:
+        """Whether a message of `kind` with `parts` is this refused request sent again unchanged."""
+        return self.refused and self.kind == kind and self.parts == parts
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "index": self.index,
             "method": self.method,
+            "kind": self.kind,
             "path": self.path,
             "version": self.version,
             "headers": self.headers,
@@ -207,7 +233,8 @@ class Request:
 
 @dataclass
 class Recorder:
-    """Every request, in order, and the consumer faults among them (RL501)."""
+    """Every request, in order, and the consumer faults among them (RL501: the same method
+    kind and equal Parts as a request already refused)."""
 
     card: StubCard
     base: str
@@ -239,12 +266,15 @@ class Recorder:
         parts: Iterable[dict[str, Any]],
         extensions: Iterable[str] = (),
     ) -> tuple[Request, str]:
-        """Record a message and the rule it is refused with: (the request, why that rule)."""
+        """Record a message and the rule it is refused with: (the request, why that rule).
+        It is a retry (RL501) when an earlier refused request had the same method kind and
+        equal Parts (the module's docstring)."""
         said = tuple(parts)
+        kind = method_kind(method)
         rule, why = self.card.choose(message_text(said))
         with self._lock:
             index = len(self._requests) + 1
-            earlier = next((r for r in self._requests if r.refused and r.parts == said), None)
+            earlier = next((r for r in self._requests if r.repeats(kind, said)), None)
             request = Request(
                 index,
                 method,
