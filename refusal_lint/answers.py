@@ -61,8 +61,9 @@ def parts_of(result: Any) -> list[dict[str, Any]]:
         if isinstance(result.get(key), dict):
             return parts_of(result[key])
     out: list[dict[str, Any]] = []
-    if isinstance(result.get("parts"), list):
-        out += [p for p in result["parts"] if isinstance(p, dict)]
+    for key in ("parts", "content"):  # `content`: v0.3's HTTP+JSON (its protobuf's JSON)
+        if isinstance(result.get(key), list):
+            out += [p for p in result[key] if isinstance(p, dict)]
     status = result.get("status")
     if isinstance(status, dict) and isinstance(status.get("message"), dict):
         out += parts_of(status["message"])

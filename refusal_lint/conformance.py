@@ -8,7 +8,7 @@ plain functions: no network, and no a2a-sdk import unless you pass a2a-sdk objec
 
     refusal = rc.find_refusal(answer)          # a consumer: render it, name the rule
     if refusal is not None:
-        show(f"{refusal.reason} ({refusal.rule})")  # ... and never retry it unchanged
+        show(rc.render_text(refusal))          # ... and never retry it unchanged
 
     rc.assert_refusal(answer, card, rule="seg-mix")   # an eval or a test
     rc.assert_not_refused(answer)
@@ -41,6 +41,7 @@ __all__ = [
     "assert_refusal",
     "find_refusal",
     "judge",
+    "render_text",
     "rules_of",
 ]
 
@@ -124,6 +125,12 @@ def find_refusal(answer: Any) -> Refusal | None:
     return Refusal(data["rule"], str(reason), detail, own)
 
 
+def render_text(refusal: Refusal) -> str:
+    """The one line a plain client shows for a refusal (consumer requirement 1: visibly,
+    naming the rule): `Refused (seg-mix): <reason>`."""
+    return f"Refused ({refusal.rule}): {fold_ws(refusal.reason)}"
+
+
 def judge(answer: Any, card: Any, rule: str | None = None, protocol: str | None = None) -> list[Finding]:
     """Every way the answer breaks the spec, as `probe` reports them (RL400-RL408), warnings
     (RL408 for a v0.3 answer) included. `rule=None` accepts a refusal of any advertised
@@ -160,7 +167,7 @@ def _judge_parts(
     """What is wrong with an answer whose envelope held a result (DESIGN §8: one fault, one code)."""
     refusal, how = answers.refusal_part(parts)
     if refusal is None:
-        return [_Fault(RL402.code, "a normal answer came back where the rule should refuse")]
+        return [_lost_data_part(parts, rules, rule)]
     if how == answers.KnownBy.KEYS and protocol != "0.3":
         return [
             _Fault(
@@ -210,6 +217,21 @@ def _judge_parts(
     if others:
         out.append(_Fault(RL407.code, f"{len(others)} other Part(s) sit beside the refusal Parts"))
     return out
+
+
+def _lost_data_part(parts: list[dict[str, Any]], rules: dict[str, str | None], rule: str | None) -> _Fault:
+    """An answer with no refusal data Part: RL404 when a text Part carries the probed rule's
+    reason (any card reason, for rule=None): a refusal that lost its data Part, typically
+    because the client did not activate the extension (DESIGN §8). Else RL402."""
+    said = {fold_ws(answers.text_of(p) or "") for p in parts if answers.text_of(p) is not None}
+    wanted = [rule] if rule is not None else list(rules)
+    lost = next((r for r in wanted if rules.get(r) is not None and fold_ws(rules[r] or "") in said), None)
+    if lost is not None:
+        return _Fault(
+            RL404.code,
+            f"a text Part carries the reason of `{lost}` but no data Part has media type `{spec.MEDIA_TYPE}`",
+        )
+    return _Fault(RL402.code, "a normal answer came back where the rule should refuse")
 
 
 def assert_refusal(answer: Any, card: Any, rule: str | None = None) -> Refusal:

@@ -181,7 +181,13 @@ def _request(
         # As the official SDK serves and joins them: the interface url without its trailing
         # slash, then /message:send (v1.0) or /v1/message:send (v0.3).
         prefix = iface.url.rstrip("/") + ("/v1" if iface.version == "0.3" else "")
-        return f"{prefix}/message:{'stream' if stream else 'send'}", {"message": message}, headers
+        url = f"{prefix}/message:{'stream' if stream else 'send'}"
+        if iface.version == "0.3":
+            # v0.3's HTTP+JSON is its protobuf's JSON: the message under `request`, its
+            # Parts under `content`.
+            rest = {"messageId": message["messageId"], "role": "ROLE_USER", "content": [{"text": text}]}
+            return url, {"request": rest}, headers
+        return url, {"message": message}, headers
     if iface.version == "0.3":
         method = "message/stream" if stream else "message/send"
     else:

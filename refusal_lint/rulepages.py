@@ -41,7 +41,7 @@ def page(c: Code) -> str:
     ]
     if c.example:
         parts += ["", "```", c.example, "```"]
-    if not c.code.startswith("RL4"):  # probe findings are about a running agent, not a line
+    if not c.code.startswith(("RL4", "RL5")):  # live findings: a running agent or client, not a line
         parts += [
             "",
             f"Where it is intended, silence it with `# refusal-lint: ignore[{c.code}]` at the end of",
@@ -73,7 +73,8 @@ def readme_table() -> str:
     """The README's code table (a test keeps the README's copy equal to this)."""
     rows = ["| code | name | sev | fires when |", "|---|---|---|---|"]
     for c in CODES.values():
-        summary = ("probe: " if c.code.startswith("RL4") else "") + c.summary
+        live = {"RL4": "probe: ", "RL5": "stub: "}.get(c.code[:3], "")
+        summary = live + c.summary
         rows.append(f"| {c.code} | {c.name} | {c.severity[0].upper()} | {summary} |")
     return "\n".join(rows) + "\n"
 

@@ -172,6 +172,7 @@ def test_finding_is_typed_and_readable() -> None:
         "assert_refusal",
         "find_refusal",
         "judge",
+        "render_text",
         "rules_of",
     }
 

@@ -1,7 +1,8 @@
 """RL400-RL408: a running agent's answers against the spec's "Conformance (probed)". The
 conformance library (conformance.py) judges an answer; `probe` (probe.py) adds what reaching
-the agent finds (no card, HTTP errors). Defined here, apart from both, so the registry of
-codes does not import the judging code."""
+the agent finds (no card, HTTP errors). RL501: the other side, a client's fault as the
+refusing stub agent (stub/) sees it. Defined here, apart from all three, so the registry of
+codes does not import the judging or serving code."""
 
 from __future__ import annotations
 
@@ -112,5 +113,22 @@ refusal Part was recognised by its keys.""",
 the Part's metadata.""",
 )
 
-# The probe codes (DESIGN §3).
-CODES = (RL400, RL401, RL402, RL403, RL404, RL405, RL406, RL407, RL408)
+RL501 = Code(
+    code="RL501",
+    name="retried-unchanged",
+    severity=Severity.ERROR,
+    summary="a client sent again, unchanged, a request the agent refused",
+    what="""`refusal-lint stub` (or the `refusing_agent` fixture) received the same call again: a
+message sent by the same kind of method as one it had already refused (`send`: SendMessage,
+message/send, message:send; `stream`: SendStreamingMessage, message/stream, message:stream;
+binding and protocol version aside) whose Parts equal that message's Parts. The same Parts
+over the other kind (once plainly, once streaming, as `refusal-lint probe` asks a streaming
+agent) are not a retry.""",
+    why="""the spec's consumer requirement 2: a client MUST NOT retry a refused request
+unchanged; the same request gets the same refusal, and a loop of retries is load for nothing.""",
+    fix="""show the refusal (naming its rule, `rc.render_text`) and let the user change the
+request; never resend it as it was, not even on a timeout or a reconnect.""",
+)
+
+# The live codes (DESIGN §8, §10): the probe's, then the stub's consumer faults.
+CODES = (RL400, RL401, RL402, RL403, RL404, RL405, RL406, RL407, RL408, RL501)

@@ -3,7 +3,9 @@
     python tests/agents/survey_server.py PORT VARIANT
 
 VARIANT is `conforming`, or a broken variant that violates one thing: `jsonrpc-error`,
-`no-text`, `wrong-media`, `unadvertised`, `drifted`, `mixed`, `no-refusal`.
+`no-text`, `no-data` (the text Part only, as an agent that drops the data Part for a client
+that did not activate the extension), `wrong-media`, `unadvertised`, `drifted`, `mixed`,
+`no-refusal`.
 """
 
 from __future__ import annotations
@@ -65,9 +67,10 @@ class SurveyExecutor(AgentExecutor):
         parts = []
         if v != "no-text":
             parts.append(new_text_part(reason))
-        parts.append(
-            new_data_part(payload, media_type="application/json" if v == "wrong-media" else MEDIA_TYPE)
-        )
+        if v != "no-data":
+            parts.append(
+                new_data_part(payload, media_type="application/json" if v == "wrong-media" else MEDIA_TYPE)
+            )
         if v == "mixed":
             parts.append(new_text_part("Anyway, my best estimate is 41%."))
         await event_queue.enqueue_event(new_message(parts, context_id=context.context_id))
