@@ -172,17 +172,24 @@ def has_counted(agent: Agent) -> bool:
 
 
 def _prompts(res: Resolver, facts: dict[str, FileFacts], files: set[str], ids: set[str]) -> list[Prompt]:
-    out: list[Prompt] = []
-    seen: set[tuple[str, int]] = set()
+    """Every candidate of the agent's files, once: a string that a table shape already reads
+    is no second candidate by its content (its lines are the same file lines)."""
+    found: list[Prompt] = []
     for path in sorted(files):
         f = facts[path]
-        candidates = list(f.prompts)
-        candidates += [p for pp in f.py_prompts for p in py_prompts(res, pp.value, ids, pp.form)]
-        for p in candidates:
-            key = (p.loc.path, p.loc.line)
-            if key not in seen:
-                seen.add(key)
-                out.append(p)
+        found += f.prompts
+        found += [p for pp in f.py_prompts for p in py_prompts(res, pp.value, ids, pp.form)]
+    out: list[Prompt] = []
+    seen: set[tuple[str, int]] = set()
+    lines: set[tuple[str, int]] = set()
+    for p in sorted(found, key=lambda p: p.form == PromptForm.CONTENT):  # table shapes first
+        key = (p.loc.path, p.loc.line)
+        mine = {(p.loc.path, pl.line) for pl in p.lines}
+        if key in seen or (p.form == PromptForm.CONTENT and mine <= lines):
+            continue
+        seen.add(key)
+        lines |= mine
+        out.append(p)
     return out
 
 

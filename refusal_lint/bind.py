@@ -8,6 +8,7 @@ import dataclasses
 from dataclasses import dataclass, field
 
 from refusal_lint import spec
+from refusal_lint.extract import vocab
 from refusal_lint.facts import (
     CallV,
     Const,
@@ -20,6 +21,7 @@ from refusal_lint.facts import (
     Param,
     ParamItem,
     PyExt,
+    Seq,
     Str,
     Sub,
     Value,
@@ -170,7 +172,21 @@ def _texts(res: Resolver, value: Value, form: PromptForm) -> tuple[PromptForm, l
         resolved = res.callee(resolved)
     if isinstance(resolved, Fn) and resolved.kind != FnKind.CLASS:
         return PromptForm.PROMPT_FUNCTION, list(resolved.returns)
+    if isinstance(resolved, Seq):
+        # A list of instruction strings where one is accepted, or of text blocks
+        # (`system=[{"type": "text", "text": ...}]`): each its own candidate.
+        return form, [_block_text(res, item) for item in resolved.items]
     return form, [value]
+
+
+def _block_text(res: Resolver, item: Value) -> Value:
+    """A list item's text: the item, or the `text` of a text block."""
+    block = res.resolve(item)
+    if isinstance(block, DictV):
+        for it in block.items:
+            if isinstance(it.key, Str) and it.key.value in vocab.TEXT_BLOCK_KEYS:
+                return it.value
+    return item
 
 
 def py_prompts(res: Resolver, value: Value, params_ids: set[str], form: PromptForm) -> list[Prompt]:

@@ -112,9 +112,17 @@ class Extraction:
             self.submit(job)
             found = self.facts.get(entry.rel)
             if found is not None and found.holds_nothing():
-                # A card candidate that holds none: remembered as passed over (see drain).
+                # A card candidate that holds none: remembered as passed over (see drain),
+                # or as a file whose strings may still be prompts where a card makes them matter.
                 del self.facts[entry.rel]
-                self._remember(entry, context, SKIP)
+                later = (
+                    not job.want_prompt
+                    and not self.cfg.agents
+                    and not prefilter.no_prompt_by_content(entry.rel)
+                )
+                self._remember(entry, context, PROMPT_ONLY if later else SKIP)
+                if later:
+                    self.prompt_only.append(entry)
 
     def submit(self, job: Job) -> None:
         """Facts from the cache, from this process (data files, the ast pre-check), or a worker."""
@@ -220,11 +228,11 @@ class Extraction:
                 "data", sorted(roles.cards), sorted(roles.prompt_files.items()), bool(cfg.agents), exhaustive
             ),
             lambda e, d: data_job(e, d, cfg, roles, exhaustive),
-            # A text file is a prompt by its name (or the config) alone: the rest are not read.
+            # Documentation is never a prompt; other text files are, by their name or content.
             lambda e: (
                 kind_of(e.rel) != FileKind.TEXT
                 or e.rel in roles.prompt_files
-                or (not cfg.agents and prefilter.prompt_by_name(e.rel))
+                or (not cfg.agents and not prefilter.no_prompt_by_content(e.rel))
             ),
         )
         self.ids = tuple(sorted({d.key for f in self.facts.values() for e in f.exts for d in e.items}))
@@ -233,6 +241,8 @@ class Extraction:
         """Phase 2: Python files, in the workers, prefiltered by the card's rule ids and the
         configured guard callables."""
         cfg = self.cfg
+        # Read again once a Python card's ids are known: this reading's verdicts replace the last.
+        self.prompt_only = [e for e in self.prompt_only if kind_of(e.rel) != FileKind.PYTHON]
         needles = tuple(
             sorted(
                 {i.encode() for i in self.ids if len(i) > 2}
@@ -356,10 +366,9 @@ def data_job(
         and (exhaustive or prefilter.is_card_candidate(name, entry.rel, data))
     )
     want_prompt = entry.rel in roles.prompt_files or (
-        not cfg.agents
-        and (prefilter.is_prompt_file(entry.rel, kind, data) or (exhaustive and kind != FileKind.TEXT))
+        not cfg.agents and prefilter.is_prompt_file(entry.rel, kind, data)
     )
-    if want_prompt and not want_card and entry.rel not in roles.prompt_files and not exhaustive:
+    if want_prompt and not want_card and entry.rel not in roles.prompt_files:
         return PROMPT_ONLY  # a prompt file matters only where a card does: read in the second stage
     if (kind == FileKind.TEXT and want_prompt) or (kind != FileKind.TEXT and (want_card or want_prompt)):
         return Job(
@@ -371,6 +380,6 @@ def data_job(
             roles.prompt_files.get(entry.rel),
             exhaustive=exhaustive,
         )
-    if kind != FileKind.TEXT and not cfg.agents and prefilter.data_prompt_candidate(data):
-        return PROMPT_ONLY  # strings under prompt keys, in any config of an agent's scope
+    if not cfg.agents and not prefilter.no_prompt_by_content(entry.rel):
+        return PROMPT_ONLY  # strings under prompt keys, or that name a card rule, in an agent's scope
     return None

@@ -68,3 +68,4 @@ class PromptForm(StrEnum):
     DICT_ENTRY = "dict-entry"
     CHAT_MESSAGE = "chat-message"
     PROMPT_FUNCTION = "prompt-function"
+    CONTENT = "content"  # any prose string that mentions a card id

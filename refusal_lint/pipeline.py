@@ -72,6 +72,13 @@ def _run(
     ex.read_python(py_entries)
     py_paths = [e.rel for e in py_entries]
     bound = _bind(ex, root, cfg, py_paths, roles)
+    ids = tuple(sorted({r.rule_id for rs in bound.rule_sets for r in rs.rules})) if bound else ()
+    if not set(ids) <= set(ex.ids):
+        # A card built in Python: its ids were not known when Python was first read, and a
+        # file that mentions them may hold a guard passing one, or a prompt by its content.
+        ex.ids = tuple(sorted({*ex.ids, *ids}))
+        ex.read_python(py_entries)
+        bound = _bind(ex, root, cfg, py_paths, roles)
     if bound is not None and bound.agents and ex.prompt_only:
         bound = _prompt_stage(ex, bound, root, cfg, py_paths, roles)
     result = Result(root, [], [], len(walk.files), ex.notes)
@@ -113,7 +120,8 @@ def _prompt_stage(
         or (not cfg.agents and prefilter.prompt_by_name(e.rel))
     ]
     if ex.settings.exhaustive:
-        ex.read_prompts(eligible)
+        ex.card_ids = tuple(sorted({r.rule_id for rs in bound.rule_sets for r in rs.rules}))
+        ex.read_prompts(eligible, content=True)
         return _bind(ex, root, cfg, py_paths, roles) or bound
     relevance = Relevance(r.rule_id for rs in bound.rule_sets for r in rs.rules)
     strong, weak = ex.relevant(eligible, relevance, ModuleIndex(py_paths))

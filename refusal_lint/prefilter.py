@@ -5,7 +5,9 @@ a file it passes over can hold nothing a check reads (REFUSAL_LINT_EXHAUSTIVE=1 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
+from refusal_lint.extract import vocab
 from refusal_lint.filekinds import FileKind, kind_of
 
 CARD_NAMES = frozenset(
@@ -20,19 +22,55 @@ CARD_NAMES = frozenset(
 )
 
 
+def _alternatives(words: Iterable[str]) -> bytes:
+    return b"|".join(re.escape(w).encode() for w in sorted(words, key=lambda w: (-len(w), w)))
+
+
+# The words every prompt shape holds (DESIGN §2's table, declared in vocab.py): a name word,
+# a chat role, the system-call word, or a keyword argument that holds none of them.
+_NAME_WORDS = {w.rstrip("s") for w in vocab.PROMPT_NAME_WORDS}
+_SHAPE_WORDS = _NAME_WORDS | vocab.CHAT_SYSTEM_ROLES | {vocab.SYSTEM_CALL_WORD}
+_OTHER_KWARGS = {k for k in vocab.PROMPT_KWARGS if not any(w in k for w in _SHAPE_WORDS)}
+_PROMPT_WORDS = tuple(sorted(w.encode() for w in _SHAPE_WORDS | _OTHER_KWARGS))
+_BARE_KWARGS = {k for k in vocab.PROMPT_KWARGS if not any(w in k.lower() for w in _NAME_WORDS)}
+
+
+def _cased(words: set[str]) -> bytes:
+    """Any case, as names are written (`SYSTEM_PROMPT`, `systemPrompt`, `SystemMessage`)."""
+    return b"(?:" + _alternatives({v for w in words for v in (w, w.capitalize(), w.upper())}) + b")"
+
+
 _PROMPT_SHAPE = re.compile(
-    # A name holding the word, assigned or passed (`SYSTEM_PROMPT =`, `instruction=`): matched
-    # from the word on, so the search runs from literal prefixes, not from every position.
-    rb"(?:[Pp]rompt|PROMPT|[Ii]nstruction|INSTRUCTION|[Bb]ackstory|BACKSTORY)[A-Za-z0-9_]*"
-    rb"[ \t]*(?::[^=\n]*)?=(?!=)"
-    rb"|(?<![A-Za-z0-9_.])(?:system|system_message|goal)[ \t]*=(?!=)"
-    rb"|[\"'](?:[^\"'\n]*(?:prompt|instruction)[^\"'\n]*|system|backstory|goal)[\"'][ \t]*:"
-    rb"|[\"']role[\"'][ \t]*:[ \t]*[\"'](?:system|developer)[\"']"
-    rb"|\([ \t\r\n]*[\"'](?:system|developer)[\"'][ \t]*,"
-    rb"|SystemMessage"
-    rb"|@[A-Za-z0-9_.]*\.(?:system_prompt|instructions)\b"
+    # A name holding a prompt word, assigned or passed (`SYSTEM_PROMPT =`, `instruction=`):
+    # matched from the word on, so the search runs from literal prefixes.
+    _cased(_NAME_WORDS)
+    + rb"[A-Za-z0-9_]*[ \t]*(?::[^=\n]*)?=(?!=)"
+    # A keyword the table names that holds no such word (`system=`, `goal=`, `preamble=`).
+    + rb"|(?<![A-Za-z0-9_.])"
+    + _cased(_BARE_KWARGS)
+    + rb"[ \t]*=(?!=)"
+    # A dict or config key (`"system_prompt":`).
+    + rb"|[\"'](?:[^\"'\n]*(?:"
+    + _alternatives(_NAME_WORDS)
+    + rb")[^\"'\n]*|"
+    + _alternatives(vocab.PROMPT_KWARGS)
+    + rb")[\"'][ \t]*:"
+    # Chat messages: `{"role": "system", ...}`, `("system", ...)`.
+    + rb"|[\"']role[\"'][ \t]*:[ \t]*[\"'](?:"
+    + _alternatives(vocab.CHAT_SYSTEM_ROLES)
+    + rb")[\"']"
+    + rb"|\([ \t\r\n]*[\"'](?:"
+    + _alternatives(vocab.CHAT_SYSTEM_ROLES)
+    + rb")[\"'][ \t]*,"
+    # A call whose name says system (`SystemMessage(`, `from_system(`, `add_system_message(`).
+    + rb"|"
+    + _cased({vocab.SYSTEM_CALL_WORD})
+    + rb"[A-Za-z0-9_]*\("
+    # A prompt function (`@agent.system_prompt`).
+    + rb"|@[A-Za-z0-9_.]*\.(?:"
+    + _alternatives(vocab.PROMPT_DECORATORS)
+    + rb")\b"
 )
-_PROMPT_WORDS = (b"prompt", b"instruction", b"backstory", b"system", b"goal", b"developer")
 
 
 def prompt_words(data: bytes) -> bool:
@@ -44,11 +82,6 @@ def prompt_words(data: bytes) -> bool:
 def python_prompt_candidate(data: bytes) -> bool:
     """Can this file hold a prompt candidate? Asked only where a card makes prompts matter."""
     return prompt_words(data) and _PROMPT_SHAPE.search(data) is not None
-
-
-def data_prompt_candidate(data: bytes) -> bool:
-    """A YAML or JSON config that may hold strings under prompt keys (DESIGN §2)."""
-    return prompt_words(data)
 
 
 _ADK = re.compile(rb"^instruction\s*:", re.M)
@@ -183,6 +216,30 @@ def prompt_by_name(rel: str) -> bool:
     if kind == FileKind.TEXT:
         return named
     return kind == FileKind.YAML and (named or name in CREWAI_CONFIGS)
+
+
+_DOC_NAMES = ("readme", "changelog", "changes", "history", "contributing", "license", "code_of_conduct")
+_DOC_FOLDERS = frozenset({"docs", "doc"})
+_EXPECTED_NAMES = ("expected", "golden", "snapshot")  # a test's recorded output
+
+
+def no_prompt_by_content(rel: str) -> bool:
+    """Documentation (`README*`, `CHANGELOG*`, `*.rst`, a `docs/` folder) and a test's
+    recorded output (`expected.txt`): their rule lines describe the agent or its findings,
+    they never instruct a model, so nothing in them is a prompt by its content."""
+    lower = rel.lower()
+    parts = lower.split("/")
+    return (
+        parts[-1].startswith(_DOC_NAMES + _EXPECTED_NAMES)
+        or lower.endswith(".rst")
+        or not _DOC_FOLDERS.isdisjoint(parts[:-1])
+    )
+
+
+def may_hold_prompt(data: bytes, ids: tuple[str, ...]) -> bool:
+    """May a file hold a prompt candidate: a word a prompt shape holds, or a card id (a
+    prompt by its content)?"""
+    return prompt_words(data) or any(i.encode() in data for i in ids)
 
 
 def is_prompt_file(rel: str, kind: str, data: bytes) -> bool:

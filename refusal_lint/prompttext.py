@@ -114,6 +114,20 @@ def mentions(lines: tuple[PromptLine, ...], rule_id: str) -> list[int]:
     return [pl.line for pl in lines if rule_id in pl.text and rule_id in TOKEN.findall(pl.text)]
 
 
+CONTENT_WORDS = 3  # prose: white space and a few words, not an id, a path or a label
+
+
+def names_card_rule(text: str, card_ids: frozenset[str]) -> bool:
+    """Is `text` a prompt by its content (DESIGN §2): prose that mentions a card rule id as a
+    whole token (a rule line for one mentions it too)?"""
+    return (
+        bool(card_ids)
+        and any(i in text for i in card_ids)
+        and len(text.split()) >= CONTENT_WORDS
+        and not card_ids.isdisjoint(TOKEN.findall(text))
+    )
+
+
 def matters(lines: tuple[PromptLine, ...], card_ids: list[str]) -> bool:
     """Does this candidate's text count (DESIGN §2): it mentions a card rule, or names one
     (a near miss, or a rule listed where rules are listed)? relevance.py's byte tests are

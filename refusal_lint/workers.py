@@ -62,7 +62,7 @@ def _safe_extract(job: Job, cpu_limit: float) -> FileFacts:
 def _scan(job: ScanJob, conn: Connection, cpu_limit: float) -> None:
     """Read, prefilter and parse a batch; report each parsed file as it is done."""
     from refusal_lint.cache import key
-    from refusal_lint.prefilter import prompt_words, python_worth_parsing
+    from refusal_lint.prefilter import may_hold_prompt, python_worth_parsing
 
     skips: list[str] = []
     prompt_only: list[str] = []  # read in a second stage, and only where a card makes them matter
@@ -81,7 +81,7 @@ def _scan(job: ScanJob, conn: Connection, cpu_limit: float) -> None:
         if not configured and not job.exhaustive and not python_worth_parsing(data, job.needles):
             # Only the cheap word test here: the prompt shapes are looked for in the second
             # stage, which runs only where a card makes prompts matter.
-            (prompt_only if prompt_words(data) else skips).append(rel)
+            (prompt_only if may_hold_prompt(data, job.ids) else skips).append(rel)
             continue
         one = Job(
             rel,
@@ -99,7 +99,7 @@ def _scan(job: ScanJob, conn: Connection, cpu_limit: float) -> None:
             continue
         conn.send(("start", i))
         facts = _safe_extract(one, cpu_limit)
-        if not facts.complete and prompt_words(data):
+        if not facts.complete and may_hold_prompt(data, job.ids):
             conn.send(("prompt", i))  # no card, guard or payload: only its prompts may matter
             continue
         conn.send(("file", i, k, facts))

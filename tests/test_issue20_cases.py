@@ -279,7 +279,6 @@ def a7_method_without_rule_param(repo: Repo) -> list[Finding]:
 
 IMPORT = "from agent.policy_text import POLICY"
 STAR = "from agent.policy_text import *"
-PLUS = "issue 20: `instructions=STARTER_PROMPT + POLICY` is not followed (even in one module): RL201 x2"
 
 A_CASES = {
     "A1-script-folder-drift": Case(
@@ -288,19 +287,16 @@ A_CASES = {
     ),
     # With a JSON card its ids are known before Python is read; with a Python card they are not.
     "A2-generator-expression-id": Case(a2_generator_expression_id(py_card=False)),
-    "A2-generator-expression-id-py-card": Case(
-        a2_generator_expression_id(py_card=True),
-        {"default": "issue 20: with a Python card, an id bound from next(<genexp>) loses its RL304"},
-    ),
+    "A2-generator-expression-id-py-card": Case(a2_generator_expression_id(py_card=True)),
     "A3-82-char-id": Case(
         a3_long_id, {"default": "issue 20: an 82-character id is no id to the gates: no RL302 by default"}
     ),
-    "A4-local-policy": Case(a4_policy(None, SEG), both(PLUS)),
-    "A4-local-policy-drift": Case(a4_policy(None, SEG_DRIFT), both(PLUS)),
-    "A4-imported-policy": Case(a4_policy(IMPORT, SEG), both(PLUS)),
-    "A4-imported-policy-drift": Case(a4_policy(IMPORT, SEG_DRIFT), both(PLUS)),
-    "A4-star-imported-policy": Case(a4_policy(STAR, SEG), both(PLUS)),
-    "A4-star-imported-policy-drift": Case(a4_policy(STAR, SEG_DRIFT), both(PLUS)),
+    "A4-local-policy": Case(a4_policy(None, SEG)),
+    "A4-local-policy-drift": Case(a4_policy(None, SEG_DRIFT)),
+    "A4-imported-policy": Case(a4_policy(IMPORT, SEG)),
+    "A4-imported-policy-drift": Case(a4_policy(IMPORT, SEG_DRIFT)),
+    "A4-star-imported-policy": Case(a4_policy(STAR, SEG)),
+    "A4-star-imported-policy-drift": Case(a4_policy(STAR, SEG_DRIFT)),
     "A5-error-envelope": Case(
         a5_error_envelope,
         both('issue 20: a guard call in a returned {"error": ...} envelope gives no finding'),
@@ -574,28 +570,8 @@ def form(name: str, seg: str) -> Callable[[Repo], list[Finding]]:
     return build
 
 
-# What main does not read yet: RL200 for the agent, the drift twin too (no RL203).
-B_MISSED = {
-    "list-of-instruction-strings": "instructions=[...] of strings",
-    "message-object": 'Message(role="system", parts=[TextPart(text=...)])',
-    "from-system": "ChatMessage.from_system(...)",
-    "class-docstring": "a dspy.Signature docstring",
-    "memory-block": 'CreateBlock(label="policy", value=...)',
-    "yaml-template-block": "a Haystack pipeline.yaml `template: |`",
-    "anthropic-text-blocks": 'system=[{"type": "text", "text": ...}]',
-    "cohere-preamble": "preamble=...",
-    "add-system-message": "add_system_message(...)",
-    "module-constant": "a module constant named GUIDANCE",
-    "dict-value": 'a {"persona": ...} dict value',
-    "function-docstring": "a function docstring",
-    "yaml-value": "a YAML `persona: |` value",
-    "text-file": "agent/guidelines.txt",
-}
 B_CASES = {
-    f"B-{name}{twin}": Case(
-        form(name, seg),
-        both(f"issue 20: {B_MISSED[name]} is no prompt: RL200") if name in B_MISSED else {},
-    )
+    f"B-{name}{twin}": Case(form(name, seg))
     for name in FORMS
     for twin, seg in (("", SEG), ("-drift", SEG_DRIFT))
 }
@@ -611,10 +587,7 @@ def content_near_miss(repo: Repo) -> list[Finding]:
     return [("RL202", "agent/help.py", line_of(path, "invalid_cut"), "invalid_cut")]
 
 
-B_CASES["B-content-near-miss"] = Case(
-    content_near_miss,
-    both("issue 20: a string mentioning seg-mix is no prompt: no RL202 for its invalid_cut"),
-)
+B_CASES["B-content-near-miss"] = Case(content_near_miss)
 
 
 # ---- C. precision traps: text that states a rule line but is never a prompt ----------------

@@ -10,6 +10,7 @@ from refusal_lint.extract.vocab import is_prompt_key
 from refusal_lint.filekinds import FileKind, is_kind
 from refusal_lint.kinds import PromptForm, ValueKind
 from refusal_lint.model import Loc, Prompt, PromptLine
+from refusal_lint.prompttext import names_card_rule
 
 # A template placeholder fed from the rules map makes a prompt derived (agrees by construction).
 _PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}|\{%(.*?)%\}|\{([A-Za-z_][A-Za-z0-9_.]*)\}", re.S)
@@ -95,9 +96,10 @@ CREWAI_KEYS = {
 }
 
 
-def data_prompts(path: str, root: TNode) -> list[Prompt]:
+def data_prompts(path: str, root: TNode, ids: frozenset[str] = frozenset()) -> list[Prompt]:
     """Discovered prompts of a YAML or JSON file (DESIGN §2): every string of a *prompt*
-    file; ADK `instruction:`; CrewAI agents.yaml/tasks.yaml; strings under prompt keys."""
+    file; ADK `instruction:`; CrewAI agents.yaml/tasks.yaml; strings under prompt keys; and
+    with the cards' `ids`, any string that mentions one (a template block of a pipeline)."""
     lower = path.lower()
     name = lower.rsplit("/", 1)[-1]
     yaml = is_kind(path, FileKind.YAML)
@@ -122,9 +124,24 @@ def data_prompts(path: str, root: TNode) -> list[Prompt]:
                     found = [p for p in _all_strings(value) if any(c.isspace() for c in p.lines[0].text)]
                 out.extend(p for p in found if p.loc not in seen)
                 seen.update(p.loc for p in found)
-        stack.extend(v for _, v in n.items)
+        if ids and not _extension_entry(n):
+            for v in (*(v for _, v in n.items), *n.elems):
+                if (
+                    v.kind == ValueKind.STRING
+                    and v.loc not in seen
+                    and names_card_rule(str(v.value), ids)
+                    and (p := _string_prompt(v)) is not None
+                ):
+                    out.append(dataclasses.replace(p, form=PromptForm.CONTENT))
+                    seen.add(v.loc)
+        stack.extend(v for _, v in n.items if not (ids and _extension_entry(n)))
         stack.extend(n.elems)
     return sorted(out, key=lambda p: (p.loc.line, p.loc.col))
+
+
+def _extension_entry(node: TNode) -> bool:
+    """An extension entry (`{"uri": ..., "params": ...}`): the card itself is no prompt."""
+    return node.kind == ValueKind.OBJECT and node.get("uri") is not None
 
 
 def configured_yaml_prompt(root: TNode, dotted: str) -> list[Prompt]:

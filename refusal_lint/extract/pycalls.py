@@ -8,7 +8,7 @@ import libcst as cst
 
 from refusal_lint import spec
 from refusal_lint.extract import vocab
-from refusal_lint.extract.pyscopes import dotted, last_name, str_key
+from refusal_lint.extract.pyscopes import last_name, str_key
 from refusal_lint.extract.pystate import CardCall, ExtractorState, str_keys
 from refusal_lint.facts import (
     Attr,
@@ -28,14 +28,6 @@ from refusal_lint.model import Loc
 
 class Recognisers(ExtractorState):
     """Calls, dict literals and tuples: cards, guards, payloads, Parts, prompts, errors."""
-
-    def is_guard_call(self, node: cst.Call, name: str) -> bool:
-        if vocab.is_guard_name(name, self.guard_plain):
-            return True
-        if not self.guard_dotted:
-            return False
-        full = self.qualified(dotted(node.func) or name)
-        return any(full == g or full.endswith("." + g) for g in self.guard_dotted)
 
     def visit_Call(self, node: cst.Call) -> None:
         name = last_name(node.func) or ""
@@ -161,10 +153,11 @@ class Recognisers(ExtractorState):
         )
 
     def chat_prompt(self, node: cst.Call, name: str) -> None:
-        """`SystemMessage(X)`, `SystemMessage(content=X)`, `SystemMessagePromptTemplate.from_template(X)`."""
+        """`SystemMessage(X)`, `SystemMessage(content=X)`, `ChatMessage.from_system(X)`,
+        `add_system_message(X)`, `SystemMessagePromptTemplate.from_template(X)`."""
         arg: cst.BaseExpression | None = None
-        if name == "SystemMessage":
-            arg = self.kwarg(node, "content") or self.first_arg(node)
+        if vocab.is_system_call(name):
+            arg = self.kwarg(node, *vocab.SYSTEM_CALL_TEXT_KWARGS) or self.first_arg(node)
         elif (
             name in ("from_template", "from_messages")
             and isinstance(node.func, cst.Attribute)

@@ -353,7 +353,7 @@ def _prompt_node(node: ast.AST, params: frozenset[str]) -> bool:
         if any(k.arg in vocab.PROMPT_KWARGS and _prose(k.value, params) for k in node.keywords):
             return True
         name = _last(node.func)
-        if name == "SystemMessage" or (
+        if vocab.is_system_call(name) or (
             name in ("from_template", "from_messages") and "SystemMessage" in ast.dump(node.func)
         ):
             return any(_prose(v, params) for v in (*node.args, *(k.value for k in node.keywords)))
@@ -387,4 +387,7 @@ def _prose(value: ast.expr, params: frozenset[str]) -> bool:
     if isinstance(value, (ast.Name, ast.Attribute)):
         root = _root(value)
         return root is not None and (root in _SELF or root not in params)
+    if isinstance(value, (ast.List, ast.Tuple)):
+        # instruction strings, or text blocks (`[{"type": "text", "text": ...}]`)
+        return any(isinstance(e, ast.Dict) or _prose(e, params) for e in value.elts)
     return isinstance(value, (ast.JoinedStr, ast.BinOp, ast.Call, ast.Subscript, ast.IfExp, ast.BoolOp))

@@ -8,8 +8,9 @@ from typing import NamedTuple
 
 import libcst as cst
 
+from refusal_lint.extract import vocab
 from refusal_lint.extract.positions import Positions
-from refusal_lint.extract.pyscopes import str_key
+from refusal_lint.extract.pyscopes import dotted, str_key
 from refusal_lint.extract.pyvalues import ValueBuilder
 from refusal_lint.facts import (
     CallV,
@@ -98,6 +99,14 @@ class ExtractorState(ValueBuilder):
             return name_path
         base = f"{ref.module}.{ref.name}" if ref.name and ref.module else ref.name or ref.module
         return f"{base}.{rest}" if rest else base
+
+    def is_guard_call(self, node: cst.Call, name: str) -> bool:
+        if vocab.is_guard_name(name, self.guard_plain):
+            return True
+        if not self.guard_dotted:
+            return False
+        full = self.qualified(dotted(node.func) or name)
+        return any(full == g or full.endswith("." + g) for g in self.guard_dotted)
 
     def current_card(self) -> CardCall:
         """The card an extension declared here belongs to: the enclosing `AgentCard(...)`, else the file."""

@@ -14,19 +14,24 @@ import libcst as cst
 from refusal_lint import sourcetext
 from refusal_lint.extract.positions import Positions
 from refusal_lint.extract.pycalls import Recognisers
+from refusal_lint.extract.pycontent import ContentPrompts
 from refusal_lint.extract.pydefs import Definitions
 from refusal_lint.facts import FileFacts, Str
 from refusal_lint.filekinds import FileKind
 
 
-class _Extractor(Definitions, Recognisers):
+class _Extractor(ContentPrompts, Definitions, Recognisers):
     """Definitions and recognisers over one shared state, in one visit of the module."""
 
 
-def extract(path: str, text: str, guard_callables: tuple[str, ...] = ()) -> FileFacts:
-    """Facts of a Python file; raises libcst's ParserSyntaxError (or SyntaxError) when unreadable."""
+def extract(
+    path: str, text: str, guard_callables: tuple[str, ...] = (), ids: tuple[str, ...] = ()
+) -> FileFacts:
+    """Facts of a Python file; raises libcst's ParserSyntaxError (or SyntaxError) when
+    unreadable. `ids`: the cards' rule ids, which make strings that mention them prompts."""
     module = cst.parse_module(text)
     ex = _Extractor(path, module, Positions(module), guard_callables)
+    ex.content_ids = frozenset(ids)
     module.visit(ex)
     exts = ex.exts
     if len(ex.all_cards) == 1:

@@ -9,14 +9,16 @@ import warnings
 from collections.abc import Callable
 from typing import NamedTuple
 
-from refusal_lint import sourcetext
+from refusal_lint import prefilter, sourcetext
 from refusal_lint.checks.files import RL005
 from refusal_lint.extract import comments, datacards, dataprompts, jsonpos, pyscan, yamlsafe
 from refusal_lint.extract.job import Job
 from refusal_lint.extract.tree import ParseError, TNode, TooDeep
 from refusal_lint.facts import FileFacts, Problem
 from refusal_lint.filekinds import FileKind
+from refusal_lint.kinds import PromptForm
 from refusal_lint.model import Loc, Prompt
+from refusal_lint.prompttext import names_card_rule
 
 AST_DEPTH = 2000
 
@@ -44,9 +46,14 @@ def extract(job: Job) -> FileFacts:
         return _problem(job, str(exc))
     notes = comments.suppressions(job.path, job.kind, text)
     if job.kind == FileKind.TEXT:
-        return FileFacts(
-            job.path, FileKind.TEXT, prompts=(dataprompts.text_prompt(job.path, text),), suppressions=notes
-        )
+        # A text file is a prompt by its name, or (form: content) by naming a card rule.
+        if prefilter.prompt_by_name(job.path) or job.prompt_key is not None:
+            found: tuple[Prompt, ...] = (dataprompts.text_prompt(job.path, text),)
+        elif not prefilter.no_prompt_by_content(job.path) and names_card_rule(text, frozenset(job.ids)):
+            found = (dataprompts.text_prompt(job.path, text, form=PromptForm.CONTENT),)
+        else:
+            found = ()
+        return FileFacts(job.path, FileKind.TEXT, prompts=found, suppressions=notes)
     try:
         # A card candidate only: the C parser says whether any entry can be ours before
         # positions are worked out (an API contract that says "refusal" holds none).
@@ -72,7 +79,8 @@ def extract(job: Job) -> FileFacts:
         if job.prompt_key is not None:
             prompts.extend(dataprompts.configured_yaml_prompt(root, job.prompt_key))
         elif job.want_prompt:
-            prompts.extend(dataprompts.data_prompts(job.path, root))
+            ids = frozenset() if prefilter.no_prompt_by_content(job.path) else frozenset(job.ids)
+            prompts.extend(dataprompts.data_prompts(job.path, root, ids))
     if prompts:
         prompts = fmt.place(prompts, text)
     return FileFacts(job.path, job.kind, exts=tuple(exts), prompts=tuple(prompts), suppressions=notes)
@@ -164,7 +172,9 @@ def _libcst(job: Job) -> FileFacts:
 
     text = sourcetext.decode(job.data, python=True).text
     try:
-        return python.extract(job.path, text, job.guard_callables)
+        # Documentation holds no prompt by content (DESIGN §2).
+        ids = () if prefilter.no_prompt_by_content(job.path) else job.ids
+        return python.extract(job.path, text, job.guard_callables, ids)
     except (ParserSyntaxError, SyntaxError):
         if job.ast_error is not None:
             msg, line, col = job.ast_error

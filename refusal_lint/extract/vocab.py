@@ -20,6 +20,7 @@ PROMPT_KWARGS = frozenset(
         "prompt",
         "backstory",
         "goal",
+        "preamble",  # Cohere
     }
 )
 # Words that make an assigned name a prompt (SYSTEM_PROMPT, self._system_prompt_template,
@@ -28,6 +29,11 @@ PROMPT_NAME_WORDS = frozenset({"prompt", "prompts", "instruction", "instructions
 # Decorators whose function returns prompt text: pydantic-ai `@agent.system_prompt`.
 PROMPT_DECORATORS = frozenset({"system_prompt", "instructions"})
 CHAT_SYSTEM_ROLES = frozenset({"system", "developer"})
+# A call whose own name says *system* takes the system prompt: `ChatMessage.from_system(X)`,
+# `add_system_message(X)`, `SystemMessage(X)` (`system(...)` alone is `os.system`).
+SYSTEM_CALL_WORD = "system"
+SYSTEM_CALL_TEXT_KWARGS = ("content", "text", "prompt", "message")
+TEXT_BLOCK_KEYS = frozenset({"text"})  # `{"type": "text", "text": ...}`
 DEDENTS = frozenset({"dedent", "cleandoc"})
 STRIPS = frozenset({"strip", "lstrip", "rstrip"})
 WRAPPERS = frozenset({"MappingProxyType", "dict", "Final", "frozendict", "str"})
@@ -58,6 +64,31 @@ def is_guard_name(name: str, extra: frozenset[str] = frozenset()) -> bool:
 def is_prompt_name(name: str) -> bool:
     """An assigned name that holds prompt text (DESIGN §2, Python assignments)."""
     return name.lower().strip("_") == "system_message" or any(w in PROMPT_NAME_WORDS for w in words(name))
+
+
+def is_system_call(name: str) -> bool:
+    """A callee whose name says it takes the system prompt (not `os.system`)."""
+    w = words(name)
+    return SYSTEM_CALL_WORD in w and len(w) > 1
+
+
+# Calls whose strings are log lines, never prompts: `logger.info(...)`, `logging.warning(...)`.
+LOG_METHODS = frozenset(
+    {"debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log"}
+)
+_EXCEPTION_WORDS = ("Error", "Exception", "Warning")
+
+
+def is_log_call(name: str, func: object) -> bool:
+    """A logging call (`logger.info`, `log.debug`, `logging.warning`), or `print`."""
+    import libcst as cst  # only the extractor asks
+
+    return name == "print" or (name in LOG_METHODS and isinstance(func, cst.Attribute))
+
+
+def is_exception_name(name: str) -> bool:
+    """A class raised with a message (`ValueError`, `ToolException`), not a refusal."""
+    return name in _BUILTIN_EXC or (name[:1].isupper() and name.endswith(_EXCEPTION_WORDS))
 
 
 def is_prompt_key(key: str) -> bool:
