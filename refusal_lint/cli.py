@@ -100,6 +100,9 @@ def main() -> None:
 )
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when errors are found (never turns 2 into 0).")
 @click.option("--no-cache", is_flag=True, help="Neither read nor write .refusal_lint_cache/.")
+@click.option(
+    "--git-index", is_flag=True, help="Read only the files in git's index, as the commit will hold them."
+)
 @click.option("--jobs", type=click.IntRange(min=1), default=None, help="Parser processes (default: CPUs).")
 @click.option("--statistics", is_flag=True, help="Count findings per code.")
 @click.option("--quiet", "-q", is_flag=True, help="Print findings only: no summary, no notes.")
@@ -127,19 +130,20 @@ def _check(
     show_diff: bool = False,
     baseline_file: str | None = None,
     write_baseline: str | None = None,
+    git_index: bool = False,
 ) -> int:
     import dataclasses
 
     from refusal_lint import pipeline
 
-    targets, cfg, settings = _setup(paths, config_file, select, ignore, no_cache, jobs)
+    targets, cfg, settings = _setup(paths, config_file, select, ignore, no_cache, jobs, git_index)
     if fix and show_diff:
         raise UsageError("--fix and --diff: choose one")
     if write_baseline is not None:
         from refusal_lint import baseline
 
         result = pipeline.run(targets, cfg, settings)
-        count = baseline.write(write_baseline, result.findings, result.root)
+        count = baseline.write(write_baseline, result.findings, result.root, settings.contents.read)
         click.echo(f"refusal-lint: wrote {count} finding(s) to the baseline {write_baseline}", err=True)
         return 0
     if baseline_file is not None or cfg.baseline is not None:
@@ -149,7 +153,7 @@ def _check(
     if fix or show_diff:
         from refusal_lint import fix as fixer
 
-        plan = fixer.plan(result.findings, result.root)
+        plan = fixer.plan(result.findings, result.root, settings.contents.read)
         if not quiet:
             for line in plan.skipped:
                 click.echo(f"refusal-lint: note: {line}", err=True)
@@ -196,10 +200,11 @@ def _setup(
     ignore: str | None,
     no_cache: bool,
     jobs: int | None,
+    git_index: bool = False,
 ) -> tuple[list[str], Config, Settings]:
     """Targets, the validated config and the run settings, from the command line."""
     from refusal_lint import config as config_mod
-    from refusal_lint import pipeline
+    from refusal_lint import contents, pipeline
 
     targets = list(paths) or ["."]
     cfg = config_mod.load(config_file, targets[0])
@@ -213,6 +218,7 @@ def _setup(
         jobs or _cpus(),
         cfg.parse_timeout,
         exhaustive=os.environ.get("REFUSAL_LINT_EXHAUSTIVE") == "1",
+        contents=contents.GitIndex() if git_index else contents.DISK,
     )
     return targets, cfg, settings
 
@@ -223,6 +229,7 @@ def _setup(
 @click.option("--format", "fmt", type=click.Choice(MATRIX_FORMATS), default="text", help="Output format.")
 @click.option("--output", type=click.Path(), help="Write the table to this file.")
 @click.option("--no-cache", is_flag=True, help="Neither read nor write .refusal_lint_cache/.")
+@click.option("--git-index", is_flag=True, help="Read only the files in git's index.")
 @click.option("--jobs", type=click.IntRange(min=1), default=None, help="Parser processes (default: CPUs).")
 @click.option("--verbose", is_flag=True, help="Show the trace of an internal error.")
 def matrix(**kw: Any) -> None:
@@ -237,11 +244,12 @@ def _matrix(
     output: str | None,
     no_cache: bool,
     jobs: int | None,
+    git_index: bool = False,
 ) -> int:
     from refusal_lint import pipeline
     from refusal_lint.report import matrix as matrix_report
 
-    targets, cfg, settings = _setup(paths, config_file, None, None, no_cache, jobs)
+    targets, cfg, settings = _setup(paths, config_file, None, None, no_cache, jobs, git_index)
     result = pipeline.run(targets, cfg, settings)
     render = {
         "text": matrix_report.render_text,

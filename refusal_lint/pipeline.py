@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from refusal_lint import discover, filtering, prefilter
+from refusal_lint import filtering, prefilter
 from refusal_lint.config import Config
 from refusal_lint.errors import UsageError
 from refusal_lint.extraction import Extraction
@@ -15,6 +15,7 @@ from refusal_lint.roles import Roles, roles_of
 from refusal_lint.settings import Settings
 
 if TYPE_CHECKING:
+    from refusal_lint import discover
     from refusal_lint.agents import Bound
     from refusal_lint.bind import Agent
     from refusal_lint.model import Finding
@@ -41,7 +42,7 @@ def _root_of(paths: list[str]) -> str:
 
 def run(paths: list[str], cfg: Config, settings: Settings) -> Result:
     for p in paths:
-        if not os.path.exists(p):
+        if not settings.contents.exists(p):
             raise UsageError(f"{p}: no such file or folder")
     root = _root_of(paths)
     recorded = None
@@ -51,7 +52,7 @@ def run(paths: list[str], cfg: Config, settings: Settings) -> Result:
         recorded = baseline.load(settings.baseline)  # a bad file stops the run before any work
     roles = roles_of(cfg, root)
     exclude_base = cfg.base if cfg.source else root
-    walk = discover.walk(root, paths, list(cfg.exclude), exclude_base)
+    walk = settings.contents.walk(root, paths, list(cfg.exclude), exclude_base)
     ex = Extraction(root, cfg, settings, roles)
     try:
         result = _run(ex, walk, root, cfg, settings, roles)
