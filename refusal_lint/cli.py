@@ -134,7 +134,7 @@ def _check(
 ) -> int:
     import dataclasses
 
-    from refusal_lint import pipeline
+    from refusal_lint import display, pipeline
 
     targets, cfg, settings = _setup(paths, config_file, select, ignore, no_cache, jobs, git_index)
     if fix and show_diff:
@@ -149,6 +149,7 @@ def _check(
     if baseline_file is not None or cfg.baseline is not None:
         settings = dataclasses.replace(settings, baseline=baseline_file or cfg.baseline)
     result = pipeline.run(targets, cfg, settings)
+    show = display.from_cwd(result.root)
     fixed = 0
     if fix or show_diff:
         from refusal_lint import fix as fixer
@@ -158,7 +159,7 @@ def _check(
             for line in plan.skipped:
                 click.echo(f"refusal-lint: note: {line}", err=True)
         if show_diff:
-            click.echo(fixer.diff(plan), nl=False)
+            click.echo(fixer.diff(plan, show), nl=False)
             return 1 if plan.files else 0
         for line in fixer.write(plan):
             click.echo(f"refusal-lint: note: {line}", err=True)
@@ -166,8 +167,8 @@ def _check(
         if fixed:
             result = pipeline.run(targets, cfg, settings)  # what remains, exactly as a fresh run sees it
     run = choose.Run(
-        result.findings,
-        result.agents,
+        display.relocate(result.findings, show),
+        display.relocate(result.agents, show),
         files=result.files_scanned,
         fixed=fixed,
         nothing=not result.facts_found and not result.findings,
@@ -246,7 +247,7 @@ def _matrix(
     jobs: int | None,
     git_index: bool = False,
 ) -> int:
-    from refusal_lint import pipeline
+    from refusal_lint import display, pipeline
     from refusal_lint.report import matrix as matrix_report
 
     targets, cfg, settings = _setup(paths, config_file, None, None, no_cache, jobs, git_index)
@@ -256,7 +257,10 @@ def _matrix(
         "markdown": matrix_report.render_markdown,
         "json": matrix_report.render_json,
     }[fmt]
-    _emit(render(result.agents, result.findings), output, False)
+    show = display.from_cwd(result.root)
+    _emit(
+        render(display.relocate(result.agents, show), display.relocate(result.findings, show)), output, False
+    )
     return 0
 
 

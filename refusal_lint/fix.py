@@ -188,15 +188,17 @@ def plan(findings: list[Finding], root: str, read: Callable[[str], bytes] = DISK
     return out
 
 
-def diff(p: Plan) -> str:
+def diff(p: Plan, show: Callable[[str], str] = str) -> str:
+    """The plan as a unified diff; `show` gives each path as the patch names it (relative to
+    the current folder, so `git apply` takes it there)."""
     chunks: list[str] = []
     for f in p.files:
         chunks.extend(
             difflib.unified_diff(
                 f.before.splitlines(keepends=True),
                 f.after.splitlines(keepends=True),
-                f"a/{f.path}",
-                f"b/{f.path}",
+                f"a/{show(f.path)}",
+                f"b/{show(f.path)}",
             )
         )
     return "".join(c if c.endswith("\n") else c + "\n\\ No newline at end of file\n" for c in chunks)

@@ -67,7 +67,7 @@ def test_fix_keeps_layout_byte_for_byte(tmp_path: Path) -> None:
 def test_diff_writes_nothing(tmp_path: Path) -> None:
     root = _tree(tmp_path, "py-rl303") / "py-rl303"
     before = snapshot(root)
-    result = run_cli("check", str(root), "--diff", "--no-cache")
+    result = run_cli("check", str(root), "--diff", "--no-cache", cwd=root)
     assert result.exit_code == 1
     assert result.stdout.splitlines()[:2] == ["--- a/survey/tools.py", "+++ b/survey/tools.py"]
     assert f'+        return refuse("seg-mix", reason="{SEG}")' in result.stdout

@@ -1,0 +1,129 @@
+"""PATH arguments that are files (DESIGN §1): a file names the agents it belongs to.
+
+The tree checked for a file is its project's (found upward: the config file's folder, else
+the git work tree's top, else the file's folder); the findings reported are those of the
+agents owning one of the given files, wherever they stand. A file in no agent gives nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from refusal_lint.config import Config
+
+if TYPE_CHECKING:
+    from refusal_lint import discover
+    from refusal_lint.bind import Agent
+    from refusal_lint.facts import FileFacts
+    from refusal_lint.model import Finding
+    from refusal_lint.roles import Roles
+
+
+def project_root(path: str, cfg: Config) -> str:
+    """The project a file belongs to: the folder of the run's config file when the file is
+    under it, else the top of the git work tree holding it, else the file's own folder."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if cfg.source and _under(folder, os.path.abspath(cfg.base)):
+        return os.path.abspath(cfg.base)
+    here = folder
+    while True:
+        if os.path.exists(os.path.join(here, ".git")):  # a folder, or a file in a worktree
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            return folder
+        here = parent
+
+
+def _under(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+@dataclass(frozen=True)
+class Wanted:
+    """The files named on the command line (root-relative), and the folders given beside
+    them, whose findings are all reported."""
+
+    files: tuple[str, ...]
+    folders: tuple[str, ...] = ()
+
+    def in_folders(self, path: str) -> bool:
+        return any(f in ("", ".") or path == f or path.startswith(f + "/") for f in self.folders)
+
+
+def python_scope(
+    wanted: Wanted, facts: dict[str, FileFacts], py_entries: list[discover.Entry], configured: bool
+) -> list[discover.Entry]:
+    """The Python files worth scanning for these files' agents: where the data cards show
+    two agents or more, only those under the owning agents' roots (and in the folders above
+    them, where a card built in code may stand); everything where that cannot be told."""
+    from refusal_lint.checks.card import rule_sets
+    from refusal_lint.scoping import agent_root, owner
+
+    if configured:
+        return py_entries
+    roots = sorted({agent_root(rs.loc.path) for rs in rule_sets(d for f in facts.values() for d in f.exts)})
+    if len(roots) < 2:
+        return py_entries
+    owned: set[str] = set()
+    for path in wanted.files:
+        found = owner(path, roots)
+        if not found:
+            return py_entries  # perhaps an agent whose card is built in Python: scan it all
+        owned.update(found)
+    if "" in owned:
+        return py_entries
+    above = {"/".join(r.split("/")[:i]) for r in owned for i in range(len(r.split("/")))}
+    return [
+        e
+        for e in py_entries
+        if any(e.rel.startswith(r + "/") for r in owned)
+        or posixpath.dirname(e.rel) in above
+        or wanted.in_folders(e.rel)
+    ]
+
+
+class Owners:
+    """Which agents own the wanted files, and which paths belong to those agents."""
+
+    def __init__(self, wanted: Wanted, agents: list[Agent], roles: Roles, configured: bool) -> None:
+        from refusal_lint.scoping import owner
+
+        self.owner = owner
+        self.agents = agents
+        self.roles = roles
+        self.configured = configured
+        self.roots = [a.root for a in agents]
+        self.owning = [a for a in agents if any(self.belongs(p, a) for p in wanted.files)]
+        self.wanted = wanted
+
+    def belongs(self, path: str, agent: Agent) -> bool:
+        if path in agent.files or (agent.card is not None and agent.card.loc.path == path):
+            return True
+        if any(p.loc.path == path for p in agent.prompts):
+            return True
+        if self.configured:
+            spec = self.roles.prompts.get(agent.prompt_spec or "")
+            return spec is not None and spec.path == path
+        return agent.root in self.owner(path, self.roots)
+
+    def keeps(self, path: str) -> bool:
+        """Does a path (of a finding no agent is named on, or a baseline entry) count?"""
+        return self.wanted.in_folders(path) or any(self.belongs(path, a) for a in self.owning)
+
+    def findings(self, findings: list[Finding]) -> list[Finding]:
+        return [f for f in findings if self._keeps(f)]
+
+    def _keeps(self, f: Finding) -> bool:
+        if f.agent is None or self.wanted.in_folders(f.loc.path):
+            return self.keeps(f.loc.path)
+        mine = [a for a in self.owning if a.name == f.agent]
+        if not mine:
+            return False
+        # Two agents may bear one name (cards copied from a template): then the path decides.
+        if sum(a.name == f.agent for a in self.agents) == 1:
+            return True
+        return any(self.belongs(f.loc.path, a) for a in mine)
