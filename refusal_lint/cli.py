@@ -164,6 +164,7 @@ def _check(
         for line in fixer.write(plan):
             click.echo(f"refusal-lint: note: {line}", err=True)
         fixed = plan.count
+        settings.contents.wrote(f.abs for f in plan.files if f.fixed)
         if fixed:
             result = pipeline.run(targets, cfg, settings)  # what remains, exactly as a fresh run sees it
     run = choose.Run(

@@ -37,6 +37,9 @@ class Disk:
     def exists(self, path: str) -> bool:
         return os.path.exists(path)
 
+    def wrote(self, paths: Iterable[str]) -> None:
+        """--fix rewrote these files (absolute paths) on the disk; the run after it reads them there."""
+
 
 class Overlay(Disk):
     """The disk, with some files' bytes replaced (an editor's open buffers, by absolute path).
@@ -81,6 +84,11 @@ class GitIndex(Disk):
 
     def __init__(self) -> None:
         self.blobs: dict[str, bytes] = {}  # absolute path -> the index's bytes, where they differ
+        # Files --fix rewrote: read from the disk, as the commit will hold them once staged.
+        self.fixed: set[str] = set()
+
+    def wrote(self, paths: Iterable[str]) -> None:
+        self.fixed.update(os.path.abspath(p) for p in paths)
 
     def walk(self, root: str, targets: list[str], exclude: list[str], exclude_base: str) -> discover.Walk:
         top = _git_top(root)
@@ -105,7 +113,7 @@ class GitIndex(Disk):
                 or (excl is not None and _excluded(excl, absolute, exclude_base))
             ):
                 continue
-            st = _stat(absolute) if path not in differ else None
+            st = _stat(absolute) if path not in differ or absolute in self.fixed else None
             if st is not None:
                 out.files.append(discover.Entry(_rel(absolute, root), absolute, st.st_size, st.st_mtime_ns))
             elif mode != "120000":  # a changed symlink: the index holds only its target's name
