@@ -56,17 +56,19 @@ class Hooked:
         subprocess.run(install, cwd=root, env=self.env, check=True, capture_output=True)
         self.git("add", "-A")
         first = self.commit("the agent")
-        assert first.returncode == 0, first.stdout + first.stderr
+        assert first.returncode == 0, first.stdout
 
     def git(self, *args: str) -> None:
         subprocess.run(["git", *args], cwd=self.root, env=self.env, check=True, capture_output=True)
 
     def commit(self, message: str) -> subprocess.CompletedProcess[str]:
+        """`git commit`; git shows the hook's report on stderr: it is all in `stdout` here."""
         return subprocess.run(
             ["git", "commit", "-q", "-m", message],
             cwd=self.root,
             env=self.env,
-            capture_output=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
             text=True,
             timeout=600,
         )
@@ -91,26 +93,28 @@ def test_a_drifted_prompt_blocks_the_commit(tmp_path: Path, home: Path) -> None:
     hooked.git("add", PROMPT)
     blocked = hooked.commit("drift")
     assert blocked.returncode != 0
-    assert f"{PROMPT}:5:3: RL203 [seg-mix]" in blocked.stdout, blocked.stdout + blocked.stderr
+    assert f"{PROMPT}:5:3: RL203 [seg-mix]" in blocked.stdout, blocked.stdout
     hooked.edit(PROMPT, DRIFT, SEG)
     hooked.git("add", PROMPT)
     (hooked.root / "agent" / "tools.py").write_text((hooked.root / "agent" / "tools.py").read_text() + "\n")
     hooked.git("add", "agent/tools.py")
     passed = hooked.commit("mended")
-    assert passed.returncode == 0, passed.stdout + passed.stderr
+    assert passed.returncode == 0, passed.stdout
 
 
 def test_the_fix_hook_rewrites_the_prompt_and_blocks(tmp_path: Path, home: Path) -> None:
     hooked = Hooked(tmp_path / "repo", home, "refusal-lint-fix")
-    prompt = hooked.edit(PROMPT, SEG, DRIFT)
+    hooked.edit(PROMPT, "Answer from", "Be brief. Answer from")  # the change being committed
+    prompt = hooked.edit(PROMPT, SEG, DRIFT)  # and a drift that slipped in with it
     hooked.git("add", PROMPT)
     blocked = hooked.commit("drift")
     assert blocked.returncode != 0
-    assert "files were modified by this hook" in blocked.stdout, blocked.stdout + blocked.stderr
+    assert "files were modified by this hook" in blocked.stdout, blocked.stdout
     assert SEG in prompt.read_text() and DRIFT not in prompt.read_text()
+    assert "Be brief." in prompt.read_text()
     hooked.git("add", PROMPT)
     again = hooked.commit("drift, fixed")
-    assert again.returncode == 0, again.stdout + again.stderr
+    assert again.returncode == 0, again.stdout
 
 
 def test_an_untracked_draft_does_not_block(tmp_path: Path, home: Path) -> None:
@@ -122,7 +126,7 @@ def test_an_untracked_draft_does_not_block(tmp_path: Path, home: Path) -> None:
     hooked.edit("agent/tools.py", "def crosstab", "# crosstabs of the survey tables\ndef crosstab")
     hooked.git("add", "agent/tools.py")
     passed = hooked.commit("an unrelated change")
-    assert passed.returncode == 0, passed.stdout + passed.stderr
+    assert passed.returncode == 0, passed.stdout
     # Both are still there, untouched.
     assert (hooked.root / "agent" / "prompts" / "draft_prompt.md").exists()
     assert DRIFT in (hooked.root / PROMPT).read_text()
@@ -134,7 +138,7 @@ def test_a_changed_card_reports_the_drift_in_the_unchanged_prompt(tmp_path: Path
     hooked.git("add", CARD)
     blocked = hooked.commit("a new wording in the card")
     assert blocked.returncode != 0
-    assert f"{PROMPT}:5:3: RL203 [seg-mix]" in blocked.stdout, blocked.stdout + blocked.stderr
+    assert f"{PROMPT}:5:3: RL203 [seg-mix]" in blocked.stdout, blocked.stdout
 
 
 def test_hook_files_pattern_covers_every_suffix_read() -> None:
