@@ -17,6 +17,19 @@ def _sentence(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+def _setting(c: Code) -> str:
+    """What an example stands in (examples.py; a test runs every one)."""
+    if c.code.startswith("RL4"):
+        return (
+            "The agent answered the probe of `seg-mix` (its card advertises `seg-mix: One family per"
+            " cut.`) with:"
+        )
+    return (
+        "In the example agent (`agent-card.json` advertising `seg-mix: One family per cut.`, `prompt.md`"
+        " stating it, `tools.py` guarding it), with these files in place (`==> path <==` starts each):"
+    )
+
+
 def page(c: Code) -> str:
     """One code's page: what, why, how to fix, with the example that shows it."""
     fix = "yes, `refusal-lint check --fix`" if c.fixable else "no"
@@ -34,13 +47,12 @@ def page(c: Code) -> str:
         "## Why",
         "",
         _sentence(Code.one_line(c.why)),
-        "",
-        "## How to fix",
-        "",
-        _sentence(Code.one_line(c.fix)),
     ]
     if c.example:
-        parts += ["", "```", c.example, "```"]
+        parts += ["", "## Example", "", _setting(c), "", "```", c.example.rstrip("\n"), "```"]
+    parts += ["", "## How to fix", "", _sentence(Code.one_line(c.fix))]
+    if c.fixed:
+        parts += ["", "```", c.fixed.rstrip("\n"), "```"]
     if not c.code.startswith(("RL4", "RL5")):  # live findings: a running agent or client, not a line
         parts += [
             "",

@@ -24,7 +24,9 @@ def _markdown(c: Code) -> str:
     prose = f"What: {c.what}\nWhy: {c.why}\nFix: {c.fix}"
     out = [line + "  " for line in prose.splitlines()]
     if c.example:
-        out += ["```", *c.example.splitlines(), "```"]
+        out += ["Example:", "```", *c.example.splitlines(), "```"]
+    if c.fixed:
+        out += ["Fixed:", "```", *c.fixed.splitlines(), "```"]
     return "\n".join(out)
 
 
