@@ -131,7 +131,7 @@ def test_a_file_turned_binary_before_writing_is_left_alone(tmp_path: Path) -> No
     tools = root / "survey" / "tools.py"
     tools.write_bytes(b"\x00\x01 not text any more")
     problems = fix.write(plan)
-    assert problems == ["survey/tools.py: not fixed, file holds NUL bytes"]
+    assert problems == ["survey/tools.py: not fixed, binary file (holds NUL bytes)"]
     assert tools.read_bytes() == b"\x00\x01 not text any more"
 
 

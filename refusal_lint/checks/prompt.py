@@ -163,7 +163,9 @@ def check(
                 )
                 out.append(
                     RL203.finding(
-                        _on_file_line(Loc(p.loc.path, rl.line, rl.col), rl.rule_id, p),
+                        _on_file_line(
+                            Loc(p.loc.path, rl.line, rl.col, rl.line, rl.col + len(rl.rule_id)), rl.rule_id, p
+                        ),
                         f'the prompt gives `{rl.rule_id}` the reason "{rl.wrapped or rl.reason}"; '
                         f'the card says "{stated.reason}"',
                         rule_id=rl.rule_id,
