@@ -99,6 +99,13 @@ def main() -> None:
     "--write-baseline", type=click.Path(), help="Record today's findings in this baseline file, and exit 0."
 )
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when errors are found (never turns 2 into 0).")
+@click.option(
+    "--also",
+    "also",
+    multiple=True,
+    metavar="FORMAT=FILE",
+    help="Also write the report in FORMAT to FILE, from the same run (repeatable; the action uses it).",
+)
 @click.option("--no-cache", is_flag=True, help="Neither read nor write .refusal_lint_cache/.")
 @click.option(
     "--git-index", is_flag=True, help="Read only the files in git's index, as the commit will hold them."
@@ -131,11 +138,13 @@ def _check(
     baseline_file: str | None = None,
     write_baseline: str | None = None,
     git_index: bool = False,
+    also: tuple[str, ...] = (),
 ) -> int:
     import dataclasses
 
     from refusal_lint import display, pipeline
 
+    extra = [_also(a) for a in also]  # a bad one stops the run before any work
     targets, cfg, settings = _setup(paths, config_file, select, ignore, no_cache, jobs, git_index)
     if fix and show_diff:
         raise UsageError("--fix and --diff: choose one")
@@ -180,8 +189,18 @@ def _check(
     if not quiet:
         for note in result.notes:
             click.echo(f"refusal-lint: note: {note}", err=True)
+    for other_fmt, path in extra:
+        _emit(choose.render(run, choose.Style(other_fmt, False, to_file=True))[0], path, False)
     _emit(report, output, use_color)
     return _status(result.findings, exit_zero)
+
+
+def _also(value: str) -> tuple[str, str]:
+    """--also FORMAT=FILE."""
+    fmt, sep, path = value.partition("=")
+    if not sep or not path or fmt not in choose.FORMATS:
+        raise UsageError(f"--also {value}: give FORMAT=FILE, FORMAT one of {', '.join(choose.FORMATS)}")
+    return fmt, path
 
 
 def _cpus() -> int:
