@@ -58,9 +58,8 @@ def test_the_check_step_annotates_summarises_and_writes_sarif(tmp_path: Path, sa
         "RL_ARGS": "--no-cache",
         "RL_SARIF": sarif,
     }
-    done = subprocess.run(
-        ["bash", "-e", "-c", str(check["run"])], cwd=work, env=env, capture_output=True, text=True, timeout=120
-    )
+    script = ["bash", "-e", "-c", str(check["run"])]
+    done = subprocess.run(script, cwd=work, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 1, done.stdout + done.stderr  # errors found: the step fails the job
     annotations = [line for line in done.stdout.splitlines() if line.startswith("::error ")]
     assert len(annotations) == 3
