@@ -20,25 +20,13 @@ RL101 = Code(
     what="the refusals extension entry is not shaped as A2A's AgentExtension.",
     why="A2A clients and SDKs reject or misread such cards.",
     fix="an object with a string `uri`, an optional boolean `required` and the `params` map:",
-    example="""==> agent-card.json <==
-{
-  "name": "Survey Analyst",
-  "capabilities": {"extensions": [{
-    "uri": "https://standards.upperhandai.com/ext/refusals/v1",
-    "required": "no",
-    "params": {"seg-mix": "One family per cut."}
-  }]}
-}
+    example="""==> agent-card.json (extensions) <==
+{"uri": "https://standards.upperhandai.com/ext/refusals/v1", "required": "no",
+ "params": {"seg-mix": "One family per cut."}}
 """,
-    fixed="""==> agent-card.json <==
-{
-  "name": "Survey Analyst",
-  "capabilities": {"extensions": [{
-    "uri": "https://standards.upperhandai.com/ext/refusals/v1",
-    "required": false,
-    "params": {"seg-mix": "One family per cut."}
-  }]}
-}
+    fixed="""==> agent-card.json (extensions) <==
+{"uri": "https://standards.upperhandai.com/ext/refusals/v1", "required": false,
+ "params": {"seg-mix": "One family per cut."}}
 """,
 )
 
@@ -51,23 +39,13 @@ RL102 = Code(
 `refusal`/`refusals` and the version are folded (`http://...`, `.../refusals/v1/`, `.../refusal/v1`).""",
     why="clients match the URI exactly; a near miss means callers never see the refusals.",
     fix="use exactly https://standards.upperhandai.com/ext/refusals/v1",
-    example="""==> agent-card.json <==
-{
-  "name": "Survey Analyst",
-  "capabilities": {"extensions": [{
-    "uri": "http://standards.upperhandai.com/ext/refusals/v1/",
-    "params": {"seg-mix": "One family per cut."}
-  }]}
-}
+    example="""==> agent-card.json (extensions) <==
+{"uri": "http://standards.upperhandai.com/ext/refusals/v1/",
+ "params": {"seg-mix": "One family per cut."}}
 """,
-    fixed="""==> agent-card.json <==
-{
-  "name": "Survey Analyst",
-  "capabilities": {"extensions": [{
-    "uri": "https://standards.upperhandai.com/ext/refusals/v1",
-    "params": {"seg-mix": "One family per cut."}
-  }]}
-}
+    fixed="""==> agent-card.json (extensions) <==
+{"uri": "https://standards.upperhandai.com/ext/refusals/v1",
+ "params": {"seg-mix": "One family per cut."}}
 """,
 )
 
@@ -79,23 +57,13 @@ RL103 = Code(
     what="the extension declares no rules.",
     why="the spec requires a non-empty map; an empty one advertises nothing and fails the probe.",
     fix="list each rule with its one-line reason:",
-    example="""==> agent-card.json <==
-{
-  "name": "Survey Analyst",
-  "capabilities": {"extensions": [{
-    "uri": "https://standards.upperhandai.com/ext/refusals/v1",
-    "params": {}
-  }]}
-}
+    example="""==> agent-card.json (extensions) <==
+{"uri": "https://standards.upperhandai.com/ext/refusals/v1",
+ "params": {}}
 """,
-    fixed="""==> agent-card.json <==
-{
-  "name": "Survey Analyst",
-  "capabilities": {"extensions": [{
-    "uri": "https://standards.upperhandai.com/ext/refusals/v1",
-    "params": {"seg-mix": "One family per cut."}
-  }]}
-}
+    fixed="""==> agent-card.json (extensions) <==
+{"uri": "https://standards.upperhandai.com/ext/refusals/v1",
+ "params": {"seg-mix": "One family per cut."}}
 """,
 )
 
@@ -108,23 +76,13 @@ RL104 = Code(
 a number, null).""",
     why="the spec makes params a flat string-to-string map of rule id to reason.",
     fix="flatten it:",
-    example="""==> agent-card.json <==
-{
-  "name": "Survey Analyst",
-  "capabilities": {"extensions": [{
-    "uri": "https://standards.upperhandai.com/ext/refusals/v1",
-    "params": {"seg-mix": {"reason": "One family per cut."}}
-  }]}
-}
+    example="""==> agent-card.json (extensions) <==
+{"uri": "https://standards.upperhandai.com/ext/refusals/v1",
+ "params": {"seg-mix": {"reason": "One family per cut."}}}
 """,
-    fixed="""==> agent-card.json <==
-{
-  "name": "Survey Analyst",
-  "capabilities": {"extensions": [{
-    "uri": "https://standards.upperhandai.com/ext/refusals/v1",
-    "params": {"seg-mix": "One family per cut."}
-  }]}
-}
+    fixed="""==> agent-card.json (extensions) <==
+{"uri": "https://standards.upperhandai.com/ext/refusals/v1",
+ "params": {"seg-mix": "One family per cut."}}
 """,
 )
 
@@ -136,36 +94,24 @@ RL105 = Code(
     what="a rule id with capitals, underscores, spaces or doubled hyphens.",
     why="the spec requires kebab-case keys; consumers and evals match them literally.",
     fix="rename the key everywhere it appears: `Seg_Mix` -> `seg-mix`.",
-    example="""==> agent-card.json <==
-{
-  "name": "Survey Analyst",
-  "capabilities": {"extensions": [{
-    "uri": "https://standards.upperhandai.com/ext/refusals/v1",
-    "params": {"Seg_Mix": "One family per cut."}
-  }]}
-}
+    example="""==> agent-card.json (extensions) <==
+{"uri": "https://standards.upperhandai.com/ext/refusals/v1",
+ "params": {"Seg_Mix": "One family per cut."}}
 ==> prompt.md <==
 - Seg_Mix: One family per cut.
 ==> tools.py <==
 from policy import refuse
 
-
 def crosstab(families):
     return refuse("Seg_Mix") if len(families) > 1 else families
 """,
-    fixed="""==> agent-card.json <==
-{
-  "name": "Survey Analyst",
-  "capabilities": {"extensions": [{
-    "uri": "https://standards.upperhandai.com/ext/refusals/v1",
-    "params": {"seg-mix": "One family per cut."}
-  }]}
-}
+    fixed="""==> agent-card.json (extensions) <==
+{"uri": "https://standards.upperhandai.com/ext/refusals/v1",
+ "params": {"seg-mix": "One family per cut."}}
 ==> prompt.md <==
 - seg-mix: One family per cut.
 ==> tools.py <==
 from policy import refuse
-
 
 def crosstab(families):
     return refuse("seg-mix") if len(families) > 1 else families
@@ -180,23 +126,13 @@ RL106 = Code(
     what="a rule's reason is empty or spans several lines.",
     why="the reason is a one-line, user-facing text that clients render verbatim.",
     fix='one sentence on one line: "That demographic cut is not defined for this study."',
-    example="""==> agent-card.json <==
-{
-  "name": "Survey Analyst",
-  "capabilities": {"extensions": [{
-    "uri": "https://standards.upperhandai.com/ext/refusals/v1",
-    "params": {"seg-mix": "One family\\nper cut."}
-  }]}
-}
+    example="""==> agent-card.json (extensions) <==
+{"uri": "https://standards.upperhandai.com/ext/refusals/v1",
+ "params": {"seg-mix": "One family\\nper cut."}}
 """,
-    fixed="""==> agent-card.json <==
-{
-  "name": "Survey Analyst",
-  "capabilities": {"extensions": [{
-    "uri": "https://standards.upperhandai.com/ext/refusals/v1",
-    "params": {"seg-mix": "One family per cut."}
-  }]}
-}
+    fixed="""==> agent-card.json (extensions) <==
+{"uri": "https://standards.upperhandai.com/ext/refusals/v1",
+ "params": {"seg-mix": "One family per cut."}}
 """,
 )
 
@@ -208,23 +144,14 @@ RL107 = Code(
     what="a params object (JSON, YAML or a Python dict literal) repeats a key.",
     why="parsers keep only the last value, silently dropping the first reason.",
     fix="keep one entry per rule id (the last one is the one in effect).",
-    example="""==> agent-card.json <==
-{
-  "name": "Survey Analyst",
-  "capabilities": {"extensions": [{
-    "uri": "https://standards.upperhandai.com/ext/refusals/v1",
-    "params": {"seg-mix": "One family per cut.", "seg-mix": "One family per cut."}
-  }]}
-}
+    example="""==> agent-card.json (extensions) <==
+{"uri": "https://standards.upperhandai.com/ext/refusals/v1",
+ "params": {"seg-mix": "One family per cut.",
+            "seg-mix": "One family per cut."}}
 """,
-    fixed="""==> agent-card.json <==
-{
-  "name": "Survey Analyst",
-  "capabilities": {"extensions": [{
-    "uri": "https://standards.upperhandai.com/ext/refusals/v1",
-    "params": {"seg-mix": "One family per cut."}
-  }]}
-}
+    fixed="""==> agent-card.json (extensions) <==
+{"uri": "https://standards.upperhandai.com/ext/refusals/v1",
+ "params": {"seg-mix": "One family per cut."}}
 """,
 )
 
@@ -236,25 +163,15 @@ RL108 = Code(
     what="the card's extensions list holds the Refusals v1 entry twice.",
     why="clients pick one at random; the two maps can drift apart.",
     fix="merge both params maps into a single extension entry.",
-    example="""==> agent-card.json <==
-{
-  "name": "Survey Analyst",
-  "capabilities": {"extensions": [
-    {"uri": "https://standards.upperhandai.com/ext/refusals/v1",
-     "params": {"seg-mix": "One family per cut."}},
-    {"uri": "https://standards.upperhandai.com/ext/refusals/v1",
-     "params": {"seg-mix": "One family per cut."}}
-  ]}
-}
+    example="""==> agent-card.json (extensions) <==
+{"uri": "https://standards.upperhandai.com/ext/refusals/v1",
+ "params": {"seg-mix": "One family per cut."}},
+{"uri": "https://standards.upperhandai.com/ext/refusals/v1",
+ "params": {"seg-mix": "One family per cut."}}
 """,
-    fixed="""==> agent-card.json <==
-{
-  "name": "Survey Analyst",
-  "capabilities": {"extensions": [{
-    "uri": "https://standards.upperhandai.com/ext/refusals/v1",
-    "params": {"seg-mix": "One family per cut."}
-  }]}
-}
+    fixed="""==> agent-card.json (extensions) <==
+{"uri": "https://standards.upperhandai.com/ext/refusals/v1",
+ "params": {"seg-mix": "One family per cut."}}
 """,
 )
 

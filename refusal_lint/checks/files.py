@@ -42,20 +42,14 @@ RL003 = Code(
     example="""==> tools.py <==
 from policy import refuse
 
-
 def crosstab(families):
-    if len(families) > 1:
-        return refuse("seg-mix")  # refusal-lint: ignore[RL304]
-    return {"families": families}
+    return refuse("seg-mix") if families else None  # refusal-lint: ignore[RL304]
 """,
     fixed="""==> tools.py <==
 from policy import refuse
 
-
 def crosstab(families):
-    if len(families) > 1:
-        return refuse("seg-mix")
-    return {"families": families}
+    return refuse("seg-mix") if families else None
 """,
 )
 
@@ -71,44 +65,25 @@ card) sits under no agent root, or under two equally near ones.""",
     example="""==> agent-card.json (deleted) <==
 ==> prompt.md (deleted) <==
 ==> tools.py (deleted) <==
-==> survey/agent-card.json <==
-{
-  "name": "Survey Analyst",
-  "capabilities": {"extensions": [{
-    "uri": "https://standards.upperhandai.com/ext/refusals/v1",
-    "params": {"seg-mix": "One family per cut."}
-  }]}
-}
+==> survey/agent-card.json (extensions) <==
+{"uri": "https://standards.upperhandai.com/ext/refusals/v1",
+ "params": {"seg-mix": "One family per cut."}}
 ==> survey/prompt.md <==
 - seg-mix: One family per cut.
 ==> survey/tools.py <==
 from policy import refuse
-
-
-def crosstab(families):
-    return refuse("seg-mix") if len(families) > 1 else families
-==> media/agent-card.json <==
-{
-  "name": "Media Analyst",
-  "capabilities": {"extensions": [{
-    "uri": "https://standards.upperhandai.com/ext/refusals/v1",
-    "params": {"seg-mix": "One family per cut."}
-  }]}
-}
+crosstab = lambda families: refuse("seg-mix") if len(families) > 1 else families
+==> media/agent-card.json (extensions) <==
+{"uri": "https://standards.upperhandai.com/ext/refusals/v1",
+ "params": {"seg-mix": "One family per cut."}}
 ==> media/prompt.md <==
 - seg-mix: One family per cut.
 ==> media/tools.py <==
 from policy import refuse
-
-
-def reach(families):
-    return refuse("seg-mix") if len(families) > 1 else families
+reach = lambda families: refuse("seg-mix") if len(families) > 1 else families
 ==> shared/cuts.py <==
 from policy import refuse
-
-
-def cut(families):
-    return refuse("seg-mix") if len(families) > 1 else families
+cut = lambda families: refuse("seg-mix") if len(families) > 1 else families
 """,
     fixed="""==> .refusal-lint.yaml <==
 agents:

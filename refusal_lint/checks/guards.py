@@ -21,17 +21,11 @@ tree declares the Refusals v1 extension.""",
     why="""callers learn which computations are refused from the card; a refusal whose rule no
 card advertises cannot be pre-filtered, and consumers cannot check it.""",
     fix="add the extension to the card, listing every rule the guards fire:",
-    example="""==> agent-card.json <==
-{"name": "Survey Analyst", "capabilities": {"extensions": []}}
+    example="""==> agent-card.json (extensions) <==
 """,
-    fixed="""==> agent-card.json <==
-{
-  "name": "Survey Analyst",
-  "capabilities": {"extensions": [{
-    "uri": "https://standards.upperhandai.com/ext/refusals/v1",
-    "params": {"seg-mix": "One family per cut."}
-  }]}
-}
+    fixed="""==> agent-card.json (extensions) <==
+{"uri": "https://standards.upperhandai.com/ext/refusals/v1",
+ "params": {"seg-mix": "One family per cut."}}
 """,
 )
 
@@ -45,16 +39,13 @@ RL301 = Code(
     fix="add a guard in the tool code:",
     example="""==> tools.py <==
 def crosstab(families):
-    return {"families": families}
+    return families
 """,
     fixed="""==> tools.py <==
 from policy import refuse
 
-
 def crosstab(families):
-    if len(families) > 1:
-        return refuse("seg-mix")
-    return {"families": families}
+    return refuse("seg-mix") if len(families) > 1 else families
 """,
 )
 
@@ -70,22 +61,16 @@ suggests the nearest card rule).""",
     example="""==> tools.py <==
 from policy import refuse
 
-
 def crosstab(families, cut):
-    if len(families) > 1:
-        return refuse("seg-mix")
     if cut == "zodiac":
         return refuse("astro-cut")
-    return {"families": families}
+    return refuse("seg-mix") if len(families) > 1 else families
 """,
     fixed="""==> tools.py <==
 from policy import refuse
 
-
-def crosstab(families, cut):
-    if len(families) > 1:
-        return refuse("seg-mix")
-    return {"families": families}
+def crosstab(families):
+    return refuse("seg-mix") if len(families) > 1 else families
 """,
 )
 
@@ -101,20 +86,14 @@ RL303 = Code(
     example="""==> tools.py <==
 from policy import refuse
 
-
 def crosstab(families):
-    if len(families) > 1:
-        return refuse("seg-mix", reason="Families never mix.")
-    return {"families": families}
+    return refuse("seg-mix", reason="Families never mix.") if len(families) > 1 else families
 """,
     fixed="""==> tools.py <==
-from policy import refuse
-
+from policy import RULES, refuse
 
 def crosstab(families):
-    if len(families) > 1:
-        return refuse("seg-mix", reason="One family per cut.")
-    return {"families": families}
+    return refuse("seg-mix", reason=RULES["seg-mix"]) if len(families) > 1 else families
 """,
 )
 
@@ -129,26 +108,20 @@ local variable), so it cannot be checked against the card.""",
     fix="""use a literal, a constant or an enum member; or suppress with
 `# refusal-lint: ignore[RL304]` where the dynamism is intended.""",
     example="""==> tools.py <==
-from policy import refuse, rule_for
+from policy import refuse
 
+from policy import rule_for
 
 def crosstab(families, kind):
-    if len(families) > 1:
-        return refuse("seg-mix")
-    if kind:
-        return refuse(rule_for(kind))
-    return {"families": families}
+    return refuse("seg-mix") if len(families) > 1 else refuse(rule_for(kind))
 """,
     fixed="""==> tools.py <==
-from policy import refuse, rule_for
+from policy import refuse
 
+from policy import rule_for
 
 def crosstab(families, kind):
-    if len(families) > 1:
-        return refuse("seg-mix")
-    if kind:
-        return refuse(rule_for(kind))  # refusal-lint: ignore[RL304]
-    return {"families": families}
+    return refuse("seg-mix") if len(families) > 1 else refuse(rule_for(kind))  # refusal-lint: ignore[RL304]
 """,
 )
 
@@ -168,17 +141,14 @@ from fastapi import HTTPException
 
 def crosstab(families):
     if len(families) > 1:
-        raise HTTPException(status_code=422, detail={"rule": "seg-mix", "reason": "One family per cut."})
-    return {"families": families}
+        raise HTTPException(422, detail={"rule": "seg-mix", "reason": "One family per cut."})
+    return families
 """,
     fixed="""==> tools.py <==
 from policy import refuse
 
-
 def crosstab(families):
-    if len(families) > 1:
-        return refuse("seg-mix")
-    return {"families": families}
+    return refuse("seg-mix") if len(families) > 1 else families
 """,
 )
 
@@ -195,12 +165,8 @@ media type application/vnd.upperhand.refusal+json.""",
     example="""==> tools.py <==
 from policy import refuse
 
-
 def crosstab(families):
-    if len(families) > 1:
-        return refuse("seg-mix")
-    return {"families": families}
-
+    return refuse("seg-mix") if len(families) > 1 else families
 
 def payload():
     return {"rule": "seg-mix", "reason": "One family per cut.", "code": 422}
@@ -208,12 +174,8 @@ def payload():
     fixed="""==> tools.py <==
 from policy import refuse
 
-
 def crosstab(families):
-    if len(families) > 1:
-        return refuse("seg-mix")
-    return {"families": families}
-
+    return refuse("seg-mix") if len(families) > 1 else families
 
 def payload():
     return {"rule": "seg-mix", "reason": "One family per cut."}

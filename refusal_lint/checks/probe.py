@@ -21,27 +21,11 @@ timeout, or a body that is not JSON.""",
 interface url answers JSON-RPC POSTs.""",
     example="""{"jsonrpc": "2.0", "id": 1}
 """,
-    fixed="""{
-  "jsonrpc": "2.0",
-  "id": 1,
-  "result": {
-    "message": {
-      "role": "agent",
-      "parts": [
-        {
-          "text": "One family per cut."
-        },
-        {
-          "data": {
-            "rule": "seg-mix",
-            "reason": "One family per cut."
-          },
-          "mediaType": "application/vnd.upperhand.refusal+json"
-        }
-      ]
-    }
-  }
-}
+    fixed="""[
+  {"text": "One family per cut."},
+  {"data": {"rule": "seg-mix", "reason": "One family per cut."},
+   "mediaType": "application/vnd.upperhand.refusal+json"}
+]
 """,
 )
 
@@ -54,36 +38,14 @@ RL401 = Code(
     why="""the spec makes a refused request a successful exchange: a normal result carrying
 the refusal Parts, never a protocol error.""",
     fix="return a message with the text Part and the refusal data Part instead of raising:",
-    example="""{
-  "jsonrpc": "2.0",
-  "id": 1,
-  "error": {
-    "code": -32602,
-    "message": "One family per cut."
-  }
-}
+    example="""{"jsonrpc": "2.0", "id": 1,
+ "error": {"code": -32602, "message": "One family per cut."}}
 """,
-    fixed="""{
-  "jsonrpc": "2.0",
-  "id": 1,
-  "result": {
-    "message": {
-      "role": "agent",
-      "parts": [
-        {
-          "text": "One family per cut."
-        },
-        {
-          "data": {
-            "rule": "seg-mix",
-            "reason": "One family per cut."
-          },
-          "mediaType": "application/vnd.upperhand.refusal+json"
-        }
-      ]
-    }
-  }
-}
+    fixed="""[
+  {"text": "One family per cut."},
+  {"data": {"rule": "seg-mix", "reason": "One family per cut."},
+   "mediaType": "application/vnd.upperhand.refusal+json"}
+]
 """,
 )
 
@@ -96,42 +58,15 @@ RL402 = Code(
     why="""a refused computation answered anyway is a fabricated answer, the one thing the
 spec forbids outright.""",
     fix="make the tool-level guard fire for this request, or correct the probe message.",
-    example="""{
-  "jsonrpc": "2.0",
-  "id": 1,
-  "result": {
-    "message": {
-      "role": "agent",
-      "parts": [
-        {
-          "text": "Here is the crosstab of both families: ..."
-        }
-      ]
-    }
-  }
-}
+    example="""[
+  {"text": "Here is the crosstab of both families: ..."}
+]
 """,
-    fixed="""{
-  "jsonrpc": "2.0",
-  "id": 1,
-  "result": {
-    "message": {
-      "role": "agent",
-      "parts": [
-        {
-          "text": "One family per cut."
-        },
-        {
-          "data": {
-            "rule": "seg-mix",
-            "reason": "One family per cut."
-          },
-          "mediaType": "application/vnd.upperhand.refusal+json"
-        }
-      ]
-    }
-  }
-}
+    fixed="""[
+  {"text": "One family per cut."},
+  {"data": {"rule": "seg-mix", "reason": "One family per cut."},
+   "mediaType": "application/vnd.upperhand.refusal+json"}
+]
 """,
 )
 
@@ -143,46 +78,16 @@ RL403 = Code(
     what="the refusal came with its data Part but no text Part.",
     why="plain clients that ignore data Parts show nothing; the spec asks for both Parts.",
     fix="emit a text Part holding the reason next to the data Part.",
-    example="""{
-  "jsonrpc": "2.0",
-  "id": 1,
-  "result": {
-    "message": {
-      "role": "agent",
-      "parts": [
-        {
-          "data": {
-            "rule": "seg-mix",
-            "reason": "One family per cut."
-          },
-          "mediaType": "application/vnd.upperhand.refusal+json"
-        }
-      ]
-    }
-  }
-}
+    example="""[
+  {"data": {"rule": "seg-mix", "reason": "One family per cut."},
+   "mediaType": "application/vnd.upperhand.refusal+json"}
+]
 """,
-    fixed="""{
-  "jsonrpc": "2.0",
-  "id": 1,
-  "result": {
-    "message": {
-      "role": "agent",
-      "parts": [
-        {
-          "text": "One family per cut."
-        },
-        {
-          "data": {
-            "rule": "seg-mix",
-            "reason": "One family per cut."
-          },
-          "mediaType": "application/vnd.upperhand.refusal+json"
-        }
-      ]
-    }
-  }
-}
+    fixed="""[
+  {"text": "One family per cut."},
+  {"data": {"rule": "seg-mix", "reason": "One family per cut."},
+   "mediaType": "application/vnd.upperhand.refusal+json"}
+]
 """,
 )
 
@@ -195,51 +100,19 @@ RL404 = Code(
 other keys or non-string values.""",
     why="""consumers recognise a refusal by the media type application/vnd.upperhand.refusal+json
 and read exactly rule, reason and detail.""",
-    fix='{"data": {"rule": "seg-mix", "reason": "...", "detail": "..."},',
-    example="""{
-  "jsonrpc": "2.0",
-  "id": 1,
-  "result": {
-    "message": {
-      "role": "agent",
-      "parts": [
-        {
-          "text": "One family per cut."
-        },
-        {
-          "data": {
-            "rule": "seg-mix",
-            "reason": "One family per cut.",
-            "code": 422
-          },
-          "mediaType": "application/vnd.upperhand.refusal+json"
-        }
-      ]
-    }
-  }
-}
+    fix="a data Part whose data is exactly rule, reason and (optionally) detail, with the refusal media"
+    " type:",
+    example="""[
+  {"text": "One family per cut."},
+  {"data": {"rule": "seg-mix", "reason": "One family per cut.", "code": 422},
+   "mediaType": "application/vnd.upperhand.refusal+json"}
+]
 """,
-    fixed="""{
-  "jsonrpc": "2.0",
-  "id": 1,
-  "result": {
-    "message": {
-      "role": "agent",
-      "parts": [
-        {
-          "text": "One family per cut."
-        },
-        {
-          "data": {
-            "rule": "seg-mix",
-            "reason": "One family per cut."
-          },
-          "mediaType": "application/vnd.upperhand.refusal+json"
-        }
-      ]
-    }
-  }
-}
+    fixed="""[
+  {"text": "One family per cut."},
+  {"data": {"rule": "seg-mix", "reason": "One family per cut."},
+   "mediaType": "application/vnd.upperhand.refusal+json"}
+]
 """,
 )
 
@@ -252,49 +125,17 @@ RL405 = Code(
     why="""consumers must find the emitted rule in the card's map; an unknown one cannot be
 rendered or filtered.""",
     fix="emit the card's id, or add the rule to the card.",
-    example="""{
-  "jsonrpc": "2.0",
-  "id": 1,
-  "result": {
-    "message": {
-      "role": "agent",
-      "parts": [
-        {
-          "text": "One family per cut."
-        },
-        {
-          "data": {
-            "rule": "seg-mixing",
-            "reason": "One family per cut."
-          },
-          "mediaType": "application/vnd.upperhand.refusal+json"
-        }
-      ]
-    }
-  }
-}
+    example="""[
+  {"text": "One family per cut."},
+  {"data": {"rule": "seg-mixing", "reason": "One family per cut."},
+   "mediaType": "application/vnd.upperhand.refusal+json"}
+]
 """,
-    fixed="""{
-  "jsonrpc": "2.0",
-  "id": 1,
-  "result": {
-    "message": {
-      "role": "agent",
-      "parts": [
-        {
-          "text": "One family per cut."
-        },
-        {
-          "data": {
-            "rule": "seg-mix",
-            "reason": "One family per cut."
-          },
-          "mediaType": "application/vnd.upperhand.refusal+json"
-        }
-      ]
-    }
-  }
-}
+    fixed="""[
+  {"text": "One family per cut."},
+  {"data": {"rule": "seg-mix", "reason": "One family per cut."},
+   "mediaType": "application/vnd.upperhand.refusal+json"}
+]
 """,
 )
 
@@ -307,49 +148,17 @@ RL406 = Code(
 reason for the emitted rule.""",
     why="the reason is the advertised one-liner; callers and evals compare it verbatim.",
     fix="read the reason from the card's params map when building both Parts.",
-    example="""{
-  "jsonrpc": "2.0",
-  "id": 1,
-  "result": {
-    "message": {
-      "role": "agent",
-      "parts": [
-        {
-          "text": "Families never mix."
-        },
-        {
-          "data": {
-            "rule": "seg-mix",
-            "reason": "Families never mix."
-          },
-          "mediaType": "application/vnd.upperhand.refusal+json"
-        }
-      ]
-    }
-  }
-}
+    example="""[
+  {"text": "Families never mix."},
+  {"data": {"rule": "seg-mix", "reason": "Families never mix."},
+   "mediaType": "application/vnd.upperhand.refusal+json"}
+]
 """,
-    fixed="""{
-  "jsonrpc": "2.0",
-  "id": 1,
-  "result": {
-    "message": {
-      "role": "agent",
-      "parts": [
-        {
-          "text": "One family per cut."
-        },
-        {
-          "data": {
-            "rule": "seg-mix",
-            "reason": "One family per cut."
-          },
-          "mediaType": "application/vnd.upperhand.refusal+json"
-        }
-      ]
-    }
-  }
-}
+    fixed="""[
+  {"text": "One family per cut."},
+  {"data": {"rule": "seg-mix", "reason": "One family per cut."},
+   "mediaType": "application/vnd.upperhand.refusal+json"}
+]
 """,
 )
 
@@ -363,52 +172,18 @@ file Parts.""",
     why="""the refusal Parts must replace the result entirely; anything beside them is an
 answer the agent said it would not give.""",
     fix="return only the two refusal Parts.",
-    example="""{
-  "jsonrpc": "2.0",
-  "id": 1,
-  "result": {
-    "message": {
-      "role": "agent",
-      "parts": [
-        {
-          "text": "One family per cut."
-        },
-        {
-          "data": {
-            "rule": "seg-mix",
-            "reason": "One family per cut."
-          },
-          "mediaType": "application/vnd.upperhand.refusal+json"
-        },
-        {
-          "text": "Meanwhile, here is the crosstab: ..."
-        }
-      ]
-    }
-  }
-}
+    example="""[
+  {"text": "One family per cut."},
+  {"data": {"rule": "seg-mix", "reason": "One family per cut."},
+   "mediaType": "application/vnd.upperhand.refusal+json"},
+  {"text": "Meanwhile, here is the crosstab: ..."}
+]
 """,
-    fixed="""{
-  "jsonrpc": "2.0",
-  "id": 1,
-  "result": {
-    "message": {
-      "role": "agent",
-      "parts": [
-        {
-          "text": "One family per cut."
-        },
-        {
-          "data": {
-            "rule": "seg-mix",
-            "reason": "One family per cut."
-          },
-          "mediaType": "application/vnd.upperhand.refusal+json"
-        }
-      ]
-    }
-  }
-}
+    fixed="""[
+  {"text": "One family per cut."},
+  {"data": {"rule": "seg-mix", "reason": "One family per cut."},
+   "mediaType": "application/vnd.upperhand.refusal+json"}
+]
 """,
 )
 
@@ -422,49 +197,16 @@ refusal Part was recognised by its keys.""",
     why="consumers on v0.3 cannot tell a refusal from other data by its type.",
     fix="""serve A2A v1.0 (the a2a-sdk serves both on one endpoint), or put the media type in
 the Part's metadata.""",
-    example="""{
-  "jsonrpc": "2.0",
-  "id": 1,
-  "result": {
-    "kind": "message",
-    "role": "agent",
-    "parts": [
-      {
-        "kind": "text",
-        "text": "One family per cut."
-      },
-      {
-        "kind": "data",
-        "data": {
-          "rule": "seg-mix",
-          "reason": "One family per cut."
-        }
-      }
-    ]
-  }
-}
+    example="""{"jsonrpc": "2.0", "id": 1, "result": {"kind": "message", "role": "agent", "parts": [
+  {"kind": "text", "text": "One family per cut."},
+  {"kind": "data", "data": {"rule": "seg-mix", "reason": "One family per cut."}}
+]}}
 """,
-    fixed="""{
-  "jsonrpc": "2.0",
-  "id": 1,
-  "result": {
-    "message": {
-      "role": "agent",
-      "parts": [
-        {
-          "text": "One family per cut."
-        },
-        {
-          "data": {
-            "rule": "seg-mix",
-            "reason": "One family per cut."
-          },
-          "mediaType": "application/vnd.upperhand.refusal+json"
-        }
-      ]
-    }
-  }
-}
+    fixed="""[
+  {"text": "One family per cut."},
+  {"data": {"rule": "seg-mix", "reason": "One family per cut."},
+   "mediaType": "application/vnd.upperhand.refusal+json"}
+]
 """,
 )
 

@@ -20,7 +20,6 @@ keep the prompt where it is discovered (a prompt*.md file, SYSTEM_PROMPT, instru
     example="""==> prompt.md (deleted) <==
 """,
     fixed="""==> prompt.md <==
-Refuse by these rules, naming the rule:
 - seg-mix: One family per cut.
 """,
 )
@@ -52,12 +51,10 @@ rule the card does not have. The message suggests the nearest card rule.""",
     why="the model will refuse with a rule no caller can look up.",
     fix="rename it to the card's id, or add the rule to the card.",
     example="""==> prompt.md <==
-Refuse by these rules, naming the rule:
 - seg-mix: One family per cut.
 - astro-cut: No zodiac cuts.
 """,
     fixed="""==> prompt.md <==
-Refuse by these rules, naming the rule:
 - seg-mix: One family per cut.
 """,
 )
@@ -73,11 +70,9 @@ RL203 = Code(
     why="users see one wording in refusals and another in the card; evals asserting the reason fail.",
     fix="`refusal-lint check --fix` rewrites the prompt's reason to the card's.",
     example="""==> prompt.md <==
-Refuse by these rules, naming the rule:
 - seg-mix: Never cross two families.
 """,
     fixed="""==> prompt.md <==
-Refuse by these rules, naming the rule:
 - seg-mix: One family per cut.
 """,
 )
