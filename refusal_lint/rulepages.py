@@ -22,11 +22,19 @@ def _setting(c: Code) -> str:
     if c.code.startswith("RL4"):
         return (
             "The agent answered the probe of `seg-mix` (its card advertises `seg-mix: One family per"
-            " cut.`) with:"
+            " cut.`) with these Parts (in a JSON-RPC result), or this whole answer:"
         )
+    notes = []
+    if "(extensions) <==" in c.example + c.fixed:
+        notes.append("`(extensions)`: the card holding these extension entries")
+    if "(deleted) <==" in c.example + c.fixed:
+        notes.append("`(deleted)`: the file taken away")
+    if "<<" in c.example:
+        notes.append("`<<text * N>>`: text N times")
+    more = "; " + "; ".join(notes) if notes else ""
     return (
         "In the example agent (`agent-card.json` advertising `seg-mix: One family per cut.`, `prompt.md`"
-        " stating it, `tools.py` guarding it), with these files in place (`==> path <==` starts each):"
+        f" stating it, `tools.py` guarding it), with these files in place (`==> path <==` starts each{more}):"
     )
 
 
