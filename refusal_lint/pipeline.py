@@ -122,7 +122,7 @@ def _run(
         result.facts_found = checked.facts_found
     result.findings = filtering.select_and_suppress(result.findings, ex.facts, cfg, settings, root)
     ex.cache.save()
-    owners = Owners(wanted, result.agents, roles, bool(cfg.agents)) if wanted is not None else None
+    owners = Owners(wanted, result.agents, roles, cfg, root) if wanted is not None else None
     return result, owners
 
 

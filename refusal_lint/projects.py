@@ -89,16 +89,25 @@ def python_scope(
 class Owners:
     """Which agents own the wanted files, and which paths belong to those agents."""
 
-    def __init__(self, wanted: Wanted, agents: list[Agent], roles: Roles, configured: bool) -> None:
+    def __init__(self, wanted: Wanted, agents: list[Agent], roles: Roles, cfg: Config, root: str) -> None:
+        from refusal_lint import discover
+        from refusal_lint.roles import config_relative
         from refusal_lint.scoping import owner
 
         self.owner = owner
         self.agents = agents
         self.roles = roles
-        self.configured = configured
+        self.configured = bool(cfg.agents)
         self.roots = [a.root for a in agents]
-        self.owning = [a for a in agents if any(self.belongs(p, a) for p in wanted.files)]
+        # A configured agent's `guards:` globs claim a file even while it holds no guard
+        # (the change being checked may have removed the last one).
+        globs = {a.name: discover.gitignore_spec(list(a.guards)) for a in cfg.agents if a.guards}
+        self.claimed = {
+            name: {p for p in wanted.files if spec.match_file(config_relative(root, cfg, p))}
+            for name, spec in globs.items()
+        }
         self.wanted = wanted
+        self.owning = [a for a in agents if any(self.belongs(p, a) for p in wanted.files)]
 
     def belongs(self, path: str, agent: Agent) -> bool:
         if path in agent.files or (agent.card is not None and agent.card.loc.path == path):
@@ -107,8 +116,10 @@ class Owners:
             return True
         if self.configured:
             spec = self.roles.prompts.get(agent.prompt_spec or "")
-            return spec is not None and spec.path == path
-        return agent.root in self.owner(path, self.roots)
+            return (spec is not None and spec.path == path) or path in self.claimed.get(agent.name, ())
+        # A lone agent's scope is the whole tree (scoping.py gives it every file with facts);
+        # among several, a file is the nearest card's.
+        return len(self.agents) == 1 or agent.root in self.owner(path, self.roots)
 
     def keeps(self, path: str) -> bool:
         """Does a path (of a finding no agent is named on, or a baseline entry) count?"""

@@ -212,3 +212,31 @@ def test_findings_do_not_depend_on_where_the_run_starts(tmp_path: Path) -> None:
     assert _found(parent, "agent/.well-known/agent-card.json") == inside
     assert _found(tmp_path, "prompts/agent/agent/tools.py") == inside
     assert _found(root / "agent", "system_prompt.md") == inside
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_a_guard_file_that_lost_its_last_guard_still_names_its_agent(repo: Repo) -> None:
+    """The change being committed removed the guard: the file holds no fact any more, and
+    the agent's RL301 must still be reported for it."""
+    unguarded = "def crosstab(cuts, families):\n    return {'cuts': cuts}\n"
+    # A lone agent whose guards live outside its card's folder.
+    _drifted_agent(repo, "svc")
+    repo.write("lib/tools.py", unguarded)
+    _git_init(repo.root)
+    lone = _found(repo.root, "lib/tools.py")
+    assert ("RL203", "seg-mix") in {(c, r) for *_, c, r in lone}
+    assert lone == _found(repo.root, ".")
+    # Agents given in the config: a file their `guards:` glob names.
+    (repo.root / "svc" / "agent" / "tools.py").write_text(unguarded)
+    repo.write(
+        ".refusal-lint.yaml",
+        "agents:\n  - name: survey\n    card: svc/.well-known/agent-card.json\n"
+        "    prompt: svc/agent/system_prompt.md\n    guards: ['svc/agent/*.py']\n",
+    )
+    found = _found(repo.root, "svc/agent/tools.py")
+    assert {(c, r) for *_, c, r in found} >= {
+        ("RL301", "seg-mix"),
+        ("RL301", "invalid-cut"),
+        ("RL203", "seg-mix"),
+    }
+    assert found == _found(repo.root, ".")
