@@ -166,12 +166,12 @@ def _check(
         plan = fixer.plan(result.findings, result.root, settings.contents.read)
         if not quiet:
             for line in plan.skipped:
-                click.echo(f"refusal-lint: note: {line}", err=True)
+                click.echo(f"refusal-lint: note: {display.note(line, result.root, show)}", err=True)
         if show_diff:
             click.echo(fixer.diff(plan, show), nl=False)
             return 1 if plan.files else 0
         for line in fixer.write(plan):
-            click.echo(f"refusal-lint: note: {line}", err=True)
+            click.echo(f"refusal-lint: note: {display.note(line, result.root, show)}", err=True)
         fixed = plan.count
         settings.contents.wrote(f.abs for f in plan.files if f.fixed)
         if fixed:
@@ -188,7 +188,7 @@ def _check(
     )
     if not quiet:
         for note in result.notes:
-            click.echo(f"refusal-lint: note: {note}", err=True)
+            click.echo(f"refusal-lint: note: {display.note(note, result.root, show)}", err=True)
     for other_fmt, path in extra:
         _emit(choose.render(run, choose.Style(other_fmt, False, to_file=True))[0], path, False)
     _emit(report, output, use_color)

@@ -35,6 +35,15 @@ def from_cwd(root: str, cwd: str | None = None) -> Callable[[str], str]:
     return show
 
 
+def note(text: str, root: str, show: Callable[[str], str]) -> str:
+    """A note that starts with a root-relative path (`path: ...`, `path:line: ...`), with
+    that path shown as the reports show it."""
+    head, sep, rest = text.partition(":")
+    if sep and head and os.path.lexists(os.path.join(root, head)):
+        return show(head) + sep + rest
+    return text
+
+
 def relocate(obj: T, show: Callable[[str], str]) -> T:
     """`obj` with every Loc's and Edit's path passed through `show` (findings, agents and
     what they hold); nothing else changes."""

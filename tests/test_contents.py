@@ -95,3 +95,25 @@ def test_settings_default_to_the_disk() -> None:
     settings = pipeline.Settings(frozenset(), frozenset())
     assert settings.contents is contents.DISK
     assert dataclasses.replace(settings, contents=contents.Overlay({})).contents is not contents.DISK
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_an_editors_buffers_with_a_file_path_as_the_language_server_runs(repo: Repo) -> None:
+    """The prompt open in an editor, the card edited in another buffer and not saved: a
+    check of the prompt's path reports the drift the card's buffer makes."""
+    repo.agent()
+    _git(repo.root, "init", "-q")
+    prompt = repo.root / "agent" / "system_prompt.md"
+    card = repo.root / ".well-known" / "agent-card.json"
+    cfg = config.load(None, str(prompt))
+
+    def codes(buffers: dict[str, bytes]) -> list[tuple[str, str]]:
+        settings = pipeline.Settings(
+            frozenset(CODES), frozenset(), False, 1, contents=contents.Overlay(buffers)
+        )
+        result = pipeline.run([str(prompt)], cfg, settings)
+        return [(f.code, os.path.join(result.root, f.loc.path)) for f in result.findings]
+
+    assert codes({str(prompt): prompt.read_bytes()}) == []
+    edited = card.read_bytes().replace(b"ask for one family per cut", b"one family a cut")
+    assert codes({str(prompt): prompt.read_bytes(), str(card): edited}) == [("RL203", str(prompt))]

@@ -240,3 +240,15 @@ def test_a_guard_file_that_lost_its_last_guard_still_names_its_agent(repo: Repo)
         ("RL203", "seg-mix"),
     }
     assert found == _found(repo.root, ".")
+
+
+def test_notes_name_files_as_the_reports_do(tmp_path: Path) -> None:
+    import stat
+
+    shutil.copytree(TESTDATA / "py-rl303", tmp_path / "sub" / "agent", ignore=shutil.ignore_patterns("*.txt"))
+    tools = tmp_path / "sub" / "agent" / "survey" / "tools.py"
+    tools.chmod(stat.S_IRUSR | stat.S_IRGRP)
+    result = run_cli("check", "sub/agent", "--fix", "--no-cache", cwd=tmp_path)
+    assert (
+        "refusal-lint: note: sub/agent/survey/tools.py: not fixed, the file is read-only\n" in result.stderr
+    )
