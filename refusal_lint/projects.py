@@ -34,8 +34,14 @@ def project_root(path: str, cfg: Config) -> str:
             return here
         parent = os.path.dirname(here)
         if parent == here:
-            return folder
+            break
         here = parent
+    # The file's folder; for a card under .well-known/, the agent's folder above it (as
+    # scoping.agent_root reads a card's place).
+    parts = folder.split(os.sep)
+    if ".well-known" not in parts:
+        return folder
+    return os.sep.join(parts[: parts.index(".well-known")]) or os.sep
 
 
 def _under(path: str, folder: str) -> bool:

@@ -252,3 +252,17 @@ def test_notes_name_files_as_the_reports_do(tmp_path: Path) -> None:
     assert (
         "refusal-lint: note: sub/agent/survey/tools.py: not fixed, the file is read-only\n" in result.stderr
     )
+
+
+def test_without_git_or_config_a_file_checks_its_folder(tmp_path: Path) -> None:
+    """No project marker above: the file's own folder is the tree (a card under .well-known/
+    stands for the agent's folder above it), so a card beside its agent is no partial agent."""
+    root = tmp_path / "agent"
+    shutil.copytree(TESTDATA / "py-rl302", root, ignore=shutil.ignore_patterns("*.txt"))
+    folder = _found(root, ".")
+    assert _found(root, "agent-card.json") == folder
+    (root / ".well-known").mkdir()
+    (root / "agent-card.json").rename(root / ".well-known" / "agent-card.json")
+    folder = _found(root, ".")
+    assert {c for *_, c, _ in folder} == {"RL301", "RL302"}
+    assert _found(root / ".well-known", "agent-card.json") == folder
