@@ -78,7 +78,8 @@ def run(paths: list[str], cfg: Config, settings: Settings) -> Result:
         ex.close()
     if owners is not None:
         result.findings = owners.findings(result.findings)
-        result.agents = [a for a in result.agents if a in owners.owning or _in_folders(wanted, a.root)]
+        owning = {id(a) for a in owners.owning}
+        result.agents = [a for a in result.agents if id(a) in owning or _in_folders(wanted, a.root)]
         if recorded is not None:
             recorded = [e for e in recorded if owners.keeps(e.path)]  # other agents' entries are not stale
     if recorded is not None and settings.baseline is not None:
@@ -109,7 +110,8 @@ def _run(
     bound = _bind(ex, root, cfg, py_paths, roles)
     if len(scope) < len(py_entries) and (bound is None or len(bound.agents) < 2):
         # The cards made one agent after all, which owns every file of the tree: read the rest.
-        ex.read_python(py_entries)
+        read = {e.rel for e in scope}
+        ex.read_python([e for e in py_entries if e.rel not in read])
         bound = _bind(ex, root, cfg, py_paths, roles)
     if bound is not None and bound.agents and ex.prompt_only:
         bound = _prompt_stage(ex, bound, root, cfg, py_paths, roles)

@@ -266,3 +266,17 @@ def test_without_git_or_config_a_file_checks_its_folder(tmp_path: Path) -> None:
     folder = _found(root, ".")
     assert {c for *_, c, _ in folder} == {"RL301", "RL302"}
     assert _found(root / ".well-known", "agent-card.json") == folder
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_two_cards_of_one_agent_still_read_every_guard(repo: Repo) -> None:
+    """Two cards that make one agent (one's folder holds the other's, same name): the
+    lone agent owns every file of the tree, so guards outside both folders count."""
+    repo.card(rel="svc/agent-card.json")
+    repo.card(rel="svc/api/agent-card.json")
+    repo.prompt(rel="svc/system_prompt.md")
+    repo.tools(rel="lib/tools.py")
+    _git_init(repo.root)
+    folder = _found(repo.root, ".")
+    assert all(code != "RL301" for *_, code, _ in folder), folder
+    assert _found(repo.root, "svc/api/agent-card.json") == folder
