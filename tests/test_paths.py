@@ -5,6 +5,7 @@ run starts."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -14,6 +15,8 @@ from urllib.parse import unquote, urlparse
 
 import pytest
 from conftest import TESTDATA, Repo, run_cli
+from hypothesis import given
+from hypothesis import strategies as st
 
 Found = list[tuple[str, int, int, str, str | None]]
 
@@ -280,3 +283,26 @@ def test_two_cards_of_one_agent_still_read_every_guard(repo: Repo) -> None:
     folder = _found(repo.root, ".")
     assert all(code != "RL301" for *_, code, _ in folder), folder
     assert _found(repo.root, "svc/api/agent-card.json") == folder
+
+
+_PART = st.text(alphabet="abcxyz-_.é ", min_size=1, max_size=6).filter(lambda s: s not in (".", ".."))
+
+
+@given(
+    root=st.lists(_PART, max_size=3),
+    cwd=st.lists(_PART, max_size=3),
+    path=st.lists(_PART, min_size=1, max_size=3),
+)
+def test_a_shown_path_names_the_same_file_from_the_current_folder(
+    root: list[str], cwd: list[str], path: list[str]
+) -> None:
+    from refusal_lint import display
+
+    base = os.path.join(os.sep, "work", *root)
+    here = os.path.join(os.sep, "work", *cwd)
+    shown = display.from_cwd(base, here)("/".join(path))
+    target = os.path.normpath(os.path.join(base, *path))
+    assert os.path.normpath(os.path.join(here, shown)) == target
+    inside = target == here or target.startswith(os.path.join(here, ""))
+    assert os.path.isabs(shown) != inside
+    assert "\\" not in shown or os.sep == "/"
