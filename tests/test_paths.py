@@ -53,6 +53,8 @@ def _paths(fmt: str, out: str) -> list[str]:
         return [i["location"]["path"] for i in json.loads(out)]
     if fmt == "rdjson":
         return [d["location"]["path"] for d in json.loads(out)["diagnostics"]]
+    if fmt == "markdown":
+        return re.findall(r"^\| `([^`:]+):\d+:\d+` \|", out, re.M)
     if fmt == "junit":
         return re.findall(r'file="([^"]+)"', out)
     assert fmt == "sarif"
@@ -66,7 +68,9 @@ def _paths(fmt: str, out: str) -> list[str]:
     return out_paths
 
 
-@pytest.mark.parametrize("fmt", ["text", "json", "github", "azure", "gitlab", "rdjson", "junit", "sarif"])
+@pytest.mark.parametrize(
+    "fmt", ["text", "json", "github", "azure", "gitlab", "rdjson", "junit", "sarif", "markdown"]
+)
 def test_every_format_names_files_that_exist_from_a_parent_folder(tmp_path: Path, fmt: str) -> None:
     shutil.copytree(TESTDATA / "py-rl302", tmp_path / "sub" / "agent", ignore=shutil.ignore_patterns("*.txt"))
     result = run_cli("check", "sub/agent", "--no-cache", "--no-color", "--format", fmt, cwd=tmp_path)
