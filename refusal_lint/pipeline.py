@@ -104,7 +104,7 @@ def _run(
     ex.entries = {e.rel: e for e in walk.files}
     py_entries = [e for e in walk.files if kind_of(e.rel) == FileKind.PYTHON]
     ex.read_data([e for e in walk.files if kind_of(e.rel) != FileKind.PYTHON])
-    scope = py_entries if wanted is None else python_scope(wanted, ex.facts, py_entries, bool(cfg.agents))
+    scope = py_entries if wanted is None else python_scope(wanted, ex.facts, py_entries, cfg, roles, root)
     ex.read_python(scope)
     py_paths = [e.rel for e in py_entries]
     bound = _bind(ex, root, cfg, py_paths, roles)

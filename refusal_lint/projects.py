@@ -12,7 +12,7 @@ import posixpath
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from refusal_lint.config import Config
+from refusal_lint.config import AgentConfig, Config
 
 if TYPE_CHECKING:
     from refusal_lint import discover
@@ -61,16 +61,25 @@ class Wanted:
 
 
 def python_scope(
-    wanted: Wanted, facts: dict[str, FileFacts], py_entries: list[discover.Entry], configured: bool
+    wanted: Wanted,
+    facts: dict[str, FileFacts],
+    py_entries: list[discover.Entry],
+    cfg: Config,
+    roles: Roles,
+    root: str,
 ) -> list[discover.Entry]:
-    """The Python files worth scanning for these files' agents: where the data cards show
-    two agents or more, only those under the owning agents' roots (and in the folders above
-    them, where a card built in code may stand); everything where that cannot be told."""
+    """The Python files worth scanning for these files' agents: for agents the config
+    gives, those the owning ones claim; where the data cards show two agents or more, only
+    those under the owning agents' roots (and in the folders above them, where a card built
+    in code may stand); everything where that cannot be told. Modules those files import
+    are still read on demand (pipeline._bind)."""
     from refusal_lint.checks.card import rule_sets
     from refusal_lint.scoping import agent_root, owner
 
-    if configured:
-        return py_entries
+    if cfg.agents:
+        claims = Claims(cfg, roles, root)
+        owning = [a for a in cfg.agents if any(claims(a, p) for p in wanted.files)]
+        return [e for e in py_entries if any(claims(a, e.rel) for a in owning) or wanted.in_folders(e.rel)]
     roots = sorted({agent_root(rs.loc.path) for rs in rule_sets(d for f in facts.values() for d in f.exts)})
     if len(roots) < 2:
         return py_entries
@@ -92,26 +101,41 @@ def python_scope(
     ]
 
 
+class Claims:
+    """Does a configured agent claim a file (root-relative): its card, its prompt's file or
+    module, or a match of its `guards:` globs? (It may hold no fact yet, or no longer.)"""
+
+    def __init__(self, cfg: Config, roles: Roles, root: str) -> None:
+        from refusal_lint import discover
+        from refusal_lint.roles import config_relative, rel
+
+        self.cfg, self.root, self.relative = cfg, root, config_relative
+        self.own: dict[str, set[str]] = {a.name: set() for a in cfg.agents}
+        for a in cfg.agents:
+            if a.card:
+                self.own[a.name].add(rel(root, cfg.base, a.card))
+            if a.prompt:
+                self.own[a.name].add(roles.prompts[a.prompt].path)
+        self.globs = {a.name: discover.gitignore_spec(list(a.guards)) for a in cfg.agents if a.guards}
+
+    def __call__(self, agent: AgentConfig, path: str) -> bool:
+        if path in self.own.get(agent.name, ()):
+            return True
+        spec = self.globs.get(agent.name)
+        return spec is not None and spec.match_file(self.relative(self.root, self.cfg, path))
+
+
 class Owners:
     """Which agents own the wanted files, and which paths belong to those agents."""
 
     def __init__(self, wanted: Wanted, agents: list[Agent], roles: Roles, cfg: Config, root: str) -> None:
-        from refusal_lint import discover
-        from refusal_lint.roles import config_relative
         from refusal_lint.scoping import owner
 
         self.owner = owner
         self.agents = agents
-        self.roles = roles
-        self.configured = bool(cfg.agents)
         self.roots = [a.root for a in agents]
-        # A configured agent's `guards:` globs claim a file even while it holds no guard
-        # (the change being checked may have removed the last one).
-        globs = {a.name: discover.gitignore_spec(list(a.guards)) for a in cfg.agents if a.guards}
-        self.claimed = {
-            name: {p for p in wanted.files if spec.match_file(config_relative(root, cfg, p))}
-            for name, spec in globs.items()
-        }
+        self.claims = Claims(cfg, roles, root) if cfg.agents else None
+        self.by_name = {a.name: a for a in cfg.agents}
         self.wanted = wanted
         self.owning = [a for a in agents if any(self.belongs(p, a) for p in wanted.files)]
 
@@ -120,9 +144,9 @@ class Owners:
             return True
         if any(p.loc.path == path for p in agent.prompts):
             return True
-        if self.configured:
-            spec = self.roles.prompts.get(agent.prompt_spec or "")
-            return (spec is not None and spec.path == path) or path in self.claimed.get(agent.name, ())
+        if self.claims is not None:
+            configured = self.by_name.get(agent.name)
+            return configured is not None and self.claims(configured, path)
         # A lone agent's scope is the whole tree (scoping.py gives it every file with facts);
         # among several, a file is the nearest card's.
         return len(self.agents) == 1 or agent.root in self.owner(path, self.roots)

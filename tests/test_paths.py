@@ -310,3 +310,34 @@ def test_a_shown_path_names_the_same_file_from_the_current_folder(
     inside = target == here or target.startswith(os.path.join(here, ""))
     assert os.path.isabs(shown) != inside
     assert "\\" not in shown or os.sep == "/"
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_configured_agents_a_file_costs_its_own_agent(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    _monorepo(repo)
+    repo.write(
+        ".refusal-lint.yaml",
+        "agents:\n"
+        + "".join(
+            f"  - name: {n}\n    card: agents/{n}/.well-known/agent-card.json\n"
+            f"    prompt: agents/{n}/agent/system_prompt.md\n    guards: ['agents/{n}/**/*.py']\n"
+            for n in ("survey", "media")
+        ),
+    )
+    whole = _json(repo.root, ".")["findings"]
+    want = [f for f in whole if f["agent"] == "survey"]
+    assert {f["code"] for f in want} >= {"RL203", "RL302"}
+    from refusal_lint.extraction import Extraction
+
+    scanned: list[str] = []
+    real = Extraction.scan
+
+    def spy(self: Extraction, entries: list[Any], context: str, needles: tuple[bytes, ...]) -> None:
+        scanned.extend(e.rel for e in entries)
+        real(self, entries, context, needles)
+
+    monkeypatch.setattr(Extraction, "scan", spy)
+    got = _json(repo.root, "agents/survey/agent/tools.py")["findings"]
+    assert got == want
+    assert scanned == ["agents/survey/agent/tools.py"]
+    assert _json(repo.root, "docs/notes.md")["findings"] == []
