@@ -111,8 +111,10 @@ def main() -> None:
     "--git-index", is_flag=True, help="Read only the files in git's index, as the commit will hold them."
 )
 @click.option("--jobs", type=click.IntRange(min=1), default=None, help="Parser processes (default: CPUs).")
-@click.option("--statistics", is_flag=True, help="Count findings per code.")
-@click.option("--quiet", "-q", is_flag=True, help="Print findings only: no summary, no notes.")
+@click.option("--statistics", is_flag=True, help="Print a count per code instead of the findings.")
+@click.option(
+    "--quiet", "-q", is_flag=True, help="Print the findings (or the --statistics table) only: no summary."
+)
 @click.option("--color/--no-color", default=None, help="Colour the text output (default: on a terminal).")
 @click.option("--verbose", is_flag=True, help="Show the trace of an internal error.")
 def check(**kw: Any) -> None:
