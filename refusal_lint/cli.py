@@ -115,7 +115,11 @@ def main() -> None:
 @click.option(
     "--quiet", "-q", is_flag=True, help="Print the findings (or the --statistics table) only: no summary."
 )
-@click.option("--color/--no-color", default=None, help="Colour the text output (default: on a terminal).")
+@click.option(
+    "--color/--no-color",
+    default=None,
+    help="Colour the text (default: at a terminal; NO_COLOR, FORCE_COLOR).",
+)
 @click.option("--verbose", is_flag=True, help="Show the trace of an internal error.")
 def check(**kw: Any) -> None:
     """Lint PATHS (default: the current folder)."""
@@ -330,7 +334,11 @@ def _emit(report: str, output: str | None, color: bool) -> None:
 @_report_options
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when errors are found.")
 @click.option("--quiet", "-q", is_flag=True, help="Print findings only.")
-@click.option("--color/--no-color", default=None, help="Colour the text output (default: on a terminal).")
+@click.option(
+    "--color/--no-color",
+    default=None,
+    help="Colour the text (default: at a terminal; NO_COLOR, FORCE_COLOR).",
+)
 @click.option("--verbose", is_flag=True, help="Show the trace of an internal error.")
 def probe(**kw: Any) -> None:
     """Probe a running agent: its card, and one provoked refusal per rule (RL400-RL408)."""
