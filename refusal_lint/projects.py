@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from refusal_lint.config import AgentConfig, Config
+from refusal_lint.filekinds import kind_of
 
 if TYPE_CHECKING:
     from refusal_lint import discover
@@ -59,6 +60,16 @@ class Wanted:
     def in_folders(self, path: str) -> bool:
         return any(f in ("", ".") or path == f or path.startswith(f + "/") for f in self.folders)
 
+    def read(self) -> list[str]:
+        """The files of a kind refusal-lint reads: only those can belong to an agent."""
+        return [p for p in self.files if kind_of(p) is not None]
+
+    def names_config(self, cfg: Config, root: str) -> bool:
+        """Is the run's config file among them? It speaks for every agent."""
+        if cfg.source is None:
+            return False
+        return os.path.relpath(os.path.abspath(cfg.source), root).replace(os.sep, "/") in self.files
+
 
 def python_scope(
     wanted: Wanted,
@@ -76,15 +87,17 @@ def python_scope(
     from refusal_lint.checks.card import rule_sets
     from refusal_lint.scoping import agent_root, owner
 
+    if wanted.names_config(cfg, root):
+        return py_entries
     if cfg.agents:
         claims = Claims(cfg, roles, root)
-        owning = [a for a in cfg.agents if any(claims(a, p) for p in wanted.files)]
+        owning = [a for a in cfg.agents if any(claims(a, p) for p in wanted.read())]
         return [e for e in py_entries if any(claims(a, e.rel) for a in owning) or wanted.in_folders(e.rel)]
     roots = sorted({agent_root(rs.loc.path) for rs in rule_sets(d for f in facts.values() for d in f.exts)})
     if len(roots) < 2:
         return py_entries
     owned: set[str] = set()
-    for path in wanted.files:
+    for path in wanted.read():
         found = owner(path, roots)
         if not found:
             return py_entries  # perhaps an agent whose card is built in Python: scan it all
@@ -137,7 +150,10 @@ class Owners:
         self.claims = Claims(cfg, roles, root) if cfg.agents else None
         self.by_name = {a.name: a for a in cfg.agents}
         self.wanted = wanted
-        self.owning = [a for a in agents if any(self.belongs(p, a) for p in wanted.files)]
+        if wanted.names_config(cfg, root):
+            self.owning = list(agents)
+        else:
+            self.owning = [a for a in agents if any(self.belongs(p, a) for p in wanted.read())]
 
     def belongs(self, path: str, agent: Agent) -> bool:
         if path in agent.files or (agent.card is not None and agent.card.loc.path == path):

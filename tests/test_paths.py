@@ -341,3 +341,12 @@ def test_configured_agents_a_file_costs_its_own_agent(repo: Repo, monkeypatch: p
     assert got == want
     assert scanned == ["agents/survey/agent/tools.py"]
     assert _json(repo.root, "docs/notes.md")["findings"] == []
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_the_config_file_names_every_agent_and_an_unread_kind_none(repo: Repo) -> None:
+    _monorepo(repo)
+    repo.write(".refusal-lint.yaml", "exclude: []\n")
+    repo.write("agents/survey/NOTES.rst", "Notes on the survey agent.\n")
+    assert _found(repo.root, ".refusal-lint.yaml") == _found(repo.root, ".")
+    assert _found(repo.root, "agents/survey/NOTES.rst") == []
