@@ -152,6 +152,21 @@ def test_a_file_names_its_agent_and_gives_the_findings_of_the_folder(repo: Repo)
     assert _found(repo.root / "agent", str(repo.root / card)) == folder
 
 
+def _scanned(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The Python files the runs from now on hand to the workers to scan, by path."""
+    from refusal_lint.extraction import Extraction
+
+    scanned: list[str] = []
+    real = Extraction.scan
+
+    def spy(self: Extraction, entries: list[Any], context: str, needles: tuple[bytes, ...]) -> None:
+        scanned.extend(e.rel for e in entries)
+        real(self, entries, context, needles)
+
+    monkeypatch.setattr(Extraction, "scan", spy)
+    return scanned
+
+
 def _monorepo(repo: Repo) -> None:
     _drifted_agent(repo, "agents/survey")
     _drifted_agent(repo, "agents/media")
@@ -175,16 +190,7 @@ def test_in_a_monorepo_a_file_reports_its_own_agent_only(repo: Repo, monkeypatch
     assert [a["card"]["path"] for a in agents] == [card]
 
     # Only the owning agent's Python files are scanned.
-    from refusal_lint.extraction import Extraction
-
-    scanned: list[str] = []
-    real = Extraction.scan
-
-    def spy(self: Extraction, entries: list[Any], context: str, needles: tuple[bytes, ...]) -> None:
-        scanned.extend(e.rel for e in entries)
-        real(self, entries, context, needles)
-
-    monkeypatch.setattr(Extraction, "scan", spy)
+    scanned = _scanned(monkeypatch)
     _found(repo.root, "agents/survey/agent/tools.py")
     assert scanned == ["agents/survey/agent/tools.py"]
 
@@ -327,16 +333,7 @@ def test_configured_agents_a_file_costs_its_own_agent(repo: Repo, monkeypatch: p
     whole = _json(repo.root, ".")["findings"]
     want = [f for f in whole if f["agent"] == "survey"]
     assert {f["code"] for f in want} >= {"RL203", "RL302"}
-    from refusal_lint.extraction import Extraction
-
-    scanned: list[str] = []
-    real = Extraction.scan
-
-    def spy(self: Extraction, entries: list[Any], context: str, needles: tuple[bytes, ...]) -> None:
-        scanned.extend(e.rel for e in entries)
-        real(self, entries, context, needles)
-
-    monkeypatch.setattr(Extraction, "scan", spy)
+    scanned = _scanned(monkeypatch)
     got = _json(repo.root, "agents/survey/agent/tools.py")["findings"]
     assert got == want
     assert scanned == ["agents/survey/agent/tools.py"]
