@@ -234,7 +234,8 @@ def _setup(
     from refusal_lint import contents, pipeline
 
     targets = list(paths) or ["."]
-    cfg = config_mod.load(config_file, targets[0])
+    source = contents.GitIndex() if git_index else contents.DISK
+    cfg = config_mod.load(config_file, targets[0], source.held)
     chosen = _codes(select, "--select")
     selected = frozenset(chosen if chosen is not None else (cfg.select or set(CODES)))
     ignored = frozenset(cfg.ignore | (_codes(ignore, "--ignore") or set()))
@@ -245,7 +246,7 @@ def _setup(
         jobs or _cpus(),
         cfg.parse_timeout,
         exhaustive=os.environ.get("REFUSAL_LINT_EXHAUSTIVE") == "1",
-        contents=contents.GitIndex() if git_index else contents.DISK,
+        contents=source,
     )
     return targets, cfg, settings
 

@@ -40,6 +40,14 @@ class Disk:
     def wrote(self, paths: Iterable[str]) -> None:
         """--fix rewrote these files (absolute paths) on the disk; the run after it reads them there."""
 
+    def held(self, path: str) -> bytes | None:
+        """A file found by name (the config file): its bytes, or None when the run does not
+        count it."""
+        try:
+            return self.read(path)
+        except OSError:
+            return None
+
 
 class Overlay(Disk):
     """The disk, with some files' bytes replaced (an editor's open buffers, by absolute path).
@@ -146,6 +154,17 @@ class GitIndex(Disk):
         data = self.blobs.get(os.path.abspath(path))
         return data if data is not None else super().read(path)
 
+    def held(self, path: str) -> bytes | None:
+        """The index's bytes of a file found by name; None when git does not track it (the
+        commit will not hold it). Outside any git work tree, the disk's."""
+        folder, name = os.path.split(os.path.abspath(path))
+        staged = _run_git(folder, "cat-file", "blob", f":./{name}")
+        if staged is not None:
+            return staged
+        if _run_git(folder, "rev-parse", "--is-inside-work-tree") is None:
+            return super().held(path)
+        return None
+
 
 DISK = Disk()
 Source = Disk  # every source is a Disk or refines one
@@ -176,6 +195,15 @@ def _git(cwd: str, *args: str) -> list[str]:
         why = done.stderr.decode("utf-8", "replace").strip().splitlines()
         raise UsageError(f"--git-index: git {args[0]} failed in {cwd}: {why[-1] if why else done.returncode}")
     return [r for r in done.stdout.decode("utf-8", "surrogateescape").split("\0") if r]
+
+
+def _run_git(cwd: str, *args: str) -> bytes | None:
+    """A git command's output; None when it fails or git cannot run."""
+    try:
+        done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, check=False)
+    except OSError:
+        return None
+    return done.stdout if done.returncode == 0 else None
 
 
 def _git_top(folder: str) -> str:

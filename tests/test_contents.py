@@ -117,3 +117,22 @@ def test_an_editors_buffers_with_a_file_path_as_the_language_server_runs(repo: R
     assert codes({str(prompt): prompt.read_bytes()}) == []
     edited = card.read_bytes().replace(b"ask for one family per cut", b"one family a cut")
     assert codes({str(prompt): prompt.read_bytes(), str(card): edited}) == [("RL203", str(prompt))]
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_git_index_reads_the_config_the_commit_will_hold(repo: Repo) -> None:
+    repo.agent()
+    prompt = repo.root / "agent" / "system_prompt.md"
+    prompt.write_text(prompt.read_text().replace("ask for one family", "ask for two families"))
+    _git(repo.root, "init", "-q")
+    _git(repo.root, "add", "-A")
+    assert "RL203" in run_cli("check", str(repo.root), "--git-index", "--no-cache").stdout
+    # An untracked config is not in the commit: it changes nothing.
+    config_file = repo.write(".refusal-lint.yaml", "ignore: [RL203]\n")
+    assert "RL203" not in repo.check()
+    assert "RL203" in run_cli("check", str(repo.root), "--git-index", "--no-cache").stdout
+    # Staged, it counts, even once the working copy says otherwise.
+    _git(repo.root, "add", ".refusal-lint.yaml")
+    config_file.write_text("ignore: []\n")
+    assert "RL203" in repo.check()
+    assert "RL203" not in run_cli("check", str(repo.root), "--git-index", "--no-cache").stdout
