@@ -7,7 +7,9 @@ line, put in place of (or beside) the agent's own; the fix is applied over the e
 same way. `==> path (deleted) <==` takes a file away; `==> path (extensions) <==` is a card
 whose extension list holds the entries given; `<<text * N>>` stands for `text` N times (a
 file too big to print). A probe example (RL4xx) is the answer an agent gave to the probe
-of `seg-mix`: its Parts (in a JSON-RPC result), or the whole JSON-RPC answer.
+of `seg-mix`: its Parts (in a JSON-RPC result), or the whole JSON-RPC answer. A client
+example (RL5xx) is the messages a client sent the refusing stub (`refusal-lint stub`) of the
+example card, in order.
 """
 
 from __future__ import annotations
@@ -77,6 +79,13 @@ def answer(example: str) -> object:
 
 def codes_of(code: str, example: str, fixed: str = "") -> list[str]:
     """The codes refusal-lint reports for an example (with its fix applied, if given)."""
+    if code.startswith("RL5"):
+        from refusal_lint.stub.core import Recorder, stub_card
+
+        recorder = Recorder(stub_card(json.loads(CARD)), "http://127.0.0.1:9999")
+        for sent in json.loads(fixed or example):
+            recorder.message(sent["method"], "/", "1.0", {}, sent["parts"])
+        return [f.code for f in recorder.faults]
     if code.startswith("RL4"):
         from refusal_lint import conformance
 

@@ -19,6 +19,11 @@ def _sentence(text: str) -> str:
 
 def _setting(c: Code) -> str:
     """What an example stands in (examples.py; a test runs every one)."""
+    if c.code.startswith("RL5"):
+        return (
+            "A client sent the refusing stub (`refusal-lint stub` on a card advertising `seg-mix: One"
+            " family per cut.`) these messages, in order:"
+        )
     if c.code.startswith("RL4"):
         return (
             "The agent answered the probe of `seg-mix` (its card advertises `seg-mix: One family per"

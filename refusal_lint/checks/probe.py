@@ -225,6 +225,16 @@ agent) are not a retry.""",
 unchanged; the same request gets the same refusal, and a loop of retries is load for nothing.""",
     fix="""show the refusal (naming its rule, `rc.render_text`) and let the user change the
 request; never resend it as it was, not even on a timeout or a reconnect.""",
+    example="""[
+  {"method": "SendMessage", "parts": [{"text": "Cross the two families, please."}]},
+  {"method": "SendMessage", "parts": [{"text": "Cross the two families, please."}]}
+]
+""",
+    fixed="""[
+  {"method": "SendMessage", "parts": [{"text": "Cross the two families, please."}]},
+  {"method": "SendMessage", "parts": [{"text": "Then one family: the age bands."}]}
+]
+""",
 )
 
 # The live codes (DESIGN §8, §10): the probe's, then the stub's consumer faults.
