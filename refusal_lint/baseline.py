@@ -11,10 +11,12 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from refusal_lint import sourcetext
 from refusal_lint.checks.files import RL003
+from refusal_lint.contents import DISK
 from refusal_lint.errors import UsageError
 from refusal_lint.filekinds import FileKind, is_kind
 from refusal_lint.model import Finding, Loc
@@ -38,16 +40,16 @@ def _fold(text: str) -> str:
 class LineTexts:
     """The text of a finding's line, read once per file."""
 
-    def __init__(self, root: str) -> None:
+    def __init__(self, root: str, read: Callable[[str], bytes] = DISK.read) -> None:
         self.root = root
+        self.read = read  # the run's contents source (git's index, an editor's buffers)
         self.files: dict[str, list[str]] = {}
 
     def __call__(self, f: Finding) -> str:
         lines = self.files.get(f.loc.path)
         if lines is None:
             try:
-                with open(os.path.join(self.root, f.loc.path), "rb") as fh:
-                    data = fh.read()
+                data = self.read(os.path.join(self.root, f.loc.path))
             except OSError:
                 data = b""
             try:
@@ -149,10 +151,10 @@ def apply(
     return kept, stale
 
 
-def write(path: str, findings: list[Finding], root: str) -> int:
+def write(path: str, findings: list[Finding], root: str, read: Callable[[str], bytes] = DISK.read) -> int:
     """Record today's findings (after select, ignores and suppressions) for `--baseline`;
     returns how many."""
-    items = entries(findings, LineTexts(root))
+    items = entries(findings, LineTexts(root, read))
     try:
         with open(path, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(dumps(items))

@@ -99,11 +99,27 @@ def main() -> None:
     "--write-baseline", type=click.Path(), help="Record today's findings in this baseline file, and exit 0."
 )
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when errors are found (never turns 2 into 0).")
+@click.option(
+    "--also",
+    "also",
+    multiple=True,
+    metavar="FORMAT=FILE",
+    help="Also write the report in FORMAT to FILE, from the same run (repeatable; the action uses it).",
+)
 @click.option("--no-cache", is_flag=True, help="Neither read nor write .refusal_lint_cache/.")
+@click.option(
+    "--git-index", is_flag=True, help="Read only the files in git's index, as the commit will hold them."
+)
 @click.option("--jobs", type=click.IntRange(min=1), default=None, help="Parser processes (default: CPUs).")
-@click.option("--statistics", is_flag=True, help="Count findings per code.")
-@click.option("--quiet", "-q", is_flag=True, help="Print findings only: no summary, no notes.")
-@click.option("--color/--no-color", default=None, help="Colour the text output (default: on a terminal).")
+@click.option("--statistics", is_flag=True, help="Print a count per code instead of the findings.")
+@click.option(
+    "--quiet", "-q", is_flag=True, help="Print the findings (or the --statistics table) only: no summary."
+)
+@click.option(
+    "--color/--no-color",
+    default=None,
+    help="Colour the text (default: at a terminal; NO_COLOR, FORCE_COLOR).",
+)
 @click.option("--verbose", is_flag=True, help="Show the trace of an internal error.")
 def check(**kw: Any) -> None:
     """Lint PATHS (default: the current folder)."""
@@ -127,43 +143,48 @@ def _check(
     show_diff: bool = False,
     baseline_file: str | None = None,
     write_baseline: str | None = None,
+    git_index: bool = False,
+    also: tuple[str, ...] = (),
 ) -> int:
     import dataclasses
 
-    from refusal_lint import pipeline
+    from refusal_lint import display, pipeline
 
-    targets, cfg, settings = _setup(paths, config_file, select, ignore, no_cache, jobs)
+    extra = [_also(a) for a in also]  # a bad one stops the run before any work
+    targets, cfg, settings = _setup(paths, config_file, select, ignore, no_cache, jobs, git_index)
     if fix and show_diff:
         raise UsageError("--fix and --diff: choose one")
     if write_baseline is not None:
         from refusal_lint import baseline
 
         result = pipeline.run(targets, cfg, settings)
-        count = baseline.write(write_baseline, result.findings, result.root)
+        count = baseline.write(write_baseline, result.findings, result.root, settings.contents.read)
         click.echo(f"refusal-lint: wrote {count} finding(s) to the baseline {write_baseline}", err=True)
         return 0
     if baseline_file is not None or cfg.baseline is not None:
         settings = dataclasses.replace(settings, baseline=baseline_file or cfg.baseline)
     result = pipeline.run(targets, cfg, settings)
+    show = display.from_cwd(result.root)
     fixed = 0
     if fix or show_diff:
         from refusal_lint import fix as fixer
 
-        plan = fixer.plan(result.findings, result.root)
+        plan = fixer.plan(result.findings, result.root, settings.contents.read)
         if not quiet:
             for line in plan.skipped:
-                click.echo(f"refusal-lint: note: {line}", err=True)
+                click.echo(f"refusal-lint: note: {display.note(line, result.root, show)}", err=True)
         if show_diff:
-            click.echo(fixer.diff(plan), nl=False)
+            click.echo(fixer.diff(plan, show), nl=False)
             return 1 if plan.files else 0
         for line in fixer.write(plan):
-            click.echo(f"refusal-lint: note: {line}", err=True)
+            click.echo(f"refusal-lint: note: {display.note(line, result.root, show)}", err=True)
         fixed = plan.count
+        settings.contents.wrote(f.abs for f in plan.files if f.fixed)
         if fixed:
             result = pipeline.run(targets, cfg, settings)  # what remains, exactly as a fresh run sees it
     run = choose.Run(
-        result.findings,
-        result.agents,
+        display.relocate(result.findings, show),
+        display.relocate(result.agents, show),
         files=result.files_scanned,
         fixed=fixed,
         nothing=not result.facts_found and not result.findings,
@@ -173,9 +194,19 @@ def _check(
     )
     if not quiet:
         for note in result.notes:
-            click.echo(f"refusal-lint: note: {note}", err=True)
+            click.echo(f"refusal-lint: note: {display.note(note, result.root, show)}", err=True)
+    for other_fmt, path in extra:
+        _emit(choose.render(run, choose.Style(other_fmt, False, to_file=True))[0], path, False)
     _emit(report, output, use_color)
     return _status(result.findings, exit_zero)
+
+
+def _also(value: str) -> tuple[str, str]:
+    """--also FORMAT=FILE."""
+    fmt, sep, path = value.partition("=")
+    if not sep or not path or fmt not in choose.FORMATS:
+        raise UsageError(f"--also {value}: give FORMAT=FILE, FORMAT one of {', '.join(choose.FORMATS)}")
+    return fmt, path
 
 
 def _cpus() -> int:
@@ -196,13 +227,15 @@ def _setup(
     ignore: str | None,
     no_cache: bool,
     jobs: int | None,
+    git_index: bool = False,
 ) -> tuple[list[str], Config, Settings]:
     """Targets, the validated config and the run settings, from the command line."""
     from refusal_lint import config as config_mod
-    from refusal_lint import pipeline
+    from refusal_lint import contents, pipeline
 
     targets = list(paths) or ["."]
-    cfg = config_mod.load(config_file, targets[0])
+    source = contents.GitIndex() if git_index else contents.DISK
+    cfg = config_mod.load(config_file, targets[0], source.held)
     chosen = _codes(select, "--select")
     selected = frozenset(chosen if chosen is not None else (cfg.select or set(CODES)))
     ignored = frozenset(cfg.ignore | (_codes(ignore, "--ignore") or set()))
@@ -213,6 +246,7 @@ def _setup(
         jobs or _cpus(),
         cfg.parse_timeout,
         exhaustive=os.environ.get("REFUSAL_LINT_EXHAUSTIVE") == "1",
+        contents=source,
     )
     return targets, cfg, settings
 
@@ -223,6 +257,7 @@ def _setup(
 @click.option("--format", "fmt", type=click.Choice(MATRIX_FORMATS), default="text", help="Output format.")
 @click.option("--output", type=click.Path(), help="Write the table to this file.")
 @click.option("--no-cache", is_flag=True, help="Neither read nor write .refusal_lint_cache/.")
+@click.option("--git-index", is_flag=True, help="Read only the files in git's index.")
 @click.option("--jobs", type=click.IntRange(min=1), default=None, help="Parser processes (default: CPUs).")
 @click.option("--verbose", is_flag=True, help="Show the trace of an internal error.")
 def matrix(**kw: Any) -> None:
@@ -237,18 +272,22 @@ def _matrix(
     output: str | None,
     no_cache: bool,
     jobs: int | None,
+    git_index: bool = False,
 ) -> int:
-    from refusal_lint import pipeline
+    from refusal_lint import display, pipeline
     from refusal_lint.report import matrix as matrix_report
 
-    targets, cfg, settings = _setup(paths, config_file, None, None, no_cache, jobs)
+    targets, cfg, settings = _setup(paths, config_file, None, None, no_cache, jobs, git_index)
     result = pipeline.run(targets, cfg, settings)
     render = {
         "text": matrix_report.render_text,
         "markdown": matrix_report.render_markdown,
         "json": matrix_report.render_json,
     }[fmt]
-    _emit(render(result.agents, result.findings), output, False)
+    show = display.from_cwd(result.root)
+    _emit(
+        render(display.relocate(result.agents, show), display.relocate(result.findings, show)), output, False
+    )
     return 0
 
 
@@ -296,7 +335,11 @@ def _emit(report: str, output: str | None, color: bool) -> None:
 @_report_options
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when errors are found.")
 @click.option("--quiet", "-q", is_flag=True, help="Print findings only.")
-@click.option("--color/--no-color", default=None, help="Colour the text output (default: on a terminal).")
+@click.option(
+    "--color/--no-color",
+    default=None,
+    help="Colour the text (default: at a terminal; NO_COLOR, FORCE_COLOR).",
+)
 @click.option("--verbose", is_flag=True, help="Show the trace of an internal error.")
 def probe(**kw: Any) -> None:
     """Probe a running agent: its card, and one provoked refusal per rule (RL400-RL408)."""

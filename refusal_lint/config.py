@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -139,10 +140,14 @@ def parse(data: Any, src: str, base: str) -> Config:
     )
 
 
-def _read(path: str) -> Any:
+def _read(path: str, data: bytes | None = None) -> Any:
+    """The refusal-lint table of a config file (its bytes, when given, as the run's contents
+    source holds them: git's index under --git-index)."""
     try:
-        with open(path, encoding="utf-8-sig") as fh:
-            text = fh.read()
+        if data is None:
+            with open(path, "rb") as fh:
+                data = fh.read()
+        text = data.decode("utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"{path}: cannot read config: {exc}") from None
     if os.path.basename(path) == "pyproject.toml":
@@ -161,40 +166,48 @@ def _read(path: str) -> Any:
         raise UsageError(f"{path}: invalid YAML: {exc}") from None
 
 
-def find(start: str) -> str | None:
-    """The nearest config file at or above `start` (a pyproject.toml counts only with our table)."""
+Reader = Callable[[str], "bytes | None"]  # a file's bytes as the run reads it; None: not there
+
+
+def _raw(path: str) -> bytes | None:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except OSError:
+        return None
+
+
+def find(start: str, read: Reader = _raw) -> tuple[str, bytes] | None:
+    """The nearest config file at or above `start` and its bytes (a pyproject.toml counts
+    only with our table; a file `read` does not give, such as one git does not track under
+    --git-index, does not count)."""
     folder = start if os.path.isdir(start) else os.path.dirname(start)
     while True:
         for name in CONFIG_FILES:
             candidate = os.path.join(folder, name)
             if os.path.isfile(candidate):
-                if name == "pyproject.toml" and b"[tool.refusal-lint" not in _raw(candidate):
+                data = read(candidate)
+                if data is None or (name == "pyproject.toml" and b"[tool.refusal-lint" not in data):
                     continue
-                return candidate
+                return candidate, data
         parent = os.path.dirname(folder)
         if parent == folder:
             return None
         folder = parent
 
 
-def _raw(path: str) -> bytes:
-    try:
-        with open(path, "rb") as fh:
-            return fh.read()
-    except OSError:
-        return b""
-
-
-def load(explicit: str | None, first_path: str) -> Config:
-    """The config named on the command line, else the nearest one above `first_path`.
+def load(explicit: str | None, first_path: str, read: Reader = _raw) -> Config:
+    """The config named on the command line, else the nearest one above `first_path`, read
+    through `read` (the run's contents source: git's index under --git-index).
     (os.path, not pathlib: this runs on every start, and pathlib costs milliseconds to import.)"""
+    data = None
     if explicit is not None:
         path = os.path.normpath(explicit)
         if not os.path.isfile(path):
             raise UsageError(f"{explicit}: config file not found")
     else:
-        found = find(os.path.realpath(first_path))
+        found = find(os.path.realpath(first_path), read)
         if found is None:
             return Config()
-        path = found
-    return parse(_read(path), path, os.path.dirname(os.path.abspath(path)))
+        path, data = found
+    return parse(_read(path, data), path, os.path.dirname(os.path.abspath(path)))

@@ -37,6 +37,9 @@ class Entry:
     abs: str
     size: int
     mtime_ns: int = 0
+    # The bytes, where they are not the disk's (git's index, an editor's buffer; contents.py):
+    # read from here, and never answered by the cache from size and mtime.
+    data: bytes | None = None
 
 
 @dataclass
@@ -51,7 +54,7 @@ def gitignore_spec(lines: list[str]) -> pathspec.GitIgnoreSpec:
     return pathspec.GitIgnoreSpec.from_lines(lines)
 
 
-def _spec(lines: list[str]) -> pathspec.GitIgnoreSpec | None:
+def exclude_spec(lines: list[str]) -> pathspec.GitIgnoreSpec | None:
     lines = [ln for ln in lines if ln.strip() and not ln.lstrip().startswith("#")]
     return gitignore_spec(lines) if lines else None
 
@@ -148,7 +151,7 @@ def _ignored(path: str, is_dir: bool, ignores: list[_Ignore]) -> bool:
 def walk(root: str, targets: list[str], exclude: list[str], exclude_base: str) -> Walk:
     """Every candidate file under `targets` (absolute paths), relative to `root`."""
     out = Walk([], [])
-    excl = _spec(exclude)
+    excl = exclude_spec(exclude)
     seen_dirs: set[tuple[int, int]] = set()
 
     def rel_of(path: str) -> str:

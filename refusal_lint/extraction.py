@@ -59,6 +59,8 @@ class Extraction:
                 f"{entry.rel}: skipped, {entry.size} bytes is over max-file-size ({self.cfg.max_file_size})"
             )
             return None
+        if entry.data is not None:
+            return entry.data
         try:
             with open(entry.abs, "rb") as fh:
                 return fh.read()
@@ -67,13 +69,18 @@ class Extraction:
             return None
 
     def _remember(self, entry: discover.Entry, context: str, verdict: str) -> None:
-        """What the cache answers for this file while its size and mtime stay."""
-        self.cache.remember(entry.rel, entry.size, entry.mtime_ns, context, verdict)
+        """What the cache answers for this file while its size and mtime stay (never for bytes
+        that are not the disk's)."""
+        if entry.data is None:
+            self.cache.remember(entry.rel, entry.size, entry.mtime_ns, context, verdict)
 
     def changed(self, entries: list[discover.Entry], context: str) -> list[discover.Entry]:
         """The entries the cache cannot answer by size and mtime; the others get their facts."""
         out = []
         for entry in entries:
+            if entry.data is not None:
+                out.append(entry)  # bytes not the disk's: the disk's size and mtime say nothing
+                continue
             verdict = self.cache.verdict(entry.rel, entry.size, entry.mtime_ns, context)
             if verdict == SKIP:
                 continue
@@ -153,13 +160,13 @@ class Extraction:
         known = frozenset(self.cache.entries)
         # Largest first: the heavy files start early and the last batches are quick ones,
         # so the workers finish together (results do not depend on the order).
-        batches: list[list[tuple[str, str, int]]] = [[]]
+        batches: list[list[tuple[str, str, int, bytes | None]]] = [[]]
         size = 0
         for entry in sorted(todo, key=lambda e: -e.size):
             if len(batches[-1]) >= SCAN_FILES or size >= SCAN_BYTES:
                 batches.append([])
                 size = 0
-            batches[-1].append((entry.rel, entry.abs, entry.size))
+            batches[-1].append((entry.rel, entry.abs, entry.size, entry.data))
             size += min(entry.size, self.cfg.max_file_size)
         for batch in batches:
             self._pool().submit(
@@ -242,7 +249,8 @@ class Extraction:
         configured guard callables."""
         cfg = self.cfg
         # Read again once a Python card's ids are known: this reading's verdicts replace the last.
-        self.prompt_only = [e for e in self.prompt_only if kind_of(e.rel) != FileKind.PYTHON]
+        again = {e.rel for e in entries}
+        self.prompt_only = [e for e in self.prompt_only if e.rel not in again]
         needles = tuple(
             sorted(
                 {i.encode() for i in self.ids if len(i) > 2}

@@ -64,7 +64,7 @@ def unrecorded(
     from refusal_lint import baseline
 
     where = os.path.relpath(os.path.abspath(baseline_path), root).replace(os.sep, "/")
-    kept, stale = baseline.apply(findings, recorded, baseline.LineTexts(root), where)
+    kept, stale = baseline.apply(findings, recorded, baseline.LineTexts(root, settings.contents.read), where)
     if settings.wants(RL003.code):
         kept += stale
     return sorted(kept, key=lambda f: f.sort_key())

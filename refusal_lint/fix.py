@@ -15,9 +15,11 @@ import os
 import re
 import stat
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from refusal_lint import sourcetext
+from refusal_lint.contents import DISK
 from refusal_lint.filekinds import FileKind, is_kind
 from refusal_lint.kinds import EditKind
 from refusal_lint.model import Edit, Finding
@@ -146,8 +148,10 @@ def _still_reads(path: str, before: str, after: str, news: list[str]) -> bool:
     return True
 
 
-def plan(findings: list[Finding], root: str) -> Plan:
-    """Every fix that can be made safely, file by file; nothing is written."""
+def plan(findings: list[Finding], root: str, read: Callable[[str], bytes] = DISK.read) -> Plan:
+    """Every fix that can be made safely, file by file; nothing is written. `read` is the
+    run's contents source: a fix planned on git's index is written only where the disk
+    still holds the same text."""
     out = Plan()
     by_file: dict[str, list[Finding]] = {}
     for f in findings:
@@ -156,8 +160,7 @@ def plan(findings: list[Finding], root: str) -> Plan:
     for path, group in sorted(by_file.items()):
         absolute = os.path.join(root, path)
         try:
-            with open(absolute, "rb") as fh:
-                data = fh.read()
+            data = read(absolute)
             text, encoding, bom = sourcetext.decode(data, is_kind(path, FileKind.PYTHON))
         except (OSError, UnicodeDecodeError, SyntaxError, LookupError, ValueError) as exc:
             out.skipped.append(f"{path}: not fixed, cannot read it ({exc})")
@@ -185,15 +188,17 @@ def plan(findings: list[Finding], root: str) -> Plan:
     return out
 
 
-def diff(p: Plan) -> str:
+def diff(p: Plan, show: Callable[[str], str] = str) -> str:
+    """The plan as a unified diff; `show` gives each path as the patch names it (relative to
+    the current folder, so `git apply` takes it there)."""
     chunks: list[str] = []
     for f in p.files:
         chunks.extend(
             difflib.unified_diff(
                 f.before.splitlines(keepends=True),
                 f.after.splitlines(keepends=True),
-                f"a/{f.path}",
-                f"b/{f.path}",
+                f"a/{show(f.path)}",
+                f"b/{show(f.path)}",
             )
         )
     return "".join(c if c.endswith("\n") else c + "\n\\ No newline at end of file\n" for c in chunks)

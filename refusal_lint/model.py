@@ -80,7 +80,10 @@ class Code:
     what: str
     why: str
     fix: str
+    # A failing example and its fixed form, runnable (examples.py): the example agent's files
+    # each example replaces, or the A2A answer a probe got (RL4xx).
     example: str = ""
+    fixed: str = ""
     fixable: bool = False
 
     def finding(
@@ -91,8 +94,13 @@ class Code:
     @property
     def explanation(self) -> str:
         """What `refusal-lint rule CODE` prints below the title."""
-        text = f"What: {self.what}\nWhy: {self.why}\nFix: {self.fix}"
-        return text + "".join("\n    " + line for line in self.example.splitlines())
+        text = f"What: {self.what}\nWhy: {self.why}"
+        if self.example:
+            text += "\nExample:" + "".join("\n    " + line for line in self.example.splitlines())
+        text += f"\nFix: {self.fix}"
+        if self.fixed:
+            text += "".join("\n    " + line for line in self.fixed.splitlines())
+        return text
 
     @staticmethod
     def one_line(text: str) -> str:

@@ -6,15 +6,17 @@ import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from refusal_lint import discover, filtering, prefilter
+from refusal_lint import filtering, prefilter
 from refusal_lint.config import Config
 from refusal_lint.errors import UsageError
 from refusal_lint.extraction import Extraction
 from refusal_lint.filekinds import FileKind, kind_of
+from refusal_lint.projects import Owners, Wanted, project_root, python_scope
 from refusal_lint.roles import Roles, roles_of
 from refusal_lint.settings import Settings
 
 if TYPE_CHECKING:
+    from refusal_lint import discover
     from refusal_lint.agents import Bound
     from refusal_lint.bind import Agent
     from refusal_lint.model import Finding
@@ -39,11 +41,28 @@ def _root_of(paths: list[str]) -> str:
     return os.path.commonpath(dirs) if len(dirs) > 1 else dirs[0]
 
 
+def _targets(paths: list[str], cfg: Config) -> tuple[list[str], str, Wanted | None]:
+    """What is walked, from where, and (for file arguments) which files' agents are wanted."""
+    files = [p for p in paths if not os.path.isdir(p)]
+    if not files:
+        return paths, _root_of(paths), None
+    folders = [p for p in paths if os.path.isdir(p)]
+    targets = folders + sorted({project_root(f, cfg) for f in files})
+    root = _root_of(targets)
+
+    def rel(p: str) -> str:
+        return os.path.relpath(os.path.abspath(p), root).replace(os.sep, "/")
+
+    return targets, root, Wanted(tuple(rel(f) for f in files), tuple(rel(f) for f in folders))
+
+
 def run(paths: list[str], cfg: Config, settings: Settings) -> Result:
+    """Check PATHs: folders whole, files by their agents (DESIGN §1). Paths in the result are
+    relative to `Result.root`; reporters show them relative to the current folder."""
     for p in paths:
-        if not os.path.exists(p):
+        if not settings.contents.exists(p):
             raise UsageError(f"{p}: no such file or folder")
-    root = _root_of(paths)
+    targets, root, wanted = _targets(paths, cfg)
     recorded = None
     if settings.baseline is not None:
         from refusal_lint import baseline
@@ -51,33 +70,56 @@ def run(paths: list[str], cfg: Config, settings: Settings) -> Result:
         recorded = baseline.load(settings.baseline)  # a bad file stops the run before any work
     roles = roles_of(cfg, root)
     exclude_base = cfg.base if cfg.source else root
-    walk = discover.walk(root, paths, list(cfg.exclude), exclude_base)
+    walk = settings.contents.walk(root, targets, list(cfg.exclude), exclude_base)
     ex = Extraction(root, cfg, settings, roles)
     try:
-        result = _run(ex, walk, root, cfg, settings, roles)
+        result, owners = _run(ex, walk, root, cfg, settings, roles, wanted)
     finally:
         ex.close()
+    if owners is not None:
+        result.findings = owners.findings(result.findings)
+        owning = {id(a) for a in owners.owning}
+        result.agents = [a for a in result.agents if id(a) in owning or _in_folders(wanted, a.root)]
+        if recorded is not None:
+            recorded = [e for e in recorded if owners.keeps(e.path)]  # other agents' entries are not stale
     if recorded is not None and settings.baseline is not None:
         result.findings = filtering.unrecorded(result.findings, recorded, settings.baseline, settings, root)
     return result
 
 
+def _in_folders(wanted: Wanted | None, path: str) -> bool:
+    return wanted is not None and wanted.in_folders(path)
+
+
 def _run(
-    ex: Extraction, walk: discover.Walk, root: str, cfg: Config, settings: Settings, roles: Roles
-) -> Result:
+    ex: Extraction,
+    walk: discover.Walk,
+    root: str,
+    cfg: Config,
+    settings: Settings,
+    roles: Roles,
+    wanted: Wanted | None = None,
+) -> tuple[Result, Owners | None]:
     ex.notes.extend(walk.skipped)
     ex.entries = {e.rel: e for e in walk.files}
     py_entries = [e for e in walk.files if kind_of(e.rel) == FileKind.PYTHON]
     ex.read_data([e for e in walk.files if kind_of(e.rel) != FileKind.PYTHON])
-    ex.read_python(py_entries)
+    scope = py_entries if wanted is None else python_scope(wanted, ex.facts, py_entries, cfg, roles, root)
+    ex.read_python(scope)
     py_paths = [e.rel for e in py_entries]
     bound = _bind(ex, root, cfg, py_paths, roles)
+    if len(scope) < len(py_entries) and (bound is None or len(bound.agents) < 2):
+        # The cards made one agent after all, which owns every file of the tree: read the rest.
+        read = {e.rel for e in scope}
+        ex.read_python([e for e in py_entries if e.rel not in read])
+        scope = py_entries
+        bound = _bind(ex, root, cfg, py_paths, roles)
     ids = tuple(sorted({r.rule_id for rs in bound.rule_sets for r in rs.rules})) if bound else ()
     if not set(ids) <= set(ex.ids):
         # A card built in Python: its ids were not known when Python was first read, and a
         # file that mentions them may hold a guard passing one, or a prompt by its content.
         ex.ids = tuple(sorted({*ex.ids, *ids}))
-        ex.read_python(py_entries)
+        ex.read_python(scope)
         bound = _bind(ex, root, cfg, py_paths, roles)
     if bound is not None and bound.agents and ex.prompt_only:
         bound = _prompt_stage(ex, bound, root, cfg, py_paths, roles)
@@ -90,7 +132,8 @@ def _run(
         result.facts_found = checked.facts_found
     result.findings = filtering.select_and_suppress(result.findings, ex.facts, cfg, settings, root)
     ex.cache.save()
-    return result
+    owners = Owners(wanted, result.agents, roles, cfg, root) if wanted is not None else None
+    return result, owners
 
 
 PROMPT_CHUNK = 8  # files read at a time while looking for an agent's first prompt candidate

@@ -17,6 +17,32 @@ def _sentence(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+def _setting(c: Code) -> str:
+    """What an example stands in (examples.py; a test runs every one)."""
+    if c.code.startswith("RL5"):
+        return (
+            "A client sent the refusing stub (`refusal-lint stub` on a card advertising `seg-mix: One"
+            " family per cut.`) these messages, in order:"
+        )
+    if c.code.startswith("RL4"):
+        return (
+            "The agent answered the probe of `seg-mix` (its card advertises `seg-mix: One family per"
+            " cut.`) with these Parts (in a JSON-RPC result), or this whole answer:"
+        )
+    notes = []
+    if "(extensions) <==" in c.example + c.fixed:
+        notes.append("`(extensions)`: the card holding these extension entries")
+    if "(deleted) <==" in c.example + c.fixed:
+        notes.append("`(deleted)`: the file taken away")
+    if "<<" in c.example:
+        notes.append("`<<text * N>>`: text N times")
+    more = "; " + "; ".join(notes) if notes else ""
+    return (
+        "In the example agent (`agent-card.json` advertising `seg-mix: One family per cut.`, `prompt.md`"
+        f" stating it, `tools.py` guarding it), with these files in place (`==> path <==` starts each{more}):"
+    )
+
+
 def page(c: Code) -> str:
     """One code's page: what, why, how to fix, with the example that shows it."""
     fix = "yes, `refusal-lint check --fix`" if c.fixable else "no"
@@ -34,13 +60,12 @@ def page(c: Code) -> str:
         "## Why",
         "",
         _sentence(Code.one_line(c.why)),
-        "",
-        "## How to fix",
-        "",
-        _sentence(Code.one_line(c.fix)),
     ]
     if c.example:
-        parts += ["", "```", c.example, "```"]
+        parts += ["", "## Example", "", _setting(c), "", "```", c.example.rstrip("\n"), "```"]
+    parts += ["", "## How to fix", "", _sentence(Code.one_line(c.fix))]
+    if c.fixed:
+        parts += ["", "```", c.fixed.rstrip("\n"), "```"]
     if not c.code.startswith(("RL4", "RL5")):  # live findings: a running agent or client, not a line
         parts += [
             "",

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from refusal_lint.contents import DISK, Source
 
 
 @dataclass
@@ -16,6 +18,8 @@ class Settings:
     # decides, every file is read for everything. Findings must not change.
     exhaustive: bool = False
     baseline: str | None = None  # a baseline file whose findings are hidden (--baseline, `baseline:`)
+    # Where files are read from: the disk, git's index (--git-index), an editor's buffers.
+    contents: Source = field(default=DISK)
 
     def wants(self, code: str) -> bool:
         """Is the code selected and not ignored?"""

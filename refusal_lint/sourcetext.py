@@ -24,7 +24,7 @@ def decode(data: bytes, python: bool = False) -> Decoded:
     UnicodeDecodeError, ValueError (NUL bytes: binary), and for Python SyntaxError or
     LookupError (a bad or unknown cookie)."""
     if b"\x00" in data:
-        raise ValueError("file holds NUL bytes" if python else "binary file (holds NUL bytes)")
+        raise ValueError("binary file (holds NUL bytes)")  # one wording for every kind of file
     encoding = "utf-8"
     if python:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)

@@ -67,17 +67,20 @@ def _scan(job: ScanJob, conn: Connection, cpu_limit: float) -> None:
     skips: list[str] = []
     prompt_only: list[str] = []  # read in a second stage, and only where a card makes them matter
     notes: list[str] = []
-    for i, (rel, path, size) in enumerate(job.files):
+    for i, (rel, path, size, given) in enumerate(job.files):
         configured = rel in job.configured
         if size > job.max_file_size and not configured:
             notes.append(f"{rel}: skipped, {size} bytes is over max-file-size ({job.max_file_size})")
             continue
-        try:
-            with open(path, "rb") as fh:
-                data = fh.read()
-        except OSError as exc:
-            notes.append(f"{rel}: cannot read ({exc.strerror or exc})")
-            continue
+        if given is not None:
+            data = given  # git's index or an editor's buffer, not the disk
+        else:
+            try:
+                with open(path, "rb") as fh:
+                    data = fh.read()
+            except OSError as exc:
+                notes.append(f"{rel}: cannot read ({exc.strerror or exc})")
+                continue
         if not configured and not job.exhaustive and not python_worth_parsing(data, job.needles):
             # Only the cheap word test here: the prompt shapes are looked for in the second
             # stage, which runs only where a card makes prompts matter.

@@ -45,22 +45,32 @@ def snapshot(root: Path) -> dict[str, str]:
 
 
 def run_cli(*args: str, cwd: Path | None = None) -> Result:
-    runner = CliRunner()
-    if cwd is None:
-        return runner.invoke(main, list(args), catch_exceptions=False)
-    with runner.isolated_filesystem(temp_dir=None) as _:
-        import os
+    """The CLI in this process; from `cwd` when given (reported paths are relative to it)."""
+    import os
 
-        old = os.getcwd()
+    runner = CliRunner()
+    old = os.getcwd()
+    if cwd is not None:
         os.chdir(cwd)
-        try:
-            return runner.invoke(main, list(args), catch_exceptions=False)
-        finally:
-            os.chdir(old)
+    try:
+        return runner.invoke(main, list(args), catch_exceptions=False)
+    finally:
+        os.chdir(old)
+
+
+def inside(path: Path | str) -> Path | None:
+    """Where a check of `path` runs from in these tests: inside the folder checked, so
+    reported paths (relative to the current folder) read as relative to it."""
+    return Path(path) if Path(path).is_dir() else None
+
+
+def run_in(path: Path | str, command: str, *args: str) -> Result:
+    """`refusal-lint COMMAND PATH ARGS...` run from inside PATH (see `inside`)."""
+    return run_cli(command, str(path), *args, cwd=inside(path))
 
 
 def check_json(path: Path | str, *extra: str) -> dict[str, Any]:
-    result = run_cli("check", str(path), "--no-cache", "--format", "json", *extra)
+    result = run_cli("check", str(path), "--no-cache", "--format", "json", *extra, cwd=inside(path))
     assert result.exit_code in (0, 1), result.output
     data: dict[str, Any] = json.loads(result.stdout)
     return data
@@ -165,7 +175,7 @@ class Repo:
 
     def check(self, *args: str) -> str:
         """The text report of `refusal-lint check` on the repo."""
-        result = run_cli("check", str(self.root), "--no-cache", "--no-color", *args)
+        result = run_cli("check", str(self.root), "--no-cache", "--no-color", *args, cwd=self.root)
         assert result.exit_code in (0, 1), result.output
         return result.stdout
 

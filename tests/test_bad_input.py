@@ -42,7 +42,7 @@ def test_unreadable_card_is_rl002(tmp_path: Path, case: str) -> None:
     data, name, line = CASES[case]
     root = _card_dir(tmp_path, data, name)
     before = snapshot(root)
-    result = run_cli("check", str(root), "--no-cache", "--no-color")
+    result = run_cli("check", str(root), "--no-cache", "--no-color", cwd=root)
     assert result.stdout.splitlines()[0] == line
     assert result.exit_code == 0  # RL002 is a warning
     assert "Traceback" not in result.output

@@ -14,7 +14,7 @@ from xml.etree import ElementTree as ET
 
 import jsonschema
 import pytest
-from conftest import ROOT, TESTDATA, run_cli
+from conftest import ROOT, TESTDATA, run_in
 
 GOLDEN = ROOT / "tests" / "golden"
 FORMATS = ("gitlab", "junit", "rdjson", "azure")
@@ -94,7 +94,7 @@ AZURE = re.compile(
 
 
 def _out(case: str, fmt: str) -> str:
-    result = run_cli("check", str(TESTDATA / case), "--no-cache", "--format", fmt)
+    result = run_in(TESTDATA / case, "check", "--no-cache", "--format", fmt)
     assert result.exit_code in (0, 1)
     return result.stdout
 
@@ -118,12 +118,11 @@ def test_gitlab_fingerprint_survives_a_line_move(tmp_path: Path) -> None:
     root = tmp_path / "agent"
     shutil.copytree(TESTDATA / "py-rl302", root)
     before = [
-        i["fingerprint"]
-        for i in json.loads(run_cli("check", str(root), "--no-cache", "--format", "gitlab").stdout)
+        i["fingerprint"] for i in json.loads(run_in(root, "check", "--no-cache", "--format", "gitlab").stdout)
     ]
     tools = root / "survey" / "tools.py"
     tools.write_text("\n\n" + tools.read_text())
-    after = json.loads(run_cli("check", str(root), "--no-cache", "--format", "gitlab").stdout)
+    after = json.loads(run_in(root, "check", "--no-cache", "--format", "gitlab").stdout)
     assert [i["fingerprint"] for i in after] == before
     assert after[1]["location"]["lines"]["begin"] == 8
 

@@ -51,7 +51,7 @@ def test_output_file_and_quiet(tmp_path: Path) -> None:
     result = run_cli("check", str(BROKEN), "--no-cache", "--format", "json", "--output", str(out))
     assert result.exit_code == 1 and result.stdout == ""
     assert json.loads(out.read_text())["findings"][0]["code"] == "RL102"
-    quiet = run_cli("check", str(BROKEN), "--no-cache", "--quiet")
+    quiet = run_cli("check", str(BROKEN), "--no-cache", "--quiet", cwd=BROKEN)
     assert quiet.stdout == (
         ".well-known/agent-card.json:11:9: RL102 extension URI "
         "`http://standards.upperhandai.com/ext/refusals/v1/` is almost "
@@ -150,7 +150,7 @@ def test_suppression_on_the_last_line_of_a_multiline_call(tmp_path: Path) -> Non
         ' "params": {"seg-mix": "One family per cut."}}]}}'
     )
     (tmp_path / "prompt.md").write_text("- seg-mix: One family per cut.\n")
-    result = run_cli("check", str(tmp_path), "--no-cache", "--select", "RL3,RL003")
+    result = run_cli("check", str(tmp_path), "--no-cache", "--select", "RL3,RL003", cwd=tmp_path)
     assert (
         result.stdout.splitlines()[0]
         == "card.json:1:106: RL301 [seg-mix] rule `seg-mix` is advertised but no guard fires it"

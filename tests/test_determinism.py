@@ -22,7 +22,7 @@ HEAVY = (
 
 
 def _json(root: Path, *args: str) -> str:
-    result = run_cli("check", str(root), "--no-cache", "--format", "json", *args)
+    result = run_cli("check", str(root), "--no-cache", "--format", "json", *args, cwd=root)
     assert result.exit_code in (0, 1), result.output
     return result.stdout
 

@@ -67,7 +67,7 @@ def test_fix_keeps_layout_byte_for_byte(tmp_path: Path) -> None:
 def test_diff_writes_nothing(tmp_path: Path) -> None:
     root = _tree(tmp_path, "py-rl303") / "py-rl303"
     before = snapshot(root)
-    result = run_cli("check", str(root), "--diff", "--no-cache")
+    result = run_cli("check", str(root), "--diff", "--no-cache", cwd=root)
     assert result.exit_code == 1
     assert result.stdout.splitlines()[:2] == ["--- a/survey/tools.py", "+++ b/survey/tools.py"]
     assert f'+        return refuse("seg-mix", reason="{SEG}")' in result.stdout
@@ -131,7 +131,7 @@ def test_a_file_turned_binary_before_writing_is_left_alone(tmp_path: Path) -> No
     tools = root / "survey" / "tools.py"
     tools.write_bytes(b"\x00\x01 not text any more")
     problems = fix.write(plan)
-    assert problems == ["survey/tools.py: not fixed, file holds NUL bytes"]
+    assert problems == ["survey/tools.py: not fixed, binary file (holds NUL bytes)"]
     assert tools.read_bytes() == b"\x00\x01 not text any more"
 
 

@@ -17,7 +17,7 @@ LINE = re.compile(
 @pytest.mark.parametrize("case", pending_marked(CASES))
 def test_text_output_is_exactly_expected(case: Path) -> None:
     expected = (case / "expected.txt").read_text(encoding="utf-8")
-    result = run_cli("check", str(case), "--no-cache", "--no-color")
+    result = run_cli("check", str(case), "--no-cache", "--no-color", cwd=case)
     assert result.stdout == expected
     assert result.exit_code == (1 if re.search(r"^Found [1-9]\d* errors?", expected, re.M) else 0)
 

@@ -160,7 +160,7 @@ def test_scan_batch_blames_one_file_and_goes_on(sabotage: None, tmp_path: Path) 
     names = ["a.py", "crash.py", "b.py", "hang.py", "c.py", "plain.py"]
     for name in names:
         (tmp_path / name).write_bytes(b"x = 1\n" if name == "plain.py" else GUARD)
-    files = tuple((n, str(tmp_path / n), (tmp_path / n).stat().st_size) for n in names)
+    files = tuple((n, str(tmp_path / n), (tmp_path / n).stat().st_size, None) for n in names)
     pool = workers.Pool(1, cpu_limit=1, backstop=1.5)
     pool.submit(ScanJob(files, (), (), 1 << 20))
     results = pool.finish()

@@ -37,7 +37,7 @@ def findings_of(root: Path, mode: str, monkeypatch: pytest.MonkeyPatch) -> list[
         monkeypatch.setenv("REFUSAL_LINT_EXHAUSTIVE", "1")
     else:
         monkeypatch.delenv("REFUSAL_LINT_EXHAUSTIVE", raising=False)
-    result = run_cli("check", str(root), "--no-cache", "--format", "json")
+    result = run_cli("check", str(root), "--no-cache", "--format", "json", cwd=root)
     assert result.exit_code in (0, 1), result.output
     data = json.loads(result.stdout)
     return [(f["code"], f["path"], f["line"], f["rule_id"]) for f in data["findings"]]

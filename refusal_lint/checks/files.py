@@ -23,7 +23,12 @@ RL002 = Code(
 file is skipped and the run goes on.""",
     why="facts in that file are invisible, so other findings may be missing.",
     fix="correct the syntax at the reported line, e.g. a trailing comma in JSON:",
-    example='{"seg-mix": "One family per cut.",}   ->   {"seg-mix": "One family per cut."}',
+    example="""==> refusals.json <==
+{"refusals": {"seg-mix": "One family per cut.",}}
+""",
+    fixed="""==> refusals.json <==
+{"refusals": {"seg-mix": "One family per cut."}}
+""",
 )
 
 RL003 = Code(
@@ -34,7 +39,18 @@ RL003 = Code(
     what="a suppression comment whose codes match no finding on its line.",
     why="stale suppressions hide future problems and mislead readers.",
     fix="delete the comment, or narrow it to the code that really fires there:",
-    example="refuse(rule_for(kind))  # refusal-lint: ignore[RL304]",
+    example="""==> tools.py <==
+from policy import refuse
+
+def crosstab(families):
+    return refuse("seg-mix") if families else None  # refusal-lint: ignore[RL304]
+""",
+    fixed="""==> tools.py <==
+from policy import refuse
+
+def crosstab(families):
+    return refuse("seg-mix") if families else None
+""",
 )
 
 RL004 = Code(
@@ -46,8 +62,37 @@ RL004 = Code(
 card) sits under no agent root, or under two equally near ones.""",
     why="each agent is checked against its own card only; refusal-lint cannot guess which.",
     fix="say which files belong to which agent in the config:",
-    example="""agents:
-  - {name: survey-analyst, card: survey/card.json, prompt: survey/prompt.md, guards: ["survey/**/*.py"]}""",
+    example="""==> agent-card.json (deleted) <==
+==> prompt.md (deleted) <==
+==> tools.py (deleted) <==
+==> survey/agent-card.json (extensions) <==
+{"uri": "https://standards.upperhandai.com/ext/refusals/v1",
+ "params": {"seg-mix": "One family per cut."}}
+==> survey/prompt.md <==
+- seg-mix: One family per cut.
+==> survey/tools.py <==
+from policy import refuse
+crosstab = lambda families: refuse("seg-mix") if len(families) > 1 else families
+==> media/agent-card.json (extensions) <==
+{"uri": "https://standards.upperhandai.com/ext/refusals/v1",
+ "params": {"seg-mix": "One family per cut."}}
+==> media/prompt.md <==
+- seg-mix: One family per cut.
+==> media/tools.py <==
+from policy import refuse
+reach = lambda families: refuse("seg-mix") if len(families) > 1 else families
+==> shared/cuts.py <==
+from policy import refuse
+cut = lambda families: refuse("seg-mix") if len(families) > 1 else families
+""",
+    fixed="""==> .refusal-lint.yaml <==
+agents:
+  - name: survey
+    card: survey/agent-card.json
+    prompt: survey/prompt.md
+    guards: ["survey/*.py", "shared/*.py"]
+  - {name: media, card: media/agent-card.json, prompt: media/prompt.md, guards: ["media/*.py"]}
+""",
 )
 
 RL005 = Code(
@@ -62,8 +107,12 @@ out of memory, crashed, or met nesting deeper than it reads.""",
 missing or wrong. The limits are CPU time and memory, never wall-clock time, so the same
 tree gives the same findings under any load.""",
     fix="raise the limit if the file is worth reading, or leave it out:",
-    example="""parse-timeout: 60            # in .refusal-lint.yaml
-exclude: ["tests/fixtures/huge_module.py"]""",
+    example="""==> data/agent-card.json <==
+<<[ * 20000>><<] * 20000>>
+""",
+    fixed="""==> .refusal-lint.yaml <==
+exclude: ["data/"]
+""",
 )
 
 RL100 = Code(
@@ -75,6 +124,14 @@ RL100 = Code(
 (the line and column where parsing stopped are given).""",
     why="without the card there is nothing to check the prompt and guards against.",
     fix="correct the path in the config, or the file's syntax.",
+    example="""==> .refusal-lint.yaml <==
+agents:
+  - {name: survey, card: cards/survey.json, prompt: prompt.md, guards: ["*.py"]}
+""",
+    fixed="""==> .refusal-lint.yaml <==
+agents:
+  - {name: survey, card: agent-card.json, prompt: prompt.md, guards: ["*.py"]}
+""",
 )
 
 CODES = (RL002, RL003, RL004, RL005, RL100)

@@ -21,8 +21,12 @@ tree declares the Refusals v1 extension.""",
     why="""callers learn which computations are refused from the card; a refusal whose rule no
 card advertises cannot be pre-filtered, and consumers cannot check it.""",
     fix="add the extension to the card, listing every rule the guards fire:",
-    example=""""capabilities": {"extensions": [{"uri": "https://standards.upperhandai.com/ext/refusals/v1",
-  "params": {"seg-mix": "Segmentation families cannot be crossed; ask for one family per cut."}}]}""",
+    example="""==> agent-card.json (extensions) <==
+""",
+    fixed="""==> agent-card.json (extensions) <==
+{"uri": "https://standards.upperhandai.com/ext/refusals/v1",
+ "params": {"seg-mix": "One family per cut."}}
+""",
 )
 
 RL301 = Code(
@@ -33,8 +37,16 @@ RL301 = Code(
     what="the card advertises a rule, but no tool-level guard ever refuses with it.",
     why="the agent promises a refusal it relies on the model alone to deliver.",
     fix="add a guard in the tool code:",
-    example="""if cut not in DEFINED_CUTS:
-    return refuse("invalid-cut", detail=f"{cut} is not a cut of this study")""",
+    example="""==> tools.py <==
+def crosstab(families):
+    return families
+""",
+    fixed="""==> tools.py <==
+from policy import refuse
+
+def crosstab(families):
+    return refuse("seg-mix") if len(families) > 1 else families
+""",
 )
 
 RL302 = Code(
@@ -46,6 +58,20 @@ RL302 = Code(
 suggests the nearest card rule).""",
     why="consumers must match the emitted rule against the card; an unknown rule breaks them.",
     fix='use the card\'s id (`refuse("seg-mix")`, not `refuse("seg_mix")`), or advertise the rule.',
+    example="""==> tools.py <==
+from policy import refuse
+
+def crosstab(families, cut):
+    if cut == "zodiac":
+        return refuse("astro-cut")
+    return refuse("seg-mix") if len(families) > 1 else families
+""",
+    fixed="""==> tools.py <==
+from policy import refuse
+
+def crosstab(families):
+    return refuse("seg-mix") if len(families) > 1 else families
+""",
 )
 
 RL303 = Code(
@@ -57,7 +83,18 @@ RL303 = Code(
     what='a guard passes `reason="..."` that differs from the card\'s reason for that rule.',
     why="the runtime Part must carry the advertised one-liner.",
     fix="`refusal-lint check --fix` rewrites the literal; better, read it from the params map:",
-    example='refuse("seg-mix", reason=RULES["seg-mix"])',
+    example="""==> tools.py <==
+from policy import refuse
+
+def crosstab(families):
+    return refuse("seg-mix", reason="Families never mix.") if len(families) > 1 else families
+""",
+    fixed="""==> tools.py <==
+from policy import RULES, refuse
+
+def crosstab(families):
+    return refuse("seg-mix", reason=RULES["seg-mix"]) if len(families) > 1 else families
+""",
 )
 
 RL304 = Code(
@@ -70,6 +107,22 @@ local variable), so it cannot be checked against the card.""",
     why="a typo there would only show in production.",
     fix="""use a literal, a constant or an enum member; or suppress with
 `# refusal-lint: ignore[RL304]` where the dynamism is intended.""",
+    example="""==> tools.py <==
+from policy import refuse
+
+from policy import rule_for
+
+def crosstab(families, kind):
+    return refuse("seg-mix") if len(families) > 1 else refuse(rule_for(kind))
+""",
+    fixed="""==> tools.py <==
+from policy import refuse
+
+from policy import rule_for
+
+def crosstab(families, kind):
+    return refuse("seg-mix") if len(families) > 1 else refuse(rule_for(kind))  # refusal-lint: ignore[RL304]
+""",
 )
 
 RL305 = Code(
@@ -82,6 +135,21 @@ RL305 = Code(
     why="""the spec makes a refused request a successful exchange: a normal result carrying a
 text Part and a refusal data Part.""",
     fix="return the two Parts in the result instead of raising the error.",
+    example="""==> tools.py <==
+from fastapi import HTTPException
+
+
+def crosstab(families):
+    if len(families) > 1:
+        raise HTTPException(422, detail={"rule": "seg-mix", "reason": "One family per cut."})
+    return families
+""",
+    fixed="""==> tools.py <==
+from policy import refuse
+
+def crosstab(families):
+    return refuse("seg-mix") if len(families) > 1 else families
+""",
 )
 
 RL306 = Code(
@@ -94,6 +162,24 @@ its Part's media type is almost `application/vnd.upperhand.refusal+json`.""",
     why="consumers recognise refusals by the exact media type and keys.",
     fix="""{"rule": "seg-mix", "reason": "...", "detail": "..."} with
 media type application/vnd.upperhand.refusal+json.""",
+    example="""==> tools.py <==
+from policy import refuse
+
+def crosstab(families):
+    return refuse("seg-mix") if len(families) > 1 else families
+
+def payload():
+    return {"rule": "seg-mix", "reason": "One family per cut.", "code": 422}
+""",
+    fixed="""==> tools.py <==
+from policy import refuse
+
+def crosstab(families):
+    return refuse("seg-mix") if len(families) > 1 else families
+
+def payload():
+    return {"rule": "seg-mix", "reason": "One family per cut."}
+""",
 )
 
 CODES = (RL001, RL301, RL302, RL303, RL304, RL305, RL306)

@@ -19,6 +19,14 @@ timeout, or a body that is not JSON.""",
     why="nothing can be probed; the agent is down, misrouted, or not an A2A agent.",
     fix="""check the URL, that the agent serves /.well-known/agent-card.json, and that its
 interface url answers JSON-RPC POSTs.""",
+    example="""{"jsonrpc": "2.0", "id": 1}
+""",
+    fixed="""[
+  {"text": "One family per cut."},
+  {"data": {"rule": "seg-mix", "reason": "One family per cut."},
+   "mediaType": "application/vnd.upperhand.refusal+json"}
+]
+""",
 )
 
 RL401 = Code(
@@ -30,7 +38,15 @@ RL401 = Code(
     why="""the spec makes a refused request a successful exchange: a normal result carrying
 the refusal Parts, never a protocol error.""",
     fix="return a message with the text Part and the refusal data Part instead of raising:",
-    example='{"jsonrpc": "2.0", "id": 1, "result": {"message": {"parts": [...]}}}',
+    example="""{"jsonrpc": "2.0", "id": 1,
+ "error": {"code": -32602, "message": "One family per cut."}}
+""",
+    fixed="""[
+  {"text": "One family per cut."},
+  {"data": {"rule": "seg-mix", "reason": "One family per cut."},
+   "mediaType": "application/vnd.upperhand.refusal+json"}
+]
+""",
 )
 
 RL402 = Code(
@@ -42,6 +58,16 @@ RL402 = Code(
     why="""a refused computation answered anyway is a fabricated answer, the one thing the
 spec forbids outright.""",
     fix="make the tool-level guard fire for this request, or correct the probe message.",
+    example="""[
+  {"text": "Here is the crosstab of both families: ..."}
+]
+""",
+    fixed="""[
+  {"text": "One family per cut."},
+  {"data": {"rule": "seg-mix", "reason": "One family per cut."},
+   "mediaType": "application/vnd.upperhand.refusal+json"}
+]
+""",
 )
 
 RL403 = Code(
@@ -52,6 +78,17 @@ RL403 = Code(
     what="the refusal came with its data Part but no text Part.",
     why="plain clients that ignore data Parts show nothing; the spec asks for both Parts.",
     fix="emit a text Part holding the reason next to the data Part.",
+    example="""[
+  {"data": {"rule": "seg-mix", "reason": "One family per cut."},
+   "mediaType": "application/vnd.upperhand.refusal+json"}
+]
+""",
+    fixed="""[
+  {"text": "One family per cut."},
+  {"data": {"rule": "seg-mix", "reason": "One family per cut."},
+   "mediaType": "application/vnd.upperhand.refusal+json"}
+]
+""",
 )
 
 RL404 = Code(
@@ -63,8 +100,20 @@ RL404 = Code(
 other keys or non-string values.""",
     why="""consumers recognise a refusal by the media type application/vnd.upperhand.refusal+json
 and read exactly rule, reason and detail.""",
-    fix='{"data": {"rule": "seg-mix", "reason": "...", "detail": "..."},',
-    example='  "mediaType": "application/vnd.upperhand.refusal+json"}',
+    fix="a data Part whose data is exactly rule, reason and (optionally) detail, with the refusal media"
+    " type:",
+    example="""[
+  {"text": "One family per cut."},
+  {"data": {"rule": "seg-mix", "reason": "One family per cut.", "code": 422},
+   "mediaType": "application/vnd.upperhand.refusal+json"}
+]
+""",
+    fixed="""[
+  {"text": "One family per cut."},
+  {"data": {"rule": "seg-mix", "reason": "One family per cut."},
+   "mediaType": "application/vnd.upperhand.refusal+json"}
+]
+""",
 )
 
 RL405 = Code(
@@ -76,6 +125,18 @@ RL405 = Code(
     why="""consumers must find the emitted rule in the card's map; an unknown one cannot be
 rendered or filtered.""",
     fix="emit the card's id, or add the rule to the card.",
+    example="""[
+  {"text": "One family per cut."},
+  {"data": {"rule": "seg-mixing", "reason": "One family per cut."},
+   "mediaType": "application/vnd.upperhand.refusal+json"}
+]
+""",
+    fixed="""[
+  {"text": "One family per cut."},
+  {"data": {"rule": "seg-mix", "reason": "One family per cut."},
+   "mediaType": "application/vnd.upperhand.refusal+json"}
+]
+""",
 )
 
 RL406 = Code(
@@ -87,6 +148,18 @@ RL406 = Code(
 reason for the emitted rule.""",
     why="the reason is the advertised one-liner; callers and evals compare it verbatim.",
     fix="read the reason from the card's params map when building both Parts.",
+    example="""[
+  {"text": "Families never mix."},
+  {"data": {"rule": "seg-mix", "reason": "Families never mix."},
+   "mediaType": "application/vnd.upperhand.refusal+json"}
+]
+""",
+    fixed="""[
+  {"text": "One family per cut."},
+  {"data": {"rule": "seg-mix", "reason": "One family per cut."},
+   "mediaType": "application/vnd.upperhand.refusal+json"}
+]
+""",
 )
 
 RL407 = Code(
@@ -99,6 +172,19 @@ file Parts.""",
     why="""the refusal Parts must replace the result entirely; anything beside them is an
 answer the agent said it would not give.""",
     fix="return only the two refusal Parts.",
+    example="""[
+  {"text": "One family per cut."},
+  {"data": {"rule": "seg-mix", "reason": "One family per cut."},
+   "mediaType": "application/vnd.upperhand.refusal+json"},
+  {"text": "Meanwhile, here is the crosstab: ..."}
+]
+""",
+    fixed="""[
+  {"text": "One family per cut."},
+  {"data": {"rule": "seg-mix", "reason": "One family per cut."},
+   "mediaType": "application/vnd.upperhand.refusal+json"}
+]
+""",
 )
 
 RL408 = Code(
@@ -111,6 +197,17 @@ refusal Part was recognised by its keys.""",
     why="consumers on v0.3 cannot tell a refusal from other data by its type.",
     fix="""serve A2A v1.0 (the a2a-sdk serves both on one endpoint), or put the media type in
 the Part's metadata.""",
+    example="""{"jsonrpc": "2.0", "id": 1, "result": {"kind": "message", "role": "agent", "parts": [
+  {"kind": "text", "text": "One family per cut."},
+  {"kind": "data", "data": {"rule": "seg-mix", "reason": "One family per cut."}}
+]}}
+""",
+    fixed="""[
+  {"text": "One family per cut."},
+  {"data": {"rule": "seg-mix", "reason": "One family per cut."},
+   "mediaType": "application/vnd.upperhand.refusal+json"}
+]
+""",
 )
 
 RL501 = Code(
@@ -128,6 +225,16 @@ agent) are not a retry.""",
 unchanged; the same request gets the same refusal, and a loop of retries is load for nothing.""",
     fix="""show the refusal (naming its rule, `rc.render_text`) and let the user change the
 request; never resend it as it was, not even on a timeout or a reconnect.""",
+    example="""[
+  {"method": "SendMessage", "parts": [{"text": "Cross the two families, please."}]},
+  {"method": "SendMessage", "parts": [{"text": "Cross the two families, please."}]}
+]
+""",
+    fixed="""[
+  {"method": "SendMessage", "parts": [{"text": "Cross the two families, please."}]},
+  {"method": "SendMessage", "parts": [{"text": "Then one family: the age bands."}]}
+]
+""",
 )
 
 # The live codes (DESIGN §8, §10): the probe's, then the stub's consumer faults.

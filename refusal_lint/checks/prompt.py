@@ -17,6 +17,11 @@ RL200 = Code(
     why="the model must know the rules to refuse consistently with the card and guards.",
     fix="""set `prompt:` in the agent's config (file, file.yaml#key.path or module.py:NAME), or
 keep the prompt where it is discovered (a prompt*.md file, SYSTEM_PROMPT, instruction=...).""",
+    example="""==> prompt.md (deleted) <==
+""",
+    fixed="""==> prompt.md <==
+- seg-mix: One family per cut.
+""",
 )
 
 RL201 = Code(
@@ -27,7 +32,13 @@ RL201 = Code(
     what="the card advertises a rule whose id appears nowhere in the agent's prompt.",
     why="the model cannot refuse by a rule it was never told about.",
     fix="add a rule line to the prompt:",
-    example="- invalid-cut: That demographic cut is not defined for this study.",
+    example="""==> prompt.md <==
+Answer from the survey tables only, and refuse what the rules forbid.
+""",
+    fixed="""==> prompt.md <==
+Answer from the survey tables only, and refuse what the rules forbid:
+- seg-mix: One family per cut.
+""",
 )
 
 RL202 = Code(
@@ -39,6 +50,13 @@ RL202 = Code(
 rule the card does not have. The message suggests the nearest card rule.""",
     why="the model will refuse with a rule no caller can look up.",
     fix="rename it to the card's id, or add the rule to the card.",
+    example="""==> prompt.md <==
+- seg-mix: One family per cut.
+- astro-cut: No zodiac cuts.
+""",
+    fixed="""==> prompt.md <==
+- seg-mix: One family per cut.
+""",
 )
 
 RL203 = Code(
@@ -51,6 +69,12 @@ RL203 = Code(
 (white space folded).""",
     why="users see one wording in refusals and another in the card; evals asserting the reason fail.",
     fix="`refusal-lint check --fix` rewrites the prompt's reason to the card's.",
+    example="""==> prompt.md <==
+- seg-mix: Never cross two families.
+""",
+    fixed="""==> prompt.md <==
+- seg-mix: One family per cut.
+""",
 )
 
 CODES = (RL200, RL201, RL202, RL203)
@@ -134,7 +158,9 @@ def check(
                 )
                 out.append(
                     RL203.finding(
-                        _on_file_line(Loc(p.loc.path, rl.line, rl.col), rl.rule_id, p),
+                        _on_file_line(
+                            Loc(p.loc.path, rl.line, rl.col, rl.line, rl.col + len(rl.rule_id)), rl.rule_id, p
+                        ),
                         f'the prompt gives `{rl.rule_id}` the reason "{rl.wrapped or rl.reason}"; '
                         f'the card says "{stated.reason}"',
                         rule_id=rl.rule_id,

@@ -33,7 +33,8 @@ class ScanJob:
     The prefilter runs in the workers too, so reading and searching the tree is shared
     between them instead of holding up the parent."""
 
-    files: tuple[tuple[str, str, int], ...]  # (relative path, absolute path, size)
+    # (relative path, absolute path, size, the bytes where they are not the disk's)
+    files: tuple[tuple[str, str, int, bytes | None], ...]
     needles: tuple[bytes, ...]
     guard_callables: tuple[str, ...]
     max_file_size: int

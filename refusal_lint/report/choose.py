@@ -59,9 +59,18 @@ def render(run: Run, style: Style) -> tuple[str, bool]:
         return importlib.import_module(f"refusal_lint.report.{fmt}").render(run.findings), False
     from refusal_lint.report import text
 
-    color = style.color
-    if color is None:
-        color = not style.to_file and sys.stdout.isatty() and "NO_COLOR" not in os.environ
-    if style.quiet:
-        return "".join(text.line(f, color) + "\n" for f in run.findings), color
-    return run.head + text.render(run.findings, color, style.statistics, run.nothing, run.fixed), color
+    color = wants_color(style)
+    body = text.render(run.findings, color, style.statistics, run.nothing, run.fixed, style.quiet)
+    return ("" if style.quiet else run.head) + body, color
+
+
+def wants_color(style: Style) -> bool:
+    """--color/--no-color; else NO_COLOR (no-color.org) turns it off and FORCE_COLOR
+    (force-color.org) on, each when set and not empty; else colour on a terminal only."""
+    if style.color is not None:
+        return style.color
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return not style.to_file
+    return not style.to_file and sys.stdout.isatty()

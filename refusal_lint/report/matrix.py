@@ -6,12 +6,13 @@ import json
 from dataclasses import dataclass
 
 from refusal_lint.bind import Agent
-from refusal_lint.checks.guards import RL302
-from refusal_lint.checks.prompt import RL202, mention_lines
+from refusal_lint.checks.guards import RL302, RL303
+from refusal_lint.checks.prompt import RL202, RL203, mention_lines
 from refusal_lint.model import Finding, Loc
 
 MISSING = "✗ missing"
 NOT_ADVERTISED = "✗ not advertised"
+DRIFT = "≠ reason"  # the prompt (RL203) or a guard (RL303) states another reason than the card
 
 
 @dataclass(frozen=True)
@@ -21,11 +22,16 @@ class Row:
     prompt: tuple[Loc, ...]
     guards: tuple[Loc, ...]
     derived: bool = False
+    prompt_drift: bool = False  # RL203 for this rule
+    guard_drift: bool = False  # RL303 for this rule
 
 
 def rows(agent: Agent, findings: list[Finding]) -> list[Row]:
     out: list[Row] = []
     card_ids: set[str] = set()
+    drift = {
+        (f.rule_id, f.code) for f in findings if f.agent == agent.name and f.code in (RL203.code, RL303.code)
+    }
     if agent.card is not None:
         for r in agent.card.rules:
             card_ids.add(r.rule_id)
@@ -34,7 +40,17 @@ def rows(agent: Agent, findings: list[Finding]) -> list[Row]:
             guards = tuple(g.loc for g in agent.guards if g.rule_id == r.rule_id) + tuple(
                 e.loc for e in agent.protocol_errors if e.rule_id == r.rule_id
             )
-            out.append(Row(r.rule_id, (r.loc,), prompt, guards, derived))
+            out.append(
+                Row(
+                    r.rule_id,
+                    (r.loc,),
+                    prompt,
+                    guards,
+                    derived,
+                    prompt_drift=(r.rule_id, RL203.code) in drift,
+                    guard_drift=(r.rule_id, RL303.code) in drift,
+                )
+            )
     unknown: dict[str, tuple[list[Loc], list[Loc]]] = {}
     for f in findings:
         if (
@@ -60,7 +76,12 @@ def _cell(locs: tuple[Loc, ...], empty: str, limit: int = 3) -> str:
 
 def _cells(row: Row) -> tuple[str, str, str, str]:
     prompt = "derived" if row.derived and row.card else _cell(row.prompt, MISSING)
-    return row.rule_id, _cell(row.card, NOT_ADVERTISED), prompt, _cell(row.guards, MISSING)
+    guards = _cell(row.guards, MISSING)
+    if row.prompt_drift:
+        prompt += f" {DRIFT}"
+    if row.guard_drift:
+        guards += f" {DRIFT}"
+    return row.rule_id, _cell(row.card, NOT_ADVERTISED), prompt, guards
 
 
 def prompts_found(agent: Agent, limit: int = 4) -> str:
@@ -126,6 +147,7 @@ def as_json(agents: list[Agent], findings: list[Finding]) -> list[dict[str, obje
                     "card": locs(r.card),
                     "prompt": "derived" if r.derived and r.card else locs(r.prompt),
                     "guards": locs(r.guards),
+                    "reason_drift": {"prompt": r.prompt_drift, "guards": r.guard_drift},
                 }
                 for r in rows(a, findings)
             ],

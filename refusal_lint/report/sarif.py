@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from refusal_lint import __version__
@@ -14,6 +16,7 @@ if TYPE_CHECKING:
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFO_URI = REPO
+SRCROOT = "%SRCROOT%"
 
 
 def _markdown(c: Code) -> str:
@@ -21,7 +24,9 @@ def _markdown(c: Code) -> str:
     prose = f"What: {c.what}\nWhy: {c.why}\nFix: {c.fix}"
     out = [line + "  " for line in prose.splitlines()]
     if c.example:
-        out += ["```", *c.example.splitlines(), "```"]
+        out += ["Example:", "```", *c.example.splitlines(), "```"]
+    if c.fixed:
+        out += ["Fixed:", "```", *c.fixed.splitlines(), "```"]
     return "\n".join(out)
 
 
@@ -39,9 +44,20 @@ def _rule(code: str) -> dict[str, Any]:
     }
 
 
-def render(findings: list[Finding], command: str = "check") -> str:
+def _artifact(path: str) -> dict[str, str]:
+    """A path relative to the current folder names %SRCROOT% as its base; one outside it
+    (shown absolute) is a file URI of its own."""
+    from urllib.parse import quote
+
+    if os.path.isabs(path):
+        return {"uri": Path(path).as_uri()}
+    return {"uri": quote(path), "uriBaseId": SRCROOT}
+
+
+def render(findings: list[Finding], command: str = "check", base: str | None = None) -> str:
     """SARIF 2.1.0; `automationDetails.id` names the command, so a check upload and a probe
-    upload for one commit live side by side in code scanning."""
+    upload for one commit live side by side in code scanning. Paths are relative to `base`
+    (the current folder), which `originalUriBaseIds` gives as %SRCROOT%."""
     order = list(CODES)
     results = []
     for f, fp in zip(findings, fingerprints(findings), strict=True):
@@ -59,7 +75,7 @@ def render(findings: list[Finding], command: str = "check") -> str:
                 "locations": [
                     {
                         "physicalLocation": {
-                            "artifactLocation": {"uri": f.loc.path, "uriBaseId": "%SRCROOT%"},
+                            "artifactLocation": _artifact(f.loc.path),
                             "region": region,
                         }
                     }
@@ -82,6 +98,9 @@ def render(findings: list[Finding], command: str = "check") -> str:
                     }
                 },
                 "automationDetails": {"id": f"refusal-lint/{command}/"},
+                "originalUriBaseIds": {
+                    SRCROOT: {"uri": Path(os.path.abspath(base or os.getcwd())).as_uri() + "/"}
+                },
                 "results": results,
                 "columnKind": "unicodeCodePoints",
             }

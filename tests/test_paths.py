@@ -1,0 +1,350 @@
+"""Paths as users run the tool (DESIGN §1, §4): reported relative to the current folder in
+every format, PATH arguments that are files, and findings that do not depend on where the
+run starts."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+import pytest
+from conftest import TESTDATA, Repo, run_cli
+from hypothesis import given
+from hypothesis import strategies as st
+
+Found = list[tuple[str, int, int, str, str | None]]
+
+
+def _json(cwd: Path, *args: str) -> dict[str, Any]:
+    result = run_cli("check", *args, "--no-cache", "--format", "json", cwd=cwd)
+    assert result.exit_code in (0, 1), result.output
+    data: dict[str, Any] = json.loads(result.stdout)
+    return data
+
+
+def _found(cwd: Path, *args: str) -> Found:
+    """(absolute path, line, column, code, rule id) of each finding."""
+    return [
+        (str((cwd / f["path"]).resolve()), f["line"], f["column"], f["code"], f["rule_id"])
+        for f in _json(cwd, *args)["findings"]
+    ]
+
+
+# ---- relative to the current folder, in every format -------------------------------------------
+
+
+def _paths(fmt: str, out: str) -> list[str]:
+    """The file paths a report in `fmt` names."""
+    if fmt == "text":
+        return [m[1] for m in re.finditer(r"^([^\s:]+):\d+:\d+: RL", out, re.M)]
+    if fmt == "json":
+        return [f["path"] for f in json.loads(out)["findings"]]
+    if fmt == "github":
+        return re.findall(r"file=([^,]+),", out)
+    if fmt == "azure":
+        return re.findall(r"sourcepath=([^;]+);", out)
+    if fmt == "gitlab":
+        return [i["location"]["path"] for i in json.loads(out)]
+    if fmt == "rdjson":
+        return [d["location"]["path"] for d in json.loads(out)["diagnostics"]]
+    if fmt == "markdown":
+        return re.findall(r"^\| `([^`:]+):\d+:\d+` \|", out, re.M)
+    if fmt == "junit":
+        return re.findall(r'file="([^"]+)"', out)
+    assert fmt == "sarif"
+    [run] = json.loads(out)["runs"]
+    base = run["originalUriBaseIds"]["%SRCROOT%"]["uri"]
+    out_paths = []
+    for r in run["results"]:
+        art = r["locations"][0]["physicalLocation"]["artifactLocation"]
+        assert art["uriBaseId"] == "%SRCROOT%"
+        out_paths.append(unquote(urlparse(base + art["uri"]).path))
+    return out_paths
+
+
+@pytest.mark.parametrize(
+    "fmt", ["text", "json", "github", "azure", "gitlab", "rdjson", "junit", "sarif", "markdown"]
+)
+def test_every_format_names_files_that_exist_from_a_parent_folder(tmp_path: Path, fmt: str) -> None:
+    shutil.copytree(TESTDATA / "py-rl302", tmp_path / "sub" / "agent", ignore=shutil.ignore_patterns("*.txt"))
+    result = run_cli("check", "sub/agent", "--no-cache", "--no-color", "--format", fmt, cwd=tmp_path)
+    assert result.exit_code == 1, result.output
+    paths = _paths(fmt, result.stdout)
+    assert len(paths) >= 3
+    for p in paths:
+        assert (tmp_path / p).is_file(), (fmt, p)
+    if fmt != "sarif":
+        assert {p.split("/")[0] for p in paths} == {"sub"}
+
+
+def test_paths_outside_the_current_folder_are_absolute(tmp_path: Path) -> None:
+    shutil.copytree(TESTDATA / "py-rl302", tmp_path / "agent", ignore=shutil.ignore_patterns("*.txt"))
+    (tmp_path / "elsewhere").mkdir()
+    data = _json(tmp_path / "elsewhere", str(tmp_path / "agent"))
+    assert {f["path"] for f in data["findings"]} == {
+        (tmp_path / "agent" / "agent-card.json").as_posix(),
+        (tmp_path / "agent" / "survey" / "tools.py").as_posix(),
+    }
+    assert data["agents"][0]["card"]["path"] == (tmp_path / "agent" / "agent-card.json").as_posix()
+
+
+def test_matrix_paths_are_relative_to_the_current_folder(tmp_path: Path) -> None:
+    shutil.copytree(TESTDATA / "py-rl302", tmp_path / "sub" / "agent", ignore=shutil.ignore_patterns("*.txt"))
+    result = run_cli("matrix", "sub/agent", "--no-cache", "--format", "json", cwd=tmp_path)
+    [agent] = json.loads(result.stdout)["agents"]
+    card = agent["rules"][0]["card"][0]["path"]
+    assert (tmp_path / card).is_file() and card.startswith("sub/agent/")
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_diff_applies_with_git_apply_from_a_parent_folder(tmp_path: Path) -> None:
+    shutil.copytree(TESTDATA / "py-rl303", tmp_path / "sub" / "agent", ignore=shutil.ignore_patterns("*.txt"))
+    diff = run_cli("check", "sub/agent", "--diff", "--no-cache", cwd=tmp_path)
+    assert diff.exit_code == 1 and diff.stdout.startswith("--- a/sub/agent/")
+    patch = tmp_path / "fix.patch"
+    patch.write_text(diff.stdout)
+    subprocess.run(["git", "apply", str(patch)], cwd=tmp_path, check=True, capture_output=True)
+    after = _json(tmp_path, "sub/agent")
+    assert "RL303" not in {f["code"] for f in after["findings"]}
+
+
+# ---- PATH arguments that are files ----------------------------------------------------------------
+
+
+def _git_init(root: Path) -> None:
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True, capture_output=True)
+
+
+def _drifted_agent(repo: Repo, at: str = "") -> None:
+    """The survey agent under `at`, its prompt's seg-mix reason drifted (RL203) and a guard
+    firing an id the card lacks (RL302)."""
+    prefix = f"{at}/" if at else ""
+    repo.card(rel=f"{prefix}.well-known/agent-card.json")
+    repo.prompt(rel=f"{prefix}agent/system_prompt.md")
+    repo.tools(ids=("seg-mix", "invalid-cuts"), rel=f"{prefix}agent/tools.py")
+    prompt = repo.root / prefix / "agent" / "system_prompt.md"
+    prompt.write_text(prompt.read_text().replace("ask for one family", "ask for two families"))
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_a_file_names_its_agent_and_gives_the_findings_of_the_folder(repo: Repo) -> None:
+    _drifted_agent(repo)
+    _git_init(repo.root)
+    folder = _found(repo.root, ".")
+    assert {code for *_, code, _ in folder} >= {"RL203", "RL302"}
+    card = ".well-known/agent-card.json"
+    for args in (
+        [card],
+        ["agent/system_prompt.md"],
+        ["agent/tools.py"],
+        [card, "agent/tools.py"],
+        ["agent/system_prompt.md", "agent/tools.py", card],
+    ):
+        assert _found(repo.root, *args) == folder, args
+    # From inside a sub-folder, and through an absolute path: the same findings.
+    assert _found(repo.root / "agent", "system_prompt.md") == folder
+    assert _found(repo.root / "agent", str(repo.root / card)) == folder
+
+
+def _scanned(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The Python files the runs from now on hand to the workers to scan, by path."""
+    from refusal_lint.extraction import Extraction
+
+    scanned: list[str] = []
+    real = Extraction.scan
+
+    def spy(self: Extraction, entries: list[Any], context: str, needles: tuple[bytes, ...]) -> None:
+        scanned.extend(e.rel for e in entries)
+        real(self, entries, context, needles)
+
+    monkeypatch.setattr(Extraction, "scan", spy)
+    return scanned
+
+
+def _monorepo(repo: Repo) -> None:
+    _drifted_agent(repo, "agents/survey")
+    _drifted_agent(repo, "agents/media")
+    repo.write("docs/notes.md", "Nothing here belongs to an agent.\n")
+    _git_init(repo.root)
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_in_a_monorepo_a_file_reports_its_own_agent_only(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    _monorepo(repo)
+    folder = _found(repo.root, "agents/survey")
+    assert {code for *_, code, _ in folder} >= {"RL203", "RL302"}
+    # A changed card reports the drift that stands in the unchanged prompt.
+    card = "agents/survey/.well-known/agent-card.json"
+    assert _found(repo.root, card) == folder
+    assert _found(repo.root, card, "agents/survey/agent/tools.py") == folder  # once, not twice
+    both = _found(repo.root, card, "agents/media/agent/tools.py")
+    assert both == sorted(folder + _found(repo.root, "agents/media"), key=lambda f: (f[0], f[1], f[2], f[3]))
+    assert _found(repo.root, "docs/notes.md") == []  # a file in no agent gives nothing
+    agents = _json(repo.root, card)["agents"]
+    assert [a["card"]["path"] for a in agents] == [card]
+
+    # Only the owning agent's Python files are scanned.
+    scanned = _scanned(monkeypatch)
+    _found(repo.root, "agents/survey/agent/tools.py")
+    assert scanned == ["agents/survey/agent/tools.py"]
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_a_config_file_marks_the_project(repo: Repo) -> None:
+    _drifted_agent(repo, "team/agent")
+    (repo.root / "team" / "refusal-lint.yaml").write_text("exclude: []\n")
+    folder = _found(repo.root, "team")
+    assert _found(repo.root, "team/agent/agent/tools.py") == folder
+    assert folder
+
+
+# ---- findings do not depend on the starting folder ---------------------------------------------
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_findings_do_not_depend_on_where_the_run_starts(tmp_path: Path) -> None:
+    """An agent kept under a folder named `prompts/`: names are matched on the path inside the
+    project, so a notes file there is no prompt, from wherever the run starts. (Its near miss
+    `seg_mix` would be RL202 in a prompt; it names no card rule, so it is no prompt by content.)"""
+    parent = tmp_path / "prompts"
+    root = parent / "agent"
+    repo = Repo(root)
+    _drifted_agent(repo)
+    repo.write("notes.md", "- seg_mix: a draft reason nobody reads as a prompt\n")
+    _git_init(root)
+    inside = _found(root, ".")
+    assert {code for *_, code, _ in inside} >= {"RL203", "RL302"}
+    assert not any(p.endswith("notes.md") for p, *_ in inside)
+    assert _found(parent, "agent") == inside
+    assert _found(parent, ".") == inside
+    assert _found(parent, "agent/.well-known/agent-card.json") == inside
+    assert _found(tmp_path, "prompts/agent/agent/tools.py") == inside
+    assert _found(root / "agent", "system_prompt.md") == inside
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_a_guard_file_that_lost_its_last_guard_still_names_its_agent(repo: Repo) -> None:
+    """The change being committed removed the guard: the file holds no fact any more, and
+    the agent's RL301 must still be reported for it."""
+    unguarded = "def crosstab(cuts, families):\n    return {'cuts': cuts}\n"
+    # A lone agent whose guards live outside its card's folder.
+    _drifted_agent(repo, "svc")
+    repo.write("lib/tools.py", unguarded)
+    _git_init(repo.root)
+    lone = _found(repo.root, "lib/tools.py")
+    assert ("RL203", "seg-mix") in {(c, r) for *_, c, r in lone}
+    assert lone == _found(repo.root, ".")
+    # Agents given in the config: a file their `guards:` glob names.
+    (repo.root / "svc" / "agent" / "tools.py").write_text(unguarded)
+    repo.write(
+        ".refusal-lint.yaml",
+        "agents:\n  - name: survey\n    card: svc/.well-known/agent-card.json\n"
+        "    prompt: svc/agent/system_prompt.md\n    guards: ['svc/agent/*.py']\n",
+    )
+    found = _found(repo.root, "svc/agent/tools.py")
+    assert {(c, r) for *_, c, r in found} >= {
+        ("RL301", "seg-mix"),
+        ("RL301", "invalid-cut"),
+        ("RL203", "seg-mix"),
+    }
+    assert found == _found(repo.root, ".")
+
+
+def test_notes_name_files_as_the_reports_do(tmp_path: Path) -> None:
+    import stat
+
+    shutil.copytree(TESTDATA / "py-rl303", tmp_path / "sub" / "agent", ignore=shutil.ignore_patterns("*.txt"))
+    tools = tmp_path / "sub" / "agent" / "survey" / "tools.py"
+    tools.chmod(stat.S_IRUSR | stat.S_IRGRP)
+    result = run_cli("check", "sub/agent", "--fix", "--no-cache", cwd=tmp_path)
+    assert (
+        "refusal-lint: note: sub/agent/survey/tools.py: not fixed, the file is read-only\n" in result.stderr
+    )
+
+
+def test_without_git_or_config_a_file_checks_its_folder(tmp_path: Path) -> None:
+    """No project marker above: the file's own folder is the tree (a card under .well-known/
+    stands for the agent's folder above it), so a card beside its agent is no partial agent."""
+    root = tmp_path / "agent"
+    shutil.copytree(TESTDATA / "py-rl302", root, ignore=shutil.ignore_patterns("*.txt"))
+    folder = _found(root, ".")
+    assert _found(root, "agent-card.json") == folder
+    (root / ".well-known").mkdir()
+    (root / "agent-card.json").rename(root / ".well-known" / "agent-card.json")
+    folder = _found(root, ".")
+    assert {c for *_, c, _ in folder} == {"RL301", "RL302"}
+    assert _found(root / ".well-known", "agent-card.json") == folder
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_two_cards_of_one_agent_still_read_every_guard(repo: Repo) -> None:
+    """Two cards that make one agent (one's folder holds the other's, same name): the
+    lone agent owns every file of the tree, so guards outside both folders count."""
+    repo.card(rel="svc/agent-card.json")
+    repo.card(rel="svc/api/agent-card.json")
+    repo.prompt(rel="svc/system_prompt.md")
+    repo.tools(rel="lib/tools.py")
+    _git_init(repo.root)
+    folder = _found(repo.root, ".")
+    assert all(code != "RL301" for *_, code, _ in folder), folder
+    assert _found(repo.root, "svc/api/agent-card.json") == folder
+
+
+_PART = st.text(alphabet="abcxyz-_.é ", min_size=1, max_size=6).filter(lambda s: s not in (".", ".."))
+
+
+@given(
+    root=st.lists(_PART, max_size=3),
+    cwd=st.lists(_PART, max_size=3),
+    path=st.lists(_PART, min_size=1, max_size=3),
+)
+def test_a_shown_path_names_the_same_file_from_the_current_folder(
+    root: list[str], cwd: list[str], path: list[str]
+) -> None:
+    from refusal_lint import display
+
+    base = os.path.join(os.sep, "work", *root)
+    here = os.path.join(os.sep, "work", *cwd)
+    shown = display.from_cwd(base, here)("/".join(path))
+    target = os.path.normpath(os.path.join(base, *path))
+    assert os.path.normpath(os.path.join(here, shown)) == target
+    inside = target == here or target.startswith(os.path.join(here, ""))
+    assert os.path.isabs(shown) != inside
+    assert "\\" not in shown or os.sep == "/"
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_configured_agents_a_file_costs_its_own_agent(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    _monorepo(repo)
+    repo.write(
+        ".refusal-lint.yaml",
+        "agents:\n"
+        + "".join(
+            f"  - name: {n}\n    card: agents/{n}/.well-known/agent-card.json\n"
+            f"    prompt: agents/{n}/agent/system_prompt.md\n    guards: ['agents/{n}/**/*.py']\n"
+            for n in ("survey", "media")
+        ),
+    )
+    whole = _json(repo.root, ".")["findings"]
+    want = [f for f in whole if f["agent"] == "survey"]
+    assert {f["code"] for f in want} >= {"RL203", "RL302"}
+    scanned = _scanned(monkeypatch)
+    got = _json(repo.root, "agents/survey/agent/tools.py")["findings"]
+    assert got == want
+    assert scanned == ["agents/survey/agent/tools.py"]
+    assert _json(repo.root, "docs/notes.md")["findings"] == []
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_the_config_file_names_every_agent_and_an_unread_kind_none(repo: Repo) -> None:
+    _monorepo(repo)
+    repo.write(".refusal-lint.yaml", "exclude: []\n")
+    repo.write("agents/survey/NOTES.rst", "Notes on the survey agent.\n")
+    assert _found(repo.root, ".refusal-lint.yaml") == _found(repo.root, ".")
+    assert _found(repo.root, "agents/survey/NOTES.rst") == []
