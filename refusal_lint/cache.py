@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from refusal_lint import __version__
@@ -69,9 +70,22 @@ def key(job: Job) -> str:
     return h.hexdigest()
 
 
+@dataclass
+class Memory:
+    """A cache kept in memory from one run to the next instead of in a folder (the language
+    server, which writes no file): what the last run used."""
+
+    entries: dict[str, Any] = field(default_factory=dict)
+    stats: dict[str, list[Any]] = field(default_factory=dict)
+
+
+MEMORY = "<memory>"  # the folder of a cache kept in memory
+
+
 class Cache:
-    def __init__(self, folder: str | None) -> None:
-        self.folder = folder
+    def __init__(self, folder: str | None, memory: Memory | None = None) -> None:
+        self.folder = MEMORY if memory is not None else folder
+        self.memory = memory
         self.entries: dict[str, Any] = {}
         self.used: dict[str, Any] = {}
         # Like git's index: path -> [size, mtime_ns, context, verdict], so an unchanged file
@@ -79,6 +93,9 @@ class Cache:
         self.stats: dict[str, list[Any]] = {}
         self.used_stats: dict[str, list[Any]] = {}
         self.dirty = False
+        if memory is not None:
+            self.entries, self.stats = memory.entries, memory.stats
+            return
         if folder is None:
             return
         try:
@@ -140,6 +157,9 @@ class Cache:
         self.dirty = True
 
     def save(self) -> None:
+        if self.memory is not None:
+            self.memory.entries, self.memory.stats = self.used, self.used_stats
+            return
         if self.folder is None or (
             not self.dirty and len(self.used) == len(self.entries) and len(self.used_stats) == len(self.stats)
         ):

@@ -462,6 +462,20 @@ def _stub(card: str, host: str, port: int, rule_for: tuple[str, ...], record_fil
     return _status(recorder.faults, False)
 
 
+@main.command()
+def server() -> None:
+    """Language server for editors: LSP over stdio (needs the `lsp` extra: pygls)."""
+    try:
+        from refusal_lint.server import app  # pygls only here: `check` never pays for it
+    except ImportError as exc:
+        click.echo(
+            f"refusal-lint: error: server needs pygls (the `lsp` extra): pip install 'pygls>=2,<3' ({exc})",
+            err=True,
+        )
+        sys.exit(2)
+    app.serve()
+
+
 @main.command("rules")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", help="Output format.")
 def rules_cmd(fmt: str) -> None:

@@ -43,7 +43,7 @@ class Extraction:
         self.facts: dict[str, FileFacts] = {}
         self.notes: list[str] = []
         cache_dir = (cfg.base if cfg.source else root) if settings.use_cache else None
-        self.cache = Cache(cache_dir)
+        self.cache = Cache(cache_dir, settings.memory)
         self.entries: dict[str, discover.Entry] = {}
         self.pending: dict[str, Job] = {}
         self.scan_context = ""

@@ -148,6 +148,30 @@ def _still_reads(path: str, before: str, after: str, news: list[str]) -> bool:
     return True
 
 
+def plan_text(path: str, text: str, findings: list[Finding]) -> tuple[str, list[Finding], list[str]]:
+    """One file's text with every fix of `findings` made that can be made safely: the new
+    text, the findings fixed, one line for each left alone (--fix, and the editor's code
+    actions on a buffer)."""
+    after = text
+    fixed: list[Finding] = []
+    skipped: list[str] = []
+    # From the end of the file backwards, so earlier edits keep their positions.
+    for f in sorted(findings, key=lambda f: (f.edit.line, f.edit.col) if f.edit else (0, 0), reverse=True):
+        assert f.edit is not None
+        candidate, why = _apply(after, f.edit, sourcetext.line_starts(after))
+        if why is not None:
+            skipped.append(f"{path}:{f.loc.line}: {f.code} not fixed: {why}")
+            continue
+        if not _still_reads(path, after, candidate, [f.edit.new]):
+            skipped.append(
+                f"{path}:{f.loc.line}: {f.code} not fixed: the reason cannot be written there safely"
+            )
+            continue
+        after = candidate
+        fixed.append(f)
+    return after, fixed, skipped
+
+
 def plan(findings: list[Finding], root: str, read: Callable[[str], bytes] = DISK.read) -> Plan:
     """Every fix that can be made safely, file by file; nothing is written. `read` is the
     run's contents source: a fix planned on git's index is written only where the disk
@@ -165,22 +189,8 @@ def plan(findings: list[Finding], root: str, read: Callable[[str], bytes] = DISK
         except (OSError, UnicodeDecodeError, SyntaxError, LookupError, ValueError) as exc:
             out.skipped.append(f"{path}: not fixed, cannot read it ({exc})")
             continue
-        after = text
-        fixed: list[Finding] = []
-        # From the end of the file backwards, so earlier edits keep their positions.
-        for f in sorted(group, key=lambda f: (f.edit.line, f.edit.col) if f.edit else (0, 0), reverse=True):
-            assert f.edit is not None
-            candidate, why = _apply(after, f.edit, sourcetext.line_starts(after))
-            if why is not None:
-                out.skipped.append(f"{path}:{f.loc.line}: {f.code} not fixed: {why}")
-                continue
-            if not _still_reads(path, after, candidate, [f.edit.new]):
-                out.skipped.append(
-                    f"{path}:{f.loc.line}: {f.code} not fixed: the reason cannot be written there safely"
-                )
-                continue
-            after = candidate
-            fixed.append(f)
+        after, fixed, skipped = plan_text(path, text, group)
+        out.skipped.extend(skipped)
         if fixed:
             out.files.append(
                 FileFix(path, absolute, encoding, bom, text, after, sorted(fixed, key=Finding.sort_key))

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from refusal_lint.contents import DISK, Source
+
+if TYPE_CHECKING:
+    from refusal_lint.cache import Memory
 
 
 @dataclass
@@ -20,6 +24,7 @@ class Settings:
     baseline: str | None = None  # a baseline file whose findings are hidden (--baseline, `baseline:`)
     # Where files are read from: the disk, git's index (--git-index), an editor's buffers.
     contents: Source = field(default=DISK)
+    memory: Memory | None = None  # the cache kept in memory across runs, not in a folder (the server)
 
     def wants(self, code: str) -> bool:
         """Is the code selected and not ignored?"""

@@ -38,23 +38,33 @@ def suppressions(path: str, kind: FileKind, text: str) -> tuple[Suppression, ...
                     out.append(Suppression(i, _codes(m), Loc(path, i, m.start() + 1)))
                     break
         return tuple(out)
-    found: list[Suppression] = []
-    block_indent: int | None = None
-    owner: int | None = None  # index in `found` of the key line's comment, covering the block
-    for i, line in enumerate(lines, 1):
-        indent = len(line) - len(line.lstrip())
-        if block_indent is not None:
-            if not line.strip() or indent > block_indent:
-                if owner is not None:
-                    s = found[owner]
-                    found[owner] = Suppression(s.line, s.codes, s.loc, end_line=i)
-                continue
-            block_indent = owner = None
+    found: dict[int, Suppression] = {}
+    for i, (line, key) in enumerate(zip(lines, block_keys(lines), strict=True), 1):
+        if key is not None:
+            s = found.get(key)  # the key line's comment covers the whole scalar
+            if s is not None:
+                found[key] = Suppression(s.line, s.codes, s.loc, end_line=i)
+            continue
         m = _YAML.search(line)
         if m is not None:
-            found.append(Suppression(i, _codes(m), Loc(path, i, m.start() + 1 + (m.group(0)[0] != "#"))))
+            found[i] = Suppression(i, _codes(m), Loc(path, i, m.start() + 1 + (m.group(0)[0] != "#")))
+    return tuple(found.values())
+
+
+def block_keys(lines: list[str]) -> list[int | None]:
+    """For each YAML line, the (1-based) key line of the block scalar it stands in, else
+    None: where a comment that covers it must go."""
+    out: list[int | None] = []
+    block_indent: int | None = None
+    key: int | None = None
+    for i, line in enumerate(lines, 1):
+        if block_indent is not None:
+            if not line.strip() or len(line) - len(line.lstrip()) > block_indent:
+                out.append(key)
+                continue
+            block_indent = key = None
+        out.append(None)
         b = _BLOCK.match(line)
         if b is not None:
-            block_indent = len(b.group(1))
-            owner = len(found) - 1 if m is not None else None
-    return tuple(found)
+            block_indent, key = len(b.group(1)), i
+    return out
