@@ -175,6 +175,11 @@ def _prose(rules: dict[str, str]) -> str:
     return "\n".join([_LEAD, "", _REFUSE, *_rule_lines(rules)]) + "\n"
 
 
+def _bot(name: str, text: str) -> Files:
+    """A module of the `bot` package."""
+    return {"bot/__init__.py": "", f"bot/{name}.py": text}
+
+
 def prompt_md(rules: dict[str, str]) -> Files:
     return {"prompts/system_prompt.md": "# Survey analyst\n\n" + _prose(rules)}
 
@@ -237,23 +242,14 @@ def prompt_other_kwargs(rules: dict[str, str]) -> Files:
 
 def prompt_system_call(rules: dict[str, str]) -> Files:
     """A call whose own name says *system*."""
-    return {
-        "bot/__init__.py": "",
-        "bot/chat.py": _py(
-            f"""
-            from semantic_kernel.contents import ChatHistory
-
-            history = ChatHistory()
-            history.add_system_message({_prose(rules)!r})
-            """
-        ),
-    }
+    code = "from semantic_kernel.contents import ChatHistory\n\nhistory = ChatHistory()\n"
+    return _bot("chat", code + f"history.add_system_message({_prose(rules)!r})\n")
 
 
 def prompt_messages(rules: dict[str, str]) -> Files:
-    return {
-        "bot/__init__.py": "",
-        "bot/chat.py": _py(
+    return _bot(
+        "chat",
+        _py(
             f"""
             from openai import OpenAI
 
@@ -270,7 +266,7 @@ def prompt_messages(rules: dict[str, str]) -> Files:
                 )
             """
         ),
-    }
+    )
 
 
 def prompt_content_list(rules: dict[str, str]) -> Files:
@@ -370,39 +366,34 @@ def guard_enum_helper(ids: list[str], rules_mod: str | None) -> Files:
     )
 
 
-def guard_policy_table(ids: list[str], rules_mod: str | None) -> Files:
-    entries = "".join(f"    {i!r}: lambda q: {i!r} in q,\n" for i in ids)
+def _table_guard(name: str, ids: list[str], value: str, body: str) -> Files:
+    """A guard module: a dict TABLE from each id to `value` (`{id}`: the id's literal), and `check(q)`."""
+    entries = "".join(f"    {i!r}: {value.replace('{id}', repr(i))},\n" for i in ids)
+    head = "import re\n\n" if "re." in value else ""
     return _tools(
-        "table",
-        "from a2a_refusals import refuse\n\n"
-        f"POLICIES = {{\n{entries}}}\n\n\ndef check(q):\n"
-        "    for rule, matches in POLICIES.items():\n"
-        "        if matches(q):\n            return refuse(rule)\n"
-        "    return None\n",
+        name, f"{head}from a2a_refusals import refuse\n\nTABLE = {{\n{entries}}}\n\n\ndef check(q):\n{body}"
     )
+
+
+def guard_policy_table(ids: list[str], rules_mod: str | None) -> Files:
+    body = (
+        "    for rule, matches in TABLE.items():\n        if matches(q):\n            return refuse(rule)\n"
+    )
+    return _table_guard("table", ids, "lambda q: {id} in q", body + "    return None\n")
+
+
+_GENEXP = "next((r for r, p in TABLE.items() if p.search(q)), None)"
 
 
 def guard_genexp(ids: list[str], rules_mod: str | None) -> Files:
     """An id computed at run time by a generator expression: RL304."""
-    entries = "".join(f"    {i!r}: re.compile({i!r}),\n" for i in ids)
-    return _tools(
-        "genexp",
-        "import re\n\nfrom a2a_refusals import refuse\n\n"
-        f"TABLE = {{\n{entries}}}\n\n\ndef check(q):\n"
-        "    rule = next((r for r, p in TABLE.items() if p.search(q)), None)\n"
-        "    if rule:\n        return refuse(rule)\n    return None\n",
-    )
+    body = f"    rule = {_GENEXP}\n    if rule:\n        return refuse(rule)\n    return None\n"
+    return _table_guard("genexp", ids, "re.compile({id})", body)
 
 
 def guard_genexp_inline(ids: list[str], rules_mod: str | None) -> Files:
     """The generator expression as the guard's argument."""
-    entries = "".join(f"    {i!r}: re.compile({i!r}),\n" for i in ids)
-    return _tools(
-        "genexp_inline",
-        "import re\n\nfrom a2a_refusals import refuse\n\n"
-        f"TABLE = {{\n{entries}}}\n\n\ndef check(q):\n"
-        "    return refuse(next((r for r, p in TABLE.items() if p.search(q)), None))\n",
-    )
+    return _table_guard("genexp_inline", ids, "re.compile({id})", f"    return refuse({_GENEXP})\n")
 
 
 def guard_genexp_imported(ids: list[str], rules_mod: str | None) -> Files:
