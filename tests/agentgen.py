@@ -567,6 +567,36 @@ NOISE: dict[str, Files] = {
         "lib2/__init__.py": "",
         "lib2/errors.py": "DETAIL = {'detail': 'seg-mix: two families were crossed in this request'}\n",
     },
+    # An editor's JSON-with-comments settings file (DESIGN: never RL002, in either mode).
+    "vscode-jsonc": {
+        ".vscode/settings.json": '{\n  // editor settings\n  "editor.formatOnSave": true\n}\n',
+    },
+    # Same with a prompt word in it (inspect_ai's launch.json), so a prompt-key candidate.
+    "vscode-jsonc-prompt-word": {
+        ".vscode/launch.json": "{\n  // launch\n"
+        '  "inputs": [{"id": "argsPrompt", "type": "promptString"}]\n}\n',
+    },
+    # A repo function named for refusals, no rule parameter, imported inside a method and
+    # called from a nested scope (inspect_ai's report_refusal): no guard.
+    "local-import-refusal-helper": {
+        "evals/__init__.py": "",
+        "evals/_refusal.py": "def report_refusal(refusal: str) -> None:\n    print(refusal)\n",
+        "evals/model.py": _py(
+            """
+            class Model:
+                async def _generate(self, out):
+                    from evals._refusal import report_refusal
+
+                    async def inner():
+                        return out
+
+                    result = await inner()
+                    if result.stop_reason == "content_filter":
+                        report_refusal(result.completion)
+                    return result
+            """
+        ),
+    },
     "big-vocab": {
         "gen/__init__.py": "",
         "gen/models.py": "".join(
@@ -636,6 +666,8 @@ KNOWN_DIFFERENT: dict[str, Callable[[Spec], bool]] = {
     "genexp-id-python-card": lambda s: s.card != "json" and any(g.startswith("genexp") for g, _ in s.guards),
     # alone in a guard file, on a Python card, or in a Python prompt beside one: dropped by default
     "82-char-id": lambda s: LONG_ID in _ids(s),
+    # exhaustive reads a JSON-with-comments editor file that cannot matter: RL002
+    "jsonc-editor-file": lambda s: "vscode-jsonc" in s.noise,
     # default never reads the Python prompt: a false RL201, and agents[].prompts differs
     "python-prompt-beside-prompt-file-python-card": lambda s: (
         s.card != "json"

@@ -88,6 +88,9 @@ FULL = (("md", BOTH),)
 GUARDED = (("literal", BOTH),)
 
 
+AGREEING_NOISE = tuple(n for n in sorted(agentgen.NOISE) if n != "vscode-jsonc")  # that one: below
+
+
 def _xfail(reason: str) -> pytest.MarkDecorator:
     return pytest.mark.xfail(strict=True, reason=f"issue 20: {reason}")
 
@@ -120,11 +123,9 @@ EXPLICIT = [
     pytest.param(Spec("json", BOTH, (), GUARDED), id="no-prompt"),
     *(
         pytest.param(Spec("json", BOTH, FULL, GUARDED, noise=(name,)), id=f"noise-{name}")
-        for name in sorted(agentgen.NOISE)
+        for name in AGREEING_NOISE
     ),
-    pytest.param(
-        Spec("json", BOTH, (), GUARDED, noise=tuple(sorted(agentgen.NOISE))), id="noise-all-no-prompt"
-    ),
+    pytest.param(Spec("json", BOTH, (), GUARDED, noise=AGREEING_NOISE), id="noise-all-no-prompt"),
     # Disagreements on today's main (each also kept out of the generator by agentgen.KNOWN_DIFFERENT).
     pytest.param(
         Spec("py-dict-sibling", BOTH, FULL, GUARDED),
@@ -157,6 +158,11 @@ EXPLICIT = [
         marks=_xfail("an 82-character unknown id in a Python prompt, Python card: RL202 exhaustive only"),
     ),
     pytest.param(
+        Spec("json", BOTH, FULL, GUARDED, noise=("vscode-jsonc",)),
+        id="noise-vscode-jsonc",
+        marks=_xfail("a JSON-with-comments editor file without prompt words: RL002 exhaustive only"),
+    ),
+    pytest.param(
         Spec("py-inline", BOTH, (("kwarg", ("seg-mix",)), ("md", ("invalid-cut",))), GUARDED),
         id="python-prompt-beside-prompt-file-python-card",
         marks=_xfail(
@@ -170,6 +176,27 @@ EXPLICIT = [
 def test_shape_same_with_shortcuts_off(spec: Spec, tmp_path: Path) -> None:
     spec.write(tmp_path)
     differential(tmp_path)
+
+
+# Noise that gives a false finding in both modes today (the carded bench's inspect_ai row).
+FALSE_FINDINGS = {
+    "vscode-jsonc-prompt-word": "a JSON-with-comments editor file holding `argsPrompt`: RL002",
+    "local-import-refusal-helper": "a repo `report_refusal(refusal)` imported inside a method: RL304",
+}
+
+
+@pytest.mark.parametrize(
+    "noise",
+    [
+        pytest.param(n, marks=_xfail(FALSE_FINDINGS[n]) if n in FALSE_FINDINGS else ())
+        for n in sorted(agentgen.NOISE)
+    ],
+)
+def test_noise_adds_no_finding(noise: str, tmp_path: Path) -> None:
+    """Real code that is no card, prompt or guard changes nothing: the agent's findings stay its own."""
+    Spec("json", BOTH, FULL, GUARDED).write(tmp_path / "plain")
+    Spec("json", BOTH, FULL, GUARDED, noise=(noise,)).write(tmp_path / "noisy")
+    assert summary(check_json(tmp_path / "noisy", False)) == summary(check_json(tmp_path / "plain", False))
 
 
 def test_known_differences_each_have_a_case() -> None:
