@@ -662,8 +662,12 @@ def _ids(spec: Spec) -> set[str]:
 KNOWN_DIFFERENT: dict[str, Callable[[Spec], bool]] = {
     # default: RL001 on every guard, the card not found
     "dict-card-from-sibling-script-module": lambda s: s.card == "py-dict-sibling",
-    # default loses the RL304 (a JSON card agrees)
-    "genexp-id-python-card": lambda s: s.card != "json" and any(g.startswith("genexp") for g, _ in s.guards),
+    # an unresolved id (generator expression; a guard-named call of a nested import), Python
+    # card: default loses the RL304 (a JSON card agrees)
+    "unresolved-id-python-card": lambda s: (
+        s.card != "json"
+        and (any(g.startswith("genexp") for g, _ in s.guards) or "local-import-refusal-helper" in s.noise)
+    ),
     # alone in a guard file, on a Python card, or in a Python prompt beside one: dropped by default
     "82-char-id": lambda s: LONG_ID in _ids(s),
     # exhaustive reads a JSON-with-comments editor file that cannot matter: RL002

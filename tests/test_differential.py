@@ -143,6 +143,11 @@ EXPLICIT = [
         for shape in ("genexp", "genexp-inline", "genexp-imported")
     ),
     pytest.param(
+        Spec("py-inline", BOTH, FULL, GUARDED, noise=("local-import-refusal-helper",)),
+        id="nested-import-refusal-helper-python-card",
+        marks=_xfail("a guard-named call of a nested import, Python card: default loses RL304"),
+    ),
+    pytest.param(
         Spec("json", BOTH, FULL, (*GUARDED, ("raise-class", (LONG_ID,)))),
         id="82-char-id-alone-in-guard-file",
         marks=_xfail("an 82-character id alone in a guard file: RL302 exhaustive, silent by default"),
