@@ -571,6 +571,16 @@ NOISE: dict[str, Files] = {
     "vscode-jsonc": {
         ".vscode/settings.json": '{\n  // editor settings\n  "editor.formatOnSave": true\n}\n',
     },
+    # An empty JSON file (langgraph's tests/unit_tests/cli/langgraph.json).
+    "empty-json": {"cli/langgraph.json": ""},
+    # A JSON config whose prompt key holds the word refusal (garak's plugin_cache.json).
+    "json-goal-refusal-word": {
+        "res/plugin_cache.json": json.dumps(
+            {"probes": {"badchars": {"goal": "inject imperceptible text that bypasses refusal policies"}}},
+            indent=2,
+        )
+        + "\n",
+    },
     # Same with a prompt word in it (inspect_ai's launch.json), so a prompt-key candidate.
     "vscode-jsonc-prompt-word": {
         ".vscode/launch.json": "{\n  // launch\n"
@@ -671,7 +681,9 @@ KNOWN_DIFFERENT: dict[str, Callable[[Spec], bool]] = {
     # alone in a guard file, on a Python card, or in a Python prompt beside one: dropped by default
     "82-char-id": lambda s: LONG_ID in _ids(s),
     # exhaustive reads a JSON-with-comments editor file that cannot matter: RL002
-    "jsonc-editor-file": lambda s: "vscode-jsonc" in s.noise,
+    "unparsable-json-that-cannot-matter": lambda s: bool({"vscode-jsonc", "empty-json"} & set(s.noise)),
+    # default takes it for a card candidate only; exhaustive lists its value as a prompt
+    "json-prompt-key-with-refusal-word": lambda s: "json-goal-refusal-word" in s.noise,
     # default never reads the Python prompt: a false RL201, and agents[].prompts differs
     "python-prompt-beside-prompt-file-python-card": lambda s: (
         s.card != "json"

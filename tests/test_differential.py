@@ -88,7 +88,8 @@ FULL = (("md", BOTH),)
 GUARDED = (("literal", BOTH),)
 
 
-AGREEING_NOISE = tuple(n for n in sorted(agentgen.NOISE) if n != "vscode-jsonc")  # that one: below
+DIFFERING_NOISE = {"vscode-jsonc", "empty-json", "json-goal-refusal-word"}  # their cases: below
+AGREEING_NOISE = tuple(n for n in sorted(agentgen.NOISE) if n not in DIFFERING_NOISE)
 
 
 def _xfail(reason: str) -> pytest.MarkDecorator:
@@ -166,6 +167,18 @@ EXPLICIT = [
         Spec("json", BOTH, FULL, GUARDED, noise=("vscode-jsonc",)),
         id="noise-vscode-jsonc",
         marks=_xfail("a JSON-with-comments editor file without prompt words: RL002 exhaustive only"),
+    ),
+    pytest.param(
+        Spec("json", BOTH, FULL, GUARDED, noise=("empty-json",)),
+        id="noise-empty-json",
+        marks=_xfail("an empty .json file: RL002 exhaustive only"),
+    ),
+    pytest.param(
+        Spec("json", BOTH, FULL, GUARDED, noise=("json-goal-refusal-word",)),
+        id="noise-json-goal-refusal-word",
+        marks=_xfail(
+            "a JSON `goal` value holding `refusal`: a prompt exhaustive, a card candidate only by default"
+        ),
     ),
     pytest.param(
         Spec("py-inline", BOTH, (("kwarg", ("seg-mix",)), ("md", ("invalid-cut",))), GUARDED),
