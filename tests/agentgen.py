@@ -269,6 +269,13 @@ def prompt_messages(rules: dict[str, str]) -> Files:
     )
 
 
+def prompt_system_message_const(rules: dict[str, str]) -> Files:
+    """`SYSTEM_MESSAGE = ...`, the table's `system_message` in upper case (inspect_ai's examples)."""
+    return _bot(
+        "task", f"from inspect_ai.solver import system_message\n\nSYSTEM_MESSAGE = {_prose(rules)!r}\n"
+    )
+
+
 def prompt_content_list(rules: dict[str, str]) -> Files:
     """Content only: a list of instruction strings under a name no table holds."""
     items = [_LEAD, _REFUSE, *_rule_lines(rules)]
@@ -320,6 +327,7 @@ PROMPTS: dict[str, Callable[[dict[str, str]], Files]] = {
     "other-kwargs": prompt_other_kwargs,
     "system-call": prompt_system_call,
     "messages": prompt_messages,
+    "system-message-const": prompt_system_message_const,
     "content-list": prompt_content_list,
     "content-docstring": prompt_content_docstring,
     "content-yaml": prompt_content_yaml,
@@ -661,7 +669,15 @@ def _merge(a: Files, b: Files) -> Files:
 # Combinations whose default and exhaustive outputs disagree on today's main, by name: the
 # generator leaves them out (each has a strict-xfail case in tests/test_differential.py).
 # Empty this as issue 20 fixes them; the generator then covers them too.
-PY_PROMPTS = {"kwarg", "kwarg-imported-policy", "list-kwarg", "other-kwargs", "system-call", "messages"}
+PY_PROMPTS = {
+    "kwarg",
+    "kwarg-imported-policy",
+    "list-kwarg",
+    "other-kwargs",
+    "system-call",
+    "messages",
+    "system-message-const",
+}
 
 
 def _ids(spec: Spec) -> set[str]:
@@ -682,6 +698,8 @@ KNOWN_DIFFERENT: dict[str, Callable[[Spec], bool]] = {
     "82-char-id": lambda s: LONG_ID in _ids(s),
     # exhaustive reads a JSON-with-comments editor file that cannot matter: RL002
     "unparsable-json-that-cannot-matter": lambda s: bool({"vscode-jsonc", "empty-json"} & set(s.noise)),
+    # default never reads `SYSTEM_MESSAGE = ...`: RL200 / a false RL201 / a prompt less
+    "upper-case-system-message": lambda s: any(p == "system-message-const" for p, _ in s.prompts),
     # default takes it for a card candidate only; exhaustive lists its value as a prompt
     "json-prompt-key-with-refusal-word": lambda s: "json-goal-refusal-word" in s.noise,
     # default never reads the Python prompt: a false RL201, and agents[].prompts differs
