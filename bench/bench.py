@@ -5,12 +5,17 @@ Scenarios (commands alternate within a round, so a slow moment of the machine hi
 them alike; medians are printed; "cold" is --no-cache, after a warm-up that fills the
 file system cache and writes bytecode):
 
-1. real: each of the eight real agent repositories of ../shared/bench/real-repos.tar.xz
-   (unpacked to a temporary folder), and the eight together; peak RSS and findings too.
-2. stdlib: this machine's Python standard library plus the example agent; and four copies.
-3. small: the example agent alone, against `python -c "import libcst"`.
+1. real: each shared repository of ../shared/bench/real-repos.tar.xz and vocab-repos.tar.xz
+   (unpacked to a temporary folder), and all of them together; peak RSS and findings too
+   (none: no repository uses the extension).
+2. carded: the same repositories, each with the example agent (testdata/survey-agent)
+   copied into its root, the ordinary shape of an agent repository; the findings must be
+   exactly the example agent's own (none); and all of them in one run.
+3. stdlib: this machine's Python standard library with the example agent in its root; and
+   four copies of it without a card.
+4. small: the example agent alone, against `python -c "import libcst"`.
 
-    python bench/bench.py [--rounds 7] [--only real,stdlib,small] [--keep DIR]
+    python bench/bench.py [--rounds 7] [--only real,carded,stdlib,small] [--repos WORD,..] [--keep DIR]
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent.parent
 EXAMPLE = HERE / "testdata" / "survey-agent"
-REAL = HERE.parent / "shared" / "bench" / "real-repos.tar.xz"
+SHARED = [HERE.parent / "shared" / "bench" / n for n in ("real-repos.tar.xz", "vocab-repos.tar.xz")]
 GUARD_WORDS = r"refuse\|refusal\|AgentExtension"
 
 # Bytecode is written and reused, as on any normal install: a PYTHONDONTWRITEBYTECODE in the
@@ -71,7 +76,11 @@ def measure(
     return {k: statistics.median(v) for k, v in times.items()}, rss
 
 
-def findings(rl: str, tree: Path) -> list[tuple[str, str]]:
+Finding = tuple[str, str, str | None, int]
+
+
+def report(rl: str, tree: Path) -> tuple[list[Finding], int]:
+    """The findings (code, path, rule, line) of a cold run, and how many prompts its agents list."""
     out = subprocess.run(
         [rl, "check", ".", "--no-cache", "--format", "json"],
         cwd=tree,
@@ -79,7 +88,13 @@ def findings(rl: str, tree: Path) -> list[tuple[str, str]]:
         text=True,
         env=ENV,
     )
-    return sorted((f["code"], f["path"]) for f in json.loads(out.stdout)["findings"])
+    data = json.loads(out.stdout)
+    found = sorted((f["code"], f["path"], f.get("rule_id"), f["line"]) for f in data["findings"])
+    return found, sum(len(a.get("prompts", [])) for a in data["agents"])
+
+
+def findings(rl: str, tree: Path) -> list[Finding]:
+    return report(rl, tree)[0]
 
 
 def verdict(ok: bool) -> str:
@@ -94,59 +109,133 @@ def lint_commands(rl: str, ruff: str) -> dict[str, list[str]]:
     }
 
 
-def real(rl: str, ruff: str, work: Path, rounds: int) -> bool:
-    if not REAL.exists():
-        print(f"scenario real: {REAL} not found, skipped")
-        return True
-    root = work / "real"
+def repositories(root: Path, pick: str) -> list[Path]:
+    """The unpacked repositories whose folder name holds one of the comma-separated `pick` words."""
+    words = [w for w in pick.split(",") if w]
+    return sorted(
+        p
+        for p in root.iterdir()
+        if p.is_dir() and not p.name.startswith(".") and (not words or any(w in p.name for w in words))
+    )
+
+
+def unpack(work: Path) -> Path | None:
+    """The shared real and vocabulary repositories, side by side in one folder (None: absent)."""
+    root = work / "repos"
+    tars = [t for t in SHARED if t.exists()]
+    if not tars:
+        return None
     if not root.exists():
         root.mkdir(parents=True)
-        with tarfile.open(REAL) as tar:
-            tar.extractall(root, filter="data")
-    repos = sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
-    print(f"\nscenario real: {len(repos)} repositories (median of {rounds} alternating runs, seconds)")
+        for tar_path in tars:
+            with tarfile.open(tar_path) as tar:
+                tar.extractall(root, filter="data")
+    return root
+
+
+def plant(repo: Path, dest: Path) -> Path:
+    """A copy of `repo` with the example agent copied into its root (what an agent repo looks like)."""
+    if not dest.exists():
+        shutil.copytree(repo, dest, symlinks=True)
+        shutil.copytree(EXAMPLE, dest, ignore=shutil.ignore_patterns("expected.txt"), dirs_exist_ok=True)
+    return dest
+
+
+def own_findings(rl: str, tree: Path, planted: list[Path]) -> list[Finding]:
+    """The findings of the example agent itself, as they read at each place it is planted."""
+    alone = findings(rl, EXAMPLE)
+    return sorted(
+        (code, (p.relative_to(tree) / path).as_posix(), rule, line)
+        for p in planted
+        for code, path, rule, line in alone
+    )
+
+
+def table(rl: str, ruff: str, title: str, rows: list[tuple[Path, list[Path]]], rounds: int) -> bool:
+    """One line per tree: cold/warm/ruff/grep medians, ratios, peak RSS, findings, the targets.
+
+    `rows` pairs each tree with the folders inside it where the example agent is planted; the
+    last row is all the others in one run, whose target is cold <= 1.5x ruff."""
+    print(f"\nscenario {title} (median of {rounds} alternating runs, seconds)")
     print(
-        f"  {'repository':<30} {'cold':>6} {'warm':>6} {'ruff':>6} {'cold/ruff':>9} {'limit':>6}"
-        f" {'RSS MB':>7}  result"
+        f"  {'repository':<32} {'cold':>6} {'warm':>6} {'ruff':>6} {'grep':>6} {'c/ruff':>7} {'w/ruff':>7}"
+        f" {'c/grep':>7} {'RSS MB':>7} {'prompts':>7}  targets"
     )
     ok = True
     total_cold = total_ruff = 0.0
-    warm_target = True
-    for repo in [*repos, root]:
-        name = "(the eight together)" if repo == root else repo.name
-        found = findings(rl, repo)
-        shutil.rmtree(repo / ".refusal_lint_cache", ignore_errors=True)
-        t, rss = measure(lint_commands(rl, ruff), repo, rounds, {"warm": [rl, "check", "."]})
-        shutil.rmtree(repo / ".refusal_lint_cache", ignore_errors=True)
+    for i, (tree, planted) in enumerate(rows):
+        together = i == len(rows) - 1
+        name = f"(all {len(rows) - 1} in one run)" if together else tree.name
+        found, prompts = report(rl, tree)
+        wanted = own_findings(rl, tree, planted)
+        shutil.rmtree(tree / ".refusal_lint_cache", ignore_errors=True)
+        cmds = lint_commands(rl, ruff)
+        cmds["grep"] = ["grep", "-rl", GUARD_WORDS, "."]
+        t, rss = measure(cmds, tree, rounds, {"warm": [rl, "check", "."]})
+        shutil.rmtree(tree / ".refusal_lint_cache", ignore_errors=True)
         cold, warm, base = t["cold"], t["warm"], t["ruff"]
         mb = max(rss["cold"], rss["warm"]) / 1024
-        if repo == root:
-            limit = 1.5 * base
+        if together:
+            checks = {"cold<=1.5x": cold <= 1.5 * base}
         else:
-            limit = max(2.0 * base, base + 0.25)
             total_cold += cold
             total_ruff += base
-        # The warm target is each repository's; the eight together have the 1.5x cold one.
-        warm_ok = repo == root or warm <= max(0.3 * base, 0.15)
-        good = cold <= limit and warm_ok and mb <= 300 and not found
-        warm_target &= warm_ok
+            checks = {
+                "cold": cold <= max(2.0 * base, base + 0.25),
+                "warm": warm <= max(0.3 * base, 0.15),
+            }
+        checks["rss"] = mb <= 300
+        checks["findings"] = found == wanted
+        good = all(checks.values())
         ok &= good
-        note = "" if not found else f" findings: {found[:3]}"
+        failed = [k for k, v in checks.items() if not v]
+        note = "pass" if good else "FAIL " + ",".join(failed)
+        if found != wanted:
+            extra = [f for f in found if f not in wanted]
+            missing = [f for f in wanted if f not in found]
+            note += f" (extra {len(extra)}: {extra[:3]}; missing {len(missing)}: {missing[:3]})"
         print(
-            f"  {name:<30} {cold:6.2f} {warm:6.2f} {base:6.3f} {cold / base:8.1f}x {limit:6.2f} {mb:7.0f}"
-            f"  {verdict(good)}{note}"
+            f"  {name:<32} {cold:6.2f} {warm:6.2f} {base:6.3f} {t['grep']:6.3f} {cold / base:6.1f}x"
+            f" {warm / base:6.2f}x {cold / t['grep']:6.1f}x {mb:7.0f} {prompts:>7}  {note}"
         )
     print(
-        f"  each repository warm <= max(0.3x ruff, 0.15 s): {verdict(warm_target)}; for information, eight "
-        f"separate cold runs sum to {total_cold:.2f} s against ruff's {total_ruff:.2f} s "
-        f"({total_cold / total_ruff:.1f}x: Python's start-up, about 0.1 s a run, is most of it)"
+        f"  for information, the separate cold runs sum to {total_cold:.2f} s against ruff's "
+        f"{total_ruff:.2f} s ({total_cold / max(total_ruff, 1e-9):.1f}x: Python's start-up, about 0.1 s "
+        "a run, is much of it); prompts: the candidates `agents[].prompts` lists, summed over agents"
     )
     return ok
 
 
-def build_stdlib(dest: Path, copies: int) -> Path:
+def real(rl: str, ruff: str, work: Path, rounds: int, pick: str) -> bool:
+    root = unpack(work)
+    if root is None:
+        print(f"scenario real: none of {[str(t) for t in SHARED]} found, skipped")
+        return True
+    repos = repositories(root, pick)
+    together = root if not pick else work / f"picked-{pick}"
+    if pick and not together.exists():
+        for r in repos:
+            shutil.copytree(r, together / r.name, symlinks=True)
+    rows = [*((r, []) for r in repos), (together, [])]
+    return table(rl, ruff, f"real: {len(repos)} repositories, bare", rows, rounds)
+
+
+def carded(rl: str, ruff: str, work: Path, rounds: int, pick: str) -> bool:
+    """Each shared repository with the example agent at its root: its findings and nothing else."""
+    root = unpack(work)
+    if root is None:
+        print(f"scenario carded: none of {[str(t) for t in SHARED]} found, skipped")
+        return True
+    folder = work / ("carded" if not pick else f"carded-{pick}")
+    planted = [plant(r, folder / r.name) for r in repositories(root, pick)]
+    rows = [*((p, [p]) for p in planted), (folder, planted)]
+    title = f"carded: {len(planted)} repositories, the example agent at each root"
+    return table(rl, ruff, title, rows, rounds)
+
+
+def build_stdlib(dest: Path, copies: int, carded: bool) -> Path:
     stdlib = Path(sysconfig.get_paths()["stdlib"])
-    tree = dest / f"stdlib-x{copies}"
+    tree = dest / f"stdlib-x{copies}{'-carded' if carded else ''}"
     if tree.exists():
         return tree
     for i in range(copies):
@@ -156,17 +245,22 @@ def build_stdlib(dest: Path, copies: int) -> Path:
             ignore=shutil.ignore_patterns("site-packages", "__pycache__"),
             symlinks=True,
         )
-    shutil.copytree(EXAMPLE, tree / "agent", ignore=shutil.ignore_patterns("expected.txt"))
+    if carded:
+        # Into the root, as an agent repository has it (issue 20): every file is near the card.
+        shutil.copytree(EXAMPLE, tree, ignore=shutil.ignore_patterns("expected.txt"), dirs_exist_ok=True)
     return tree
 
 
 def stdlib(rl: str, ruff: str, work: Path, rounds: int) -> bool:
+    """The stdlib with the example agent in its root (cold <= 1.0x ruff, warm <= 0.3x, its own
+    findings only); four copies of it without a card (cold <= 0.6x)."""
     ok = True
-    for copies, target in ((1, 1.0), (4, 0.6)):
-        tree = build_stdlib(work, copies)
+    for copies, carded, cold_target, warm_target in ((1, True, 1.0, 0.3), (4, False, 0.6, None)):
+        tree = build_stdlib(work, copies, carded)
         n_py = sum(1 for _ in tree.rglob("*.py"))
         size = sum(p.stat().st_size for p in tree.rglob("*.py"))
         found = findings(rl, tree)
+        wanted = findings(rl, EXAMPLE) if carded else []
         cmds = lint_commands(rl, ruff)
         cmds["ruff"] = [ruff, "check", "--isolated", "--no-cache", "--select", "F", "-q", "."]
         cmds["grep -rl"] = ["grep", "-rl", GUARD_WORDS, "."]
@@ -174,15 +268,22 @@ def stdlib(rl: str, ruff: str, work: Path, rounds: int) -> bool:
         t, rss = measure(cmds, tree, rounds, {"warm": [rl, "check", "."]})
         shutil.rmtree(tree / ".refusal_lint_cache", ignore_errors=True)
         base = t["ruff"]
-        good = t["cold"] <= target * base
-        ok &= good
+        checks = {
+            f"cold <= {cold_target}x ruff": t["cold"] <= cold_target * base,
+            "findings": found == wanted,
+        }
+        if warm_target is not None:
+            checks[f"warm <= {warm_target}x ruff"] = t["warm"] <= warm_target * base
+        ok &= all(checks.values())
+        agent = "the example agent in its root" if carded else "no card"
         print(
-            f"\nscenario stdlib x{copies}: {n_py} .py files, {size / 1e6:.0f} MB + example agent; "
+            f"\nscenario stdlib x{copies}: {n_py} .py files, {size / 1e6:.0f} MB, {agent}; "
             f"findings: {found or 'none'}"
         )
         for name, v in t.items():
             print(f"  {name:<10} {v * 1000:8.0f} ms   {v / base:5.2f} x ruff")
-        print(f"  cold <= {target} x ruff: {verdict(good)} (peak RSS {rss['cold'] / 1024:.0f} MB)")
+        shown = "; ".join(f"{k}: {verdict(v)}" for k, v in checks.items())
+        print(f"  {shown} (peak RSS {rss['cold'] / 1024:.0f} MB)")
     return ok
 
 
@@ -212,7 +313,8 @@ def small(rl: str, work: Path, rounds: int) -> bool:
 def main() -> None:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--rounds", type=int, default=7)
-    ap.add_argument("--only", default="real,stdlib,small", help="comma-separated scenarios")
+    ap.add_argument("--only", default="real,carded,stdlib,small", help="comma-separated scenarios")
+    ap.add_argument("--repos", default="", help="only the shared repositories whose name holds one of these")
     ap.add_argument("--keep", type=Path, help="build the trees here and keep them")
     args = ap.parse_args()
     rl, ruff = _tool("refusal-lint"), _tool("ruff")
@@ -226,7 +328,9 @@ def main() -> None:
             f"python {sys.version.split()[0]}"
         )
         if "real" in only:
-            ok &= real(rl, ruff, work, args.rounds)
+            ok &= real(rl, ruff, work, args.rounds, args.repos)
+        if "carded" in only:
+            ok &= carded(rl, ruff, work, args.rounds, args.repos)
         if "stdlib" in only:
             ok &= stdlib(rl, ruff, work, args.rounds)
         if "small" in only:

@@ -1,0 +1,736 @@
+"""Agent repositories built from shapes, for the differential test (tests/test_differential.py).
+
+A repo is a card shape, prompt shapes, guard shapes and noise shapes, each a function that
+returns files (path -> text) for the same card rules. The shapes are the ones DESIGN §2
+names and the real-code ones issue 20 lists (script-folder imports, star imports, enums
+through helpers, generator-expression ids, policy tables, prompts by their content, SDK
+`refusal` fields); the hypothesis strategy `repos()` combines them, and the explicit cases of
+the test name combinations directly.
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from hypothesis import assume
+from hypothesis import strategies as st
+
+URI = "https://standards.upperhandai.com/ext/refusals/v1"
+MEDIA = "application/vnd.upperhand.refusal+json"
+_LONG = ("cross-family-segmentation-request-" * 3)[:82]
+LONG_ID = _LONG  # an 82-character kebab id (issue 20: RL302 one way, silent the other)
+assert len(LONG_ID) == 82 and not LONG_ID.endswith("-")
+
+REASONS = {
+    "seg-mix": "Segmentation families cannot be crossed; ask for one family per cut.",
+    "invalid-cut": "That demographic cut is not defined for this study.",
+    "pii-export": "Respondent-level rows are never exported.",
+    LONG_ID: "Requests that cross every segmentation family at once are refused.",
+}
+
+Files = dict[str, str]
+
+
+def _py(text: str) -> str:
+    return textwrap.dedent(text).lstrip("\n")
+
+
+def _rules_literal(rules: dict[str, str]) -> str:
+    """One line, so that it can stand in a dedented template."""
+    return repr(rules)
+
+
+def _rule_lines(rules: dict[str, str]) -> list[str]:
+    return [f"- {k}: {v}" for k, v in rules.items()]
+
+
+# ---- cards ------------------------------------------------------------------------------
+# Each returns the files of the card and the Python module (dotted, importable from the
+# guards' folder) that holds RULES, or None where the rules are only in a data file.
+
+
+def card_json(rules: dict[str, str]) -> tuple[Files, str | None]:
+    card = {
+        "protocolVersion": "0.3.0",
+        "name": "Survey Analyst",
+        "url": "https://survey.example.com/a2a",
+        "version": "1.0.0",
+        "capabilities": {"extensions": [{"uri": URI, "required": False, "params": rules}]},
+        "defaultInputModes": ["text/plain"],
+        "defaultOutputModes": ["text/plain"],
+        "skills": [],
+    }
+    return {".well-known/agent-card.json": json.dumps(card, indent=2) + "\n"}, None
+
+
+def card_py_inline(rules: dict[str, str]) -> tuple[Files, str | None]:
+    card = _py(
+        f"""
+        from a2a.types import AgentCapabilities, AgentCard, AgentExtension
+
+        RULES = {_rules_literal(rules)}
+
+        CARD = AgentCard(
+            name="Survey Analyst",
+            url="http://localhost:9999/",
+            version="1.0.0",
+            capabilities=AgentCapabilities(extensions=[AgentExtension(uri="{URI}", params=RULES)]),
+        )
+        """
+    )
+    return {"agent/__init__.py": "", "agent/card.py": card}, "agent.card"
+
+
+def _card_script(rules: dict[str, str], star: bool) -> tuple[Files, str | None]:
+    """A folder run as a script (`python app/agent.py`): no __init__.py, top-level imports of a sibling."""
+    toolset = _py(
+        f"""
+        EXT_BASE = "https://standards.upperhandai.com/ext"
+        URI = f"{{EXT_BASE}}/refusals/v1"
+        RULES = {_rules_literal(rules)}
+        """
+    )
+    imp = "from toolset import *" if star else "from toolset import URI, RULES"
+    agent = _py(
+        f"""
+        {imp}
+        from a2a.types import AgentCapabilities, AgentCard, AgentExtension
+
+        CARD = AgentCard(
+            name="Survey Analyst",
+            url="http://localhost:9999/",
+            version="1.0.0",
+            capabilities=AgentCapabilities(extensions=[AgentExtension(uri=URI, params=RULES)]),
+        )
+        """
+    )
+    return {"app/toolset.py": toolset, "app/agent.py": agent}, "toolset"
+
+
+def card_py_sibling(rules: dict[str, str]) -> tuple[Files, str | None]:
+    return _card_script(rules, star=False)
+
+
+def card_py_star(rules: dict[str, str]) -> tuple[Files, str | None]:
+    return _card_script(rules, star=True)
+
+
+def card_py_dict_sibling(rules: dict[str, str]) -> tuple[Files, str | None]:
+    """A dict-literal card entry in a script whose URI and params are names of a sibling module:
+    the script's own text holds neither `refusal` nor `AgentExtension`."""
+    files, mod = _card_script(rules, star=False)
+    files["app/agent.py"] = _py(
+        """
+        from a2a.types import AgentCard
+        from toolset import URI, RULES
+
+        CARD = AgentCard.model_validate(
+            {"name": "Survey Analyst", "capabilities": {"extensions": [{"uri": URI, "params": RULES}]}}
+        )
+        """
+    )
+    return files, mod
+
+
+def card_py_package(rules: dict[str, str]) -> tuple[Files, str | None]:
+    """AgentExtension built in one module of a package from URI and params of another."""
+    consts = f'URI = "{URI}"\nRULES = {_rules_literal(rules)}\n'
+    card = _py(
+        """
+        from a2a.types import AgentCapabilities, AgentCard, AgentExtension
+
+        from agent.constants import RULES, URI
+
+        def build_card() -> AgentCard:
+            ext = AgentExtension(uri=URI, required=False, params=RULES)
+            return AgentCard(name="Survey Analyst", capabilities=AgentCapabilities(extensions=[ext]))
+        """
+    )
+    return {"agent/__init__.py": "", "agent/constants.py": consts, "agent/card.py": card}, "agent.constants"
+
+
+CARDS: dict[str, Callable[[dict[str, str]], tuple[Files, str | None]]] = {
+    "json": card_json,
+    "py-inline": card_py_inline,
+    "py-sibling": card_py_sibling,
+    "py-star": card_py_star,
+    "py-package": card_py_package,
+    "py-dict-sibling": card_py_dict_sibling,
+}
+
+
+# ---- prompts ----------------------------------------------------------------------------
+# Each takes the rules the prompt states (a subset of the card's: the rest is RL201) and
+# returns files. Those with "content" in the name are found only by their content.
+
+_LEAD = "You are the survey analyst for the 2026 media-habits study. Answer from the tables only."
+_REFUSE = "Refuse these computations and name the rule:"
+
+
+def _prose(rules: dict[str, str]) -> str:
+    return "\n".join([_LEAD, "", _REFUSE, *_rule_lines(rules)]) + "\n"
+
+
+def _bot(name: str, text: str) -> Files:
+    """A module of the `bot` package."""
+    return {"bot/__init__.py": "", f"bot/{name}.py": text}
+
+
+def prompt_md(rules: dict[str, str]) -> Files:
+    return {"prompts/system_prompt.md": "# Survey analyst\n\n" + _prose(rules)}
+
+
+def prompt_kwarg(rules: dict[str, str]) -> Files:
+    return {
+        "bot/__init__.py": "",
+        "bot/main.py": _py(
+            f"""
+            from agents import Agent
+
+            INSTRUCTIONS = {_prose(rules)!r}
+
+            analyst = Agent(name="analyst", instructions=INSTRUCTIONS, model="gpt-4.1")
+            """
+        ),
+    }
+
+
+def prompt_kwarg_imported_policy(rules: dict[str, str]) -> Files:
+    """`instructions=STARTER_PROMPT + POLICY`, POLICY a constant of another module."""
+    return {
+        "bot/__init__.py": "",
+        "bot/policy.py": f"POLICY = {chr(10).join(['', _REFUSE, *_rule_lines(rules)])!r}\n",
+        "bot/main.py": _py(
+            f"""
+            from agents import Agent
+            from bot.policy import *
+
+            STARTER_PROMPT = {_LEAD!r}
+
+            analyst = Agent(name="analyst", instructions=STARTER_PROMPT + POLICY)
+            """
+        ),
+    }
+
+
+def prompt_list_kwarg(rules: dict[str, str]) -> Files:
+    """A list of instruction strings where one string is accepted."""
+    items = [_LEAD, _REFUSE, *_rule_lines(rules)]
+    body = "".join(f"        {s!r},\n" for s in items)
+    return {
+        "bot/__init__.py": "",
+        "bot/main.py": "from agents import Agent\n\nanalyst = Agent(\n    name='analyst',\n"
+        f"    instructions=[\n{body}    ],\n)\n",
+    }
+
+
+def prompt_other_kwargs(rules: dict[str, str]) -> Files:
+    """Prompt keyword args of the table and beyond it (`preamble=`, `system_prompt=`)."""
+    text = _prose(rules)
+    return {
+        "bot/__init__.py": "",
+        "bot/cohere_bot.py": "import cohere\n\nco = cohere.Client()\n"
+        f"reply = co.chat(message='hi', preamble={text!r})\n",
+        "bot/pai.py": "from pydantic_ai import Agent\n\n"
+        f"agent = Agent('openai:gpt-4.1', system_prompt={text!r})\n",
+    }
+
+
+def prompt_system_call(rules: dict[str, str]) -> Files:
+    """A call whose own name says *system*."""
+    code = "from semantic_kernel.contents import ChatHistory\n\nhistory = ChatHistory()\n"
+    return _bot("chat", code + f"history.add_system_message({_prose(rules)!r})\n")
+
+
+def prompt_messages(rules: dict[str, str]) -> Files:
+    return _bot(
+        "chat",
+        _py(
+            f"""
+            from openai import OpenAI
+
+            client = OpenAI()
+            SYSTEM = {_prose(rules)!r}
+
+            def answer(question):
+                return client.chat.completions.create(
+                    model="gpt-4.1",
+                    messages=[
+                        {{"role": "system", "content": SYSTEM}},
+                        {{"role": "user", "content": question}},
+                    ],
+                )
+            """
+        ),
+    )
+
+
+def prompt_system_message_const(rules: dict[str, str]) -> Files:
+    """`SYSTEM_MESSAGE = ...`, the table's `system_message` in upper case (inspect_ai's examples)."""
+    return _bot(
+        "task", f"from inspect_ai.solver import system_message\n\nSYSTEM_MESSAGE = {_prose(rules)!r}\n"
+    )
+
+
+def prompt_content_list(rules: dict[str, str]) -> Files:
+    """Content only: a list of instruction strings under a name no table holds."""
+    items = [_LEAD, _REFUSE, *_rule_lines(rules)]
+    body = "".join(f"    {s!r},\n" for s in items)
+    return {"bot/__init__.py": "", "bot/guidance.py": f"GUIDANCE = [\n{body}]\n"}
+
+
+def prompt_content_docstring(rules: dict[str, str]) -> Files:
+    """Content only: a class docstring a framework sends as instructions."""
+    doc = textwrap.indent(_prose(rules), "    ")
+    return {
+        "bot/__init__.py": "",
+        "bot/signature.py": f'import dspy\n\n\nclass Analyst(dspy.Signature):\n    """\n{doc}    """\n\n'
+        "    question: str = dspy.InputField()\n    answer: str = dspy.OutputField()\n",
+    }
+
+
+def prompt_content_yaml(rules: dict[str, str]) -> Files:
+    """Content only: a template block of a pipeline YAML."""
+    block = textwrap.indent(_prose(rules), "        ")
+    return {
+        "pipelines/analyst.yaml": "components:\n  builder:\n    type: PromptBuilder\n    init_parameters:\n"
+        f"      template: |\n{block}",
+    }
+
+
+def prompt_content_dict(rules: dict[str, str]) -> Files:
+    """Content only: a dict value under a key no table holds."""
+    return {
+        "bot/__init__.py": "",
+        "bot/persona.py": f"PERSONA = {{'text': {_prose(rules)!r}, 'tone': 'plain'}}\n",
+    }
+
+
+def prompt_content_call(rules: dict[str, str]) -> Files:
+    """Content only: a call argument that mentions a card id."""
+    return {
+        "bot/__init__.py": "",
+        "bot/memory.py": "from letta import Block\n\n"
+        f"block = Block(label='persona', value={_prose(rules)!r})\n",
+    }
+
+
+PROMPTS: dict[str, Callable[[dict[str, str]], Files]] = {
+    "md": prompt_md,
+    "kwarg": prompt_kwarg,
+    "kwarg-imported-policy": prompt_kwarg_imported_policy,
+    "list-kwarg": prompt_list_kwarg,
+    "other-kwargs": prompt_other_kwargs,
+    "system-call": prompt_system_call,
+    "messages": prompt_messages,
+    "system-message-const": prompt_system_message_const,
+    "content-list": prompt_content_list,
+    "content-docstring": prompt_content_docstring,
+    "content-yaml": prompt_content_yaml,
+    "content-dict": prompt_content_dict,
+    "content-call": prompt_content_call,
+}
+
+
+# ---- guards -----------------------------------------------------------------------------
+# Each takes the rule ids the guards fire and the module holding the card's RULES (or None)
+# and returns files; every guard sits in `tools/` (a package) unless it needs the script folder.
+
+
+def _tools(name: str, body: str) -> Files:
+    return {"tools/__init__.py": "", f"tools/{name}.py": _py(body)}
+
+
+def guard_literal(ids: list[str], rules_mod: str | None) -> Files:
+    calls = "".join(f"    if kind == {i!r}:\n        return refuse({i!r})\n" for i in ids)
+    return _tools(
+        "literal", f"from a2a_refusals import refuse\n\n\ndef check(kind):\n{calls}    return None\n"
+    )
+
+
+def guard_raise_class(ids: list[str], rules_mod: str | None) -> Files:
+    raises = "".join(f"    if kind == {i!r}:\n        raise Refusal({i!r}, detail=kind)\n" for i in ids)
+    return _tools(
+        "raising",
+        "class Refusal(Exception):\n    def __init__(self, rule: str, detail: str = '') -> None:\n"
+        "        super().__init__(rule)\n        self.rule = rule\n\n\n"
+        f"def check(kind):\n{raises}    return kind\n",
+    )
+
+
+def guard_enum_helper(ids: list[str], rules_mod: str | None) -> Files:
+    """Enum members passed to a helper that reads `rule.value`."""
+    members = "".join(f"    R{n} = {i!r}\n" for n, i in enumerate(ids))
+    calls = "".join(f"    if kind == {i!r}:\n        return _emit(Rule.R{n})\n" for n, i in enumerate(ids))
+    return _tools(
+        "enums",
+        "from enum import Enum\n\nfrom a2a_refusals import refuse\n\n\n"
+        f"class Rule(Enum):\n{members}\n\ndef _emit(rule: Rule):\n    return refuse(rule.value)\n\n\n"
+        f"def check(kind):\n{calls}    return None\n",
+    )
+
+
+def _table_guard(name: str, ids: list[str], value: str, body: str) -> Files:
+    """A guard module: a dict TABLE from each id to `value` (`{id}`: the id's literal), and `check(q)`."""
+    entries = "".join(f"    {i!r}: {value.replace('{id}', repr(i))},\n" for i in ids)
+    head = "import re\n\n" if "re." in value else ""
+    return _tools(
+        name, f"{head}from a2a_refusals import refuse\n\nTABLE = {{\n{entries}}}\n\n\ndef check(q):\n{body}"
+    )
+
+
+def guard_policy_table(ids: list[str], rules_mod: str | None) -> Files:
+    body = (
+        "    for rule, matches in TABLE.items():\n        if matches(q):\n            return refuse(rule)\n"
+    )
+    return _table_guard("table", ids, "lambda q: {id} in q", body + "    return None\n")
+
+
+_GENEXP = "next((r for r, p in TABLE.items() if p.search(q)), None)"
+
+
+def guard_genexp(ids: list[str], rules_mod: str | None) -> Files:
+    """An id computed at run time by a generator expression: RL304."""
+    body = f"    rule = {_GENEXP}\n    if rule:\n        return refuse(rule)\n    return None\n"
+    return _table_guard("genexp", ids, "re.compile({id})", body)
+
+
+def guard_genexp_inline(ids: list[str], rules_mod: str | None) -> Files:
+    """The generator expression as the guard's argument."""
+    return _table_guard("genexp_inline", ids, "re.compile({id})", f"    return refuse({_GENEXP})\n")
+
+
+def guard_genexp_imported(ids: list[str], rules_mod: str | None) -> Files:
+    """The generator expression over a table imported from another module."""
+    entries = "".join(f"    {i!r}: re.compile({i!r}),\n" for i in ids)
+    return {
+        "tools/__init__.py": "",
+        "tools/patterns.py": f"import re\n\nTABLE = {{\n{entries}}}\n",
+        "tools/genexp_imported.py": "from a2a_refusals import refuse\n\n"
+        "from tools.patterns import TABLE\n\n\n"
+        "def check(q):\n    rule = next((r for r, p in TABLE.items() if p.search(q)), None)\n"
+        "    if rule:\n        return refuse(rule)\n    return None\n",
+    }
+
+
+def guard_payload(ids: list[str], rules_mod: str | None) -> Files:
+    parts = "".join(
+        f"    if kind == {i!r}:\n        payload = {{'rule': {i!r}, 'reason': {REASONS[i]!r}}}\n"
+        f"        return DataPart(data=payload, metadata={{'mediaType': {MEDIA!r}}})\n"
+        for i in ids
+    )
+    return _tools(
+        "payload", f"from a2a.types import DataPart\n\n\ndef check(kind):\n{parts}    return None\n"
+    )
+
+
+def guard_error_envelope(ids: list[str], rules_mod: str | None) -> Files:
+    """A guard call inside an `{"error": ...}` envelope: RL305."""
+    return _tools(
+        "envelope",
+        "from a2a_refusals import tool\n\n\n"
+        f"def check(kind):\n    return {{'error': tool.refusal({ids[0]!r})}}\n",
+    )
+
+
+def guard_method_unknown_receiver(ids: list[str], rules_mod: str | None) -> Files:
+    """A repo method with no rule parameter called on an object of unknown class: no guard."""
+    files = guard_literal(ids, rules_mod)
+    files["tools/chain.py"] = _py(
+        """
+        class Chain:
+            def absorb_refusal(self, outcome, model, continuation):
+                return continuation(outcome, model)
+
+
+        def run(chain, outcome, model, continuation):
+            return chain.absorb_refusal(outcome, model, continuation)
+        """
+    )
+    return files
+
+
+def guard_rules_subscript(ids: list[str], rules_mod: str | None) -> Files:
+    """Ids as keys of the card's params map, imported from the card's module."""
+    if rules_mod is None or rules_mod == "toolset":
+        return guard_literal(ids, rules_mod)
+    calls = "".join(
+        f"    if kind == {i!r}:\n        return refuse({i!r}, reason=RULES[{i!r}])\n" for i in ids
+    )
+    return _tools(
+        "subscript",
+        f"from a2a_refusals import refuse\nfrom {rules_mod} import RULES\n\n\ndef check(kind):\n{calls}",
+    )
+
+
+def guard_script_folder(ids: list[str], rules_mod: str | None) -> Files:
+    """Guards beside a script-folder card, importing ids from the sibling (top-level import)."""
+    consts = "".join(f"R{n} = {i!r}\n" for n, i in enumerate(ids))
+    names = ", ".join(f"R{n}" for n in range(len(ids)))
+    calls = "".join(f"    if kind == R{n}:\n        return refuse(R{n})\n" for n in range(len(ids)))
+    return {
+        "app/ids.py": consts,
+        "app/guards.py": f"from ids import {names}\n"
+        f"from a2a_refusals import refuse\n\n\ndef check(kind):\n{calls}",
+    }
+
+
+GUARDS: dict[str, Callable[[list[str], str | None], Files]] = {
+    "literal": guard_literal,
+    "raise-class": guard_raise_class,
+    "enum-helper": guard_enum_helper,
+    "policy-table": guard_policy_table,
+    "genexp": guard_genexp,
+    "genexp-inline": guard_genexp_inline,
+    "genexp-imported": guard_genexp_imported,
+    "payload": guard_payload,
+    "error-envelope": guard_error_envelope,
+    "method-unknown-receiver": guard_method_unknown_receiver,
+    "rules-subscript": guard_rules_subscript,
+    "script-folder": guard_script_folder,
+}
+
+
+# ---- noise: real code that is no card, prompt or guard ------------------------------------
+
+NOISE: dict[str, Files] = {
+    "sdk-refusal-fields": {
+        "sdk/__init__.py": "",
+        "sdk/types.py": _py(
+            """
+            from typing import Literal, Optional
+
+            from pydantic import BaseModel
+
+
+            class ChatCompletionMessage(BaseModel):
+                content: Optional[str] = None
+                refusal: Optional[str] = None
+                role: Literal["assistant"]
+
+
+            class ResponseOutputRefusal(BaseModel):
+                refusal: str
+                type: Literal["refusal"]
+
+
+            def finished(stop_reason: str) -> bool:
+                if stop_reason == "refusal":
+                    return True
+                return stop_reason in ("end_turn", "max_tokens")
+            """
+        ),
+        "sdk/cassette.json": json.dumps({"choices": [{"message": {"refusal": None, "content": "ok"}}]})
+        + "\n",
+    },
+    "prompt-words": {
+        "lib/__init__.py": "",
+        "lib/usage.py": _py(
+            """
+            import logging
+
+            log = logging.getLogger(__name__)
+
+
+            def record(chunk, parser, h):
+                prompt_tokens = chunk.prompt_eval_count
+                parser.ProcessingInstructionHandler = h
+                log.info("seg-mix refused for %s tokens", prompt_tokens)
+                if prompt_tokens < 0:
+                    raise ValueError("seg-mix: the count went negative, refusing to record it")
+                return prompt_tokens
+            """
+        ),
+    },
+    "docs-and-tests": {
+        "README.md": "# Survey analyst\n\nRules:\n\n"
+        "- seg-mix: crossing families is refused.\n- made-up: x.\n",
+        "docs/rules.md": "- seg-mix: Segmentation families cannot be crossed.\n",
+        "tests/test_tools.py": "def test_refuses():\n    out = 'seg-mix'\n"
+        "    assert out == 'seg-mix', 'seg-mix: expected'\n",
+    },
+    "refused-errors": {
+        "net/__init__.py": "",
+        "net/retry.py": _py(
+            """
+            import smtplib
+
+
+            def send(conn):
+                try:
+                    conn.send()
+                except ConnectionRefusedError:
+                    return False
+                except smtplib.SMTPRecipientsRefused as exc:
+                    raise RuntimeError("recipients refused") from exc
+                return True
+            """
+        ),
+    },
+    "detail-strings": {
+        "lib2/__init__.py": "",
+        "lib2/errors.py": "DETAIL = {'detail': 'seg-mix: two families were crossed in this request'}\n",
+    },
+    # An editor's JSON-with-comments settings file (DESIGN: never RL002, in either mode).
+    "vscode-jsonc": {
+        ".vscode/settings.json": '{\n  // editor settings\n  "editor.formatOnSave": true\n}\n',
+    },
+    # An empty JSON file (langgraph's tests/unit_tests/cli/langgraph.json).
+    "empty-json": {"cli/langgraph.json": ""},
+    # A JSON config whose prompt key holds the word refusal (garak's plugin_cache.json).
+    "json-goal-refusal-word": {
+        "res/plugin_cache.json": json.dumps(
+            {"probes": {"badchars": {"goal": "inject imperceptible text that bypasses refusal policies"}}},
+            indent=2,
+        )
+        + "\n",
+    },
+    # Same with a prompt word in it (inspect_ai's launch.json), so a prompt-key candidate.
+    "vscode-jsonc-prompt-word": {
+        ".vscode/launch.json": "{\n  // launch\n"
+        '  "inputs": [{"id": "argsPrompt", "type": "promptString"}]\n}\n',
+    },
+    # A repo function named for refusals, no rule parameter, imported inside a method and
+    # called from a nested scope (inspect_ai's report_refusal): no guard.
+    "local-import-refusal-helper": {
+        "evals/__init__.py": "",
+        "evals/_refusal.py": "def report_refusal(refusal: str) -> None:\n    print(refusal)\n",
+        "evals/model.py": _py(
+            """
+            class Model:
+                async def _generate(self, out):
+                    from evals._refusal import report_refusal
+
+                    async def inner():
+                        return out
+
+                    result = await inner()
+                    if result.stop_reason == "content_filter":
+                        report_refusal(result.completion)
+                    return result
+            """
+        ),
+    },
+    "big-vocab": {
+        "gen/__init__.py": "",
+        "gen/models.py": "".join(
+            f"class Model{i}(BaseModel):\n    refusal: Optional[str] = None\n    prompt: str = ''\n\n\n"
+            for i in range(200)
+        ),
+    },
+}
+
+
+@dataclass(frozen=True)
+class Spec:
+    """One generated repo: which shapes, which rules where."""
+
+    card: str
+    rules: tuple[str, ...]
+    prompts: tuple[tuple[str, tuple[str, ...]], ...]  # (shape, the rules it states)
+    guards: tuple[tuple[str, tuple[str, ...]], ...]  # (shape, the ids it fires)
+    noise: tuple[str, ...] = ()
+    extra: tuple[tuple[str, str], ...] = field(default=())  # files added verbatim
+
+    def files(self) -> Files:
+        rules = {r: REASONS[r] for r in self.rules}
+        out, rules_mod = CARDS[self.card](rules)
+        for shape, stated in self.prompts:
+            out = _merge(out, PROMPTS[shape]({r: REASONS[r] for r in stated}))
+        for shape, ids in self.guards:
+            out = _merge(out, GUARDS[shape](list(ids), rules_mod))
+        for name in self.noise:
+            out = _merge(out, NOISE[name])
+        return _merge(out, dict(self.extra))
+
+    def write(self, root: Path) -> None:
+        for rel, text in self.files().items():
+            path = root / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+
+
+def _merge(a: Files, b: Files) -> Files:
+    """Two shapes' files together; a second module of the same path is appended (both kept)."""
+    out = dict(a)
+    for rel, text in b.items():
+        if rel in out and out[rel] != text:
+            if not rel.endswith(".py") or not text.strip():
+                continue
+            text = out[rel] + "\n\n" + text
+        out[rel] = text
+    return out
+
+
+# Combinations whose default and exhaustive outputs disagree on today's main, by name: the
+# generator leaves them out (each has a strict-xfail case in tests/test_differential.py).
+# Empty this as issue 20 fixes them; the generator then covers them too.
+PY_PROMPTS = {
+    "kwarg",
+    "kwarg-imported-policy",
+    "list-kwarg",
+    "other-kwargs",
+    "system-call",
+    "messages",
+    "system-message-const",
+}
+
+
+def _ids(spec: Spec) -> set[str]:
+    stated = (r for _, rules in spec.prompts for r in rules)
+    return {*spec.rules, *stated, *(i for _, ids in spec.guards for i in ids)}
+
+
+KNOWN_DIFFERENT: dict[str, Callable[[Spec], bool]] = {
+    # default: RL001 on every guard, the card not found
+    "dict-card-from-sibling-script-module": lambda s: s.card == "py-dict-sibling",
+    # an unresolved id (generator expression; a guard-named call of a nested import), Python
+    # card: default loses the RL304 (a JSON card agrees)
+    "unresolved-id-python-card": lambda s: (
+        s.card != "json"
+        and (any(g.startswith("genexp") for g, _ in s.guards) or "local-import-refusal-helper" in s.noise)
+    ),
+    # alone in a guard file, on a Python card, or in a Python prompt beside one: dropped by default
+    "82-char-id": lambda s: LONG_ID in _ids(s),
+    # exhaustive reads a JSON-with-comments editor file that cannot matter: RL002
+    "unparsable-json-that-cannot-matter": lambda s: bool({"vscode-jsonc", "empty-json"} & set(s.noise)),
+    # default never reads `SYSTEM_MESSAGE = ...`: RL200 / a false RL201 / a prompt less
+    "upper-case-system-message": lambda s: any(p == "system-message-const" for p, _ in s.prompts),
+    # default takes it for a card candidate only; exhaustive lists its value as a prompt
+    "json-prompt-key-with-refusal-word": lambda s: "json-goal-refusal-word" in s.noise,
+    # default never reads the Python prompt: a false RL201, and agents[].prompts differs
+    "python-prompt-beside-prompt-file-python-card": lambda s: (
+        s.card != "json"
+        and any(p == "md" for p, _ in s.prompts)
+        and any(p in PY_PROMPTS for p, _ in s.prompts)
+    ),
+}
+
+
+def known_different(spec: Spec) -> list[str]:
+    return [name for name, applies in KNOWN_DIFFERENT.items() if applies(spec)]
+
+
+@st.composite
+def specs(draw: st.DrawFn) -> Spec:
+    pool = sorted(REASONS)
+    rules = draw(st.lists(st.sampled_from(pool), min_size=1, max_size=3, unique=True))
+    subset = st.lists(st.sampled_from(rules), min_size=0, max_size=len(rules), unique=True)
+    # Guards may fire an id the card lacks (RL302) as well as its own.
+    fired = st.lists(st.sampled_from(pool), min_size=1, max_size=3, unique=True)
+    prompts = draw(st.lists(st.tuples(st.sampled_from(sorted(PROMPTS)), subset), max_size=3))
+    guards = draw(st.lists(st.tuples(st.sampled_from(sorted(GUARDS)), fired), min_size=0, max_size=3))
+    noise = draw(st.lists(st.sampled_from(sorted(NOISE)), max_size=3, unique=True))
+    spec = Spec(
+        card=draw(st.sampled_from(sorted(CARDS))),
+        rules=tuple(rules),
+        prompts=tuple((s, tuple(r)) for s, r in prompts),
+        guards=tuple((s, tuple(i)) for s, i in guards),
+        noise=tuple(noise),
+    )
+    assume(not known_different(spec))
+    return spec
