@@ -298,7 +298,7 @@ class Extraction:
         id or a near miss, in their own text or in that of a repo module they import (a
         prompt built from `POLICY` imported from another module); and those whose prompt
         shapes may list rules under words of refusing."""
-        from refusal_lint.relevance import imports_of, lists_rules
+        from refusal_lint.relevance import imports_of, lists_rules, python_lists_rules
 
         self.card_ids = relevance.ids
 
@@ -314,7 +314,12 @@ class Extraction:
             found = (index.module(rel, dotted, level) for level, dotted in imports_of(data))
             return sorted({m for m in found if m is not None and m != rel})
 
-        strong = relevance.reaches([e.rel for e in entries], names_ids, imports)
+        def text(rel: str) -> bytes | None:
+            entry = self.entries.get(rel)
+            return self.prompt_text(entry) if entry is not None else None
+
+        modules = [rel for rel in self.entries if kind_of(rel) == FileKind.PYTHON]
+        strong = relevance.reaches([e.rel for e in entries], modules, names_ids, text, imports)
         weak = set()
         for e in entries:
             data = self.prompt_text(e)
@@ -322,7 +327,10 @@ class Extraction:
                 e.rel not in strong
                 and data is not None
                 and lists_rules(data)
-                and (kind_of(e.rel) != FileKind.PYTHON or prefilter.python_prompt_candidate(data))
+                and (
+                    kind_of(e.rel) != FileKind.PYTHON
+                    or (prefilter.python_prompt_candidate(data) and python_lists_rules(data))
+                )
             ):
                 weak.add(e.rel)
         return strong, weak

@@ -47,16 +47,42 @@ _TOKEN_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0
 _NEAR_HITS = 400  # occurrences of an id's half looked at before the file is simply read
 
 
+_REFUSING_WORDS = (b"refus", b"declin", b"will not", b"won", b"must not", b"must never", b"never ")
 _LEAD_IN = 8192  # bytes after a word of refusing within which a list it leads in must start
 
 
 def lists_rules(data: bytes) -> bool:
     """Can this text list rules where prompttext reads unknown ids (DESIGN §2 (a)): a
     hyphenated rule line or code token after a heading or lead-in that speaks of refusing?"""
+    low = data.lower()
+    if not any(w in low for w in _REFUSING_WORDS):
+        return False  # the regex's words, found by C before the regex runs
     for m in _REFUSING.finditer(data):
         if _LISTED.search(data, m.start(), m.end() + _LEAD_IN) is not None:
             return True
     return False
+
+
+def python_lists_rules(data: bytes) -> bool:
+    """`lists_rules` over a Python file's string values (`ast`, in C): its comments,
+    docstrings and `reason=`/`detail=` values are no prompt text, and code (`"x-y": 1`)
+    no rule line. A file `ast` cannot read is read whole, in doubt."""
+    import ast
+
+    try:
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return True
+    skip: set[int] = set()
+    parts: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            skip.add(id(node.value))  # a docstring, or a bare string statement
+        elif isinstance(node, ast.keyword) and node.arg in ("reason", "detail"):
+            skip.update(id(n) for n in ast.walk(node.value))
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip:
+            parts.append(node.value)
+    return lists_rules("\n".join(parts).encode("utf-8", "surrogatepass"))
 
 
 def _fold(text: bytes) -> bytes:
@@ -114,31 +140,43 @@ class Relevance:
         return False
 
     def reaches(
-        self, start: Iterable[str], matters: Callable[[str], bool], imports: Callable[[str], Iterable[str]]
+        self,
+        start: Iterable[str],
+        modules: Iterable[str],
+        matters: Callable[[str], bool],
+        text: Callable[[str], bytes | None],
+        imports: Callable[[str], Iterable[str]],
     ) -> set[str]:
         """The files among `start` whose own text, or the text of a module they import
-        (transitively), can matter: a candidate's value may be built from imported names."""
+        (transitively), can matter: a candidate's value may be built from imported names.
+
+        Walked back from the modules whose text matters: a file can import one only if its
+        text names it (`from agent.policy import POLICY`, `from . import policy`), so only
+        files naming one of the found modules have their imports resolved."""
         start = list(start)
-        importers: dict[str, set[str]] = {}
-        seen = set(start)
-        todo = list(start)
-        hits = []
-        while todo:  # every module the start files reach, once
-            path = todo.pop()
-            if matters(path):
-                hits.append(path)
-            for m in imports(path):
-                importers.setdefault(m, set()).add(path)
-                if m not in seen:
-                    seen.add(m)
-                    todo.append(m)
-        found = set(hits)
-        while hits:  # and back, from each module that can matter to whatever imports it
-            for p in importers.get(hits.pop(), ()):
-                if p not in found:
-                    found.add(p)
-                    hits.append(p)
+        files = sorted(set(start).union(modules))
+        found = {p for p in files if matters(p)}
+        grown = found
+        while grown:
+            stems = sorted({_stem(p) for p in grown} - {""})
+            if not stems:
+                break
+            named = re.compile(rb"\b(?:" + b"|".join(re.escape(s.encode()) for s in stems) + rb")\b")
+            grown = set()
+            for p in files:
+                if p in found or not p.endswith(".py") or (data := text(p)) is None or not named.search(data):
+                    continue
+                if any(m in found for m in imports(p)):
+                    grown.add(p)
+            found |= grown
         return found.intersection(start)
+
+
+def _stem(path: str) -> str:
+    """The name an import of this module spells: `policy` for `a/policy.py`, `a` for `a/__init__.py`."""
+    parts = path.rsplit("/", 2)
+    name = parts[-1].removesuffix(".py")
+    return (parts[-2] if len(parts) > 1 else "") if name == "__init__" else name
 
 
 _FROM = re.compile(rb"^[ \t]*from[ \t]+(\.*)([A-Za-z0-9_.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)", re.M)

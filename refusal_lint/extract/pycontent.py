@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from refusal_lint import prompttext
+from refusal_lint import prompttext, spec
 from refusal_lint.extract import vocab
 from refusal_lint.extract.pyscopes import last_name
 from refusal_lint.extract.pystate import ExtractorState, str_keys
@@ -19,6 +19,7 @@ from refusal_lint.facts import Fmt, Join, PyPrompt, Str, Value
 from refusal_lint.kinds import PromptForm
 
 _STRINGS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
+_PAYLOAD_KEYS = frozenset(spec.PAYLOAD_KEYS)
 _CARD_CALLS = frozenset({"AgentExtension", "AgentCard", "AgentCapabilities"})
 
 
@@ -66,9 +67,14 @@ class ContentPrompts(ExtractorState):
             )
         if isinstance(node, cst.Dict):
             keys = str_keys(node)
-            # a refusal payload, a card's extension entry, a params map (or a copy of one)
-            return "rule" in keys or "uri" in keys or bool(self.content_ids.intersection(keys))
-        return False
+            # a refusal payload (or its detail), a card's extension entry, a params map
+            return (
+                not _PAYLOAD_KEYS.isdisjoint(keys)
+                or "uri" in keys
+                or bool(self.content_ids.intersection(keys))
+            )
+        # `detail=` and `reason=` of any call: a refusal's values, never instructions
+        return isinstance(node, cst.Arg) and node.keyword is not None and node.keyword.value in _PAYLOAD_KEYS
 
     def _candidate(self, node: cst.BaseExpression) -> None:
         value = self.value(node)
