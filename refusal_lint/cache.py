@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 DIR = ".refusal_lint_cache"
 FILE = "facts-v1.json"
 SKIP = ""  # a stat verdict: the prefilter passed this file over
+NOTE = "\0"  # a stats row's key prefix: the prompt stage's notes on a file, apart from its verdict
 PROMPT_ONLY = "prompt"  # a stat verdict: it may hold prompt candidates, and nothing else
 
 
@@ -129,6 +130,18 @@ class Cache:
         if self.folder is not None and mtime_ns:
             self.used_stats[rel] = [size, mtime_ns, context, verdict]
             self.dirty = True
+
+    def note(self, rel: str, size: int, mtime_ns: int, context: str) -> dict[str, Any]:
+        """What the prompt stage learnt of this file's text (a dict to add to), kept while
+        the file and `context` stay the same; a fresh one otherwise."""
+        key = NOTE + rel
+        row = self.used_stats.get(key) or self.stats.get(key)
+        if not isinstance(row, list) or row[:3] != [size, mtime_ns, context] or not isinstance(row[3], dict):
+            row = [size, mtime_ns, context, {}]
+        if self.folder is not None and mtime_ns:
+            self.used_stats[key] = row
+            self.dirty = True
+        return row[3]  # type: ignore[no-any-return]
 
     def facts_for(self, verdict: str) -> FileFacts | None:
         raw = self.entries.get(verdict)

@@ -10,8 +10,10 @@ from __future__ import annotations
 import hashlib
 import json
 import posixpath
+import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from functools import partial
+from typing import TYPE_CHECKING, Any
 
 from refusal_lint import discover, prefilter
 from refusal_lint.cache import PROMPT_ONLY, SKIP, Cache
@@ -297,43 +299,54 @@ class Extraction:
         """The entries whose candidates can matter (relevance.py): those that can hold a card
         id or a near miss, in their own text or in that of a repo module they import (a
         prompt built from `POLICY` imported from another module); and those whose prompt
-        shapes may list rules under words of refusing."""
+        shapes may list rules under words of refusing. What each file's text said is kept
+        in the cache while the file, the ids and the tree's modules stay the same."""
         from refusal_lint.relevance import imports_of, lists_rules, python_lists_rules
 
         self.card_ids = relevance.ids
+        modules = sorted(rel for rel in self.entries if kind_of(rel) == FileKind.PYTHON)
+        ctx = context("relevance", list(relevance.ids), modules)
+
+        def noted(rel: str, what: str, compute: Callable[[bytes], Any]) -> Any:
+            entry = self.entries.get(rel)
+            if entry is None:
+                return None
+            note = self.cache.note(rel, entry.size, entry.mtime_ns, ctx)
+            if what not in note:
+                data = self.prompt_text(entry)
+                note[what] = compute(data) if data is not None else None
+            return note[what]
 
         def names_ids(rel: str) -> bool:
-            entry = self.entries.get(rel)
-            data = self.prompt_text(entry) if entry is not None else None
-            return data is not None and relevance.names_ids(data)
+            return bool(noted(rel, "ids", relevance.names_ids))
 
-        def imports(rel: str) -> list[str]:
-            entry = self.entries.get(rel)
-            if entry is None or kind_of(rel) != FileKind.PYTHON or (data := self.prompt_text(entry)) is None:
-                return []
+        def resolved(rel: str, data: bytes) -> list[str]:
             found = (index.module(rel, dotted, level) for level, dotted in imports_of(data))
             return sorted({m for m in found if m is not None and m != rel})
 
-        def text(rel: str) -> bytes | None:
-            entry = self.entries.get(rel)
-            return self.prompt_text(entry) if entry is not None else None
+        def imports(rel: str) -> list[str]:
+            return list(noted(rel, "imports", lambda d: resolved(rel, d)) or ())
 
-        modules = [rel for rel in self.entries if kind_of(rel) == FileKind.PYTHON]
-        strong = relevance.reaches([e.rel for e in entries], modules, names_ids, text, imports)
-        weak = set()
-        for e in entries:
-            data = self.prompt_text(e)
-            if (
-                e.rel not in strong
-                and data is not None
-                and lists_rules(data)
-                and (
-                    kind_of(e.rel) != FileKind.PYTHON
-                    or (prefilter.python_prompt_candidate(data) and python_lists_rules(data))
-                )
-            ):
-                weak.add(e.rel)
-        return strong, weak
+        def names(rel: str, pattern: re.Pattern[bytes]) -> bool:
+            entry = self.entries.get(rel)
+            if entry is None:
+                return False
+            if "imports" in self.cache.note(rel, entry.size, entry.mtime_ns, ctx):
+                return True  # known already: asking costs nothing
+            data = self.prompt_text(entry)
+            return data is not None and pattern.search(data) is not None
+
+        def weak(rel: str, data: bytes) -> bool:
+            return lists_rules(data) and (
+                kind_of(rel) != FileKind.PYTHON
+                or (prefilter.python_prompt_candidate(data) and python_lists_rules(data))
+            )
+
+        strong = relevance.reaches([e.rel for e in entries], modules, names_ids, names, imports)
+        listing = {
+            e.rel for e in entries if e.rel not in strong and noted(e.rel, "lists", partial(weak, e.rel))
+        }
+        return strong, listing
 
     def close(self) -> None:
         if self.pool is not None:

@@ -144,7 +144,7 @@ class Relevance:
         start: Iterable[str],
         modules: Iterable[str],
         matters: Callable[[str], bool],
-        text: Callable[[str], bytes | None],
+        names: Callable[[str, re.Pattern[bytes]], bool],
         imports: Callable[[str], Iterable[str]],
     ) -> set[str]:
         """The files among `start` whose own text, or the text of a module they import
@@ -152,7 +152,8 @@ class Relevance:
 
         Walked back from the modules whose text matters: a file can import one only if its
         text names it (`from agent.policy import POLICY`, `from . import policy`), so only
-        files naming one of the found modules have their imports resolved."""
+        files naming one of the found modules (`names(path, pattern)`) have their imports
+        resolved."""
         start = list(start)
         files = sorted(set(start).union(modules))
         found = {p for p in files if matters(p)}
@@ -164,7 +165,7 @@ class Relevance:
             named = re.compile(rb"\b(?:" + b"|".join(re.escape(s.encode()) for s in stems) + rb")\b")
             grown = set()
             for p in files:
-                if p in found or not p.endswith(".py") or (data := text(p)) is None or not named.search(data):
+                if p in found or not p.endswith(".py") or not names(p, named):
                     continue
                 if any(m in found for m in imports(p)):
                     grown.add(p)
