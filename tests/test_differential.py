@@ -198,9 +198,8 @@ def test_shape_same_with_shortcuts_off(spec: Spec, tmp_path: Path) -> None:
     differential(tmp_path)
 
 
-# Noise that gives a false finding today (the carded bench's inspect_ai row; a detail string).
+# Noise that gives a false finding today (the carded bench's inspect_ai row).
 FALSE_FINDINGS = {
-    "detail-strings": "a {'detail': 'seg-mix: ...'} value taken for a content prompt: RL203",
     "local-import-refusal-helper": "a repo `report_refusal(refusal)` imported inside a method: RL304",
 }
 
