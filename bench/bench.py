@@ -235,7 +235,7 @@ def carded(rl: str, ruff: str, work: Path, rounds: int, pick: str) -> bool:
 
 def build_stdlib(dest: Path, copies: int, carded: bool) -> Path:
     stdlib = Path(sysconfig.get_paths()["stdlib"])
-    tree = dest / f"stdlib-x{copies}{'-carded' if carded else ''}"
+    tree = dest / f"stdlib-x{copies}-{'carded' if carded else 'bare'}"
     if tree.exists():
         return tree
     for i in range(copies):

@@ -688,25 +688,11 @@ def _ids(spec: Spec) -> set[str]:
 KNOWN_DIFFERENT: dict[str, Callable[[Spec], bool]] = {
     # default: RL001 on every guard, the card not found
     "dict-card-from-sibling-script-module": lambda s: s.card == "py-dict-sibling",
-    # an unresolved id (generator expression; a guard-named call of a nested import), Python
-    # card: default loses the RL304 (a JSON card agrees)
-    "unresolved-id-python-card": lambda s: (
-        s.card != "json"
-        and (any(g.startswith("genexp") for g, _ in s.guards) or "local-import-refusal-helper" in s.noise)
-    ),
-    # alone in a guard file, on a Python card, or in a Python prompt beside one: dropped by default
-    "82-char-id": lambda s: LONG_ID in _ids(s),
-    # exhaustive reads a JSON-with-comments editor file that cannot matter: RL002
-    "unparsable-json-that-cannot-matter": lambda s: bool({"vscode-jsonc", "empty-json"} & set(s.noise)),
-    # default never reads `SYSTEM_MESSAGE = ...`: RL200 / a false RL201 / a prompt less
-    "upper-case-system-message": lambda s: any(p == "system-message-const" for p, _ in s.prompts),
-    # default takes it for a card candidate only; exhaustive lists its value as a prompt
-    "json-prompt-key-with-refusal-word": lambda s: "json-goal-refusal-word" in s.noise,
-    # default never reads the Python prompt: a false RL201, and agents[].prompts differs
-    "python-prompt-beside-prompt-file-python-card": lambda s: (
-        s.card != "json"
-        and any(p == "md" for p, _ in s.prompts)
-        and any(p in PY_PROMPTS for p, _ in s.prompts)
+    # an 82-character id alone in a guard file: RL302 exhaustive, silent by default
+    "82-char-id-alone-in-guard-file": lambda s: any(ids == (LONG_ID,) for _, ids in s.guards),
+    # exhaustive reads a JSON file that cannot matter (comments, empty): RL002
+    "unparsable-json-that-cannot-matter": lambda s: bool(
+        {"vscode-jsonc", "vscode-jsonc-prompt-word", "empty-json"} & set(s.noise)
     ),
 }
 

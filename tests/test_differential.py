@@ -37,7 +37,7 @@ def check_json(path: Path, exhaustive: bool) -> str:
         os.environ.pop("REFUSAL_LINT_EXHAUSTIVE", None)
         if exhaustive:
             os.environ["REFUSAL_LINT_EXHAUSTIVE"] = "1"
-        result = run_cli("check", str(path), "--no-cache", "--format", "json")
+        result = run_cli("check", ".", "--no-cache", "--format", "json", cwd=path)
     assert result.exit_code in (0, 1), result.output
     return result.stdout
 
@@ -48,8 +48,8 @@ def check_json_process(path: Path, exhaustive: bool, *pre: str) -> str:
     if exhaustive:
         env["REFUSAL_LINT_EXHAUSTIVE"] = "1"
     code = "; ".join([*pre, "from refusal_lint.cli import main", "main()"])
-    args = [sys.executable, "-c", code, "check", path.name, "--no-cache", "--format", "json"]
-    done = subprocess.run(args, cwd=path.parent, capture_output=True, text=True, env=env, check=False)
+    args = [sys.executable, "-c", code, "check", ".", "--no-cache", "--format", "json"]
+    done = subprocess.run(args, cwd=path, capture_output=True, text=True, env=env, check=False)
     assert done.returncode in (0, 1), done.stderr
     return done.stdout
 
@@ -88,8 +88,8 @@ FULL = (("md", BOTH),)
 GUARDED = (("literal", BOTH),)
 
 
-DIFFERING_NOISE = {"vscode-jsonc", "empty-json", "json-goal-refusal-word"}  # their cases: below
-AGREEING_PROMPTS = [p for p in sorted(agentgen.PROMPTS) if p != "system-message-const"]  # below
+DIFFERING_NOISE = {"vscode-jsonc", "vscode-jsonc-prompt-word", "empty-json"}  # their cases: below
+AGREEING_PROMPTS = [p for p in sorted(agentgen.PROMPTS) if p != "system-message-const"]  # below, alone
 AGREEING_NOISE = tuple(n for n in sorted(agentgen.NOISE) if n not in DIFFERING_NOISE)
 
 
@@ -128,7 +128,9 @@ EXPLICIT = [
         for name in AGREEING_NOISE
     ),
     pytest.param(Spec("json", BOTH, (), GUARDED, noise=AGREEING_NOISE), id="noise-all-no-prompt"),
-    # Disagreements on today's main (each also kept out of the generator by agentgen.KNOWN_DIFFERENT).
+    # Disagreements issue 20 names or the generator and the real repositories found: those that
+    # still disagree on main are strict xfail (and kept out of the generator by
+    # agentgen.KNOWN_DIFFERENT); the rest stay as cases.
     pytest.param(
         Spec("py-dict-sibling", BOTH, FULL, GUARDED),
         id="dict-card-from-sibling-script-module",
@@ -140,14 +142,12 @@ EXPLICIT = [
         pytest.param(
             Spec("py-inline", BOTH, FULL, ((shape, BOTH),)),
             id=f"{shape}-id-python-card",
-            marks=_xfail("an id computed in a generator expression, Python card: default loses RL304"),
         )
         for shape in ("genexp", "genexp-inline", "genexp-imported")
     ),
     pytest.param(
         Spec("py-inline", BOTH, FULL, GUARDED, noise=("local-import-refusal-helper",)),
         id="nested-import-refusal-helper-python-card",
-        marks=_xfail("a guard-named call of a nested import, Python card: default loses RL304"),
     ),
     pytest.param(
         Spec("json", BOTH, FULL, (*GUARDED, ("raise-class", (LONG_ID,)))),
@@ -157,12 +157,10 @@ EXPLICIT = [
     pytest.param(
         Spec("py-inline", (LONG_ID,), (("md", (LONG_ID,)),), (("literal", (LONG_ID,)),)),
         id="82-char-id-on-python-card",
-        marks=_xfail("an 82-character id on a Python card: its guard unseen by default, RL301"),
     ),
     pytest.param(
         Spec("py-inline", BOTH, (*FULL, ("kwarg", (LONG_ID,))), GUARDED),
         id="82-char-id-in-python-prompt",
-        marks=_xfail("an 82-character unknown id in a Python prompt, Python card: RL202 exhaustive only"),
     ),
     pytest.param(
         Spec("json", BOTH, FULL, GUARDED, noise=("vscode-jsonc",)),
@@ -172,7 +170,11 @@ EXPLICIT = [
     pytest.param(
         Spec("json", BOTH, (("system-message-const", BOTH),), GUARDED),
         id="prompt-system-message-const",
-        marks=_xfail("`SYSTEM_MESSAGE = ...` (the table's system_message, upper case): RL200 by default"),
+    ),
+    pytest.param(
+        Spec("json", BOTH, FULL, GUARDED, noise=("vscode-jsonc-prompt-word",)),
+        id="noise-vscode-jsonc-prompt-word",
+        marks=_xfail("a JSON-with-comments editor file holding `argsPrompt`: RL002 exhaustive only"),
     ),
     pytest.param(
         Spec("json", BOTH, FULL, GUARDED, noise=("empty-json",)),
@@ -182,16 +184,10 @@ EXPLICIT = [
     pytest.param(
         Spec("json", BOTH, FULL, GUARDED, noise=("json-goal-refusal-word",)),
         id="noise-json-goal-refusal-word",
-        marks=_xfail(
-            "a JSON `goal` value holding `refusal`: a prompt exhaustive, a card candidate only by default"
-        ),
     ),
     pytest.param(
         Spec("py-inline", BOTH, (("kwarg", ("seg-mix",)), ("md", ("invalid-cut",))), GUARDED),
         id="python-prompt-beside-prompt-file-python-card",
-        marks=_xfail(
-            "a Python prompt beside a prompt file, Python card: default never reads it, false RL201"
-        ),
     ),
 ]
 
@@ -202,9 +198,8 @@ def test_shape_same_with_shortcuts_off(spec: Spec, tmp_path: Path) -> None:
     differential(tmp_path)
 
 
-# Noise that gives a false finding in both modes today (the carded bench's inspect_ai row).
+# Noise that gives a false finding today (the carded bench's inspect_ai row).
 FALSE_FINDINGS = {
-    "vscode-jsonc-prompt-word": "a JSON-with-comments editor file holding `argsPrompt`: RL002",
     "local-import-refusal-helper": "a repo `report_refusal(refusal)` imported inside a method: RL304",
 }
 
@@ -239,9 +234,6 @@ def test_known_differences_each_have_a_case() -> None:
         pytest.param(
             "persona_brief",
             id="new-prompt-kwarg",
-            marks=_xfail(
-                "a keyword added to vocab.PROMPT_KWARGS alone: RL200 by default, a prompt exhaustive"
-            ),
         )
     ],
 )
@@ -321,20 +313,31 @@ def test_real_repositories_give_no_finding(shared_repos: list[Path]) -> None:
         assert json.loads(check_json_process(repo, False))["findings"] == [], repo.name
 
 
+REAL_DIFFER = (
+    "JSON-with-comments editor files (.vscode/*.json, tsconfig*.json) and an empty .json are RL002 with "
+    "shortcuts off only; langgraph's tests/test_time_travel*.py are RL005 (20 s CPU) with shortcuts off only"
+)
+
+
 @pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason=f"issue 20: {REAL_DIFFER}")
 def test_real_repositories_same_with_shortcuts_off(shared_repos: list[Path]) -> None:
     differ = [r.name for r in shared_repos if check_json_process(r, False) != check_json_process(r, True)]
     assert differ == []
 
 
 @pytest.mark.slow
+@pytest.mark.xfail(
+    strict=True,
+    reason=f"issue 20: {REAL_DIFFER}; carded inspect_ai has a false RL002 (.vscode/launch.json) and RL304",
+)
 def test_carded_real_repositories_same_with_shortcuts_off(
     shared_repos: list[Path], tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     """With the example agent at the root, each repository gives the same bytes both ways, and
     its findings are exactly the agent's own (issue 20: zero false findings)."""
     carded = tmp_path_factory.mktemp("carded")
-    own = summary(check_json(EXAMPLE, False))
+    own = summary(check_json_process(EXAMPLE, False))
     differ, foreign = [], {}
     for repo in shared_repos:
         tree = plant(repo, carded / repo.name)
