@@ -337,10 +337,10 @@ class Extraction:
             return data is not None and pattern.search(data) is not None
 
         def weak(rel: str, data: bytes) -> bool:
-            return lists_rules(data) and (
-                kind_of(rel) != FileKind.PYTHON
-                or (prefilter.python_prompt_candidate(data) and python_lists_rules(data))
-            )
+            if kind_of(rel) != FileKind.PYTHON:
+                return lists_rules(data)
+            # the cheapest test first: most code has no prompt shape at all
+            return prefilter.python_prompt_candidate(data) and lists_rules(data) and python_lists_rules(data)
 
         strong = relevance.reaches([e.rel for e in entries], modules, names_ids, names, imports)
         listing = {
