@@ -183,6 +183,9 @@ def _extension_call(data: bytes) -> bool:
 
 
 _PY_NEEDLES = (b"'rule'", b'"rule"', b"/refusal", b"upperhand.refusal", b"refusal-lint")
+# A dict literal keyed "uri" may be an extension entry whatever its values are: names
+# imported from a sibling module (`{"uri": URI, "params": RULES}`) show no refusal word here.
+_URI_KEY = re.compile(rb"[\"']uri[\"'][ \t\r\n]*:")
 
 
 def python_worth_parsing(data: bytes, extra: tuple[bytes, ...]) -> bool:
@@ -194,6 +197,8 @@ def python_worth_parsing(data: bytes, extra: tuple[bytes, ...]) -> bool:
     if b"'rule'" in data or b'"rule"' in data or b"(rule=" in data:
         return True
     if b"AgentExtension(" in data and _extension_call(data):
+        return True
+    if b"uri" in data and _URI_KEY.search(data) is not None:
         return True
     return any(n in data for n in extra)
 

@@ -17,6 +17,13 @@ def is_kebab(text: str) -> bool:
     return bool(KEBAB.match(text))
 
 
+def may_be_rule_id(text: str) -> bool:
+    """Can this string, fired by a guard, be a rule id? Any string without white space, of
+    any length (prose never is one); the one shape binding, the extractor and the gates share,
+    so no gate drops an id that binding would report (RL302 for a non-kebab or long one)."""
+    return not any(c.isspace() for c in text)
+
+
 def _fold_uri(uri: str) -> str:
     """Fold what DESIGN's RL102 says a near miss may differ in."""
     text = uri.strip().lower()

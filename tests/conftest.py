@@ -15,10 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent
 TESTDATA = ROOT / "testdata"
 # testdata cases main does not pass yet, with why: strict xfail, so the fix shows as an XPASS
 # (then delete the entry).
-PENDING_TESTDATA: dict[str, str] = {
-    "py-card-script-folder": "issue 20: a dict card whose URI and params come from a sibling module of "
-    "a script folder (`from toolset import RULES, URI`) is passed over by default: RL001 on each guard",
-}
+PENDING_TESTDATA: dict[str, str] = {}
 
 
 def pending_marked(cases: list[Path]) -> list[Any]:

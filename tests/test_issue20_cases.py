@@ -281,16 +281,11 @@ IMPORT = "from agent.policy_text import POLICY"
 STAR = "from agent.policy_text import *"
 
 A_CASES = {
-    "A1-script-folder-drift": Case(
-        a1_script_folder_drift,
-        {"default": "issue 20: a dict card built from `from toolset import RULES, URI` is not found: RL001"},
-    ),
+    "A1-script-folder-drift": Case(a1_script_folder_drift),
     # With a JSON card its ids are known before Python is read; with a Python card they are not.
     "A2-generator-expression-id": Case(a2_generator_expression_id(py_card=False)),
     "A2-generator-expression-id-py-card": Case(a2_generator_expression_id(py_card=True)),
-    "A3-82-char-id": Case(
-        a3_long_id, {"default": "issue 20: an 82-character id is no id to the gates: no RL302 by default"}
-    ),
+    "A3-82-char-id": Case(a3_long_id),
     "A4-local-policy": Case(a4_policy(None, SEG)),
     "A4-local-policy-drift": Case(a4_policy(None, SEG_DRIFT)),
     "A4-imported-policy": Case(a4_policy(IMPORT, SEG)),

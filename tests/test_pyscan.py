@@ -9,7 +9,10 @@ from __future__ import annotations
 import ast
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from refusal_lint import spec
 from refusal_lint.extract.pyscan import may_hold_facts
 
 IDS = frozenset({"seg-mix", "forecast"})
@@ -37,6 +40,7 @@ CASES = [
     ("refuse(items[-1].raw)", False, True),  # computed: RL304, against a card only
     ('refuse(f"seg-{kind}")', False, True),
     ("refuse()", False, False),
+    (f'refuse("{"seg-" * 20}mix")', True, True),  # an 83-character id is an id (RL302)
     # Cards.
     ('AgentExtension(uri="https://standards.upperhandai.com/ext/refusals/v1", params=RULES)', True, True),
     ('AgentExtension(uri="http://standards.upperhandai.com/ext/refusal/v2")', True, True),
@@ -44,6 +48,7 @@ CASES = [
     ('P = "example.com/ext/ts/v1"\nURI = f"https://{P}"\nAgentExtension(uri=URI)', False, False),
     ("from .rules import URI\nAgentExtension(uri=URI, params=RULES)", True, True),
     ('{"uri": "https://standards.upperhandai.com/ext/refusals/v1", "required": False}', True, True),
+    ('from toolset import RULES, URI\nCARD = {"uri": URI, "params": RULES}', True, True),
     # Payloads, Parts and errors.
     ('{"rule": rule, "reason": reason}', True, True),
     ('{"rule": "x", "code": 3}', False, False),
@@ -92,6 +97,11 @@ TEXT_CASES = [
     ("AgentExtension(**spec)", True),
     ('AgentExtension(uri="https://a2a.dev/ext/timestamp/v1", description="Adds timestamps.")', False),
     ("from a2a.types import AgentExtension\n\nexts: list[AgentExtension] = []", False),
+    # A dict card of names from a sibling module: no refusal word in the file.
+    ('from toolset import RULES, URI\n\nCARD = {"extensions": [{"uri": URI, "params": RULES}]}', True),
+    ("EXT = {\n    'uri' : URI,\n    'params': RULES,\n}", True),
+    ('PAGE = {"url": "https://example.com", "title": "Home"}', False),
+    (f'raise Refusal("{"seg-" * 20}mix")', True),  # a long id is an id
 ]
 
 
@@ -123,3 +133,33 @@ def test_prompt_gate(source: str, gate: bool) -> None:
     from refusal_lint.extract.pyscan import may_hold_prompt
 
     assert may_hold_prompt(ast.parse(source)) is gate
+
+
+# Every gate decides from the same shapes: whatever the ast stage keeps, the text stage keeps.
+_KEYS = st.sampled_from(
+    ["uri", "params", "rule", "reason", "detail", "required", "name", "data", "media_type"]
+)
+_VALUES = st.sampled_from(["URI", "RULES", "rule", '"seg-mix"', "x.y", "None", '"text"', "{}"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(_KEYS, _VALUES, min_size=1, max_size=4), st.sampled_from(['"', "'"]))
+def test_text_stage_keeps_what_the_ast_stage_keeps(entries: dict[str, str], quote: str) -> None:
+    from refusal_lint.prefilter import python_worth_parsing
+
+    body = ", ".join(f"{quote}{k}{quote}: {v}" for k, v in entries.items())
+    source = f"from toolset import RULES, URI\n\nENTRY = {{{body}}}\n"
+    if may_hold_facts(ast.parse(source), frozenset()):
+        assert python_worth_parsing(source.encode(), ())
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(st.characters(min_codepoint=33, max_codepoint=126, exclude_characters='"\\'), max_size=120))
+def test_any_string_without_white_space_is_an_id(rule: str) -> None:
+    """What binding takes for a fired id (spec.may_be_rule_id) no gate drops, whatever its length."""
+    from refusal_lint.prefilter import python_worth_parsing
+
+    source = f'raise Refusal("{rule}")\n'
+    assert spec.may_be_rule_id(rule)
+    assert may_hold_facts(ast.parse(source), frozenset())
+    assert python_worth_parsing(source.encode(), ())

@@ -293,5 +293,5 @@ class Recognisers(ExtractorState):
 def _may_carry_id(value: Value) -> bool:
     """An argument that can be a rule id passed on to a helper: an id-like string or a name."""
     if isinstance(value, Str):
-        return 0 < len(value.value) <= 80 and not any(c.isspace() for c in value.value)
+        return spec.may_be_rule_id(value.value)
     return isinstance(value, (Ref, Param, Each, Attr, Sub))

@@ -164,11 +164,7 @@ class _Relevance:
         a computed local; a keyword that is not `rule` only where it is a kebab string
         (`type="refusal"`, `refusal=message.refusal` are a library's fields, not ids)."""
         if isinstance(node, ast.Constant):
-            if (
-                not isinstance(node.value, str)
-                or len(node.value) > 80
-                or any(c.isspace() for c in node.value)
-            ):
+            if not isinstance(node.value, str) or not spec.may_be_rule_id(node.value):
                 return False
             return not keyword or "-" in node.value or node.value in self.ids
         if keyword:
