@@ -124,8 +124,10 @@ class Extraction:
                 # A card candidate that holds none: remembered as passed over (see drain),
                 # or as a file whose strings may still be prompts where a card makes them matter.
                 del self.facts[entry.rel]
+                # (Exhaustive: a prompt file whose parse error cannot matter yet, read
+                # again where the card's ids are known, as the default run reads it.)
                 later = (
-                    not job.want_prompt
+                    (not job.want_prompt or job.exhaustive)
                     and not self.cfg.agents
                     and not prefilter.no_prompt_by_content(entry.rel)
                 )
@@ -407,6 +409,7 @@ def data_job(
             want_card,
             want_prompt,
             roles.prompt_files.get(entry.rel),
+            complete=entry.rel in roles.cards,  # configured: RL100 when unreadable, whatever it says
             exhaustive=exhaustive,
         )
     if not cfg.agents and not prefilter.no_prompt_by_content(entry.rel):

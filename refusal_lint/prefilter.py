@@ -250,3 +250,34 @@ def may_hold_prompt(data: bytes, ids: tuple[str, ...]) -> bool:
 def is_prompt_file(rel: str, kind: str, data: bytes) -> bool:
     """A prompt by its name, or (YAML) an ADK agent config by its `instruction:`."""
     return prompt_by_name(rel) or (kind == FileKind.YAML and _ADK.search(data) is not None)
+
+
+def parse_error_matters(
+    rel: str,
+    kind: str,
+    data: bytes,
+    ids: tuple[str, ...],
+    guard_callables: tuple[str, ...] = (),
+    configured: bool = False,
+) -> bool:
+    """Is a file the parser rejects one the check needs (DESIGN §3 RL002)? Only where its
+    text could matter: a configured file; a card candidate (a refusal word, a card's name or
+    place); a Python file the text gate would parse (a guard, payload, card or suppression
+    shape, a configured guard's name); a text naming a card id or a near miss of one. Pure,
+    and asked with the same inputs whatever the shortcuts, so both modes agree; an editor's
+    JSON-with-comments settings file is never RL002."""
+    if configured:
+        return True
+    if kind == FileKind.PYTHON:
+        needles = {i.encode() for i in ids if len(i) > 2} | {
+            g.rsplit(".", 1)[-1].encode() for g in guard_callables
+        }
+        if python_worth_parsing(data, tuple(sorted(needles))):
+            return True
+    elif is_card_candidate(rel.rsplit("/", 1)[-1], rel, data):
+        return True
+    if not ids:
+        return False
+    from refusal_lint.relevance import Relevance
+
+    return Relevance(ids).names_ids(data)

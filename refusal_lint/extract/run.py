@@ -24,7 +24,13 @@ AST_DEPTH = 2000
 
 
 def _problem(job: Job, message: str, line: int = 1, col: int = 1) -> FileFacts:
-    """RL002: the standard parser rejects the file, here."""
+    """RL002: the standard parser rejects the file, here; a file whose text cannot matter is
+    not needed (DESIGN §3), and holds nothing, in either mode."""
+    configured = job.complete or job.prompt_key is not None
+    if not prefilter.parse_error_matters(
+        job.path, job.kind, job.data, job.ids, job.guard_callables, configured
+    ):
+        return FileFacts(job.path, job.kind, complete=job.kind != FileKind.PYTHON)
     return FileFacts(job.path, job.kind, problem=Problem(Loc(job.path, line, col), message))
 
 
