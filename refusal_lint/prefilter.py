@@ -183,9 +183,15 @@ def _extension_call(data: bytes) -> bool:
 
 
 _PY_NEEDLES = (b"'rule'", b'"rule"', b"/refusal", b"upperhand.refusal", b"refusal-lint")
-# A dict literal keyed "uri" may be an extension entry whatever its values are: names
-# imported from a sibling module (`{"uri": URI, "params": RULES}`) show no refusal word here.
-_URI_KEY = re.compile(rb"[\"']uri[\"'][ \t\r\n]*:")
+# A dict literal keyed "uri" may be an extension entry, and one keyed by a media type key
+# (or a `media_type=` keyword) a refusal Part, whatever its values are: names imported from
+# a sibling module (`{"uri": URI, "params": RULES}`) show no refusal word here.
+_MEDIA = _alternatives(vocab.MEDIA_KEYS)
+# A `rule=` keyword at any place of a call (`dict(detail=d, rule=r)`, `Part(reason=x, rule=r)`).
+_RULE_KEYWORD = re.compile(rb"[(,][ \t\r\n]*(?:" + _alternatives(vocab.RULE_KWARGS) + rb")[ \t]*=(?!=)")
+_URI_KEY = re.compile(
+    rb"[\"'](?:uri|" + _MEDIA + rb")[\"'][ \t\r\n]*:|(?<![A-Za-z0-9_])(?:" + _MEDIA + rb")[ \t]*=(?!=)"
+)
 
 
 def python_worth_parsing(data: bytes, extra: tuple[bytes, ...]) -> bool:
@@ -194,11 +200,11 @@ def python_worth_parsing(data: bytes, extra: tuple[bytes, ...]) -> bool:
     low = data.lower()
     if b"refus" in low and (_guard_call(data) or any(n in data for n in _PY_NEEDLES)):
         return True
-    if b"'rule'" in data or b'"rule"' in data or b"(rule=" in data:
+    if b"'rule'" in data or b'"rule"' in data or (b"rule" in data and _RULE_KEYWORD.search(data)):
         return True
     if b"AgentExtension(" in data and _extension_call(data):
         return True
-    if b"uri" in data and _URI_KEY.search(data) is not None:
+    if (b"uri" in data or b"edia" in data) and _URI_KEY.search(data) is not None:
         return True
     return any(n in data for n in extra)
 
