@@ -669,32 +669,7 @@ def _merge(a: Files, b: Files) -> Files:
 # Combinations whose default and exhaustive outputs disagree on today's main, by name: the
 # generator leaves them out (each has a strict-xfail case in tests/test_differential.py).
 # Empty this as issue 20 fixes them; the generator then covers them too.
-PY_PROMPTS = {
-    "kwarg",
-    "kwarg-imported-policy",
-    "list-kwarg",
-    "other-kwargs",
-    "system-call",
-    "messages",
-    "system-message-const",
-}
-
-
-def _ids(spec: Spec) -> set[str]:
-    stated = (r for _, rules in spec.prompts for r in rules)
-    return {*spec.rules, *stated, *(i for _, ids in spec.guards for i in ids)}
-
-
-KNOWN_DIFFERENT: dict[str, Callable[[Spec], bool]] = {
-    # default: RL001 on every guard, the card not found
-    "dict-card-from-sibling-script-module": lambda s: s.card == "py-dict-sibling",
-    # an 82-character id alone in a guard file: RL302 exhaustive, silent by default
-    "82-char-id-alone-in-guard-file": lambda s: any(ids == (LONG_ID,) for _, ids in s.guards),
-    # exhaustive reads a JSON file that cannot matter (comments, empty): RL002
-    "unparsable-json-that-cannot-matter": lambda s: bool(
-        {"vscode-jsonc", "vscode-jsonc-prompt-word", "empty-json"} & set(s.noise)
-    ),
-}
+KNOWN_DIFFERENT: dict[str, Callable[[Spec], bool]] = {}
 
 
 def known_different(spec: Spec) -> list[str]:

@@ -134,9 +134,6 @@ EXPLICIT = [
     pytest.param(
         Spec("py-dict-sibling", BOTH, FULL, GUARDED),
         id="dict-card-from-sibling-script-module",
-        marks=_xfail(
-            "a dict-literal card entry of names imported from a sibling: default RL001 on every guard"
-        ),
     ),
     *(
         pytest.param(
@@ -152,7 +149,6 @@ EXPLICIT = [
     pytest.param(
         Spec("json", BOTH, FULL, (*GUARDED, ("raise-class", (LONG_ID,)))),
         id="82-char-id-alone-in-guard-file",
-        marks=_xfail("an 82-character id alone in a guard file: RL302 exhaustive, silent by default"),
     ),
     pytest.param(
         Spec("py-inline", (LONG_ID,), (("md", (LONG_ID,)),), (("literal", (LONG_ID,)),)),
@@ -165,7 +161,6 @@ EXPLICIT = [
     pytest.param(
         Spec("json", BOTH, FULL, GUARDED, noise=("vscode-jsonc",)),
         id="noise-vscode-jsonc",
-        marks=_xfail("a JSON-with-comments editor file without prompt words: RL002 exhaustive only"),
     ),
     pytest.param(
         Spec("json", BOTH, (("system-message-const", BOTH),), GUARDED),
@@ -174,12 +169,10 @@ EXPLICIT = [
     pytest.param(
         Spec("json", BOTH, FULL, GUARDED, noise=("vscode-jsonc-prompt-word",)),
         id="noise-vscode-jsonc-prompt-word",
-        marks=_xfail("a JSON-with-comments editor file holding `argsPrompt`: RL002 exhaustive only"),
     ),
     pytest.param(
         Spec("json", BOTH, FULL, GUARDED, noise=("empty-json",)),
         id="noise-empty-json",
-        marks=_xfail("an empty .json file: RL002 exhaustive only"),
     ),
     pytest.param(
         Spec("json", BOTH, FULL, GUARDED, noise=("json-goal-refusal-word",)),
