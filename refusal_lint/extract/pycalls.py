@@ -235,7 +235,9 @@ class Recognisers(ExtractorState):
     def visit_Dict(self, node: cst.Dict) -> None:
         keys = str_keys(node)
         loc = self.loc(node)
-        if "error" in keys and isinstance(keys["error"], cst.Dict):
+        # An `{"error": ...}` envelope holding an error object or a call: a guard inside it
+        # (`{"error": tool.refusal("id")}`) sends the refusal as a protocol error (RL305).
+        if "error" in keys and isinstance(keys["error"], (cst.Dict, cst.Call)):
             self.open_error(loc, '{"error": ...}')
         if "uri" in keys:
             uri = self.value(keys["uri"])
