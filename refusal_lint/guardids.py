@@ -26,7 +26,7 @@ from refusal_lint.facts import (
 )
 from refusal_lint.kinds import FnKind, GuardKind, GuardStatus
 from refusal_lint.model import Loc
-from refusal_lint.resolve import Resolver, bind_arg
+from refusal_lint.resolve import Resolver, bind_arg, method_name
 
 RULE_PARAMS = ("rule", "rule_id")
 MAX_HOPS = 12  # helper -> helper -> ... call-site chains followed
@@ -57,6 +57,12 @@ class GuardIds:
                 if isinstance(g.rule, Param) and g.rule.func:
                     self.inside.setdefault((g.loc.path, g.rule.func), []).append(g)
         self._reach: dict[tuple[str, str], frozenset[str]] = {}
+        # The repo's methods by name: what `x.name(...)` binds to when x's class is not known.
+        self.methods: dict[str, list[Fn]] = {}
+        for defs in res.defs.values():
+            for v in defs.values():
+                if isinstance(v, Fn) and v.kind == FnKind.METHOD:
+                    self.methods.setdefault(v.qualname.rsplit(".", 1)[-1], []).append(v)
 
     def _index(self, call: CallV) -> None:
         name = getattr(call.func, "name", "").rsplit(".", 1)[-1]
@@ -72,14 +78,24 @@ class GuardIds:
         """(is a guard, its id value). A repo callee binds the id by parameter name."""
         if g.kind != GuardKind.CALL or g.call is None or g.receiver:
             return True, g.rule
-        fn = self.res.callee(g.call)
-        if fn is None:
+        fns = self.callees(g.call)
+        if not fns:
             return g.rule is not None, g.rule  # a library's callee: the first positional argument
-        param = self.id_param(fn)
-        if param is None:
-            return False, None  # `def refusal(model, token)`: no rule parameter, no guard
-        value = bind_arg(fn, g.call, param)
-        return value is not None, value
+        for fn in fns:
+            param = self.id_param(fn)
+            if param is not None:
+                value = bind_arg(fn, g.call, param)
+                return value is not None, value
+        return False, None  # `def refusal(model, token)`: no rule parameter, no guard
+
+    def callees(self, call: CallV) -> list[Fn]:
+        """The repo function, method or class a call reaches; for a method call on a
+        receiver of unknown class, the repo's methods of that name (DESIGN §2)."""
+        fn = self.res.callee(call)
+        if fn is not None:
+            return [fn]
+        name = method_name(call.func)
+        return list(self.methods.get(name, ())) if name else []
 
     def id_param(self, fn: Fn) -> str | None:
         for name in RULE_PARAMS:
@@ -101,15 +117,15 @@ class GuardIds:
                 if ok and isinstance(value, Param) and value.func == fn.qualname:
                     out.add(value.name.split(".")[0])
                 continue
-            callee = self.res.callee(user)
-            if callee is None or depth >= MAX_HOPS:
+            if depth >= MAX_HOPS:
                 continue
-            params = set(self.reaching(callee, depth + 1))
-            params |= {p for p in RULE_PARAMS if p in callee.params or p in callee.kwonly}
-            for p in params:
-                arg = bind_arg(callee, user, p)
-                if isinstance(arg, Param) and arg.func == fn.qualname:
-                    out.add(arg.name.split(".")[0])
+            for callee in self.callees(user):
+                params = set(self.reaching(callee, depth + 1))
+                params |= {p for p in RULE_PARAMS if p in callee.params or p in callee.kwonly}
+                for p in params:
+                    arg = bind_arg(callee, user, p)
+                    if isinstance(arg, Param) and arg.func == fn.qualname:
+                        out.add(arg.name.split(".")[0])
         result = frozenset(out)
         self._reach[key] = result
         return result
@@ -161,4 +177,4 @@ class GuardIds:
         name = fn.qualname.rsplit(".", 1)[-1]
         if fn.kind == FnKind.CLASS or name == "__init__":
             return []
-        return [c for c in self.by_name.get(name, []) if self.res.callee(c) == fn]
+        return [c for c in self.by_name.get(name, []) if fn in self.callees(c)]

@@ -194,6 +194,10 @@ class Resolver:
         """`base.name`: a field of a repo class's instance (`Check("seg-mix", ...).rule`)."""
         if isinstance(base, Param):
             return Param(f"{base.name}.{name}", loc, base.func)
+        if isinstance(base, Str) and name == "value":
+            # An enum member's `.value` (`Rule.ZODIAC` passed on, read as `rule.value`): its
+            # string, as `lookup` reads `Rule.ZODIAC.value` written out.
+            return base
         if isinstance(base, CallV):
             fn = self.callee(base)
             if fn is not None and fn.kind == FnKind.CLASS:
@@ -323,9 +327,18 @@ def bind_arg(fn: Fn, call: CallV, param: str) -> Value | None:
     if param not in fn.params:
         return None
     # `obj.method(x)` binds self implicitly; a class's parameters are listed without it.
-    bound_self = fn.kind == FnKind.METHOD and isinstance(call.func, Ref) and "." in call.func.name
+    bound_self = fn.kind == FnKind.METHOD and method_name(call.func) is not None
     index = fn.params.index(param) - (1 if bound_self else 0)
     return call.args[index] if 0 <= index < len(call.args) else None
+
+
+def method_name(func: Value) -> str | None:
+    """`absorb` for a call of `x.absorb` (a name on a receiver), None for a plain `f(...)`."""
+    if isinstance(func, Attr):
+        return func.name
+    if isinstance(func, (Ref, Param)) and "." in func.name:
+        return func.name.rsplit(".", 1)[-1]
+    return None
 
 
 def _has_each(value: Value) -> bool:
