@@ -217,15 +217,15 @@ def a5_error_envelope(repo: Repo) -> list[Finding]:
     return [("RL305", "agent/handler.py", line_of(path, "tool.refusal"), "invalid-cut")]
 
 
-def a6_enum_through_helper(repo: Repo) -> list[Finding]:
+def a6_enum_through_helper(repo: Repo, base: str = "Enum") -> list[Finding]:
     repo.agent()
     repo.write(
         "agent/rules.py",
-        """
-        from enum import Enum
+        f"""
+        from enum import {base}
 
 
-        class Rule(Enum):
+        class Rule({base}):
             SEG_MIX = "seg-mix"
             ZODIAC = "zodiac-cut"
         """,
@@ -277,6 +277,29 @@ def a7_method_without_rule_param(repo: Repo) -> list[Finding]:
     return []
 
 
+def a7_method_with_rule_param(repo: Repo) -> list[Finding]:
+    """The control of A7: the repo's method of that name has a `rule` parameter, so the call
+    on an object of unknown class is a guard, its id the argument bound to `rule` (self is
+    implicit in `chain.refuse_cut(q, ...)`)."""
+    repo.agent()
+    path = repo.write(
+        "agent/chain.py",
+        """
+        from agent.policy import refuse
+
+
+        class Chain:
+            def refuse_cut(self, q, rule):
+                return refuse(rule, detail=q)
+
+
+        def step(chain, q):
+            return chain.refuse_cut(q, "zodiac-cut")
+        """,
+    )
+    return [("RL302", "agent/chain.py", line_of(path, "chain.refuse_cut(q"), "zodiac-cut")]
+
+
 IMPORT = "from agent.policy_text import POLICY"
 STAR = "from agent.policy_text import *"
 
@@ -292,21 +315,20 @@ A_CASES = {
     "A4-imported-policy-drift": Case(a4_policy(IMPORT, SEG_DRIFT)),
     "A4-star-imported-policy": Case(a4_policy(STAR, SEG)),
     "A4-star-imported-policy-drift": Case(a4_policy(STAR, SEG_DRIFT)),
-    "A5-error-envelope": Case(
-        a5_error_envelope,
-        both('issue 20: a guard call in a returned {"error": ...} envelope gives no finding'),
-    ),
+    "A5-error-envelope": Case(a5_error_envelope),
     "A6-enum-through-helper": Case(
         a6_enum_through_helper,
         {
-            "default": "issue 20: no finding at all by default (not even the exhaustive run's RL304s)",
-            "exhaustive": "issue 20: RL304 at both call sites: Rule.X is not followed through rule.value",
+            "default": "issue 20: the call sites' file (no refusal word, no card id) is never read"
+            " by default, so the helper `block` has no call site and is pass-through: no finding",
         },
     ),
-    "A7-method-without-rule-param": Case(
-        a7_method_without_rule_param,
-        both("issue 20: RL304 at chain.absorb_refusal(...), a repo method with no rule parameter"),
+    "A6-strenum-through-helper": Case(
+        lambda repo: a6_enum_through_helper(repo, "StrEnum"),
+        {"default": "issue 20: as A6, the call sites' file is never read by default"},
     ),
+    "A7-method-without-rule-param": Case(a7_method_without_rule_param),
+    "A7-method-with-rule-param": Case(a7_method_with_rule_param),
 }
 
 
