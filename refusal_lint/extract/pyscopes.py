@@ -23,6 +23,8 @@ class Scope:
     body: cst.CSTNode | None = None  # bindings not read yet: read on first name lookup
     returns: list[Value] = field(default_factory=list)
     is_function: bool = True
+    # `from m import n [as a]` inside the body: a -> (module, name, level)
+    imports: dict[str, tuple[str, str, int]] = field(default_factory=dict)
 
     def ready(self) -> Scope:
         if self.body is not None:
@@ -30,6 +32,8 @@ class Scope:
             bindings = _Bindings(self)
             self.body.visit(bindings)
             self.local -= self.passthrough
+            for name in bindings.others:
+                self.imports.pop(name, None)  # also bound otherwise: no one callee
             self.values = {k: v for k, v in bindings.values.items() if k not in bindings.multi}
             self.body = None
         return self
@@ -67,9 +71,11 @@ class _Bindings(cst.CSTVisitor):
         self.scope = scope
         self.values: dict[str, cst.BaseExpression] = {}
         self.multi: set[str] = set()
+        self.others: set[str] = set()  # names bound by anything but a `from ... import`
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         self.scope.local.add(node.name.value)
+        self.others.add(node.name.value)
         self.multi.add(node.name.value)
         return False
 
@@ -83,6 +89,7 @@ class _Bindings(cst.CSTVisitor):
         if isinstance(target, cst.Name):
             into.add(target.value)
             self.multi.add(target.value)
+            self.others.add(target.value)
         elif isinstance(target, (cst.Tuple, cst.List)):
             for el in target.elements:
                 self._targets(el.value, into)
@@ -93,6 +100,7 @@ class _Bindings(cst.CSTVisitor):
         if isinstance(target, cst.Name) and value is not None:
             name = target.value
             self.scope.local.add(name)
+            self.others.add(name)
             if name in self.values:
                 self.multi.add(name)
             self.values[name] = value
@@ -135,13 +143,20 @@ class _Bindings(cst.CSTVisitor):
             name = (dotted(alias.asname.name) if alias.asname else dotted(alias.name)) or ""
             self.scope.local.add(name)
             self.multi.add(name)
+            self.others.add(name)
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
         if isinstance(node.names, cst.ImportStar):
             return
+        module = (dotted(node.module) if node.module is not None else "") or ""
         for alias in node.names:
             name = dotted(alias.asname.name if alias.asname else alias.name) or ""
             self.scope.local.add(name)
+            if name in self.multi:
+                self.scope.imports.pop(name, None)  # bound twice: no one callee
+            else:
+                # A function-level `from x import report_refusal`: the repo's callee, if it is.
+                self.scope.imports[name] = (module, dotted(alias.name) or "", len(node.relative))
             self.multi.add(name)
 
 

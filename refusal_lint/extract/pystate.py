@@ -108,6 +108,14 @@ class ExtractorState(ValueBuilder):
         full = self.qualified(dotted(node.func) or name)
         return any(full == g or full.endswith("." + g) for g in self.guard_dotted)
 
+    def local_import(self, local: str, module: str, name: str, level: int) -> str | None:
+        """A function-level `from m import n as local`, kept among the module's imports under
+        a key no Python name can be (it holds `@`, and no `.`, which lookups split at): the
+        key spells the import itself, so equal keys are the same import."""
+        key = f"{local}@{level}:{module.replace('.', ':')}:{name}"
+        self.imports.setdefault(key, ImportRef(module, name, level))
+        return key
+
     def current_card(self) -> CardCall:
         """The card an extension declared here belongs to: the enclosing `AgentCard(...)`, else the file."""
         return self.open_cards[-1] if self.open_cards else CardCall(self.path, None)

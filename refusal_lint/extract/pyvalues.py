@@ -104,6 +104,10 @@ class ValueBuilder(ScopeTracker):
                     return Ref(self.path, f"{self.class_prefix()}{rest}", loc)
             if head in scope.passthrough:
                 return Param(name_path, loc, scope.func)
+            if head in scope.imports and head not in scope.values:
+                key = self.local_import(head, *scope.imports[head])
+                if key is not None:
+                    return Ref(self.path, f"{key}.{rest}" if rest else key, loc)
             if head in scope.local:
                 value = scope.values.get(head)
                 if value is None or head in self.resolving:
@@ -116,6 +120,10 @@ class ValueBuilder(ScopeTracker):
         if head in self.module_passthrough:
             return Param(name_path, loc)
         return Ref(self.path, name_path, loc)
+
+    def local_import(self, local: str, module: str, name: str, level: int) -> str | None:
+        """The module-level name a function-level import is kept under (None: not kept)."""
+        return None
 
     def string(self, node: cst.SimpleString) -> Value:
         value = node.evaluated_value
