@@ -300,6 +300,35 @@ def a7_method_with_rule_param(repo: Repo) -> list[Finding]:
     return [("RL302", "agent/chain.py", line_of(path, "chain.refuse_cut(q"), "zodiac-cut")]
 
 
+def a7_local_import_helper(repo: Repo) -> list[Finding]:
+    """A repo helper imported inside a method binds as the module-level import would: its
+    `rule` parameter is the id, fired at the call site (DESIGN §2 "Which argument is the id")."""
+    repo.agent()
+    repo.write(
+        "agent/helpers.py",
+        """
+        from agent.policy import refuse
+
+
+        def refuse_with(ctx, rule):
+            return refuse(rule, detail=ctx)
+        """,
+    )
+    path = repo.write(
+        "agent/model.py",
+        """
+        class Model:
+            def answer(self, ctx, cut):
+                from agent.helpers import refuse_with
+
+                if cut == "sign":
+                    return refuse_with(ctx, "zodiac-cut")
+                return None
+        """,
+    )
+    return [("RL302", "agent/model.py", line_of(path, "refuse_with(ctx"), "zodiac-cut")]
+
+
 IMPORT = "from agent.policy_text import POLICY"
 STAR = "from agent.policy_text import *"
 
@@ -329,6 +358,7 @@ A_CASES = {
     ),
     "A7-method-without-rule-param": Case(a7_method_without_rule_param),
     "A7-method-with-rule-param": Case(a7_method_with_rule_param),
+    "A7-helper-imported-in-a-method": Case(a7_local_import_helper),
 }
 
 
