@@ -43,6 +43,7 @@ class Bound:
     guards: list[BoundGuard]  # with no agent: every guard of the tree
     protocol_errors: list[BoundError]  # with no agent: every one of the tree
     missing: set[str]  # modules binding wanted but that were not read
+    helpers: frozenset[str] = frozenset()  # helpers followed to their call sites, by name
 
 
 @dataclasses.dataclass(frozen=True)
@@ -83,7 +84,9 @@ def bind(root: str, cfg: Config, facts: dict[str, FileFacts], index: ModuleIndex
         for path in sorted(p for p, f in facts.items() if f.has_facts()):
             guards += [bg for g in facts[path].guards for bg in bind_guard(res, guard_ids, g, set())]
             errors += [be for e in facts[path].protocol_errors for be in bind_error(res, guard_ids, e, set())]
-    return Bound(decls, cards, agents, scoping_findings, guards, errors, res.missing)
+    return Bound(
+        decls, cards, agents, scoping_findings, guards, errors, res.missing, frozenset(guard_ids.followed)
+    )
 
 
 def check(bound: Bound, facts: dict[str, FileFacts], roles: Roles) -> Checked:

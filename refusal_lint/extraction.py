@@ -350,6 +350,23 @@ class Extraction:
         }
         return strong, listing
 
+    def callers(self, helpers: frozenset[str], py_paths: list[str]) -> set[str]:
+        """Python files not read whole whose text calls one of `helpers`: a call site there
+        may pass a rule id to the helper (`block(Rule.ZODIAC, ...)`)."""
+        if not helpers:
+            return set()
+        call = re.compile(rb"\b(?:" + b"|".join(re.escape(h.encode()) for h in sorted(helpers)) + rb")\s*\(")
+        out = set()
+        for rel in py_paths:
+            facts = self.facts.get(rel)
+            if facts is not None and facts.complete:
+                continue
+            entry = self.entries.get(rel)
+            data = self.prompt_text(entry) if entry is not None else None
+            if data is not None and call.search(data):
+                out.add(rel)
+        return out
+
     def close(self) -> None:
         if self.pool is not None:
             self.pool.close()

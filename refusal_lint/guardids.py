@@ -57,6 +57,8 @@ class GuardIds:
                 if isinstance(g.rule, Param) and g.rule.func:
                     self.inside.setdefault((g.loc.path, g.rule.func), []).append(g)
         self._reach: dict[tuple[str, str], frozenset[str]] = {}
+        # Helpers followed to their call sites: a call site may stand in a file not read yet.
+        self.followed: set[str] = set()
         # The repo's methods by name: what `x.name(...)` binds to when x's class is not known.
         self.methods: dict[str, list[Fn]] = {}
         for defs in res.defs.values():
@@ -177,4 +179,5 @@ class GuardIds:
         name = fn.qualname.rsplit(".", 1)[-1]
         if fn.kind == FnKind.CLASS or name == "__init__":
             return []
+        self.followed.add(name)
         return [c for c in self.by_name.get(name, []) if fn in self.callees(c)]

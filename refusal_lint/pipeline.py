@@ -190,8 +190,9 @@ def _prompt_stage(
 
 
 def _bind(ex: Extraction, root: str, cfg: Config, py_paths: list[str], roles: Roles) -> Bound | None:
-    """Bind; modules that facts import are read on demand, even where the prefilter passed
-    them over: bind, read what the resolver found missing, bind again. A tree where no file
+    """Bind; modules that facts import, and files that call a helper binding follows, are
+    read on demand, even where the prefilter passed them over: bind, read what binding
+    found missing, bind again. A tree where no file
     yielded anything, and no config names a file, has nothing to bind (None)."""
     if not (cfg.agents or roles.cards or any(f.has_facts() or f.problem for f in ex.facts.values())):
         return None
@@ -202,12 +203,11 @@ def _bind(ex: Extraction, root: str, cfg: Config, py_paths: list[str], roles: Ro
     tried: set[str] = set()
     for _ in range(IMPORT_ROUNDS):
         bound = agents.bind(root, cfg, ex.facts, index, roles)
+        wanted = bound.missing | ex.callers(bound.helpers, py_paths)
         need = [
-            j
-            for m in sorted(bound.missing - tried)
-            if m in ex.entries and (j := ex.python_job(ex.entries[m], True))
+            j for m in sorted(wanted - tried) if m in ex.entries and (j := ex.python_job(ex.entries[m], True))
         ]
-        tried |= bound.missing
+        tried |= wanted
         if not need:
             break
         for job in need:

@@ -345,17 +345,8 @@ A_CASES = {
     "A4-star-imported-policy": Case(a4_policy(STAR, SEG)),
     "A4-star-imported-policy-drift": Case(a4_policy(STAR, SEG_DRIFT)),
     "A5-error-envelope": Case(a5_error_envelope),
-    "A6-enum-through-helper": Case(
-        a6_enum_through_helper,
-        {
-            "default": "issue 20: the call sites' file (no refusal word, no card id) is never read"
-            " by default, so the helper `block` has no call site and is pass-through: no finding",
-        },
-    ),
-    "A6-strenum-through-helper": Case(
-        lambda repo: a6_enum_through_helper(repo, "StrEnum"),
-        {"default": "issue 20: as A6, the call sites' file is never read by default"},
-    ),
+    "A6-enum-through-helper": Case(a6_enum_through_helper),
+    "A6-strenum-through-helper": Case(lambda repo: a6_enum_through_helper(repo, "StrEnum")),
     "A7-method-without-rule-param": Case(a7_method_without_rule_param),
     "A7-method-with-rule-param": Case(a7_method_with_rule_param),
     "A7-helper-imported-in-a-method": Case(a7_local_import_helper),
