@@ -45,6 +45,11 @@ class Bound:
     missing: set[str]  # modules binding wanted but that were not read
     helpers: frozenset[str] = frozenset()  # helpers followed to their call sites, by name
 
+    @property
+    def rule_ids(self) -> tuple[str, ...]:
+        """Every card's rule ids, sorted."""
+        return tuple(sorted({r.rule_id for rs in self.rule_sets for r in rs.rules}))
+
 
 @dataclasses.dataclass(frozen=True)
 class Checked:
@@ -163,15 +168,18 @@ def prompt_order(agent: Agent, path: str) -> tuple[bool, str]:
 def counted(prompts: list[Prompt], agent: Agent) -> list[Prompt]:
     """The candidates that count (DESIGN §2): those that mention a card rule or a near miss
     of one, list rules, or are derived; where none does, the first candidate found."""
-    ids = [r.rule_id for r in agent.card.rules] if agent.card else []
     ordered = sorted(prompts, key=lambda p: (prompt_order(agent, p.loc.path), p.loc.line, p.loc.col))
-    return [p for p in ordered if p.derived or prompttext.matters(p.lines, ids)] or ordered[:1]
+    return [p for p in ordered if _counts(p, agent)] or ordered[:1]
 
 
 def has_counted(agent: Agent) -> bool:
     """Has the agent a candidate that counts by its content (no further search can add one)?"""
+    return any(_counts(p, agent) for p in agent.prompts)
+
+
+def _counts(prompt: Prompt, agent: Agent) -> bool:
     ids = [r.rule_id for r in agent.card.rules] if agent.card else []
-    return any(p.derived or prompttext.matters(p.lines, ids) for p in agent.prompts)
+    return prompt.derived or prompttext.matters(prompt.lines, ids)
 
 
 def _prompts(res: Resolver, facts: dict[str, FileFacts], files: set[str], ids: set[str]) -> list[Prompt]:

@@ -114,7 +114,7 @@ def _run(
         ex.read_python([e for e in py_entries if e.rel not in read])
         scope = py_entries
         bound = _bind(ex, root, cfg, py_paths, roles)
-    ids = tuple(sorted({r.rule_id for rs in bound.rule_sets for r in rs.rules})) if bound else ()
+    ids = bound.rule_ids if bound else ()
     if not set(ids) <= set(ex.ids):
         # A card built in Python: its ids were not known when Python was first read, and a
         # file that mentions them may hold a guard passing one, or a prompt by its content.
@@ -163,10 +163,10 @@ def _prompt_stage(
         or (not cfg.agents and prefilter.prompt_by_name(e.rel))
     ]
     if ex.settings.exhaustive:
-        ex.card_ids = tuple(sorted({r.rule_id for rs in bound.rule_sets for r in rs.rules}))
+        ex.card_ids = bound.rule_ids
         ex.read_prompts(eligible, content=True)
         return _bind(ex, root, cfg, py_paths, roles) or bound
-    relevance = Relevance(r.rule_id for rs in bound.rule_sets for r in rs.rules)
+    relevance = Relevance(bound.rule_ids)
     strong, weak = ex.relevant(eligible, relevance, ModuleIndex(py_paths))
     ex.read_prompts([e for e in eligible if e.rel in strong], content=True)
     ex.read_prompts([e for e in eligible if e.rel in weak])

@@ -32,10 +32,15 @@ _TABLE_ROW = re.compile(
 )
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
-_REFUSING = re.compile(
-    r"refus|declin|\bwill not\b|\bwon['’]t\b|\bmust (?:not|never)\b|\bnever (?:answer|compute|produce)",
-    re.I,
+# Words of refusing that make a heading or lead-in list rules (DESIGN §2 (a)); relevance.py
+# derives its byte test from this one pattern.
+APOSTROPHE = "['’]"
+REFUSING_PATTERN = (
+    r"refus|declin|\bwill not\b|\bwon"
+    + APOSTROPHE
+    + r"t\b|\bmust (?:not|never)\b|\bnever (?:answer|compute|produce)"
 )
+_REFUSING = re.compile(REFUSING_PATTERN, re.I)
 _CODE = re.compile(r"`([^`\n]+)`")
 _QUOTES = {'"': '"', "'": "'", "“": "”", "‘": "’", "`": "`"}
 

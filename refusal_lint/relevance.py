@@ -16,11 +16,12 @@ from collections.abc import Callable, Iterable
 
 from refusal_lint import prompttext
 
-# prompttext._REFUSING as bytes, plus the escapes a Python or JSON string may spell its
-# apostrophe with (`won\u2019t`).
+# prompttext's words of refusing as bytes; its apostrophe also as the escapes a Python or
+# JSON string may spell it with (`won\u2019t`).
 _REFUSING = re.compile(
-    rb"refus|declin|\bwill not\b|\bwon(?:'|\xe2\x80\x99|\\u2019|\\N\{RIGHT SINGLE QUOTATION MARK\})t\b"
-    rb"|\bmust (?:not|never)\b|\bnever (?:answer|compute|produce)",
+    prompttext.REFUSING_PATTERN.replace(
+        prompttext.APOSTROPHE, r"(?:'|\xe2\x80\x99|\\u2019|\\N\{RIGHT SINGLE QUOTATION MARK\})"
+    ).encode(),
     re.I,
 )
 # A hyphenated token where prompttext lists rules: first on a line (after list markers,
@@ -47,6 +48,7 @@ _TOKEN_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0
 _NEAR_HITS = 400  # occurrences of an id's half looked at before the file is simply read
 
 
+# Each alternative of _REFUSING starts with one of these (found by C before the regex runs).
 _REFUSING_WORDS = (b"refus", b"declin", b"will not", b"won", b"must not", b"must never", b"never ")
 _LEAD_IN = 8192  # bytes after a word of refusing within which a list it leads in must start
 
