@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import TESTDATA, check_json, run_cli
+from conftest import TESTDATA, check_json, fixture_repo, run_cli
 
 
 @pytest.fixture
@@ -106,7 +106,7 @@ def test_warm_run_starts_no_parser(agent: Path) -> None:
 @pytest.mark.parametrize("case", ["monorepo-rl004", "py-rl305", "prompt-rl203", "py-rl002"])
 def test_parallel_results_equal_serial(case: str) -> None:
     runs = [
-        run_cli("check", str(TESTDATA / case), "--no-cache", "--format", "json", "--jobs", jobs).stdout
+        run_cli("check", str(fixture_repo(case)), "--no-cache", "--format", "json", "--jobs", jobs).stdout
         for jobs in ("1", "2", "4")
     ]
     assert runs[0] == runs[1] == runs[2]

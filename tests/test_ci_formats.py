@@ -14,7 +14,7 @@ from xml.etree import ElementTree as ET
 
 import jsonschema
 import pytest
-from conftest import ROOT, TESTDATA, run_in
+from conftest import ROOT, TESTDATA, fixture_repo, run_in
 
 GOLDEN = ROOT / "tests" / "golden"
 FORMATS = ("gitlab", "junit", "rdjson", "azure")
@@ -94,7 +94,7 @@ AZURE = re.compile(
 
 
 def _out(case: str, fmt: str) -> str:
-    result = run_in(TESTDATA / case, "check", "--no-cache", "--format", fmt)
+    result = run_in(fixture_repo(case), "check", "--no-cache", "--format", fmt)
     assert result.exit_code in (0, 1)
     return result.stdout
 

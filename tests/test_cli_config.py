@@ -7,11 +7,11 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import TESTDATA, check_json, run_cli
+from conftest import check_json, fixture_repo, run_cli
 
 from refusal_lint.codes import CODES
 
-BROKEN = TESTDATA / "card-rl102"
+BROKEN = fixture_repo("card-rl102")
 
 
 def test_rules_lists_every_code() -> None:

@@ -10,7 +10,7 @@ import json
 import shutil
 from pathlib import Path
 
-from conftest import TESTDATA, run_cli
+from conftest import fixture_repo, run_cli
 
 # About 3.5 s of libcst's CPU time; it declares another extension (its URI behind a name, so
 # only binding can tell), so its facts change nothing.
@@ -29,7 +29,7 @@ def _json(root: Path, *args: str) -> str:
 
 def test_jobs_and_a_tight_cpu_limit_change_nothing_but_rl005(tmp_path: Path) -> None:
     root = tmp_path / "agent"
-    shutil.copytree(TESTDATA / "guard-helper-chain-drift", root)
+    shutil.copytree(fixture_repo("guard-helper-chain-drift"), root)
     (root / "survey" / "generated_totals.py").write_text(HEAVY)
     one = _json(root, "--jobs", "1")
     two = _json(root, "--jobs", "2")

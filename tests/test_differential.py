@@ -2,9 +2,9 @@
 REFUSAL_LINT_EXHAUSTIVE=1 (every shortcut off) `check --format json` prints the same bytes
 (DESIGN §2 "What is read, and soundness"; issue 20 item 4).
 
-(a) every testdata repo; (b) generated agent repos (tests/agentgen.py) and the explicit
-cases issue 20 names; (c) under `slow`, the shared real repositories bare and with the
-bench's example agent copied into their root.
+(a) every fixture case (testdata repos and the variants of tests/fixture_repos); (b) generated
+agent repos (tests/agentgen.py) and the explicit cases issue 20 names; (c) under `slow`, the
+shared real repositories bare and with the bench's example agent copied into their root.
 """
 
 from __future__ import annotations
@@ -22,10 +22,10 @@ from unittest import mock
 import agentgen
 import pytest
 from agentgen import LONG_ID, Spec
-from conftest import ROOT, TESTDATA, pending_marked, run_cli
+from conftest import ROOT, TESTDATA, fixture_repo, names, pending_marked, run_cli
 from hypothesis import HealthCheck, given, settings
 
-CASES = sorted(p for p in TESTDATA.iterdir() if p.is_dir())
+CASES = names()
 BENCH = ROOT.parent / "shared" / "bench"
 SHARED = [BENCH / "real-repos.tar.xz", BENCH / "vocab-repos.tar.xz"]
 EXAMPLE = TESTDATA / "survey-agent"  # what bench/bench.py plants in each repository
@@ -73,12 +73,12 @@ def differential(root: Path) -> None:
     assert_same(check_json(root, False), check_json(root, True))
 
 
-# ---- (a) every testdata repo ------------------------------------------------------------
+# ---- (a) every fixture case ---------------------------------------------------------------
 
 
-@pytest.mark.parametrize("case", pending_marked(CASES))
-def test_testdata_same_with_shortcuts_off(case: Path) -> None:
-    differential(case)
+@pytest.mark.parametrize("name", pending_marked(CASES))
+def test_testdata_same_with_shortcuts_off(name: str) -> None:
+    differential(fixture_repo(name))
 
 
 # ---- (b) explicit shapes ----------------------------------------------------------------

@@ -9,7 +9,7 @@ import shutil
 import stat
 from pathlib import Path
 
-from conftest import TESTDATA, run_cli, snapshot
+from conftest import TESTDATA, fixture_repo, run_cli, snapshot
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -22,7 +22,7 @@ def _tree(tmp_path: Path, *cases: str) -> Path:
     root = tmp_path / "repo"
     root.mkdir(parents=True)
     for case in cases:
-        shutil.copytree(TESTDATA / case, root / case, ignore=shutil.ignore_patterns("expected.txt"))
+        shutil.copytree(fixture_repo(case), root / case, ignore=shutil.ignore_patterns("expected.txt"))
     return root
 
 

@@ -1,4 +1,5 @@
-"""Every fixture agent in testdata/ gives exactly the findings in its expected.txt."""
+"""Every fixture case, a whole repo of testdata/ or a variant of tests/fixture_repos, gives exactly
+the findings in its expected.txt."""
 
 from __future__ import annotations
 
@@ -6,31 +7,32 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import TESTDATA, check_json, pending_marked, run_cli
+from conftest import check_json, fixture_repo, names, pending_marked, run_cli
 
-CASES = sorted(p.parent for p in TESTDATA.glob("*/expected.txt"))
+CASES = names()
 LINE = re.compile(
     r"^(?P<path>[^:]+):(?P<line>\d+):(?P<col>\d+): (?P<code>RL\d{3})(?: \[(?P<rule>[^\]]*)\])? "
 )
 
 
-@pytest.mark.parametrize("case", pending_marked(CASES))
-def test_text_output_is_exactly_expected(case: Path) -> None:
-    expected = (case / "expected.txt").read_text(encoding="utf-8")
-    result = run_cli("check", str(case), "--no-cache", "--no-color", cwd=case)
+@pytest.mark.parametrize("name", pending_marked(CASES))
+def test_text_output_is_exactly_expected(name: str) -> None:
+    root = fixture_repo(name)
+    expected = (root / "expected.txt").read_text(encoding="utf-8")
+    result = run_cli("check", str(root), "--no-cache", "--no-color", cwd=root)
     assert result.stdout == expected
     assert result.exit_code == (1 if re.search(r"^Found [1-9]\d* errors?", expected, re.M) else 0)
 
 
-@pytest.mark.parametrize("case", pending_marked(CASES))
-def test_json_findings_match_text(case: Path) -> None:
-    expected = (case / "expected.txt").read_text(encoding="utf-8")
+@pytest.mark.parametrize("name", pending_marked(CASES))
+def test_json_findings_match_text(name: str) -> None:
+    expected = (fixture_repo(name) / "expected.txt").read_text(encoding="utf-8")
     want = []
     for line in expected.splitlines():
         m = LINE.match(line)
         if m:
             want.append((m["path"], int(m["line"]), int(m["col"]), m["code"], m["rule"]))
-    data = check_json(case)
+    data = check_json(fixture_repo(name))
     got = [(f["path"], f["line"], f["column"], f["code"], f["rule_id"]) for f in data["findings"]]
     assert got == want
     assert data["summary"]["errors"] + data["summary"]["warnings"] == len(want)
@@ -56,7 +58,7 @@ def test_json_findings_match_text(case: Path) -> None:
 def test_unusable_card_skips_every_rl3xx(tmp_path: Path) -> None:
     import shutil
 
-    shutil.copytree(TESTDATA / "card-rl103", tmp_path / "agent")
+    shutil.copytree(fixture_repo("card-rl103"), tmp_path / "agent")
     (tmp_path / "agent" / "agent" / "payload.py").write_text(
         'def f():\n    return {"rule": "seg-mix", "reason": "x", "code": 1}\n'
     )

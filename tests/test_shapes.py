@@ -1,7 +1,7 @@
 """Real framework shapes (issue 12): where each fixture's prompt is found, and how.
 
-Each fixture under testdata/ is a small agent written the way its framework's own docs
-write it; its `-drift` twin gives exactly the findings in its expected.txt.
+Each fixture (tests/fixture_repos/prompts.yaml) is a small agent written the way its framework's
+own docs write it; its `-drift` twin gives exactly the findings in its expected.txt.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import TESTDATA, check_json
+from conftest import TESTDATA, check_json, fixture_repo
 
 FORMS = {
     "prompt-instance-attr": [("survey/analyst.py", 13, "assignment")],
@@ -30,7 +30,7 @@ FORMS = {
 
 @pytest.mark.parametrize("name", sorted(FORMS))
 def test_prompt_found_where_the_framework_keeps_it(name: str) -> None:
-    data = check_json(TESTDATA / name)
+    data = check_json(fixture_repo(name))
     assert data["findings"] == []
     (agent,) = data["agents"]
     got = [(p["path"], p["line"], p["form"]) for p in agent["prompts"]]
@@ -40,7 +40,7 @@ def test_prompt_found_where_the_framework_keeps_it(name: str) -> None:
 
 
 def test_crewai_yaml_reads_agents_and_tasks() -> None:
-    (agent,) = check_json(TESTDATA / "prompt-crewai-yaml")["agents"]
+    (agent,) = check_json(fixture_repo("prompt-crewai-yaml"))["agents"]
     paths = {p["path"] for p in agent["prompts"]}
     # agents.yaml is a candidate too, but mentions no rule: only what counts is listed (DESIGN §2).
     assert paths == {"survey/config/tasks.yaml"}
@@ -51,7 +51,7 @@ def test_crewai_yaml_reads_agents_and_tasks() -> None:
     "name", ["guard-policy-table", "guard-check-list", "guard-helper-chain", "guard-helper-errors"]
 )
 def test_table_and_helper_guards_fire_each_rule(name: str) -> None:
-    (agent,) = check_json(TESTDATA / name)["agents"]
+    (agent,) = check_json(fixture_repo(name))["agents"]
     for rule in ("seg-mix", "invalid-cut"):
         assert agent["rules"][rule]["guards"], rule
 
@@ -67,7 +67,7 @@ def test_prompt_far_from_the_card_is_still_found(tmp_path: Path) -> None:
     import shutil
 
     root = tmp_path / "repo"
-    shutil.copytree(TESTDATA / "prompt-adk-provider", root, ignore=shutil.ignore_patterns("expected.txt"))
+    shutil.copytree(fixture_repo("prompt-adk-provider"), root, ignore=shutil.ignore_patterns("expected.txt"))
     (root / "config").mkdir()
     (root / "agent-card.json").rename(root / "config" / "agent-card.json")
     data = check_json(root)

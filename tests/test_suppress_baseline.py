@@ -7,14 +7,14 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import TESTDATA, check_json, run_cli
+from conftest import TESTDATA, check_json, fixture_repo, run_cli
 
 from refusal_lint.extract.comments import suppressions
 
 
 def _copy(case: str, tmp_path: Path) -> Path:
     root = tmp_path / case
-    shutil.copytree(TESTDATA / case, root, ignore=shutil.ignore_patterns("expected.txt"))
+    shutil.copytree(fixture_repo(case), root, ignore=shutil.ignore_patterns("expected.txt"))
     return root
 
 
