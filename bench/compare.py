@@ -2,7 +2,8 @@
 """Hold a refactoring to its word: the output of two revisions, byte for byte.
 
 Runs `refusal-lint check` of revision REV (checked out to a temporary git worktree) and of
-the working tree on every testdata repo (text and JSON) and on the eight real repositories
+the working tree on every fixture case (text and JSON: the testdata repos and the variants of
+tests/fixture_repos, written from the working tree's tables) and on the eight real repositories
 of ../shared/bench/real-repos.tar.xz (also with a refusals card copied in, so binding and
 the prompt and guard checks run on real code), and prints each output that differs.
 
@@ -24,7 +25,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent.parent
 REAL = HERE.parent / "shared" / "bench" / "real-repos.tar.xz"
-CARD = HERE / "testdata" / "prompt-rl201" / "agent-card.json"
+CARD = "prompt-rl201"  # the fixture case whose agent-card.json is copied into each real repository
 
 
 def output(src: Path, tree: Path, fmt: str) -> bytes:
@@ -39,7 +40,13 @@ def output(src: Path, tree: Path, fmt: str) -> bytes:
 
 
 def trees(work: Path, real: bool) -> list[Path]:
-    out = sorted(p for p in (HERE / "testdata").iterdir() if p.is_dir())
+    """Every fixture case (a variant written under `work`), then the real repositories."""
+    sys.path.insert(0, str(HERE / "tests"))
+    from fixture_repos import KEPT, TESTDATA, write_all
+
+    cases = [TESTDATA / name for name in KEPT] + write_all(work / "variants")
+    out = sorted(cases, key=lambda p: p.name)
+    card = next(p for p in cases if p.name == CARD) / "agent-card.json"
     if real and REAL.exists():
         with tarfile.open(REAL) as tar:
             tar.extractall(work / "real", filter="data")
@@ -48,7 +55,7 @@ def trees(work: Path, real: bool) -> list[Path]:
         for repo in repos:
             carded = work / "carded" / repo.name
             shutil.copytree(repo, carded, symlinks=True)
-            shutil.copy(CARD, carded / "agent-card.json")
+            shutil.copy(card, carded / "agent-card.json")
             out.append(carded)
     return out
 

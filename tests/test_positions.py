@@ -6,7 +6,7 @@ from pathlib import Path
 
 import libcst as cst
 import pytest
-from conftest import TESTDATA
+from conftest import fixture_repo, names
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -39,7 +39,13 @@ def _check(source: str) -> None:
         assert ours.get(node) == (r.start.line, r.start.column, r.end.line, r.end.column), node
 
 
-@pytest.mark.parametrize("path", sorted(TESTDATA.rglob("*.py")), ids=lambda p: str(p.relative_to(TESTDATA)))
+# Every Python file of every fixture case (the variants written from their tables too), by case/path.
+FIXTURE_PY = {
+    f"{n}/{p.relative_to(fixture_repo(n))}": p for n in names() for p in sorted(fixture_repo(n).rglob("*.py"))
+}
+
+
+@pytest.mark.parametrize("path", list(FIXTURE_PY.values()), ids=list(FIXTURE_PY))
 def test_agrees_on_testdata(path: Path) -> None:
     try:
         source = path.read_text(encoding="utf-8")
