@@ -4,10 +4,9 @@ the findings in its expected.txt."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
-from conftest import check_json, fixture_repo, names, pending_marked, run_cli
+from conftest import Repo, check_json, fixture_repo, names, pending_marked, run_cli
 
 CASES = names()
 LINE = re.compile(
@@ -55,12 +54,9 @@ def test_json_findings_match_text(name: str) -> None:
         assert f["end_line"] >= f["line"]
 
 
-def test_unusable_card_skips_every_rl3xx(tmp_path: Path) -> None:
-    import shutil
-
-    shutil.copytree(fixture_repo("card-rl103"), tmp_path / "agent")
-    (tmp_path / "agent" / "agent" / "payload.py").write_text(
-        'def f():\n    return {"rule": "seg-mix", "reason": "x", "code": 1}\n'
+def test_unusable_card_skips_every_rl3xx(repo: Repo) -> None:
+    repo.variant("card-rl103").write(
+        "agent/payload.py", 'def f():\n    return {"rule": "seg-mix", "reason": "x", "code": 1}\n'
     )
-    data = check_json(tmp_path / "agent")
+    data = check_json(repo.root)
     assert [f["code"] for f in data["findings"]] == ["RL103"]
