@@ -56,12 +56,12 @@ def lint(root: str, buffers: Mapping[str, str], memory: Memory) -> Snapshot:
     import dataclasses
 
     from refusal_lint import pipeline
-    from refusal_lint.cli import _setup  # the same config and settings as `check ... --no-cache`
+    from refusal_lint.cli.configure import configure  # the same config and settings as `check ... --no-cache`
     from refusal_lint.contents import Overlay
     from refusal_lint.projects import project_root
 
     try:
-        _, cfg, settings = _setup((root,), None, None, None, True, None)
+        _, cfg, settings = configure((root,), None, None, None, True, None)
         # The open files as PATH arguments: only their agents are checked (in a monorepo, a
         # keystroke costs that agent), when they name this project as the CLI would find it;
         # else the whole project (no config or git work tree: the workspace folder).

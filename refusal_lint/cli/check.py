@@ -1,0 +1,200 @@
+"""`refusal-lint check`: lint the paths. `run` reads its steps in order: the baseline to
+write (or to hide), the fix or its diff, the re-run after a fix, the report."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from refusal_lint.cli.configure import configure
+from refusal_lint.cli.exits import guarded, status
+from refusal_lint.cli.output import emit, report_options
+from refusal_lint.errors import UsageError
+from refusal_lint.report import choose
+
+if TYPE_CHECKING:
+    from refusal_lint.config import Config
+    from refusal_lint.fix import Plan
+    from refusal_lint.pipeline import Result
+    from refusal_lint.settings import Settings
+
+
+@click.command()
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--config", "config_file", type=click.Path(), help="Config file (default: found upward).")
+@report_options
+@click.option("--select", help="Only these codes (comma-separated; prefixes like RL3 allowed).")
+@click.option("--ignore", help="Never these codes.")
+@click.option("--fix", is_flag=True, help="Rewrite drifted reasons (RL203, RL303) to the card's.")
+@click.option("--diff", "show_diff", is_flag=True, help="Print the diff --fix would apply; write nothing.")
+@click.option(
+    "--baseline", "baseline_file", type=click.Path(), help="Hide the findings recorded in this baseline."
+)
+@click.option(
+    "--write-baseline", type=click.Path(), help="Record today's findings in this baseline file, and exit 0."
+)
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when errors are found (never turns 2 into 0).")
+@click.option(
+    "--also",
+    "also",
+    multiple=True,
+    metavar="FORMAT=FILE",
+    help="Also write the report in FORMAT to FILE, from the same run (repeatable; the action uses it).",
+)
+@click.option("--no-cache", is_flag=True, help="Neither read nor write .refusal_lint_cache/.")
+@click.option(
+    "--git-index", is_flag=True, help="Read only the files in git's index, as the commit will hold them."
+)
+@click.option("--jobs", type=click.IntRange(min=1), default=None, help="Parser processes (default: CPUs).")
+@click.option("--statistics", is_flag=True, help="Print a count per code instead of the findings.")
+@click.option(
+    "--quiet", "-q", is_flag=True, help="Print the findings (or the --statistics table) only: no summary."
+)
+@click.option(
+    "--color/--no-color",
+    default=None,
+    help="Colour the text (default: at a terminal; NO_COLOR, FORCE_COLOR).",
+)
+@click.option("--verbose", is_flag=True, help="Show the trace of an internal error.")
+def check(**kw: Any) -> None:
+    """Lint PATHS (default: the current folder)."""
+    guarded(run)(**kw)
+
+
+def run(
+    paths: tuple[str, ...],
+    config_file: str | None,
+    fmt: str | None,
+    output: str | None,
+    select: str | None,
+    ignore: str | None,
+    exit_zero: bool,
+    no_cache: bool,
+    jobs: int | None,
+    statistics: bool,
+    quiet: bool,
+    color: bool | None,
+    fix: bool = False,
+    show_diff: bool = False,
+    baseline_file: str | None = None,
+    write_baseline: str | None = None,
+    git_index: bool = False,
+    also: tuple[str, ...] = (),
+) -> int:
+    from refusal_lint import display, pipeline
+
+    extra = [_also(a) for a in also]  # a bad one stops the run before any work
+    targets, cfg, settings = configure(paths, config_file, select, ignore, no_cache, jobs, git_index)
+    if fix and show_diff:
+        raise UsageError("--fix and --diff: choose one")
+    if write_baseline is not None:
+        return _write_baseline(targets, cfg, settings, write_baseline)
+    settings = _hide_baseline(settings, baseline_file or cfg.baseline)
+    result = pipeline.run(targets, cfg, settings)
+    show = display.from_cwd(result.root)
+    fixed = 0
+    if fix or show_diff:
+        plan = _plan(result, settings, show, quiet)
+        if show_diff:
+            return _diff(plan, show)
+        fixed = _fix(plan, result, show)
+        result = _rerun(targets, cfg, settings, plan, result)
+    style = choose.Style(fmt, color, to_file=output is not None, statistics=statistics, quiet=quiet)
+    _render(result, show, fixed, style, output, extra)
+    return status(result.findings, exit_zero)
+
+
+def _also(value: str) -> tuple[str, str]:
+    """--also FORMAT=FILE."""
+    fmt, sep, path = value.partition("=")
+    if not sep or not path or fmt not in choose.FORMATS:
+        raise UsageError(f"--also {value}: give FORMAT=FILE, FORMAT one of {', '.join(choose.FORMATS)}")
+    return fmt, path
+
+
+def _write_baseline(targets: list[str], cfg: Config, settings: Settings, path: str) -> int:
+    """--write-baseline: record the findings of a run with no baseline applied, and exit 0."""
+    from refusal_lint import baseline, pipeline
+
+    result = pipeline.run(targets, cfg, settings)
+    count = baseline.write(path, result.findings, result.root, settings.contents.read)
+    click.echo(f"refusal-lint: wrote {count} finding(s) to the baseline {path}", err=True)
+    return 0
+
+
+def _hide_baseline(settings: Settings, path: str | None) -> Settings:
+    """--baseline, else the config's `baseline`: the findings recorded there are hidden."""
+    return settings if path is None else dataclasses.replace(settings, baseline=path)
+
+
+def _plan(result: Result, settings: Settings, show: Callable[[str], str], quiet: bool) -> Plan:
+    """What --fix would rewrite; what it cannot is said in a note (unless --quiet)."""
+    from refusal_lint import fix as fixer
+
+    plan = fixer.plan(result.findings, result.root, settings.contents.read)
+    if not quiet:
+        for line in plan.skipped:
+            _note(line, result, show)
+    return plan
+
+
+def _diff(plan: Plan, show: Callable[[str], str]) -> int:
+    """--diff: the plan as a unified diff, nothing written; 1 when there is something to fix."""
+    from refusal_lint import fix as fixer
+
+    click.echo(fixer.diff(plan, show), nl=False)
+    return 1 if plan.files else 0
+
+
+def _fix(plan: Plan, result: Result, show: Callable[[str], str]) -> int:
+    """--fix: write the plan (a file that cannot be written is a note); the count fixed."""
+    from refusal_lint import fix as fixer
+
+    for line in fixer.write(plan):
+        _note(line, result, show)
+    return plan.count
+
+
+def _rerun(targets: list[str], cfg: Config, settings: Settings, plan: Plan, result: Result) -> Result:
+    """After --fix: what remains, exactly as a fresh run sees it (reading the rewritten files
+    where it reads from, the disk even for --git-index); `result` itself when nothing was fixed."""
+    from refusal_lint import pipeline
+
+    settings.contents.wrote(f.abs for f in plan.files if f.fixed)
+    return pipeline.run(targets, cfg, settings) if plan.count else result
+
+
+def _render(
+    result: Result,
+    show: Callable[[str], str],
+    fixed: int,
+    style: choose.Style,
+    output: str | None,
+    extra: list[tuple[str, str]],
+) -> None:
+    """The report to --output (or stdout), each --also format to its file, the run's notes."""
+    from refusal_lint import display
+
+    run = choose.Run(
+        display.relocate(result.findings, show),
+        display.relocate(result.agents, show),
+        files=result.files_scanned,
+        fixed=fixed,
+        nothing=not result.facts_found and not result.findings,
+    )
+    report, use_color = choose.render(run, style)
+    if not style.quiet:
+        for note in result.notes:
+            _note(note, result, show)
+    for other_fmt, path in extra:
+        emit(choose.render(run, choose.Style(other_fmt, False, to_file=True))[0], path, False)
+    emit(report, output, use_color)
+
+
+def _note(line: str, result: Result, show: Callable[[str], str]) -> None:
+    from refusal_lint import display
+
+    click.echo(f"refusal-lint: note: {display.note(line, result.root, show)}", err=True)

@@ -1,0 +1,40 @@
+"""Where a report goes: --format and --output (also from the environment), then the write."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from refusal_lint.errors import UsageError
+from refusal_lint.report import choose
+
+
+def report_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """--format and --output, also from the environment (a pre-commit hook in CI)."""
+    f = click.option(
+        "--output",
+        type=click.Path(),
+        envvar="REFUSAL_LINT_OUTPUT_FILE",
+        help="Write the report here (or $REFUSAL_LINT_OUTPUT_FILE).",
+    )(f)
+    return click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(choose.FORMATS),
+        default=None,
+        envvar="REFUSAL_LINT_OUTPUT_FORMAT",
+        help="Output format (or $REFUSAL_LINT_OUTPUT_FORMAT).",
+    )(f)
+
+
+def emit(report: str, output: str | None, color: bool) -> None:
+    if output:
+        try:
+            with open(output, "w", encoding="utf-8") as fh:
+                fh.write(report)
+        except OSError as exc:
+            raise UsageError(f"{output}: cannot write report: {exc.strerror}") from None
+    else:
+        click.echo(report, nl=False, color=color)
