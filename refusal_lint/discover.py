@@ -150,96 +150,108 @@ def _ignored(path: str, is_dir: bool, ignores: list[_Ignore]) -> bool:
 
 def walk(root: str, targets: list[str], exclude: list[str], exclude_base: str) -> Walk:
     """Every candidate file under `targets` (absolute paths), relative to `root`."""
-    out = Walk([], [])
-    excl = exclude_spec(exclude)
-    seen_dirs: set[tuple[int, int]] = set()
-
-    def rel_of(path: str) -> str:
-        return _sub(path, root)
-
-    def excluded(path: str, is_dir: bool) -> bool:
-        if excl is None:
-            return False
-        sub = _sub(path, exclude_base)
-        return not sub.startswith("../") and excl.match_file(sub + "/" if is_dir else sub)
-
-    def ignore_specs_above(folder: str) -> list[_Ignore]:
-        specs = []
-        here = os.path.abspath(folder)
-        chain = []
-        while True:
-            chain.append(here)
-            if os.path.isdir(os.path.join(here, ".git")):
-                break
-            parent = os.path.dirname(here)
-            if parent == here:
-                break
-            here = parent
-        for d in reversed(chain[1:]):
-            ig = _read_ignore(d)
-            if ig is not None:
-                specs.append(ig)
-        return specs
-
+    walker = _Walker(root, exclude_spec(exclude), exclude_base)
     for target in (os.path.abspath(t) for t in targets):
         if os.path.isfile(target):
-            kind = kind_of(target)
-            if kind is not None:
-                fst = os.stat(target)
-                out.files.append(Entry(rel_of(target), target, fst.st_size, fst.st_mtime_ns))
-            continue
-        base_specs = ignore_specs_above(target)
-        stack: list[tuple[str, list[_Ignore]]] = [(target, base_specs)]
+            walker.named_file(target)
+        else:
+            walker.tree(target)
+    return walker.out
+
+
+def _ignores_above(folder: str) -> list[_Ignore]:
+    """The .gitignore files of the folders above `folder`, up to its git work tree's top
+    (or the file system's root), outermost first."""
+    chain = []
+    here = os.path.abspath(folder)
+    while True:
+        chain.append(here)
+        if os.path.isdir(os.path.join(here, ".git")):
+            break
+        parent = os.path.dirname(here)
+        if parent == here:
+            break
+        here = parent
+    return [ig for ig in (_read_ignore(d) for d in reversed(chain[1:])) if ig is not None]
+
+
+class _Walker:
+    """One walk: the root paths are relative to, the --exclude globs, the folders seen (a
+    symlinked folder is entered once), and what was found."""
+
+    def __init__(self, root: str, excl: pathspec.GitIgnoreSpec | None, exclude_base: str) -> None:
+        self.root = root
+        self.excl = excl
+        self.exclude_base = exclude_base
+        self.seen_dirs: set[tuple[int, int]] = set()
+        self.out = Walk([], [])
+
+    def excluded(self, path: str, is_dir: bool) -> bool:
+        if self.excl is None:
+            return False
+        sub = _sub(path, self.exclude_base)
+        return not sub.startswith("../") and self.excl.match_file(sub + "/" if is_dir else sub)
+
+    def named_file(self, target: str) -> None:
+        """A file named on the command line: taken if its kind is read, ignored or not."""
+        if kind_of(target) is not None:
+            fst = os.stat(target)
+            self.out.files.append(Entry(_sub(target, self.root), target, fst.st_size, fst.st_mtime_ns))
+
+    def tree(self, target: str) -> None:
+        """The folder `target`, depth first in name order, each folder under the .gitignore
+        files above it and its own."""
+        stack: list[tuple[str, list[_Ignore]]] = [(target, _ignores_above(target))]
         while stack:
             folder, specs = stack.pop()
-            try:
-                st = os.stat(folder)
-            except OSError:
-                continue
-            if (st.st_dev, st.st_ino) in seen_dirs:
-                continue
-            seen_dirs.add((st.st_dev, st.st_ino))
-            try:
-                with os.scandir(folder) as it:
-                    entries = sorted(it, key=lambda e: e.name)
-            except OSError as exc:
-                out.skipped.append(f"{rel_of(folder)}: cannot list folder ({exc.strerror})")
+            entries = self._list(folder)
+            if entries is None:
                 continue
             names = {e.name for e in entries}
             if "pyvenv.cfg" in names and folder != target:
-                continue
+                continue  # a virtualenv: never the user's code
             own = _read_ignore(folder) if ".gitignore" in names else None
             here_specs = [*specs, own] if own else specs
-            subdirs = []
-            for e in entries:
-                path = e.path
-                rel = rel_of(path)
-                try:
-                    is_dir = e.is_dir(follow_symlinks=False)
-                except OSError:
-                    continue
-                if is_dir:
-                    if e.name in NEVER_ENTER or _ignored(path, True, here_specs) or excluded(path, True):
-                        continue
-                    subdirs.append(path)
-                    continue
-                if kind_of(e.name) is None or _ignored(path, False, here_specs) or excluded(path, False):
-                    continue
-                try:
-                    fst = os.stat(path)  # follows a symlinked file; a loop raises ELOOP
-                except OSError:
-                    continue
-                if not stat.S_ISREG(fst.st_mode):
-                    continue  # FIFOs, devices, sockets: never opened
-                out.files.append(Entry(rel, path, fst.st_size, fst.st_mtime_ns))
+            subdirs = self._take(entries, here_specs)
             stack.extend((d, here_specs) for d in reversed(subdirs))
-    return out
 
+    def _list(self, folder: str) -> list[os.DirEntry[str]] | None:
+        """The folder's entries by name; None for a folder gone, seen or unreadable (noted)."""
+        try:
+            st = os.stat(folder)
+        except OSError:
+            return None
+        if (st.st_dev, st.st_ino) in self.seen_dirs:
+            return None
+        self.seen_dirs.add((st.st_dev, st.st_ino))
+        try:
+            with os.scandir(folder) as it:
+                return sorted(it, key=lambda e: e.name)
+        except OSError as exc:
+            self.out.skipped.append(f"{_sub(folder, self.root)}: cannot list folder ({exc.strerror})")
+            return None
 
-# ---- the text prefilter -----------------------------------------------------------------
-
-# Stage one is plain substring search on the lower-cased bytes (fast); stage two, a precise
-# pattern, runs only on the few files stage one lets through.
-# Every shape of DESIGN §2's prompt table, as text: keyword arguments and assignments whose
-# name holds prompt/instruction/backstory, `system=`/`goal=`, dict keys, chat roles,
-# SystemMessage, and `@agent.system_prompt` decorators. A superset: libcst decides.
+    def _take(self, entries: list[os.DirEntry[str]], specs: list[_Ignore]) -> list[str]:
+        """Adds the folder's files worth reading to the walk; returns its folders to enter."""
+        subdirs = []
+        for e in entries:
+            path = e.path
+            try:
+                is_dir = e.is_dir(follow_symlinks=False)
+            except OSError:
+                continue
+            if is_dir:
+                if e.name in NEVER_ENTER or _ignored(path, True, specs) or self.excluded(path, True):
+                    continue
+                subdirs.append(path)
+                continue
+            if kind_of(e.name) is None or _ignored(path, False, specs) or self.excluded(path, False):
+                continue
+            try:
+                fst = os.stat(path)  # follows a symlinked file; a loop raises ELOOP
+            except OSError:
+                continue
+            if not stat.S_ISREG(fst.st_mode):
+                continue  # FIFOs, devices, sockets: never opened
+            self.out.files.append(Entry(_sub(path, self.root), path, fst.st_size, fst.st_mtime_ns))
+        return subdirs
