@@ -137,7 +137,9 @@ def interfaces(card: dict[str, Any], base: Any) -> list[Interface]:
 _BINDINGS = {"jsonrpc": "JSONRPC", "http-json": "HTTP+JSON"}
 
 
-def choose(found: list[Interface], base: Any, reach: Reach, forced_version: str | None) -> Interface | None:
+def pick_interface(
+    found: list[Interface], base: Any, reach: Reach, forced_version: str | None
+) -> Interface | None:
     """JSONRPC, then HTTP+JSON (or the one --binding names); within it the newest version
     (or --protocol's). None: the card offers only bindings the probe does not speak."""
     if not found:
@@ -226,57 +228,14 @@ def probe(
     result = ProbeResult()
     root = urlunsplit((base.scheme, base.netloc, base.path.rstrip("/"), "", ""))
     with _client(base.hostname, timeout, transport, dict(reach.headers)) as client:
-        card_doc: dict[str, Any] | None = None
-        errors = []
-        for path in CARD_PATHS:
-            result.card_url = root + path
-            try:
-                response = _fetch(client, "GET", result.card_url)
-                text = response.text
-                card_doc = json.loads(text)
-                break
-            except _Unreachable as exc:
-                errors.append(str(exc))
-            except ValueError:
-                errors.append(f"{result.card_url}: not JSON")
-        if card_doc is None:
-            result.card_url = root + CARD_PATHS[0]
-            result.findings.append(RL400.finding(Loc(result.card_url), "; ".join(errors)))
+        fetched = _fetch_card(client, root, result)
+        doc = _read_card(*fetched, result) if fetched is not None else None
+        if doc is None or result.card is None:  # a finding says what stopped it (RL400, the card's)
             return result
-        try:
-            tree = jsonpos.parse(text, result.card_url)
-        except (jsonpos.JsonError, TooDeep) as exc:
-            result.findings.append(
-                RL400.finding(Loc(result.card_url), f"the card is not readable JSON: {exc}")
-            )
-            return result
-        decls = datacards.find_extensions(tree)
-        result.findings += card_checks.check_decls(decls)
-        cards = card_checks.rule_sets(decls)
-        doc = card_doc if isinstance(card_doc, dict) else {}
-        if isinstance(doc.get("name"), str):
-            result.agent_name = doc["name"]
-        if not cards or not cards[0].usable:
-            if not cards:
-                result.findings.append(
-                    RL400.finding(Loc(result.card_url), "the card does not declare the refusals extension")
-                )
-            return result
-        result.card = cards[0]
-        rules = {r.rule_id: r.reason for r in result.card.rules}
-        advertised = interfaces(doc, base)
-        iface = choose(advertised, base, reach, protocol)
+        iface = _interface(doc, base, reach, protocol, result)
         if iface is None:
-            spoken = ", ".join(sorted({i.binding for i in advertised}))
-            result.findings.append(
-                RL400.finding(
-                    Loc(result.card_url),
-                    f"the agent speaks only {spoken}, which the probe does not "
-                    "(it speaks JSONRPC and HTTP+JSON)",
-                )
-            )
             return result
-        result.protocol = iface.version
+        rules = {r.rule_id: r.reason for r in result.card.rules}
         extensions = ", ".join(dict.fromkeys([spec.URI, *_required(doc), *reach.extensions]))
         streams = reach.stream and bool((doc.get("capabilities") or {}).get("streaming"))
         for rule_id, message in probes.items():
@@ -284,6 +243,68 @@ def probe(
             if streams:
                 result.findings += _probe_one(client, iface, rule_id, message, rules, extensions, True)
     return result
+
+
+def _fetch_card(client: Any, root: str, result: ProbeResult) -> tuple[str, Any] | None:
+    """The card's text and JSON, from the first well-known path that serves JSON; else None,
+    and RL400 naming what each path answered."""
+    errors = []
+    for path in CARD_PATHS:
+        result.card_url = root + path
+        try:
+            text = _fetch(client, "GET", result.card_url).text
+            return text, json.loads(text)
+        except _Unreachable as exc:
+            errors.append(str(exc))
+        except ValueError:
+            errors.append(f"{result.card_url}: not JSON")
+    result.card_url = root + CARD_PATHS[0]
+    result.findings.append(RL400.finding(Loc(result.card_url), "; ".join(errors)))
+    return None
+
+
+def _read_card(text: str, card_doc: Any, result: ProbeResult) -> dict[str, Any] | None:
+    """The card checks on the fetched card; its JSON when it declares a usable refusals
+    extension (then `result.card` holds its rules), else None."""
+    try:
+        tree = jsonpos.parse(text, result.card_url)
+    except (jsonpos.JsonError, TooDeep) as exc:
+        result.findings.append(RL400.finding(Loc(result.card_url), f"the card is not readable JSON: {exc}"))
+        return None
+    decls = datacards.find_extensions(tree)
+    result.findings += card_checks.check_decls(decls)
+    cards = card_checks.rule_sets(decls)
+    doc = card_doc if isinstance(card_doc, dict) else {}
+    if isinstance(doc.get("name"), str):
+        result.agent_name = doc["name"]
+    if not cards or not cards[0].usable:
+        if not cards:
+            result.findings.append(
+                RL400.finding(Loc(result.card_url), "the card does not declare the refusals extension")
+            )
+        return None
+    result.card = cards[0]
+    return doc
+
+
+def _interface(
+    doc: dict[str, Any], base: Any, reach: Reach, protocol: str | None, result: ProbeResult
+) -> Interface | None:
+    """The interface to probe (its version in `result.protocol`); None, and RL400, when the
+    card offers only bindings the probe does not speak."""
+    advertised = interfaces(doc, base)
+    iface = pick_interface(advertised, base, reach, protocol)
+    if iface is None:
+        spoken = ", ".join(sorted({i.binding for i in advertised}))
+        result.findings.append(
+            RL400.finding(
+                Loc(result.card_url),
+                f"the agent speaks only {spoken}, which the probe does not (it speaks JSONRPC and HTTP+JSON)",
+            )
+        )
+        return None
+    result.protocol = iface.version
+    return iface
 
 
 def _required(card: dict[str, Any]) -> list[str]:
