@@ -57,8 +57,9 @@ class Refusal:
 
 
 @dataclass(frozen=True)
-class Finding:
-    """One way an answer breaks the spec (RL400-RL408, as `refusal-lint rule CODE` explains)."""
+class AnswerFinding:
+    """One way an answer breaks the spec (RL400-RL408, as `refusal-lint rule CODE` explains):
+    a code and a message, with no location (model.Finding is the linter's, placed in a file)."""
 
     code: str
     message: str
@@ -75,6 +76,11 @@ class Finding:
     def __str__(self) -> str:
         rule = f" [{self.rule_id}]" if self.rule_id else ""
         return f"{self.code}{rule} {self.name}: {self.message}"
+
+
+# The public name (DESIGN §9: `rc.judge(...) -> list[rc.Finding]`, in `__all__`), kept for
+# users' tests; AnswerFinding is the same class under a name model.Finding cannot be mistaken for.
+Finding = AnswerFinding
 
 
 # ---- the public functions -------------------------------------------------------------------
@@ -131,7 +137,9 @@ def render_text(refusal: Refusal) -> str:
     return f"Refused ({refusal.rule}): {fold_ws(refusal.reason)}"
 
 
-def judge(answer: Any, card: Any, rule: str | None = None, protocol: str | None = None) -> list[Finding]:
+def judge(
+    answer: Any, card: Any, rule: str | None = None, protocol: str | None = None
+) -> list[AnswerFinding]:
     """Every way the answer breaks the spec, as `probe` reports them (RL400-RL408), warnings
     (RL408 for a v0.3 answer) included. `rule=None` accepts a refusal of any advertised
     rule; `rule="x"` answered by a refusal of another advertised rule is RL402 for x."""
@@ -139,15 +147,15 @@ def judge(answer: Any, card: Any, rule: str | None = None, protocol: str | None 
     kind, result = answers.answer_of(answer)
     if kind == answers.AnswerKind.ERROR:
         what = result.get("message") if isinstance(result, dict) else result
-        return [Finding(RL401.code, f"the refusal came back as a JSON-RPC error: {what}", rule)]
+        return [AnswerFinding(RL401.code, f"the refusal came back as a JSON-RPC error: {what}", rule)]
     if kind == answers.AnswerKind.NONE:
-        return [Finding(RL400.code, "the answer holds neither a result nor an error", rule)]
+        return [AnswerFinding(RL400.code, "the answer holds neither a result nor an error", rule)]
     parts = answers.parts_of(result)
     protocol = protocol or answers.protocol_of(parts)
-    found = [Finding(f.code, f.message, rule) for f in _judge_parts(parts, rules, protocol, rule)]
+    found = [AnswerFinding(f.code, f.message, rule) for f in _judge_parts(parts, rules, protocol, rule)]
     if protocol == "0.3" and not any(f.code in (RL402.code, RL404.code) for f in found):
         found.append(
-            Finding(
+            AnswerFinding(
                 RL408.code,
                 "A2A v0.3 data Parts carry no media type; the refusal Part was recognised by its keys",
                 rule,

@@ -177,6 +177,14 @@ def test_finding_is_typed_and_readable() -> None:
     }
 
 
+def test_public_finding_name_is_kept() -> None:
+    """rc.Finding (DESIGN §9) is the class judge returns, under its inner name too."""
+    [f] = rc.judge([{"text": "Polaris: 41%."}], CARD, rule="seg-mix")
+    assert rc.Finding is rc.AnswerFinding
+    assert isinstance(f, rc.Finding)
+    assert f == rc.Finding("RL402", f.message, "seg-mix")
+
+
 def test_a2a_sdk_v03_objects() -> None:
     """v0.3's pydantic types (the SDK's compat layer): converted only because they were passed."""
     t = pytest.importorskip("a2a.compat.v0_3.types")
