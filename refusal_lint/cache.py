@@ -58,7 +58,7 @@ def key(job: Job) -> str:
         job.want_card,
         job.want_prompt,
         job.prompt_key,
-        job.complete,
+        job.read_whole,
         job.prompts,
         list(job.guard_callables),
         list(job.ids),

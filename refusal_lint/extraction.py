@@ -371,15 +371,15 @@ class Extraction:
         if self.pool is not None:
             self.pool.close()
 
-    def python_job(self, entry: discover.Entry, complete: bool) -> Job | None:
-        data = self.read(entry, complete)
-        return self._python(entry.rel, data, complete=complete) if data is not None else None
+    def python_job(self, entry: discover.Entry, read_whole: bool) -> Job | None:
+        data = self.read(entry, read_whole)
+        return self._python(entry.rel, data, read_whole=read_whole) if data is not None else None
 
     def _python(
         self,
         rel: str,
         data: bytes,
-        complete: bool = False,
+        read_whole: bool = False,
         prompts: bool = False,
         ids: tuple[str, ...] | None = None,
         content: bool = False,
@@ -388,7 +388,7 @@ class Extraction:
             rel,
             FileKind.PYTHON,
             data,
-            complete=complete,
+            read_whole=read_whole,
             prompts=prompts,
             guard_callables=self.cfg.guard_callables,
             ids=self.ids if ids is None else ids,
@@ -426,7 +426,7 @@ def data_job(
             want_card,
             want_prompt,
             roles.prompt_files.get(entry.rel),
-            complete=entry.rel in roles.cards,  # configured: RL100 when unreadable, whatever it says
+            read_whole=entry.rel in roles.cards,  # configured: RL100 when unreadable, whatever it says
             exhaustive=exhaustive,
         )
     if not cfg.agents and not prefilter.no_prompt_by_content(entry.rel):

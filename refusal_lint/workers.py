@@ -90,7 +90,7 @@ def _scan(job: ScanJob, conn: Connection, cpu_limit: float) -> None:
             rel,
             FileKind.PYTHON,
             data,
-            complete=configured,
+            read_whole=configured,
             prompts=job.exhaustive,
             guard_callables=job.guard_callables,
             ids=job.ids,

@@ -15,7 +15,7 @@ class Job:
     want_card: bool = False
     want_prompt: bool = False  # discovered prompt file (by name or YAML shape)
     prompt_key: str | None = None  # configured YAML key path ('' = whole file)
-    complete: bool = False  # Python: read definitions even where no fact can be
+    read_whole: bool = False  # configured, or a module resolution needs: read even where no fact can be
     prompts: bool = False  # Python: a prompt candidate (second stage): parse it whatever the pre-check says
     guard_callables: tuple[str, ...] = ()
     ids: tuple[str, ...] = ()  # the cards' rule ids: a call passing one is worth parsing

@@ -26,7 +26,7 @@ AST_DEPTH = 2000
 def _problem(job: Job, message: str, line: int = 1, col: int = 1) -> FileFacts:
     """RL002: the standard parser rejects the file, here; a file whose text cannot matter is
     not needed (DESIGN §3), and holds nothing, in either mode."""
-    configured = job.complete or job.prompt_key is not None
+    configured = job.read_whole or job.prompt_key is not None
     if not prefilter.parse_error_matters(
         job.path, job.kind, job.data, job.ids, job.guard_callables, configured
     ):
@@ -161,7 +161,7 @@ def precheck(job: Job) -> FileFacts | Job:
         sys.setrecursionlimit(limit)
     guard_names = frozenset(g.rsplit(".", 1)[-1] for g in job.guard_callables)
     if (
-        not job.complete
+        not job.read_whole
         and not job.exhaustive
         and "refusal-lint:" not in text
         and not pyscan.may_hold_facts(tree, guard_names, frozenset(job.ids))
