@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -91,3 +93,34 @@ def test_ignore_shortcut_agrees_with_pathspec(patterns: list[str], parts: list[s
     path = "/r/" + "/".join(parts)
     want = spec.check_file("/".join(parts) + ("/" if is_dir else "")).include or False
     assert _ignored(path, is_dir, [_Ignore("/r", patterns)]) is want
+
+
+def test_unlistable_folder_is_a_note_and_the_rest_is_walked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _touch(tmp_path, "a.py", "locked/b.py", "open/c.py")
+    real = os.scandir
+
+    def scandir(path: str) -> Any:
+        if os.path.basename(path) == "locked":  # as chmod 000 would (the tests may run as root)
+            raise PermissionError(13, "Permission denied", path)
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    found = walk(str(tmp_path), [str(tmp_path)], [], str(tmp_path))
+    assert sorted(e.rel for e in found.files) == ["a.py", "open/c.py"]
+    assert found.skipped == ["locked: cannot list folder (Permission denied)"]
+
+
+def test_overlapping_targets_walk_a_folder_once(tmp_path: Path) -> None:
+    _touch(tmp_path, "a.py", "sub/b.py")
+    found = walk(str(tmp_path), [str(tmp_path / "sub"), str(tmp_path)], [], str(tmp_path))
+    assert [e.rel for e in found.files] == ["sub/b.py", "a.py"]
+
+
+def test_a_named_file_is_read_if_ignored_and_only_if_its_kind_is_read(tmp_path: Path) -> None:
+    _touch(tmp_path, "gen.py", "notes.log")
+    (tmp_path / ".gitignore").write_text("gen.py\n")
+    assert _files(tmp_path) == []
+    targets = [str(tmp_path / "gen.py"), str(tmp_path / "notes.log")]
+    assert [e.rel for e in walk(str(tmp_path), targets, [], str(tmp_path)).files] == ["gen.py"]
