@@ -176,8 +176,9 @@ def _ignores_above(folder: str) -> list[_Ignore]:
 
 
 class _Walker:
-    """One walk: the root paths are relative to, the --exclude globs, the folders seen (a
-    symlinked folder is entered once), and what was found."""
+    """One walk: the root paths are relative to, the --exclude globs, the folders seen
+    (overlapping targets walk a folder once; a symlinked folder is never entered), and what
+    was found."""
 
     def __init__(self, root: str, excl: pathspec.GitIgnoreSpec | None, exclude_base: str) -> None:
         self.root = root
