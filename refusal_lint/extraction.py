@@ -10,10 +10,8 @@ from __future__ import annotations
 import hashlib
 import json
 import posixpath
-import re
 from collections.abc import Callable
-from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from refusal_lint import discover, prefilter
 from refusal_lint.cache import PROMPT_ONLY, SKIP, Cache
@@ -26,8 +24,6 @@ from refusal_lint.settings import Settings
 
 if TYPE_CHECKING:
     from refusal_lint.facts import FileFacts
-    from refusal_lint.relevance import Relevance
-    from refusal_lint.resolve import ModuleIndex
     from refusal_lint.workers import Pool
 
 SCAN_FILES = 48  # a worker's batch of Python files to read and prefilter: small enough to share
@@ -56,19 +52,12 @@ class Extraction:
         self.texts: dict[str, bytes | None] = {}  # the prompt stage's reads
 
     def read(self, entry: discover.Entry, configured: bool) -> bytes | None:
-        if entry.size > self.cfg.max_file_size and not configured:
-            self.notes.append(
-                f"{entry.rel}: skipped, {entry.size} bytes is over max-file-size ({self.cfg.max_file_size})"
-            )
-            return None
-        if entry.data is not None:
-            return entry.data
-        try:
-            with open(entry.abs, "rb") as fh:
-                return fh.read()
-        except OSError as exc:
-            self.notes.append(f"{entry.rel}: cannot read ({exc.strerror or exc})")
-            return None
+        data, note = read_bytes(
+            entry.rel, entry.abs, entry.size, entry.data, self.cfg.max_file_size, configured
+        )
+        if note is not None:
+            self.notes.append(note)
+        return data
 
     def _remember(self, entry: discover.Entry, context: str, verdict: str) -> None:
         """What the cache answers for this file while its size and mtime stay (never for bytes
@@ -295,78 +284,6 @@ class Extraction:
             self.texts[entry.rel] = self.read(entry, False)
         return self.texts[entry.rel]
 
-    def relevant(
-        self, entries: list[discover.Entry], relevance: Relevance, index: ModuleIndex
-    ) -> tuple[set[str], set[str]]:
-        """The entries whose candidates can matter (relevance.py): those that can hold a card
-        id or a near miss, in their own text or in that of a repo module they import (a
-        prompt built from `POLICY` imported from another module); and those whose prompt
-        shapes may list rules under words of refusing. What each file's text said is kept
-        in the cache while the file, the ids and the tree's modules stay the same."""
-        from refusal_lint.relevance import imports_of, lists_rules, python_lists_rules
-
-        self.card_ids = relevance.ids
-        modules = sorted(rel for rel in self.entries if kind_of(rel) == FileKind.PYTHON)
-        ctx = context("relevance", list(relevance.ids), modules)
-
-        def noted(rel: str, what: str, compute: Callable[[bytes], Any]) -> Any:
-            entry = self.entries.get(rel)
-            if entry is None:
-                return None
-            note = self.cache.note(rel, entry.size, entry.mtime_ns, ctx)
-            if what not in note:
-                data = self.prompt_text(entry)
-                note[what] = compute(data) if data is not None else None
-            return note[what]
-
-        def names_ids(rel: str) -> bool:
-            return bool(noted(rel, "ids", relevance.names_ids))
-
-        def resolved(rel: str, data: bytes) -> list[str]:
-            found = (index.module(rel, dotted, level) for level, dotted in imports_of(data))
-            return sorted({m for m in found if m is not None and m != rel})
-
-        def imports(rel: str) -> list[str]:
-            return list(noted(rel, "imports", lambda d: resolved(rel, d)) or ())
-
-        def names(rel: str, pattern: re.Pattern[bytes]) -> bool:
-            entry = self.entries.get(rel)
-            if entry is None:
-                return False
-            if "imports" in self.cache.note(rel, entry.size, entry.mtime_ns, ctx):
-                return True  # known already: asking costs nothing
-            data = self.prompt_text(entry)
-            return data is not None and pattern.search(data) is not None
-
-        def weak(rel: str, data: bytes) -> bool:
-            if kind_of(rel) != FileKind.PYTHON:
-                return lists_rules(data)
-            # the cheapest test first: most code has no prompt shape at all
-            return prefilter.python_prompt_candidate(data) and lists_rules(data) and python_lists_rules(data)
-
-        strong = relevance.reaches([e.rel for e in entries], modules, names_ids, names, imports)
-        listing = {
-            e.rel for e in entries if e.rel not in strong and noted(e.rel, "lists", partial(weak, e.rel))
-        }
-        return strong, listing
-
-    def callers(self, helpers: frozenset[str], py_paths: list[str]) -> set[str]:
-        """Python files not read whole whose text calls one of `helpers`: a call site there
-        may pass a rule id to the helper (`block(Rule.ZODIAC, ...)`)."""
-        if not helpers:
-            return set()
-        call = re.compile(rb"\b(?:" + b"|".join(re.escape(h.encode()) for h in sorted(helpers)) + rb")\s*\(")
-        out = set()
-        for rel in py_paths:
-            facts = self.facts.get(rel)
-            if facts is not None and facts.complete:
-                continue
-            entry = self.entries.get(rel)
-            data = self.prompt_text(entry) if entry is not None else None
-            if data is not None and call.search(data):
-                out.add(rel)
-        return out
-
     def close(self) -> None:
         if self.pool is not None:
             self.pool.close()
@@ -394,6 +311,22 @@ class Extraction:
             ids=self.ids if ids is None else ids,
             content=content,
         )
+
+
+def read_bytes(
+    rel: str, path: str, size: int, given: bytes | None, max_size: int, configured: bool
+) -> tuple[bytes | None, str | None]:
+    """A file's bytes (`given`: git's index or an editor's buffer, not the disk), or the
+    note saying why not; the one reader of the main process and of the workers."""
+    if size > max_size and not configured:
+        return None, f"{rel}: skipped, {size} bytes is over max-file-size ({max_size})"
+    if given is not None:
+        return given, None
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(), None
+    except OSError as exc:
+        return None, f"{rel}: cannot read ({exc.strerror or exc})"
 
 
 def context(*parts: object) -> str:

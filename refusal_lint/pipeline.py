@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from refusal_lint import filtering, prefilter
+from refusal_lint import filtering, ondemand, prefilter
 from refusal_lint.config import Config
 from refusal_lint.errors import UsageError
 from refusal_lint.extraction import Extraction
@@ -167,7 +167,7 @@ def _prompt_stage(
         ex.read_prompts(eligible, content=True)
         return _bind(ex, root, cfg, py_paths, roles) or bound
     relevance = Relevance(bound.rule_ids)
-    strong, weak = ex.relevant(eligible, relevance, ModuleIndex(py_paths))
+    strong, weak = ondemand.relevant(ex, eligible, relevance, ModuleIndex(py_paths))
     ex.read_prompts([e for e in eligible if e.rel in strong], content=True)
     ex.read_prompts([e for e in eligible if e.rel in weak])
     read = strong | weak
@@ -203,7 +203,7 @@ def _bind(ex: Extraction, root: str, cfg: Config, py_paths: list[str], roles: Ro
     tried: set[str] = set()
     for _ in range(IMPORT_ROUNDS):
         bound = agents.bind(root, cfg, ex.facts, index, roles)
-        wanted = bound.missing | ex.callers(bound.helpers, py_paths)
+        wanted = bound.missing | ondemand.callers(ex, bound.helpers, py_paths)
         need = [
             j for m in sorted(wanted - tried) if m in ex.entries and (j := ex.python_job(ex.entries[m], True))
         ]

@@ -11,18 +11,19 @@ follows them.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable, Iterable
 
 from refusal_lint import prompttext
 
-# prompttext's words of refusing as bytes; its apostrophe also as the escapes a Python or
-# JSON string may spell it with (`won\u2019t`).
-_REFUSING = re.compile(
+# prompttext's words of refusing as bytes, for lowered text (the matches of re.I on the
+# text itself, without re.I's slow scan); its apostrophe also as the escapes a Python or
+# JSON string may spell it with (`won\u2019t`, `\N{RIGHT SINGLE QUOTATION MARK}` lowered).
+_REFUSING_LOW = re.compile(
     prompttext.REFUSING_PATTERN.replace(
-        prompttext.APOSTROPHE, r"(?:'|\xe2\x80\x99|\\u2019|\\N\{RIGHT SINGLE QUOTATION MARK\})"
-    ).encode(),
-    re.I,
+        prompttext.APOSTROPHE, r"(?:'|\xe2\x80\x99|\\u2019|\\n\{right single quotation mark\})"
+    ).encode()
 )
 # A hyphenated token where prompttext lists rules: first on a line (after list markers,
 # quotes, emphasis; a line may start after a real or an escaped line break, or at a
@@ -48,9 +49,51 @@ _TOKEN_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0
 _NEAR_HITS = 400  # occurrences of an id's half looked at before the file is simply read
 
 
-# Each alternative of _REFUSING starts with one of these (found by C before the regex runs).
+# Each alternative of _REFUSING_LOW starts with one of _STARTS (found by C before the regex
+# runs); every text it matches holds one of _REFUSING_WORDS.
 _REFUSING_WORDS = (b"refus", b"declin", b"will not", b"won", b"must not", b"must never", b"never ")
+_STARTS = (b"refus", b"declin", b"will not", b"won", b"must ", b"never ")
 _LEAD_IN = 8192  # bytes after a word of refusing within which a list it leads in must start
+
+
+def _refusing(low: bytes) -> list[tuple[int, int]]:
+    """The spans of `_REFUSING_LOW.finditer(low)`: every match starts where
+    one of `_STARTS` does, so only those places are tried, in order, as finditer does."""
+    starts: list[int] = []
+    for word in _STARTS:
+        at = low.find(word)
+        while at >= 0:
+            starts.append(at)
+            at = low.find(word, at + 1)
+    out: list[tuple[int, int]] = []
+    end = 0
+    for at in sorted(set(starts)):
+        if at >= end and (m := _REFUSING_LOW.match(low, at)) is not None:
+            out.append(m.span())
+            end = m.end()
+    return out
+
+
+def _listed_in_windows(data: bytes, spans: list[tuple[int, int]]) -> bool:
+    """Does `_LISTED` match starting in some window [start, end + _LEAD_IN) and ending
+    within it? Overlapping windows are scanned once: the leftmost match over their union
+    counts when it fits the widest window that has begun by its start (a match that ends
+    within a window also ends within any wider one: _LISTED asserts nothing at its end)."""
+    starts = [s for s, _ in spans]
+    ends = [e + _LEAD_IN for _, e in spans]  # non-decreasing, as the spans are
+    i = 0
+    while i < len(spans):
+        j = i  # the union of overlapping windows i..j
+        while j + 1 < len(spans) and starts[j + 1] < ends[j]:
+            j += 1
+        pos = starts[i]
+        while (m := _LISTED.search(data, pos, ends[j])) is not None:
+            k = bisect.bisect_right(starts, m.start(), i, j + 1) - 1
+            if _LISTED.match(data, m.start(), ends[k]) is not None:
+                return True
+            pos = m.start() + 1
+        i = j + 1
+    return False
 
 
 def lists_rules(data: bytes) -> bool:
@@ -59,10 +102,7 @@ def lists_rules(data: bytes) -> bool:
     low = data.lower()
     if not any(w in low for w in _REFUSING_WORDS):
         return False  # the regex's words, found by C before the regex runs
-    for m in _REFUSING.finditer(data):
-        if _LISTED.search(data, m.start(), m.end() + _LEAD_IN) is not None:
-            return True
-    return False
+    return _listed_in_windows(data, _refusing(low))
 
 
 def python_lists_rules(data: bytes) -> bool:
@@ -146,7 +186,7 @@ class Relevance:
         start: Iterable[str],
         modules: Iterable[str],
         matters: Callable[[str], bool],
-        names: Callable[[str, re.Pattern[bytes]], bool],
+        names: Callable[[str, tuple[bytes, ...], re.Pattern[bytes]], bool],
         imports: Callable[[str], Iterable[str]],
     ) -> set[str]:
         """The files among `start` whose own text, or the text of a module they import
@@ -154,7 +194,8 @@ class Relevance:
 
         Walked back from the modules whose text matters: a file can import one only if its
         text names it (`from agent.policy import POLICY`, `from . import policy`), so only
-        files naming one of the found modules (`names(path, pattern)`) have their imports
+        files naming one of the found modules (`names(path, words, pattern)`: a word
+        is in the text, and the pattern finds it as a name) have their imports
         resolved."""
         start = list(start)
         files = sorted(set(start).union(modules))
@@ -164,10 +205,11 @@ class Relevance:
             stems = sorted({_stem(p) for p in grown} - {""})
             if not stems:
                 break
-            named = re.compile(rb"\b(?:" + b"|".join(re.escape(s.encode()) for s in stems) + rb")\b")
+            words = tuple(s.encode() for s in stems)
+            named = re.compile(rb"\b(?:" + b"|".join(re.escape(w) for w in words) + rb")\b")
             grown = set()
             for p in files:
-                if p in found or not p.endswith(".py") or not names(p, named):
+                if p in found or not p.endswith(".py") or not names(p, words, named):
                     continue
                 if any(m in found for m in imports(p)):
                     grown.add(p)

@@ -62,6 +62,7 @@ def _safe_extract(job: Job, cpu_limit: float) -> FileFacts:
 def _scan(job: ScanJob, conn: Connection, cpu_limit: float) -> None:
     """Read, prefilter and parse a batch; report each parsed file as it is done."""
     from refusal_lint.cache import key
+    from refusal_lint.extraction import read_bytes
     from refusal_lint.prefilter import may_hold_prompt, python_worth_parsing
 
     skips: list[str] = []
@@ -69,18 +70,11 @@ def _scan(job: ScanJob, conn: Connection, cpu_limit: float) -> None:
     notes: list[str] = []
     for i, (rel, path, size, given) in enumerate(job.files):
         configured = rel in job.configured
-        if size > job.max_file_size and not configured:
-            notes.append(f"{rel}: skipped, {size} bytes is over max-file-size ({job.max_file_size})")
+        data, note = read_bytes(rel, path, size, given, job.max_file_size, configured)
+        if note is not None:
+            notes.append(note)
+        if data is None:
             continue
-        if given is not None:
-            data = given  # git's index or an editor's buffer, not the disk
-        else:
-            try:
-                with open(path, "rb") as fh:
-                    data = fh.read()
-            except OSError as exc:
-                notes.append(f"{rel}: cannot read ({exc.strerror or exc})")
-                continue
         if not configured and not job.exhaustive and not python_worth_parsing(data, job.needles):
             # Only the cheap word test here: the prompt shapes are looked for in the second
             # stage, which runs only where a card makes prompts matter.
@@ -124,7 +118,7 @@ def _serve(conn: Connection, cpu_limit: float) -> None:
 def _worker_main(conn: Connection, cpu_limit: float) -> None:
     import faulthandler
 
-    faulthandler.disable()  # a crash is reported by the parent, as RL002, not as a dump
+    faulthandler.disable()  # a crash is reported by the parent, as RL005, not as a dump
     try:
         import resource
 
