@@ -131,17 +131,24 @@ class Cache:
             self.used_stats[rel] = [size, mtime_ns, context, verdict]
             self.dirty = True
 
-    def note(self, rel: str, size: int, mtime_ns: int, context: str) -> dict[str, Any]:
-        """What the prompt stage learnt of this file's text (a dict to add to), kept while
-        the file and `context` stay the same; a fresh one otherwise."""
-        key = NOTE + rel
-        row = self.used_stats.get(key) or self.stats.get(key)
-        if not isinstance(row, list) or row[:3] != [size, mtime_ns, context] or not isinstance(row[3], dict):
-            row = [size, mtime_ns, context, {}]
+    def note(self, rel: str, size: int, mtime_ns: int, context: str, kind: str = "") -> dict[str, Any]:
+        """What the prompt stage learnt of this file's text (a dict to add to, then `touch`),
+        kept while the file and `context` stay the same; a fresh one otherwise. Each `kind`
+        of note is kept apart."""
+        key = NOTE + kind + "\0" + rel if kind else NOTE + rel
+        found = self.used_stats.get(key) or self.stats.get(key)
+        fresh = not (
+            isinstance(found, list) and found[:3] == [size, mtime_ns, context] and isinstance(found[3], dict)
+        )
+        row: list[Any] = [size, mtime_ns, context, {}] if fresh or found is None else found
         if self.folder is not None and mtime_ns:
             self.used_stats[key] = row
-            self.dirty = True
+            self.dirty = self.dirty or fresh  # an answer added to the dict: `touch`
         return row[3]  # type: ignore[no-any-return]
+
+    def touch(self) -> None:
+        """Something kept (a note's answer) changed in place: save this run's cache."""
+        self.dirty = True
 
     def facts_for(self, verdict: str) -> FileFacts | None:
         raw = self.entries.get(verdict)

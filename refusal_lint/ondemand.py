@@ -48,6 +48,7 @@ class _Notes:
         if what not in note:
             data = self.ex.prompt_text(entry)
             note[what] = compute(data) if data is not None else None
+            self.ex.cache.touch()
         return note[what]
 
     def _resolved(self, rel: str, data: bytes) -> list[str]:
@@ -94,18 +95,29 @@ def relevant(
 
 def callers(ex: Extraction, helpers: frozenset[str], py_paths: list[str]) -> set[str]:
     """Python files not read whole whose text calls one of `helpers`: a call site there
-    may pass a rule id to the helper (`block(Rule.ZODIAC, ...)`)."""
+    may pass a rule id to the helper (`block(Rule.ZODIAC, ...)`). Each file's answer for
+    each helper name is kept in its notes (the helpers grow from one binding to the next)."""
     if not helpers:
         return set()
-    words = tuple(h.encode() for h in sorted(helpers))
-    call = re.compile(rb"\b(?:" + b"|".join(re.escape(w) for w in words) + rb")\s*\(")
+    names = sorted(helpers)
     out = set()
     for rel in py_paths:
         facts = ex.facts.get(rel)
-        if facts is not None and facts.complete:
-            continue
         entry = ex.entries.get(rel)
-        data = ex.prompt_text(entry) if entry is not None else None
-        if data is not None and any(w in data for w in words) and call.search(data):
+        if entry is None or (facts is not None and facts.complete):
+            continue
+        note = ex.cache.note(rel, entry.size, entry.mtime_ns, "", "calls")
+        if any(note.get(n) for n in names):
+            out.add(rel)
+            continue
+        todo = [n for n in names if n not in note]
+        data = ex.prompt_text(entry) if todo else None
+        if data is None:
+            continue
+        for name in todo:
+            word = name.encode()
+            note[name] = word in data and re.search(rb"\b" + re.escape(word) + rb"\s*\(", data) is not None
+        ex.cache.touch()
+        if any(note[n] for n in todo):
             out.add(rel)
     return out

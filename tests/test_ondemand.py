@@ -1,0 +1,134 @@
+"""The prompt stage's and binding's text questions (ondemand.py, relevance.py) give the
+answers of their plain regex spelling, faster; and their answers kept in the cache stay
+true across runs (a warm run prints what a cold one does, and rewrites no cache)."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import TESTDATA, Repo, run_cli
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from refusal_lint import prompttext, relevance
+
+# The plain spelling the fast path replaces: re.I over the text, one window per match.
+_PLAIN = re.compile(
+    prompttext.REFUSING_PATTERN.replace(
+        prompttext.APOSTROPHE, r"(?:'|\xe2\x80\x99|\\u2019|\\N\{RIGHT SINGLE QUOTATION MARK\})"
+    ).encode(),
+    re.I,
+)
+
+
+def plain_lists_rules(data: bytes) -> bool:
+    return any(
+        relevance._LISTED.search(data, m.start(), m.end() + relevance._LEAD_IN) is not None
+        for m in _PLAIN.finditer(data)
+    )
+
+
+_PIECES = [
+    "Refuse", "REFUSAL", "refusing", "Decline", "will not", "WILL NOT", "won't", "Won’t",
+    "won\\u2019t", "won\\N{RIGHT SINGLE QUOTATION MARK}t", "must not", "Must Never", "never answer",
+    "never  compute", "nevermind", "mustn't", "\n", "\\n", "- seg-mix: Segments cannot mix",
+    "* `invalid-cut` - that cut is undefined", "| zodiac-cut |", "`a-b`", '"x-y": 1', "seg-mix",
+    "  ", "words and more words", "(", '"', "'", "x" * 50,
+]  # fmt: skip
+texts = st.lists(st.sampled_from(_PIECES), max_size=40).map(lambda parts: " ".join(parts).encode())
+
+
+@settings(max_examples=400, deadline=None)
+@given(texts)
+def test_refusing_spans_are_finditers(data: bytes) -> None:
+    assert relevance._refusing(data.lower()) == [m.span() for m in _PLAIN.finditer(data)]
+
+
+@settings(max_examples=400, deadline=None)
+@given(texts, st.integers(min_value=1, max_value=200))
+def test_lists_rules_is_the_plain_window_search(data: bytes, lead: int) -> None:
+    """With short lead-ins the windows overlap, end inside rule lines, and leave gaps."""
+    old = relevance._LEAD_IN
+    relevance._LEAD_IN = lead
+    try:
+        assert relevance.lists_rules(data) == plain_lists_rules(data)
+    finally:
+        relevance._LEAD_IN = old
+
+
+@pytest.mark.parametrize("path", sorted(p for p in TESTDATA.rglob("*") if p.suffix in (".md", ".py", ".txt")))
+def test_lists_rules_on_the_fixtures(path: Path) -> None:
+    data = path.read_bytes()
+    assert relevance.lists_rules(data) == plain_lists_rules(data)
+
+
+def test_a_window_that_ends_inside_a_rule_line_needs_the_next_one() -> None:
+    """The union of two windows is searched once, but a match counts only within a window
+    that has begun by its start: here the first window ends mid-line and the second,
+    which begins later, is the one the rule line fits."""
+    data = b"refuse these " + b"x" * 20 + b" won't \n- seg-mix: Segments cannot mix"
+    old = relevance._LEAD_IN
+    relevance._LEAD_IN = 30
+    try:
+        assert relevance.lists_rules(data) is plain_lists_rules(data) is True
+        assert relevance.lists_rules(data.replace(b" won't ", b" " * 7)) is plain_lists_rules(
+            data.replace(b" won't ", b" " * 7)
+        )
+    finally:
+        relevance._LEAD_IN = old
+
+
+def _helper_repo(root: Path) -> Repo:
+    """A helper binding follows to call sites in files the prefilter passed over."""
+    repo = Repo(root)
+    repo.agent()
+    repo.write(
+        "agent/helpers.py",
+        """
+        from agent.policy import refuse
+
+
+        def block(rule, detail):
+            return refuse(rule, detail=detail)
+
+
+        def blocked(rule):
+            return block(rule, "no")
+        """,
+    )
+    repo.write("agent/checks.py", 'from agent.helpers import block\n\nblock ("zodiac-cut", "sign")\n')
+    repo.write("agent/other.py", 'from agent.helpers import blocked\n\nX = blocked("seg-mix")\nblock_x = 1\n')
+    return repo
+
+
+def _run(root: Path, *extra: str) -> str:
+    result = run_cli("check", str(root), "--format", "json", *extra, cwd=root)
+    assert result.exit_code in (0, 1), result.output
+    return result.stdout
+
+
+def test_call_sites_found_cold_warm_and_exhaustive(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / "repo"
+    _helper_repo(root)
+    cold = _run(root, "--no-cache")
+    codes = [(f["code"], f["path"], f["rule_id"]) for f in json.loads(cold)["findings"]]
+    assert ("RL302", "agent/checks.py", "zodiac-cut") in codes  # `block (` is a call too
+    assert _run(root) == cold  # fills the cache, with the call-site notes
+    assert _run(root) == cold  # answered from them
+    monkeypatch.setenv("REFUSAL_LINT_EXHAUSTIVE", "1")
+    assert _run(root, "--no-cache") == cold
+
+
+def test_a_warm_run_that_learns_nothing_rewrites_no_cache(tmp_path: Path) -> None:
+    root = tmp_path / "agent"
+    shutil.copytree(TESTDATA / "survey-agent", root, ignore=shutil.ignore_patterns("expected.txt"))
+    first = _run(root)
+    facts = root / ".refusal_lint_cache" / "facts-v1.json"
+    _run(root)  # the prompt stage's notes are taken as they are
+    before = facts.stat().st_mtime_ns, facts.read_bytes()
+    assert _run(root) == first
+    assert (facts.stat().st_mtime_ns, facts.read_bytes()) == before
