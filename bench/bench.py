@@ -44,12 +44,14 @@ GUARD_WORDS = r"refuse\|refusal\|AgentExtension"
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
-def _run(cmd: list[str], cwd: Path) -> tuple[float, int]:
-    """Wall seconds and peak RSS (KiB, the largest process of the run) of one command."""
+def _run(cmd: list[str], cwd: Path) -> tuple[float, int, float]:
+    """Wall seconds, peak RSS (KiB, the largest process of the run) and CPU seconds (user and
+    system, the workers' included) of one command. CPU time is what a loaded machine's wall
+    time hides: compare it too when other work shares the machine."""
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
     _, _, usage = os.wait4(proc.pid, 0)
-    return time.perf_counter() - start, usage.ru_maxrss
+    return time.perf_counter() - start, usage.ru_maxrss, usage.ru_utime + usage.ru_stime
 
 
 def _tool(name: str) -> str:
@@ -60,9 +62,11 @@ def _tool(name: str) -> str:
 def measure(
     commands: dict[str, list[str]], cwd: Path, rounds: int, before: dict[str, list[str]] | None = None
 ) -> tuple[dict[str, float], dict[str, int]]:
-    """Median wall seconds and peak RSS of each command, run alternating."""
+    """Median wall seconds and peak RSS of each command, run alternating; each command's
+    median CPU seconds too, under "cpu:NAME"."""
     before = before or {}
     times: dict[str, list[float]] = {k: [] for k in commands}
+    cpu: dict[str, list[float]] = {k: [] for k in commands}
     rss: dict[str, int] = dict.fromkeys(commands, 0)
     for cmd in commands.values():
         _run(cmd, cwd)
@@ -70,10 +74,13 @@ def measure(
         for name, cmd in commands.items():
             if name in before:
                 subprocess.run(before[name], cwd=cwd, capture_output=True, check=False, env=ENV)
-            t, r = _run(cmd, cwd)
+            t, r, c = _run(cmd, cwd)
             times[name].append(t)
+            cpu[name].append(c)
             rss[name] = max(rss[name], r)
-    return {k: statistics.median(v) for k, v in times.items()}, rss
+    medians = {k: statistics.median(v) for k, v in times.items()}
+    medians.update({f"cpu:{k}": statistics.median(v) for k, v in cpu.items()})
+    return medians, rss
 
 
 Finding = tuple[str, str, str | None, int]
@@ -159,7 +166,7 @@ def table(rl: str, ruff: str, title: str, rows: list[tuple[Path, list[Path]]], r
     print(f"\nscenario {title} (median of {rounds} alternating runs, seconds)")
     print(
         f"  {'repository':<32} {'cold':>6} {'warm':>6} {'ruff':>6} {'grep':>6} {'c/ruff':>7} {'w/ruff':>7}"
-        f" {'c/grep':>7} {'RSS MB':>7} {'prompts':>7}  targets"
+        f" {'c/grep':>7} {'RSS MB':>7} {'prompts':>7} {'cpu c':>6} {'cpu w':>6} {'cpu r':>6}  targets"
     )
     ok = True
     total_cold = total_ruff = 0.0
@@ -196,7 +203,8 @@ def table(rl: str, ruff: str, title: str, rows: list[tuple[Path, list[Path]]], r
             note += f" (extra {len(extra)}: {extra[:3]}; missing {len(missing)}: {missing[:3]})"
         print(
             f"  {name:<32} {cold:6.2f} {warm:6.2f} {base:6.3f} {t['grep']:6.3f} {cold / base:6.1f}x"
-            f" {warm / base:6.2f}x {cold / t['grep']:6.1f}x {mb:7.0f} {prompts:>7}  {note}"
+            f" {warm / base:6.2f}x {cold / t['grep']:6.1f}x {mb:7.0f} {prompts:>7}"
+            f" {t['cpu:cold']:6.2f} {t['cpu:warm']:6.2f} {t['cpu:ruff']:6.3f}  {note}"
         )
     print(
         f"  for information, the separate cold runs sum to {total_cold:.2f} s against ruff's "
