@@ -11,7 +11,8 @@ import jsonschema
 import pytest
 from conftest import ROOT, TESTDATA, fixture_repo, run_cli, run_in
 
-from refusal_lint.report import github
+from refusal_lint.report.base import Report
+from refusal_lint.report.ci import github
 
 CASE = TESTDATA / "py-rl302"
 
@@ -179,13 +180,13 @@ def test_github_notice_past_the_per_step_limit() -> None:
 
     errors = [Finding("RL301", Loc("card.json", i), "e", rule_id=f"r{i}") for i in range(1, 13)]
     warnings = [Finding("RL304", Loc("tools.py", i), "w") for i in range(1, 11)]
-    out = github.render(errors + warnings).splitlines()
+    out = github.render(Report((*errors, *warnings))).splitlines()
     assert len(out) == 23
     assert out[-1] == (
         "::notice title=refusal-lint::2 more errors than GitHub shows in one step; the full list is in the "
         "job summary (--format markdown) or the SARIF upload (--format sarif)"
     )
-    assert not github.render(errors[:10] + warnings).count("::notice")
+    assert not github.render(Report((*errors[:10], *warnings))).count("::notice")
 
 
 def test_sarif_automation_details_name_the_command() -> None:
@@ -193,7 +194,7 @@ def test_sarif_automation_details_name_the_command() -> None:
     assert data["runs"][0]["automationDetails"] == {"id": "refusal-lint/check/"}  # type: ignore[index]
     from refusal_lint.report import sarif
 
-    probe_run = json.loads(sarif.render([], "probe"))["runs"][0]
+    probe_run = json.loads(sarif.render(Report((), command="probe")))["runs"][0]
     assert probe_run["automationDetails"] == {"id": "refusal-lint/probe/"}
 
 

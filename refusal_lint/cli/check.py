@@ -13,7 +13,8 @@ from refusal_lint.cli.configure import configure
 from refusal_lint.cli.exits import guarded, status
 from refusal_lint.cli.output import emit, report_options
 from refusal_lint.errors import UsageError
-from refusal_lint.report import choose
+from refusal_lint.report import formats
+from refusal_lint.report.base import Report
 
 if TYPE_CHECKING:
     from refusal_lint.config import Config
@@ -102,7 +103,7 @@ def run(
             return _diff(plan, show)
         fixed = _fix(plan, result, show)
         result = _rerun(targets, cfg, settings, plan, result)
-    style = choose.Style(fmt, color, to_file=output is not None, statistics=statistics, quiet=quiet)
+    style = formats.Style(fmt, color, to_file=output is not None, statistics=statistics, quiet=quiet)
     _render(result, show, fixed, style, output, extra)
     return status(result.findings, exit_zero)
 
@@ -110,8 +111,8 @@ def run(
 def _also(value: str) -> tuple[str, str]:
     """--also FORMAT=FILE."""
     fmt, sep, path = value.partition("=")
-    if not sep or not path or fmt not in choose.FORMATS:
-        raise UsageError(f"--also {value}: give FORMAT=FILE, FORMAT one of {', '.join(choose.FORMATS)}")
+    if not sep or not path or fmt not in formats.FORMATS:
+        raise UsageError(f"--also {value}: give FORMAT=FILE, FORMAT one of {', '.join(formats.FORMATS)}")
     return fmt, path
 
 
@@ -171,26 +172,26 @@ def _render(
     result: Result,
     show: Callable[[str], str],
     fixed: int,
-    style: choose.Style,
+    style: formats.Style,
     output: str | None,
     extra: list[tuple[str, str]],
 ) -> None:
     """The report to --output (or stdout), each --also format to its file, the run's notes."""
     from refusal_lint import display
 
-    run = choose.Run(
-        display.relocate(result.findings, show),
-        display.relocate(result.agents, show),
+    run = Report(
+        tuple(display.relocate(result.findings, show)),
+        tuple(display.relocate(result.agents, show)),
         files=result.files_scanned,
         fixed=fixed,
         nothing=not result.facts_found and not result.findings,
     )
-    report, use_color = choose.render(run, style)
+    report, use_color = formats.render(run, style)
     if not style.quiet:
         for note in result.notes:
             _note(note, result, show)
     for other_fmt, path in extra:
-        emit(choose.render(run, choose.Style(other_fmt, False, to_file=True))[0], path, False)
+        emit(formats.render(run, formats.Style(other_fmt, False, to_file=True))[0], path, False)
     emit(report, output, use_color)
 
 

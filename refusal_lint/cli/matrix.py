@@ -9,14 +9,14 @@ import click
 from refusal_lint.cli.configure import configure
 from refusal_lint.cli.exits import guarded
 from refusal_lint.cli.output import emit
-
-MATRIX_FORMATS = ("text", "markdown", "json")
+from refusal_lint.report import formats
+from refusal_lint.report.base import Report
 
 
 @click.command()
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--config", "config_file", type=click.Path(), help="Config file (default: found upward).")
-@click.option("--format", "fmt", type=click.Choice(MATRIX_FORMATS), default="text", help="Output format.")
+@click.option("--format", "fmt", type=click.Choice(formats.TABLES), default="text", help="Output format.")
 @click.option("--output", type=click.Path(), help="Write the table to this file.")
 @click.option("--no-cache", is_flag=True, help="Neither read nor write .refusal_lint_cache/.")
 @click.option("--git-index", is_flag=True, help="Read only the files in git's index.")
@@ -37,17 +37,10 @@ def _matrix(
     git_index: bool = False,
 ) -> int:
     from refusal_lint import display, pipeline
-    from refusal_lint.report import matrix as matrix_report
 
     targets, cfg, settings = configure(paths, config_file, None, None, no_cache, jobs, git_index)
     result = pipeline.run(targets, cfg, settings)
-    render = {
-        "text": matrix_report.render_text,
-        "markdown": matrix_report.render_markdown,
-        "json": matrix_report.render_json,
-    }[fmt]
     show = display.from_cwd(result.root)
-    emit(
-        render(display.relocate(result.agents, show), display.relocate(result.findings, show)), output, False
-    )
+    run = Report(tuple(display.relocate(result.findings, show)), tuple(display.relocate(result.agents, show)))
+    emit(formats.FORMATS[fmt].render_table(run), output, False)
     return 0

@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from refusal_lint.errors import UsageError
-from refusal_lint.report import choose
+from refusal_lint.report import formats
 
 
 def report_options(f: Callable[..., Any]) -> Callable[..., Any]:
@@ -22,7 +22,7 @@ def report_options(f: Callable[..., Any]) -> Callable[..., Any]:
     return click.option(
         "--format",
         "fmt",
-        type=click.Choice(choose.FORMATS),
+        type=click.Choice(list(formats.FORMATS)),
         default=None,
         envvar="REFUSAL_LINT_OUTPUT_FORMAT",
         help="Output format (or $REFUSAL_LINT_OUTPUT_FORMAT).",

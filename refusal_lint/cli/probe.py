@@ -10,7 +10,8 @@ import click
 from refusal_lint.cli.exits import guarded, status
 from refusal_lint.cli.output import emit, report_options
 from refusal_lint.errors import UsageError
-from refusal_lint.report import choose
+from refusal_lint.report import formats
+from refusal_lint.report.base import Report
 
 
 @click.command()
@@ -94,8 +95,10 @@ def _probe(
     agents = [Agent(result.agent_name, "", result.card)] if result.card else []
     probed = ", ".join(probes) or "none (no probes configured)"
     head = f"probed {result.card_url} over A2A {result.protocol or '?'}; rules: {probed}\n"
-    run = choose.Run(findings, agents, files=1, head=head, command="probe")
-    report, use_color = choose.render(run, choose.Style(fmt, color, to_file=output is not None, quiet=quiet))
+    run = Report(tuple(findings), tuple(agents), files=1, head=head, command="probe")
+    report, use_color = formats.render(
+        run, formats.Style(fmt, color, to_file=output is not None, quiet=quiet)
+    )
     emit(report, output, use_color)
     return status(findings, exit_zero)
 

@@ -63,10 +63,11 @@ def _stub(card: str, host: str, port: int, rule_for: tuple[str, ...], record_fil
         with record:
             json.dump(recorder.record(), record, indent=2, ensure_ascii=False)
             record.write("\n")
-    from refusal_lint.report import text
+    from refusal_lint.report.base import Report
+    from refusal_lint.report.formats import FORMATS
 
     requests = recorder.requests
     refused = sum(r.refused for r in requests)
     click.echo(f"refusal-lint stub: {len(requests)} request(s), {refused} refused")
-    click.echo(text.render(recorder.faults, False), nl=False)
+    click.echo(FORMATS["text"].render(Report(tuple(recorder.faults))), nl=False)
     return status(recorder.faults, False)

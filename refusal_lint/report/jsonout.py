@@ -6,11 +6,12 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from refusal_lint import __version__
-from refusal_lint.codes import CODES, is_error
+from refusal_lint.codes import CODES
 
 if TYPE_CHECKING:
     from refusal_lint.bind import Agent
     from refusal_lint.model import Finding
+    from refusal_lint.report.base import Report
 
 
 def finding_dict(f: Finding) -> dict[str, Any]:
@@ -62,20 +63,20 @@ def agent_dict(a: Agent) -> dict[str, Any]:
     }
 
 
-def summary(findings: list[Finding], files: int, fixed: int = 0) -> dict[str, int]:
+def summary(report: Report) -> dict[str, int]:
     return {
-        "files_scanned": files,
-        "errors": sum(is_error(f.code) for f in findings),
-        "warnings": sum(not is_error(f.code) for f in findings),
-        "fixed": fixed,
+        "files_scanned": report.files,
+        "errors": report.errors,
+        "warnings": report.warnings,
+        "fixed": report.fixed,
     }
 
 
-def render(findings: list[Finding], agents: list[Agent], files: int, fixed: int = 0) -> str:
+def render(report: Report) -> str:
     doc = {
         "tool": {"name": "refusal-lint", "version": __version__},
-        "agents": [agent_dict(a) for a in agents],
-        "findings": [finding_dict(f) for f in findings],
-        "summary": summary(findings, files, fixed),
+        "agents": [agent_dict(a) for a in report.agents],
+        "findings": [finding_dict(f) for f in report.findings],
+        "summary": summary(report),
     }
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from refusal_lint.bind import Agent
 from refusal_lint.codes import CODES, is_error
-from refusal_lint.model import Finding
+from refusal_lint.report.base import Report
 from refusal_lint.report.matrix import render_markdown
 
 
@@ -12,12 +11,15 @@ def _md(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def render(findings: list[Finding], agents: list[Agent]) -> str:
-    errors = sum(is_error(f.code) for f in findings)
-    warnings = len(findings) - errors
+def render(report: Report) -> str:
+    findings = report.findings
     out = ["## refusal-lint", ""]
-    out.append("All checks passed." if not findings else f"**{errors} error(s), {warnings} warning(s).**")
-    out += ["", render_markdown(agents, findings).rstrip(), ""]
+    out.append(
+        "All checks passed."
+        if not findings
+        else f"**{report.errors} error(s), {report.warnings} warning(s).**"
+    )
+    out += ["", render_markdown(report).rstrip(), ""]
     if findings:
         out += ["### Findings", "", "| location | code | rule | message |", "|---|---|---|---|"]
         for f in findings:

@@ -1,14 +1,18 @@
-"""The agreement matrix: per agent, rule x (card, prompt, guards). Pure: agents and findings in."""
+"""The agreement matrix: per agent, rule x (card, prompt, guards). Pure: a report's agents and
+findings in; the `refusal-lint matrix` formats (text, markdown, json) out, each a
+`render_*(report)` that formats.FORMATS names."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from refusal_lint.bind import Agent
 from refusal_lint.checks.guards import RL302, RL303
 from refusal_lint.checks.prompt import RL202, RL203, mention_lines
 from refusal_lint.model import Finding, Loc
+from refusal_lint.report.base import Report
 
 MISSING = "✗ missing"
 NOT_ADVERTISED = "✗ not advertised"
@@ -26,7 +30,7 @@ class Row:
     guard_drift: bool = False  # RL303 for this rule
 
 
-def rows(agent: Agent, findings: list[Finding]) -> list[Row]:
+def rows(agent: Agent, findings: Sequence[Finding]) -> list[Row]:
     out: list[Row] = []
     card_ids: set[str] = set()
     drift = {
@@ -93,9 +97,10 @@ def prompts_found(agent: Agent, limit: int = 4) -> str:
     return ", ".join(shown) + more
 
 
-def render_text(agents: list[Agent], findings: list[Finding]) -> str:
+def render_text(report: Report) -> str:
+    findings = report.findings
     out: list[str] = []
-    for agent in agents:
+    for agent in report.agents:
         card = f" ({agent.card.loc.path}:{agent.card.loc.line})" if agent.card else ""
         out.append(f"agent {agent.name}{card}")
         out.append(f"  prompt found in: {prompts_found(agent)}")
@@ -113,9 +118,9 @@ def _md(text: str) -> str:
     return text.replace("|", "\\|")
 
 
-def render_markdown(agents: list[Agent], findings: list[Finding]) -> str:
+def render_markdown(report: Report) -> str:
     out: list[str] = []
-    for agent in agents:
+    for agent in report.agents:
         card = f" — card `{agent.card.loc.path}:{agent.card.loc.line}`" if agent.card else ""
         out += [
             f"### Agent `{_md(agent.name)}`{card}",
@@ -125,14 +130,14 @@ def render_markdown(agents: list[Agent], findings: list[Finding]) -> str:
             "| rule | card | prompt | guards |",
             "|---|---|---|---|",
         ]
-        for r in rows(agent, findings):
+        for r in rows(agent, report.findings):
             rid, card_cell, prompt, guards = _cells(r)
             out.append(f"| `{_md(rid)}` | {_md(card_cell)} | {_md(prompt)} | {_md(guards)} |")
         out.append("")
     return "\n".join(out) if out else "No agent found.\n"
 
 
-def as_json(agents: list[Agent], findings: list[Finding]) -> list[dict[str, object]]:
+def as_json(agents: Sequence[Agent], findings: Sequence[Finding]) -> list[dict[str, object]]:
     def locs(items: tuple[Loc, ...]) -> list[dict[str, object]]:
         return [loc.at() for loc in items]
 
@@ -156,5 +161,6 @@ def as_json(agents: list[Agent], findings: list[Finding]) -> list[dict[str, obje
     ]
 
 
-def render_json(agents: list[Agent], findings: list[Finding]) -> str:
-    return json.dumps({"agents": as_json(agents, findings)}, indent=2, ensure_ascii=False) + "\n"
+def render_json(report: Report) -> str:
+    doc = {"agents": as_json(report.agents, report.findings)}
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"

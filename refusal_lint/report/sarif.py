@@ -9,10 +9,11 @@ from typing import TYPE_CHECKING, Any
 
 from refusal_lint import __version__
 from refusal_lint.codes import CODES, REPO, Code, is_error
-from refusal_lint.report.fingerprint import fingerprints
+from refusal_lint.report.base import fingerprints, tagged
 
 if TYPE_CHECKING:
     from refusal_lint.model import Finding
+    from refusal_lint.report.base import Report
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFO_URI = REPO
@@ -54,56 +55,40 @@ def _artifact(path: str) -> dict[str, str]:
     return {"uri": quote(path), "uriBaseId": SRCROOT}
 
 
-def render(findings: list[Finding], command: str = "check", base: str | None = None) -> str:
-    """SARIF 2.1.0; `automationDetails.id` names the command, so a check upload and a probe
-    upload for one commit live side by side in code scanning. Paths are relative to `base`
-    (the current folder), which `originalUriBaseIds` gives as %SRCROOT%."""
-    order = list(CODES)
-    results = []
-    for f, fp in zip(findings, fingerprints(findings), strict=True):
-        region: dict[str, int] = {"startLine": f.loc.line, "startColumn": f.loc.col}
-        if f.loc.end_line >= f.loc.line and f.loc.end_col:
-            region["endLine"] = f.loc.end_line
-            region["endColumn"] = f.loc.end_col
-        message = f"[{f.rule_id}] {f.message}" if f.rule_id else f.message
-        results.append(
-            {
-                "ruleId": f.code,
-                "ruleIndex": order.index(f.code),
-                "level": "error" if is_error(f.code) else "warning",
-                "message": {"text": message},
-                "locations": [
-                    {
-                        "physicalLocation": {
-                            "artifactLocation": _artifact(f.loc.path),
-                            "region": region,
-                        }
-                    }
-                ],
-                "partialFingerprints": {"refusalLint/v1": fp},
-            }
-        )
-    doc = {
-        "$schema": SCHEMA,
-        "version": "2.1.0",
-        "runs": [
-            {
-                "tool": {
-                    "driver": {
-                        "name": "refusal-lint",
-                        "version": __version__,
-                        "semanticVersion": __version__,
-                        "informationUri": INFO_URI,
-                        "rules": [_rule(c) for c in order],
-                    }
-                },
-                "automationDetails": {"id": f"refusal-lint/{command}/"},
-                "originalUriBaseIds": {
-                    SRCROOT: {"uri": Path(os.path.abspath(base or os.getcwd())).as_uri() + "/"}
-                },
-                "results": results,
-                "columnKind": "unicodeCodePoints",
-            }
-        ],
+def _result(f: Finding, fingerprint: str, order: list[str]) -> dict[str, Any]:
+    region: dict[str, int] = {"startLine": f.loc.line, "startColumn": f.loc.col}
+    if f.loc.end_line >= f.loc.line and f.loc.end_col:
+        region["endLine"] = f.loc.end_line
+        region["endColumn"] = f.loc.end_col
+    return {
+        "ruleId": f.code,
+        "ruleIndex": order.index(f.code),
+        "level": "error" if is_error(f.code) else "warning",
+        "message": {"text": tagged(f)},
+        "locations": [{"physicalLocation": {"artifactLocation": _artifact(f.loc.path), "region": region}}],
+        "partialFingerprints": {"refusalLint/v1": fingerprint},
     }
+
+
+def render(report: Report) -> str:
+    """SARIF 2.1.0; `automationDetails.id` names the command, so a check upload and a probe
+    upload for one commit live side by side in code scanning. Paths are relative to the
+    current folder, which `originalUriBaseIds` gives as %SRCROOT%."""
+    order = list(CODES)
+    fps = fingerprints(report.findings)
+    driver = {
+        "name": "refusal-lint",
+        "version": __version__,
+        "semanticVersion": __version__,
+        "informationUri": INFO_URI,
+        "rules": [_rule(c) for c in order],
+    }
+    run = {
+        "tool": {"driver": driver},
+        "automationDetails": {"id": f"refusal-lint/{report.command}/"},
+        "originalUriBaseIds": {SRCROOT: {"uri": Path(os.path.abspath(os.getcwd())).as_uri() + "/"}},
+        "results": [_result(f, fp, order) for f, fp in zip(report.findings, fps, strict=True)],
+        "columnKind": "unicodeCodePoints",
+    }
+    doc = {"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"

@@ -6,23 +6,23 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from refusal_lint.codes import CODES, REPO
+from refusal_lint.report.base import tagged
 
 if TYPE_CHECKING:
-    from refusal_lint.model import Finding
+    from refusal_lint.report.base import Report
 
 
-def render(findings: list[Finding]) -> str:
+def render(report: Report) -> str:
     diagnostics: list[dict[str, Any]] = []
-    for f in findings:
+    for f in report.findings:
         code = CODES[f.code]
         start = {"line": f.loc.line, "column": f.loc.col}
         rng: dict[str, Any] = {"start": start}
         if f.loc.end_line >= f.loc.line and f.loc.end_col:
             rng["end"] = {"line": f.loc.end_line, "column": f.loc.end_col}  # exclusive, as rdjson's
-        rule = f"[{f.rule_id}] " if f.rule_id else ""
         diagnostics.append(
             {
-                "message": rule + f.message,
+                "message": tagged(f),
                 "location": {"path": f.loc.path, "range": rng},
                 "severity": code.severity.upper(),
                 "code": {"value": f.code, "url": code.url},

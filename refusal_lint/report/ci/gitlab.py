@@ -6,27 +6,27 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from refusal_lint.codes import CODES
-from refusal_lint.report.fingerprint import fingerprints
+from refusal_lint.report.base import coded, fingerprints
 
 if TYPE_CHECKING:
-    from refusal_lint.model import Finding
+    from refusal_lint.report.base import Report
 
 # GitLab's scale is info, minor, major, critical, blocker: errors rank above warnings.
 SEVERITY = {"error": "major", "warning": "minor"}
 
 
-def render(findings: list[Finding]) -> str:
+def render(report: Report) -> str:
+    findings = report.findings
     issues: list[dict[str, Any]] = []
     for f, fp in zip(findings, fingerprints(findings), strict=True):
         code = CODES[f.code]
         lines = {"begin": f.loc.line}
         if f.loc.end_line > f.loc.line:
             lines["end"] = f.loc.end_line
-        rule = f"[{f.rule_id}] " if f.rule_id else ""
         issues.append(
             {
                 "type": "issue",
-                "description": f"{f.code} {rule}{f.message}",
+                "description": coded(f),
                 "check_name": f"{f.code} {code.name}",
                 "fingerprint": fp,
                 "severity": SEVERITY[code.severity],

@@ -5,9 +5,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from refusal_lint.codes import CODES
+from refusal_lint.report.base import tagged
 
 if TYPE_CHECKING:
     from refusal_lint.model import Finding
+    from refusal_lint.report.base import Report
 
 
 def escape_data(text: str) -> str:
@@ -28,10 +30,9 @@ def line(f: Finding) -> str:
         "columnnumber": str(f.loc.col),
         "code": f.code,
     }
-    rule = f"[{f.rule_id}] " if f.rule_id else ""
     head = ";".join(f"{k}={escape_property(v)}" for k, v in props.items())
-    return f"##vso[task.logissue {head};]{escape_data(rule + f.message)}"
+    return f"##vso[task.logissue {head};]{escape_data(tagged(f))}"
 
 
-def render(findings: list[Finding]) -> str:
-    return "".join(line(f) + "\n" for f in findings)
+def render(report: Report) -> str:
+    return "".join(line(f) + "\n" for f in report.findings)

@@ -5,9 +5,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from refusal_lint.codes import CODES, is_error
+from refusal_lint.report.base import tagged
 
 if TYPE_CHECKING:
     from refusal_lint.model import Finding
+    from refusal_lint.report.base import Report
 
 
 def escape_data(text: str) -> str:
@@ -37,11 +39,11 @@ def line(f: Finding) -> str:
         if f.loc.end_line == f.loc.line and f.loc.end_col:
             props += [f"endLine={f.loc.end_line}", f"endColumn={f.loc.end_col}"]
     props.append(f"title={escape_property(f.code + ' ' + CODES[f.code].name)}")
-    rule = f"[{f.rule_id}] " if f.rule_id else ""
-    return f"::{_kind(f)} {','.join(props)}::{escape_data(rule + f.message)}"
+    return f"::{_kind(f)} {','.join(props)}::{escape_data(tagged(f))}"
 
 
-def render(findings: list[Finding]) -> str:
+def render(report: Report) -> str:
+    findings = report.findings
     out = [line(f) + "\n" for f in findings]
     hidden = {k: max(0, sum(_kind(f) == k for f in findings) - SHOWN_PER_KIND) for k in ("error", "warning")}
     if any(hidden.values()):

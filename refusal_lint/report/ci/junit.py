@@ -8,12 +8,15 @@ from typing import TYPE_CHECKING
 from xml.etree import ElementTree as ET
 
 from refusal_lint.codes import CODES
+from refusal_lint.report.base import coded, tagged
 
 if TYPE_CHECKING:
     from refusal_lint.model import Finding
+    from refusal_lint.report.base import Report
 
 
-def render(findings: list[Finding]) -> str:
+def render(report: Report) -> str:
+    findings = report.findings
     by_file: dict[str, list[Finding]] = defaultdict(list)
     for f in findings:
         by_file[f.loc.path].append(f)
@@ -29,11 +32,11 @@ def render(findings: list[Finding]) -> str:
         )
         for f in items:
             code = CODES[f.code]
-            rule = f" [{f.rule_id}]" if f.rule_id else ""
+            where = f"at line {f.loc.line}, column {f.loc.col}"
             case = ET.SubElement(
                 suite,
                 "testcase",
-                name=f"{f.code}{rule} at line {f.loc.line}, column {f.loc.col}",
+                name=f"{f.code} {tagged(f, where)}",
                 classname=path,
                 file=path,
                 line=str(f.loc.line),
@@ -41,6 +44,6 @@ def render(findings: list[Finding]) -> str:
             failure = ET.SubElement(
                 case, "failure", message=f.message, type=f"{f.code} {code.name} ({code.severity})"
             )
-            failure.text = f"{path}:{f.loc.line}:{f.loc.col}: {f.code}{rule} {f.message}\n{code.url}"
+            failure.text = f"{path}:{f.loc.line}:{f.loc.col}: {coded(f)}\n{code.url}"
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

@@ -1,0 +1,71 @@
+"""What every format renders: the `Report` value, and how a finding is named in one: its rule
+tag (the one place `[rule-id]` is written) and its stable fingerprint."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from refusal_lint.codes import is_error
+
+if TYPE_CHECKING:
+    from refusal_lint.bind import Agent
+    from refusal_lint.model import Finding
+
+
+@dataclass(frozen=True)
+class Report:
+    """One run's result as the formats read it: what was found, then how it is shown."""
+
+    findings: tuple[Finding, ...]
+    agents: tuple[Agent, ...] = ()
+    files: int = 0  # files scanned
+    fixed: int = 0  # findings --fix fixed before this run
+    nothing: bool = False  # no card, prompt or guard found at all
+    head: str = ""  # a line above the text report (what probe reached)
+    command: str = "check"  # the command that ran (SARIF's automationDetails)
+    # How it is shown, as formats.render settles it from what was asked:
+    color: bool = False
+    statistics: bool = False
+    quiet: bool = False
+
+    @property
+    def errors(self) -> int:
+        return sum(is_error(f.code) for f in self.findings)
+
+    @property
+    def warnings(self) -> int:
+        return len(self.findings) - self.errors
+
+
+def rule_tag(f: Finding, empty: bool = False) -> str:
+    """`[rule-id]`, or "" for a finding of no rule. An empty id counts as none, except where
+    `empty` keeps it as `[]` (the text format has always shown it so; output is a contract)."""
+    return f"[{f.rule_id}]" if f.rule_id or (empty and f.rule_id is not None) else ""
+
+
+def tagged(f: Finding, text: str | None = None, empty: bool = False) -> str:
+    """`text` (the message, unless given) after the rule tag: `[rule-id] message`, an
+    annotation's text."""
+    tag, text = rule_tag(f, empty), f.message if text is None else text
+    return f"{tag} {text}" if tag else text
+
+
+def coded(f: Finding, empty: bool = False) -> str:
+    """`CODE [rule-id] message`: the code, then the tagged message (a line of a log)."""
+    return f"{f.code} {tagged(f, empty=empty)}"
+
+
+def fingerprints(findings: tuple[Finding, ...]) -> list[str]:
+    """One stable identity per finding, for SARIF and GitLab Code Quality (which drops
+    repeats): stable across runs and line moves, unique within a run: the code, path and rule,
+    and which occurrence of that triple it is."""
+    seen: dict[tuple[str, str, str], int] = {}
+    out = []
+    for f in findings:
+        key = (f.code, f.loc.path, f.rule_id or "")
+        n = seen.get(key, 0)
+        seen[key] = n + 1
+        out.append(hashlib.sha256(f"{key}|{n}".encode()).hexdigest()[:32])
+    return out

@@ -1,0 +1,121 @@
+"""The one registry of output formats (report/formats.py): every entry renders a Report, the
+command line offers exactly its names, the README's table is drawn from it, and a finding's
+rule tag is written in one place (report/base.py) for every format."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import click
+import pytest
+from conftest import ROOT, SURVEY_RULES, TESTDATA, Repo, extension, run_cli, run_in
+from hypothesis import given
+from hypothesis import strategies as st
+
+from refusal_lint.bind import Agent
+from refusal_lint.cli import main
+from refusal_lint.codes import CODES
+from refusal_lint.model import Finding, Loc, Rule, RuleSet
+from refusal_lint.report import text
+from refusal_lint.report.base import Report, coded, rule_tag, tagged
+from refusal_lint.report.ci import github
+from refusal_lint.report.formats import FORMATS, TABLES, Style, readme_table, render
+
+CARD = RuleSet(
+    Loc("agent-card.json", 8), (Rule("seg-mix", SURVEY_RULES["seg-mix"], Loc("agent-card.json", 10)),), True
+)
+SAMPLE = Report(
+    (
+        Finding("RL301", Loc("agent-card.json", 10, 11, 10, 20), "rule `seg-mix` is unguarded", "seg-mix"),
+        Finding("RL302", Loc("tools.py", 6, 16), "guard fires rule `seg_mix`", "seg_mix", agent="Survey"),
+        Finding("RL304", Loc("tools.py", 9, 5), "a refusal with no rule id"),
+    ),
+    (Agent("Survey", "", CARD),),
+    files=3,
+)
+
+
+def _choices(command: str) -> list[str]:
+    cmd = main.commands[command]
+    [option] = [p for p in cmd.params if p.name == "fmt"]
+    assert isinstance(option.type, click.Choice)
+    return list(option.type.choices)
+
+
+@pytest.mark.parametrize("name", list(FORMATS))
+def test_every_format_renders_a_sample_report(name: str) -> None:
+    out = FORMATS[name].render(SAMPLE)
+    assert all(code in out for code in ("RL301", "RL302", "RL304")), out
+    assert "seg_mix" in out and "tools.py" in out
+
+
+@pytest.mark.parametrize("name", TABLES)
+def test_every_table_format_renders_the_matrix(name: str) -> None:
+    out = FORMATS[name].render_table(SAMPLE)
+    assert "seg-mix" in out and "agent-card.json" in out  # the card's row and where it stands
+    assert "seg_mix" in out  # the id the card does not advertise gets its row too
+
+
+def test_a_format_without_a_table_says_so() -> None:
+    with pytest.raises(ValueError, match=r"no ci\.github form"):
+        FORMATS["github"].render_table(SAMPLE)
+
+
+def test_the_cli_offers_exactly_the_registry() -> None:
+    assert _choices("check") == list(FORMATS)
+    assert _choices("probe") == list(FORMATS)
+    assert _choices("matrix") == list(TABLES) == ["text", "json", "markdown"]
+    result = run_cli("check", ".", "--also", "nope=out.txt")
+    assert result.exit_code == 2
+    assert f"FORMAT one of {', '.join(FORMATS)}" in result.stderr
+
+
+@pytest.mark.parametrize("name", list(FORMATS))
+def test_every_format_through_the_cli(name: str) -> None:
+    result = run_in(TESTDATA / "py-rl302", "check", "--no-cache", "--format", name)
+    assert result.exit_code == 1
+    assert "RL302" in result.stdout and "seg_mix" in result.stdout
+
+
+def test_readme_lists_the_registry() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert readme_table() in readme
+    assert re.sub(r"\s+", "", "`--format " + "|".join(FORMATS) + "`") in re.sub(r"\s+", "", readme)
+
+
+def test_only_text_is_coloured() -> None:
+    for name, fmt in FORMATS.items():
+        out, colored = render(SAMPLE, Style(name, color=True))
+        assert colored == fmt.colors == ("\x1b[" in out), name
+
+
+def test_render_passes_statistics_and_quiet_to_the_report() -> None:
+    out, _ = render(SAMPLE, Style("text", color=False, statistics=True, quiet=True))
+    assert out.splitlines() == [f"    1  {code}  {CODES[code].name}" for code in ("RL301", "RL302", "RL304")]
+
+
+@given(
+    rule=st.one_of(st.none(), st.text(max_size=12)),
+    message=st.text(max_size=40),
+)
+def test_rule_tag_is_written_once(rule: str | None, message: str) -> None:
+    f = Finding("RL302", Loc("a.py", 2, 3), message, rule_id=rule)
+    expected = f"[{rule}] {message}" if rule else message
+    assert tagged(f) == expected
+    assert coded(f) == f"RL302 {expected}"
+    assert github.line(f).endswith("::" + github.escape_data(expected))
+    data: dict[str, Any] = json.loads(FORMATS["rdjson"].render(Report((f,))))
+    assert data["diagnostics"][0]["message"] == expected
+    # text alone shows an empty id as `[]` (it always has; the output is a contract)
+    shown = f"[{rule}]" if rule is not None else ""
+    assert rule_tag(f, empty=True) == shown
+    assert text.line(f, False) == f"a.py:2:3: RL302 {shown + ' ' if shown else ''}{message}"
+
+
+def test_an_empty_rule_id_reads_as_it_always_has(repo: Repo) -> None:
+    repo.agent(extension(params={**SURVEY_RULES, "": "Empty id."}))
+    assert "RL105 [] rule id `` is not kebab-case" in repo.check()
+    annotations = repo.check("--format", "github")
+    assert "::rule id `` is not kebab-case" in annotations
