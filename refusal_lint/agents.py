@@ -1,5 +1,5 @@
 """Bind every file's facts into agents (rule sets, prompts, guards with their rule ids), then
-check the bound tree once: the file, card, prompt and guard checks.
+check the bound tree once, through the registry of checks (checks/registry.py).
 
 Imported only when some file yielded facts: a tree with none never loads the binder.
 """
@@ -11,6 +11,7 @@ import dataclasses
 from refusal_lint import prompttext, scoping
 from refusal_lint.bind import (
     Agent,
+    Bound,
     BoundError,
     BoundGuard,
     bind_error,
@@ -20,8 +21,8 @@ from refusal_lint.bind import (
 )
 from refusal_lint.checks import card as card_checks
 from refusal_lint.checks import files as file_checks
-from refusal_lint.checks import guards as guard_checks
-from refusal_lint.checks import prompt as prompt_checks
+from refusal_lint.checks import registry
+from refusal_lint.checks.base import Run
 from refusal_lint.config import Config
 from refusal_lint.facts import DictV, ExtDecl, FileFacts, Str
 from refusal_lint.guardids import GuardIds
@@ -29,26 +30,6 @@ from refusal_lint.kinds import PromptForm
 from refusal_lint.model import Finding, Loc, Prompt, RuleSet
 from refusal_lint.resolve import ModuleIndex, Resolver
 from refusal_lint.roles import Roles
-
-
-@dataclasses.dataclass(frozen=True)
-class Bound:
-    """The tree's facts bound together: rule sets, agents with their prompts, guards and
-    errors, and what binding itself found."""
-
-    decls: list[ExtDecl]
-    rule_sets: list[RuleSet]
-    agents: list[Agent]
-    scoping: list[Finding]  # RL004: a file no agent, or two, claim
-    guards: list[BoundGuard]  # with no agent: every guard of the tree
-    protocol_errors: list[BoundError]  # with no agent: every one of the tree
-    missing: set[str]  # modules binding wanted but that were not read
-    helpers: frozenset[str] = frozenset()  # helpers followed to their call sites, by name
-
-    @property
-    def rule_ids(self) -> tuple[str, ...]:
-        """Every card's rule ids, sorted."""
-        return tuple(sorted({r.rule_id for rs in self.rule_sets for r in rs.rules}))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -68,7 +49,7 @@ def bind(root: str, cfg: Config, facts: dict[str, FileFacts], index: ModuleIndex
         decls.extend(d for ext in f.py_exts if (d := py_ext_decl(res, ext)) is not None)
     cards = card_checks.rule_sets(decls)
     params_ids = {c.params_id for c in cards if c.params_id}
-    agents, scoping_findings = scoping.agents_of(root, cfg, cards, facts, roles)
+    agents, unclaimed = scoping.agents_of(root, cfg, cards, facts, roles)
     for agent in agents:
         ids = {agent.card.params_id} if agent.card and agent.card.params_id else set()
         # A prompt fed from the params map, or from a module's copy of it (same rule ids), is derived.
@@ -89,29 +70,12 @@ def bind(root: str, cfg: Config, facts: dict[str, FileFacts], index: ModuleIndex
         for path in sorted(p for p, f in facts.items() if f.has_facts()):
             guards += [bg for g in facts[path].guards for bg in bind_guard(res, guard_ids, g, set())]
             errors += [be for e in facts[path].protocol_errors for be in bind_error(res, guard_ids, e, set())]
-    return Bound(
-        decls, cards, agents, scoping_findings, guards, errors, res.missing, frozenset(guard_ids.followed)
-    )
+    return Bound(decls, cards, agents, unclaimed, guards, errors, res.missing, frozenset(guard_ids.followed))
 
 
 def check(bound: Bound, facts: dict[str, FileFacts], roles: Roles) -> Checked:
-    """Every finding of the bound tree: files, cards, then each agent against its rule set."""
-    findings = file_checks.check(facts, roles.cards) + card_checks.check_decls(bound.decls)
-    findings += bound.scoping
-    for agent in bound.agents:
-        found = (
-            prompt_checks.check(agent.card, agent.prompts, agent.prompt_spec, agent.root)
-            if agent.card
-            else []
-        )
-        if agent.card is not None and agent.card.usable:
-            # No card, or unusable params (RL100, RL103, RL104): the agent's RL2xx/RL3xx are skipped.
-            found += guard_checks.check(agent.card, agent.guards, agent.protocol_errors)
-        findings.extend(dataclasses.replace(f, agent=agent.name) for f in found)
-    if not bound.agents:
-        if not roles.cards:  # a configured card that is missing or unreadable is RL100 alone
-            findings += guard_checks.check_cardless(bound.guards)
-        findings += guard_checks.check(None, bound.guards, bound.protocol_errors)
+    """Every finding of the bound tree (checks/registry.py), each named after its agent."""
+    findings = registry.findings(Run(bound, facts, frozenset(roles.cards)))
     card_agent = {a.card.loc: a.name for a in bound.agents if a.card}
     # One fault, one finding: a guard call and the payload inside its repo callee may both
     # resolve to the same call site.

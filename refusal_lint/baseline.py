@@ -15,11 +15,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from refusal_lint import sourcetext
-from refusal_lint.checks.files import RL003
 from refusal_lint.contents import DISK
 from refusal_lint.errors import UsageError
 from refusal_lint.filekinds import FileKind, is_kind
-from refusal_lint.model import Finding, Loc
+from refusal_lint.model import Finding
 
 FORMAT = "refusal-lint-baseline/1"
 
@@ -125,9 +124,9 @@ def _entry_line(lines: list[str], index: int) -> int:
 
 
 def apply(
-    findings: list[Finding], recorded: list[Entry], text_of: LineTexts, where: str
-) -> tuple[list[Finding], list[Finding]]:
-    """(the findings the baseline does not hide, an RL003 per entry that hides nothing)."""
+    findings: list[Finding], recorded: list[Entry], text_of: LineTexts
+) -> tuple[list[Finding], list[Entry]]:
+    """(the findings the baseline does not hide, the entries that hide nothing: RL003)."""
     left = Counter(key(e) for e in recorded)
     kept = []
     for f in findings:
@@ -140,14 +139,7 @@ def apply(
     for e in recorded:
         if left[key(e)] > 0:
             left[key(e)] -= 1
-            rule = f" [{e.rule_id}]" if e.rule_id else ""
-            stale.append(
-                RL003.finding(
-                    Loc(where, e.line),
-                    f"baseline entry {e.code}{rule} in {e.path} matches no finding now: drop it "
-                    "(--write-baseline rewrites the file)",
-                )
-            )
+            stale.append(e)
     return kept, stale
 
 

@@ -1,6 +1,6 @@
 """Binding one fact at a time: a Python extension entry resolved to its declaration, a
 Python prompt value to prompts, a guard or protocol error to the rule ids it fires
-(agents.py binds the whole tree with these)."""
+(agents.py binds the whole tree with these, into a `Bound`)."""
 
 from __future__ import annotations
 
@@ -62,6 +62,35 @@ class Agent:
     protocol_errors: list[BoundError] = field(default_factory=list)
     files: set[str] = field(default_factory=set)
     prompt_spec: str | None = None  # the configured `prompt:`, if any
+
+
+@dataclass(frozen=True)
+class Unclaimed:
+    """A file that yields facts but that no agent claims (`shared`: two agents claim it
+    equally); the file check makes it RL004."""
+
+    path: str
+    shared: bool
+
+
+@dataclass(frozen=True)
+class Bound:
+    """The tree's facts bound together (agents.bind): rule sets, agents with their prompts,
+    guards and errors, and what binding itself found. What the checks read."""
+
+    decls: list[ExtDecl]
+    rule_sets: list[RuleSet]
+    agents: list[Agent]
+    unclaimed: list[Unclaimed]  # files no agent, or two, claim
+    guards: list[BoundGuard]  # with no agent: every guard of the tree
+    protocol_errors: list[BoundError]  # with no agent: every one of the tree
+    missing: set[str]  # modules binding wanted but that were not read
+    helpers: frozenset[str] = frozenset()  # helpers followed to their call sites, by name
+
+    @property
+    def rule_ids(self) -> tuple[str, ...]:
+        """Every card's rule ids, sorted."""
+        return tuple(sorted({r.rule_id for rs in self.rule_sets for r in rs.rules}))
 
 
 # ---- cards built in Python ----------------------------------------------------------------

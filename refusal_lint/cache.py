@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from refusal_lint import __version__
-from refusal_lint.checks.files import RL005
 from refusal_lint.extract.job import Job
+from refusal_lint.kinds import ProblemKind
 
 if TYPE_CHECKING:
     from refusal_lint.facts import FileFacts
@@ -169,7 +169,7 @@ class Cache:
         self.put_key(key(job), facts)
 
     def put_key(self, k: str, facts: FileFacts) -> None:
-        if self.folder is None or (facts.problem is not None and facts.problem.code == RL005.code):
+        if self.folder is None or (facts.problem is not None and facts.problem.kind == ProblemKind.UNCHECKED):
             return  # a limit hit or a crash depends on the limits and may pass: try again next run
         from refusal_lint.facts import encode
 

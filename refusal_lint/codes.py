@@ -1,20 +1,20 @@
-"""The registry of finding codes (DESIGN §3): each code is defined beside the check that
-emits it; this gathers them in code order for `rule`, `rules`, the reporters, the rule pages
-and the README table. Adding a code: its `Code` entry and its finding in one check module,
-its name in that module's `CODES`."""
+"""The registry of finding codes (DESIGN §3, and §8, §10 for the live ones): each code is
+defined in the module that emits its findings, a static check's family beside its check;
+this gathers them in code order for `rule`, `rules`, the reporters, the rule pages and the
+README table. Adding a code: its `Code` entry and its finding in its family's module, its
+name in that module's `CODES` (a new static family: its line in checks/registry.py)."""
 
 from __future__ import annotations
 
-from refusal_lint.checks import card, files, guards, probe, prompt
+from refusal_lint.checks import probe
+from refusal_lint.checks.registry import CHECKS
 from refusal_lint.model import REPO, RULE_PAGES, Code, Severity
 
 __all__ = ["CODES", "REPO", "RULE_PAGES", "Code", "expand", "is_error"]
 
 CODES: dict[str, Code] = {
     c.code: c
-    for c in sorted(
-        (*files.CODES, *card.CODES, *prompt.CODES, *guards.CODES, *probe.CODES), key=lambda c: c.code
-    )
+    for c in sorted((*(c for check in CHECKS for c in check.codes), *probe.CODES), key=lambda c: c.code)
 }
 
 

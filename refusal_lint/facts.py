@@ -10,9 +10,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from refusal_lint.checks.files import RL002
 from refusal_lint.filekinds import FileKind
-from refusal_lint.kinds import FnKind, GuardKind, ParamsKind, PromptForm, ValueKind
+from refusal_lint.kinds import FnKind, GuardKind, ParamsKind, ProblemKind, PromptForm, ValueKind
 from refusal_lint.model import Loc, Prompt, PromptLine
 
 # ---- symbolic Python values -------------------------------------------------------------
@@ -271,12 +270,13 @@ class PyPrompt:
 
 @dataclass(frozen=True)
 class Problem:
-    """A file whose facts are unknown: RL002 where the standard parser rejects it, RL005
-    where it is valid but a limit (CPU time, memory, depth, a parser crash) stopped us."""
+    """A file whose facts are unknown, and why: the standard parser rejects it, or it is
+    valid but a limit (CPU time, memory, depth, a parser crash) stopped us. Extraction
+    records it; the file check (checks/files.py) says which code it is."""
 
     loc: Loc
     message: str
-    code: str = RL002.code
+    kind: ProblemKind = ProblemKind.UNPARSABLE
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ import os
 from typing import TYPE_CHECKING
 
 from refusal_lint import discover
+from refusal_lint.checks import files as file_checks
 from refusal_lint.checks.files import RL003
 from refusal_lint.config import Config
 from refusal_lint.roles import config_relative
@@ -50,10 +51,7 @@ def select_and_suppress(
             continue
         out.append(f)
     if settings.wants(RL003.code) and len(used) < len(own):
-        for (path, line), s in sorted(own.items()):
-            if (path, line) not in used:
-                what = f"[{','.join(s.codes)}]" if s.codes else ""
-                out.append(RL003.finding(s.loc, f"unused suppression `refusal-lint: ignore{what}`"))
+        out += file_checks.unused_suppressions(s for key, s in sorted(own.items()) if key not in used)
     return sorted(out, key=lambda f: f.sort_key())
 
 
@@ -64,7 +62,7 @@ def unrecorded(
     from refusal_lint import baseline
 
     where = os.path.relpath(os.path.abspath(baseline_path), root).replace(os.sep, "/")
-    kept, stale = baseline.apply(findings, recorded, baseline.LineTexts(root, settings.contents.read), where)
+    kept, stale = baseline.apply(findings, recorded, baseline.LineTexts(root, settings.contents.read))
     if settings.wants(RL003.code):
-        kept += stale
+        kept += file_checks.stale_entries(stale, where)
     return sorted(kept, key=lambda f: f.sort_key())

@@ -69,3 +69,10 @@ class PromptForm(StrEnum):
     CHAT_MESSAGE = "chat-message"
     PROMPT_FUNCTION = "prompt-function"
     CONTENT = "content"  # any prose string that mentions a card id
+
+
+class ProblemKind(StrEnum):
+    """Why a file's facts are unknown (the file check says which code that is)."""
+
+    UNPARSABLE = "unparsable"  # the standard parser rejects it, or it is not UTF-8
+    UNCHECKED = "unchecked"  # valid, but a limit (CPU time, memory, depth, a crash) stopped us

@@ -17,8 +17,7 @@ from refusal_lint.settings import Settings
 
 if TYPE_CHECKING:
     from refusal_lint import discover
-    from refusal_lint.agents import Bound
-    from refusal_lint.bind import Agent
+    from refusal_lint.bind import Agent, Bound
     from refusal_lint.model import Finding
 
 __all__ = ["Result", "Settings", "run"]

@@ -7,8 +7,8 @@ import os
 import posixpath
 
 from refusal_lint import discover
-from refusal_lint.bind import Agent
-from refusal_lint.checks.files import RL004, RUN_WIDE
+from refusal_lint.bind import Agent, Unclaimed
+from refusal_lint.checks.files import RUN_WIDE
 from refusal_lint.config import Config
 from refusal_lint.facts import FileFacts
 from refusal_lint.filekinds import FileKind, kind_of
@@ -18,12 +18,12 @@ from refusal_lint.roles import Roles, config_relative, rel
 
 def agents_of(
     root: str, cfg: Config, cards: list[RuleSet], facts: dict[str, FileFacts], roles: Roles
-) -> tuple[list[Agent], list[Finding]]:
-    """The agents of the tree, and an RL004 for each file that no agent, or two, claim."""
+) -> tuple[list[Agent], list[Unclaimed]]:
+    """The agents of the tree, and each file that no agent, or two, claim (RL004)."""
     if cfg.agents:
         return _configured_agents(cfg, root, cards, facts, roles), []
-    findings: list[Finding] = []
-    return _discovered_agents(root, cards, facts, findings), findings
+    unclaimed: list[Unclaimed] = []
+    return _discovered_agents(root, cards, facts, unclaimed), unclaimed
 
 
 def in_scope(path: str, agents: list[Agent], configured: bool) -> bool:
@@ -47,7 +47,7 @@ def _same_agent(a: RuleSet, b: RuleSet) -> bool:
 
 
 def _discovered_agents(
-    root: str, cards: list[RuleSet], facts: dict[str, FileFacts], findings: list[Finding]
+    root: str, cards: list[RuleSet], facts: dict[str, FileFacts], unclaimed: list[Unclaimed]
 ) -> list[Agent]:
     # A repo often holds one agent's card twice (built in code, and exported to
     # .well-known/): such cards make one agent, whose files are those under either root.
@@ -81,17 +81,7 @@ def _discovered_agents(
         elif not facts[path].claims():
             continue  # a shared pass-through helper: it serves every agent, and fires nothing itself
         else:
-            findings.append(
-                RL004.finding(
-                    Loc(path),
-                    (
-                        "this file belongs to two agents equally: their cards share its folder"
-                        if claim
-                        else "this file belongs to no agent: several cards were found and none is above it"
-                    )
-                    + "; say which agent it belongs to with `agents:` in the config (`guards:` globs)",
-                )
-            )
+            unclaimed.append(Unclaimed(path, shared=bool(claim)))
     return agents
 
 

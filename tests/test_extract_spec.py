@@ -184,6 +184,6 @@ def test_a_finding_names_the_id_bound_to_the_rule_parameter() -> None:
         for b in bind_guard(res, GuardIds(res, all_facts.values()), g, set())
     ]
     card = RuleSet(Loc("c.json"), (Rule("invalid-cut", "r", Loc("c.json", 2)),), usable=True)
-    rl302 = [f for f in guard_checks.check(card, bound, []) if f.code == "RL302"]
+    rl302 = [f for f in guard_checks.check_guards(card, bound, []) if f.code == "RL302"]
     assert [(f.rule_id, f.loc.line) for f in rl302] == [("seg-mix", 4)]
     assert "`seg-mix`" in rl302[0].message

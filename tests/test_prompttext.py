@@ -214,7 +214,7 @@ def test_inserted_rule_line_is_mentioned_with_its_reason(
 
 
 def test_placeholder_reasons_are_not_compared(tmp_path: object) -> None:
-    from refusal_lint.checks.prompt import check
+    from refusal_lint.checks.prompt import check_prompts as check
     from refusal_lint.model import Loc, Prompt, Rule, RuleSet
 
     card = RuleSet(Loc("c.json"), (Rule("seg-mix", "Real reason.", Loc("c.json", 2)),), usable=True)

@@ -6,10 +6,12 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from refusal_lint import spec
+from refusal_lint.checks.base import Check, Run
 from refusal_lint.kinds import ParamsKind, ValueKind
 from refusal_lint.model import Code, Finding, Rule, RuleSet, Severity
 
 if TYPE_CHECKING:
+    from refusal_lint.bind import Agent
     from refusal_lint.facts import ExtDecl
 
 RL101 = Code(
@@ -271,3 +273,11 @@ def check_decls(decls: Iterable[ExtDecl]) -> list[Finding]:
         RL108.finding(d.loc, "the refusals extension is declared twice in this card") for d in repeats
     ]
     return findings
+
+
+def check(agent: Agent | None, run: Run) -> list[Finding]:
+    """Every card's declarations, checked once for the tree."""
+    return check_decls(run.bound.decls)
+
+
+CHECK = Check("cards", CODES, check, per_agent=False)

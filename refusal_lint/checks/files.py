@@ -1,16 +1,21 @@
 """RL002-RL005 and RL100: files whose facts are unknown, and findings about the run itself
-(suppressions that silence nothing, files no agent claims). The extraction stage records a
-file's problem as a fact; `check` turns problems into findings."""
+(suppressions that silence nothing, files no agent claims). The stages record what they
+met as facts (extraction a file's problem, scoping the files no agent claims, filtering
+the suppressions and baseline entries nothing used); this module turns them into findings."""
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from refusal_lint.checks.base import Check, Run
+from refusal_lint.kinds import ProblemKind
 from refusal_lint.model import Code, Finding, Loc, Severity
 
 if TYPE_CHECKING:
-    from refusal_lint.facts import FileFacts
+    from refusal_lint.baseline import Entry
+    from refusal_lint.bind import Agent
+    from refusal_lint.facts import Suppression
 
 
 RL002 = Code(
@@ -141,16 +146,57 @@ CODES = (RL002, RL003, RL004, RL005, RL100)
 RUN_WIDE = frozenset({RL002.code, RL003.code, RL004.code})
 
 
-def check(facts: dict[str, FileFacts], cards: Collection[str]) -> list[Finding]:
-    """A finding for each file a parser rejected or a limit stopped; for a configured card
-    (`cards`), an unreadable or missing file is RL100."""
+def check(agent: Agent | None, run: Run) -> list[Finding]:
+    """A finding for each file a parser rejected or a limit stopped (for a configured card,
+    an unreadable or missing file is RL100), then for each file no agent, or two, claim."""
     findings = []
-    for path in sorted(facts):
-        problem = facts[path].problem
+    cards = run.configured_cards
+    for path in sorted(run.facts):
+        problem = run.facts[path].problem
         if problem is not None:
-            code = RL100.code if path in cards and problem.code == RL002.code else problem.code
+            unchecked = problem.kind == ProblemKind.UNCHECKED
+            code = RL005.code if unchecked else RL100.code if path in cards else RL002.code
             findings.append(Finding(code, problem.loc, problem.message))
     for card_path in sorted(cards):
-        if card_path not in facts:
+        if card_path not in run.facts:
             findings.append(RL100.finding(Loc(card_path), f"configured card `{card_path}` not found"))
+    for u in run.bound.unclaimed:
+        findings.append(
+            RL004.finding(
+                Loc(u.path),
+                (
+                    "this file belongs to two agents equally: their cards share its folder"
+                    if u.shared
+                    else "this file belongs to no agent: several cards were found and none is above it"
+                )
+                + "; say which agent it belongs to with `agents:` in the config (`guards:` globs)",
+            )
+        )
     return findings
+
+
+def unused_suppressions(unused: Iterable[Suppression]) -> list[Finding]:
+    """RL003 for each suppression comment that silenced no finding."""
+    out = []
+    for s in unused:
+        what = f"[{','.join(s.codes)}]" if s.codes else ""
+        out.append(RL003.finding(s.loc, f"unused suppression `refusal-lint: ignore{what}`"))
+    return out
+
+
+def stale_entries(entries: Iterable[Entry], where: str) -> list[Finding]:
+    """RL003 for each baseline entry (in the baseline file `where`) that hid no finding."""
+    out = []
+    for e in entries:
+        rule = f" [{e.rule_id}]" if e.rule_id else ""
+        out.append(
+            RL003.finding(
+                Loc(where, e.line),
+                f"baseline entry {e.code}{rule} in {e.path} matches no finding now: drop it "
+                "(--write-baseline rewrites the file)",
+            )
+        )
+    return out
+
+
+CHECK = Check("files", CODES, check, per_agent=False)

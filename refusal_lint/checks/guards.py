@@ -5,11 +5,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from refusal_lint import prompttext, spec
+from refusal_lint.checks.base import Check, Run
 from refusal_lint.kinds import EditKind, GuardStatus
-from refusal_lint.model import Code, Edit, Finding, RuleSet, Severity
+from refusal_lint.model import Code, Edit, Finding, Rule, RuleSet, Severity
 
 if TYPE_CHECKING:
-    from refusal_lint.bind import BoundError, BoundGuard
+    from refusal_lint.bind import Agent, BoundError, BoundGuard
 
 RL001 = Code(
     code="RL001",
@@ -185,7 +186,9 @@ def payload():
 CODES = (RL001, RL301, RL302, RL303, RL304, RL305, RL306)
 
 
-def check(card: RuleSet | None, guards: list[BoundGuard], errors: list[BoundError]) -> list[Finding]:
+def _payloads(guards: list[BoundGuard]) -> list[Finding]:
+    """RL306: refusal payloads with keys beyond rule/reason/detail, no rule, or a near-miss
+    media type."""
     out: list[Finding] = []
     for g in guards:
         if g.extra_keys:
@@ -206,74 +209,84 @@ def check(card: RuleSet | None, guards: list[BoundGuard], errors: list[BoundErro
             )
         if g.status == GuardStatus.NONE and not g.media_near:
             out.append(RL306.finding(g.loc, "refusal payload has no `rule`"))
-    for e in errors:
-        out.append(
-            RL305.finding(
-                e.loc,
-                f"a refusal is sent as a protocol error ({e.name}); the spec makes "
-                "a refused request a successful result carrying the refusal Parts",
-                rule_id=e.rule_id,
-            )
+    return out
+
+
+def _as_errors(errors: list[BoundError]) -> list[Finding]:
+    """RL305: each refusal sent as a protocol error."""
+    return [
+        RL305.finding(
+            e.loc,
+            f"a refusal is sent as a protocol error ({e.name}); the spec makes "
+            "a refused request a successful result carrying the refusal Parts",
+            rule_id=e.rule_id,
         )
+        for e in errors
+    ]
+
+
+def _reason_edit(g: BoundGuard, reason: str) -> Edit | None:
+    """--fix's rewrite of a guard's literal reason to the card's."""
+    if not (g.reason_literal and g.reason_loc is not None and g.reason is not None):
+        return None
+    r = g.reason_loc
+    return Edit(
+        path=r.path,
+        line=r.line,
+        old=g.reason,
+        new=reason,
+        kind=EditKind.LITERAL,
+        col=r.col,
+        end_line=r.end_line,
+        end_col=r.end_col,
+    )
+
+
+def _against(g: BoundGuard, rules: dict[str, Rule]) -> Finding | None:
+    """RL304, RL302 or RL303: what is wrong with one guard against the card, if anything."""
+    if g.status == GuardStatus.UNRESOLVED:
+        return RL304.finding(g.loc, "the rule id of this guard cannot be resolved statically")
+    if g.status != GuardStatus.ID or g.rule_id is None:
+        return None
+    rule = rules.get(g.rule_id)
+    if rule is None:
+        near = prompttext.nearest(g.rule_id, list(rules))
+        hint = f"; did you mean `{near}`?" if near else ""
+        return RL302.finding(
+            g.loc,
+            f"guard fires rule `{g.rule_id}`, which the card does not advertise{hint}",
+            rule_id=g.rule_id,
+        )
+    if (
+        g.reason is None
+        or rule.reason is None
+        or prompttext.fold_ws(g.reason) == prompttext.fold_ws(rule.reason)
+    ):
+        return None
+    return RL303.finding(
+        g.loc,
+        f'guard passes reason "{g.reason}" for `{g.rule_id}`; the card says "{rule.reason}"',
+        rule_id=g.rule_id,
+        edit=_reason_edit(g, rule.reason),
+    )
+
+
+def check_guards(card: RuleSet | None, guards: list[BoundGuard], errors: list[BoundError]) -> list[Finding]:
+    """The guards and errors of one agent (or of a tree with none) against its card."""
+    out = _payloads(guards) + _as_errors(errors)
     if card is None or not card.usable or not card.rules:
         return out
     rules = card.rule_map()
-    ids = list(rules)
-    fired: set[str] = {e.rule_id for e in errors if e.rule_id}
-    for g in guards:
-        if g.status == GuardStatus.UNRESOLVED:
-            out.append(RL304.finding(g.loc, "the rule id of this guard cannot be resolved statically"))
-            continue
-        if g.status != GuardStatus.ID or g.rule_id is None:
-            continue
-        fired.add(g.rule_id)
-        rule = rules.get(g.rule_id)
-        if rule is None:
-            near = prompttext.nearest(g.rule_id, ids)
-            hint = f"; did you mean `{near}`?" if near else ""
-            out.append(
-                RL302.finding(
-                    g.loc,
-                    f"guard fires rule `{g.rule_id}`, which the card does not advertise{hint}",
-                    rule_id=g.rule_id,
-                )
-            )
-            continue
-        if (
-            g.reason is not None
-            and rule.reason is not None
-            and prompttext.fold_ws(g.reason) != prompttext.fold_ws(rule.reason)
-        ):
-            edit = None
-            if g.reason_literal and g.reason_loc is not None:
-                r = g.reason_loc
-                edit = Edit(
-                    path=r.path,
-                    line=r.line,
-                    old=g.reason,
-                    new=rule.reason,
-                    kind=EditKind.LITERAL,
-                    col=r.col,
-                    end_line=r.end_line,
-                    end_col=r.end_col,
-                )
-            out.append(
-                RL303.finding(
-                    g.loc,
-                    f'guard passes reason "{g.reason}" for `{g.rule_id}`; the card says "{rule.reason}"',
-                    rule_id=g.rule_id,
-                    edit=edit,
-                )
-            )
-    for rule in card.rules:
-        if rule.rule_id not in fired:
-            out.append(
-                RL301.finding(
-                    rule.loc,
-                    f"rule `{rule.rule_id}` is advertised but no guard fires it",
-                    rule_id=rule.rule_id,
-                )
-            )
+    out += [f for g in guards if (f := _against(g, rules)) is not None]
+    fired = {e.rule_id for e in errors if e.rule_id}
+    fired |= {g.rule_id for g in guards if g.status == GuardStatus.ID and g.rule_id is not None}
+    out += [
+        RL301.finding(
+            rule.loc, f"rule `{rule.rule_id}` is advertised but no guard fires it", rule_id=rule.rule_id
+        )
+        for rule in card.rules
+        if rule.rule_id not in fired
+    ]
     return out
 
 
@@ -291,3 +304,18 @@ def check_cardless(guards: list[BoundGuard]) -> list[Finding]:
         )
         for rid, g in first.items()
     ]
+
+
+def check(agent: Agent | None, run: Run) -> list[Finding]:
+    """An agent's guards against its card (none, or unusable params as RL100, RL103 and
+    RL104 say: its RL3xx are skipped); a tree with no agent: its guards against no card,
+    and RL001 where no card is configured either (a configured one missing is RL100 alone)."""
+    if agent is None:
+        cardless = [] if run.configured_cards else check_cardless(run.bound.guards)
+        return cardless + check_guards(None, run.bound.guards, run.bound.protocol_errors)
+    if agent.card is None or not agent.card.usable:
+        return []
+    return check_guards(agent.card, agent.guards, agent.protocol_errors)
+
+
+CHECK = Check("guards", CODES, check)

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from refusal_lint import prompttext
+from refusal_lint.checks.base import Check, Run
 from refusal_lint.kinds import EditKind
-from refusal_lint.model import Code, Edit, Finding, Loc, Prompt, RuleSet, Severity
+from refusal_lint.model import Code, Edit, Finding, Loc, Prompt, Rule, RuleSet, Severity
+
+if TYPE_CHECKING:
+    from refusal_lint.bind import Agent
 
 RL200 = Code(
     code="RL200",
@@ -104,67 +109,95 @@ def mention_lines(prompts: list[Prompt], rule_id: str) -> list[Loc]:
     return out
 
 
-def check(
+def _missing(card: RuleSet, configured: str | None, root: str) -> Finding:
+    """RL200: no prompt found, or the configured one is not there."""
+    why = (
+        f"the configured prompt `{configured}` was not found"
+        if configured
+        else f"no system prompt found for this agent under `{root or '.'}/` (looked for prompt "
+        "files, YAML/JSON prompt keys, Python prompt arguments, assignments, chat messages and "
+        "prompt functions); point `prompt:` in the config at it: `file`, `file.yaml#key.path` "
+        "or `module.py:NAME`"
+    )
+    return RL200.finding(card.loc, why)
+
+
+def _unmentioned(card: RuleSet, prompts: list[Prompt]) -> list[Finding]:
+    """RL201: each card rule no prompt mentions."""
+    return [
+        RL201.finding(
+            rule.loc, f"rule `{rule.rule_id}` is never mentioned in the prompt", rule_id=rule.rule_id
+        )
+        for rule in card.rules
+        if not mention_lines(prompts, rule.rule_id)
+    ]
+
+
+def _unknown(p: Prompt, ids: list[str]) -> list[Finding]:
+    """RL202: each rule the prompt names that the card does not advertise."""
+    out = []
+    for u in prompttext.unknown_ids(p.lines, ids):
+        hint = f"; did you mean `{u.suggestion}`?" if u.suggestion else ""
+        out.append(
+            RL202.finding(
+                _on_file_line(Loc(p.loc.path, u.line, u.col, u.line, u.col + len(u.token)), u.token, p),
+                f"the prompt names rule `{u.token}`, which the card does not advertise{hint}",
+                rule_id=u.token,
+            )
+        )
+    return out
+
+
+def _reasons(p: Prompt, rules: dict[str, Rule]) -> list[Finding]:
+    """RL203: each rule line stating another reason than the card's."""
+    out = []
+    for rl in prompttext.rule_lines(p.lines):
+        stated = rules.get(rl.rule_id)
+        if stated is None or stated.reason is None or _PLACEHOLDER.search(rl.wrapped or rl.reason):
+            continue  # a reason filled in at run time ({{ reasons[...] }}, f"{...}") is not stated here
+        if rl.states(stated.reason):
+            continue
+        # A reason wrapped over several lines is not rewritten: that is a judgement call.
+        edit = (
+            None
+            if rl.wrapped
+            else Edit(path=p.loc.path, line=rl.line, old=rl.reason, new=stated.reason, kind=EditKind.TEXT)
+        )
+        out.append(
+            RL203.finding(
+                _on_file_line(
+                    Loc(p.loc.path, rl.line, rl.col, rl.line, rl.col + len(rl.rule_id)), rl.rule_id, p
+                ),
+                f'the prompt gives `{rl.rule_id}` the reason "{rl.wrapped or rl.reason}"; '
+                f'the card says "{stated.reason}"',
+                rule_id=rl.rule_id,
+                edit=edit,
+            )
+        )
+    return out
+
+
+def check_prompts(
     card: RuleSet, prompts: list[Prompt], configured: str | None = None, root: str = ""
 ) -> list[Finding]:
+    """The agent's prompt candidates that count against its card."""
     if not card.usable or not card.rules:
         return []
     if not prompts:
-        why = (
-            f"the configured prompt `{configured}` was not found"
-            if configured
-            else f"no system prompt found for this agent under `{root or '.'}/` (looked for prompt "
-            "files, YAML/JSON prompt keys, Python prompt arguments, assignments, chat messages and "
-            "prompt functions); point `prompt:` in the config at it: `file`, `file.yaml#key.path` "
-            "or `module.py:NAME`"
-        )
-        return [RL200.finding(card.loc, why)]
-    out: list[Finding] = []
+        return [_missing(card, configured, root)]
+    out = _unmentioned(card, prompts)
     ids = [r.rule_id for r in card.rules]
     rules = card.rule_map()
-    for rule in card.rules:
-        if not mention_lines(prompts, rule.rule_id):
-            out.append(
-                RL201.finding(
-                    rule.loc,
-                    f"rule `{rule.rule_id}` is never mentioned in the prompt",
-                    rule_id=rule.rule_id,
-                )
-            )
     for p in prompts:
-        if p.derived:
-            continue
-        for u in prompttext.unknown_ids(p.lines, ids):
-            hint = f"; did you mean `{u.suggestion}`?" if u.suggestion else ""
-            out.append(
-                RL202.finding(
-                    _on_file_line(Loc(p.loc.path, u.line, u.col, u.line, u.col + len(u.token)), u.token, p),
-                    f"the prompt names rule `{u.token}`, which the card does not advertise{hint}",
-                    rule_id=u.token,
-                )
-            )
-        for rl in prompttext.rule_lines(p.lines):
-            stated = rules.get(rl.rule_id)
-            if stated is None or stated.reason is None or _PLACEHOLDER.search(rl.wrapped or rl.reason):
-                continue  # a reason filled in at run time ({{ reasons[...] }}, f"{...}") is not stated here
-            if not rl.states(stated.reason):
-                # A reason wrapped over several lines is not rewritten: that is a judgement call.
-                edit = (
-                    None
-                    if rl.wrapped
-                    else Edit(
-                        path=p.loc.path, line=rl.line, old=rl.reason, new=stated.reason, kind=EditKind.TEXT
-                    )
-                )
-                out.append(
-                    RL203.finding(
-                        _on_file_line(
-                            Loc(p.loc.path, rl.line, rl.col, rl.line, rl.col + len(rl.rule_id)), rl.rule_id, p
-                        ),
-                        f'the prompt gives `{rl.rule_id}` the reason "{rl.wrapped or rl.reason}"; '
-                        f'the card says "{stated.reason}"',
-                        rule_id=rl.rule_id,
-                        edit=edit,
-                    )
-                )
+        if not p.derived:
+            out += _unknown(p, ids) + _reasons(p, rules)
     return out
+
+
+def check(agent: Agent | None, run: Run) -> list[Finding]:
+    if agent is None or agent.card is None:
+        return []
+    return check_prompts(agent.card, agent.prompts, agent.prompt_spec, agent.root)
+
+
+CHECK = Check("prompt", CODES, check)

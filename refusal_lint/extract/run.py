@@ -10,13 +10,12 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from refusal_lint import prefilter, sourcetext
-from refusal_lint.checks.files import RL005
 from refusal_lint.extract import comments, datacards, dataprompts, jsonpos, pyscan, yamlsafe
 from refusal_lint.extract.job import Job
 from refusal_lint.extract.tree import ParseError, TNode, TooDeep
 from refusal_lint.facts import FileFacts, Problem
 from refusal_lint.filekinds import FileKind
-from refusal_lint.kinds import PromptForm
+from refusal_lint.kinds import ProblemKind, PromptForm
 from refusal_lint.model import Loc, Prompt
 from refusal_lint.prompttext import names_card_rule
 
@@ -36,7 +35,9 @@ def _problem(job: Job, message: str, line: int = 1, col: int = 1) -> FileFacts:
 
 def unchecked(path: str, kind: FileKind, why: str) -> FileFacts:
     """RL005: a valid file that could not be analysed within the limits (line 1)."""
-    return FileFacts(path, kind, problem=Problem(Loc(path), why + "; its facts are unchecked", RL005.code))
+    return FileFacts(
+        path, kind, problem=Problem(Loc(path), why + "; its facts are unchecked", ProblemKind.UNCHECKED)
+    )
 
 
 def extract(job: Job) -> FileFacts:
