@@ -1,0 +1,119 @@
+"""The package's layout holds: no import cycle (imports under `if TYPE_CHECKING:` and inside
+functions count: they are the same dependency, only later), each code's literal in at most
+two modules, and no check function over 60 lines."""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections import defaultdict
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent.parent / "refusal_lint"
+CODE = re.compile(r"^RL\d{3}$")
+
+
+def _name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _modules() -> dict[str, tuple[Path, ast.Module]]:
+    return {_name(p): (p, ast.parse(p.read_text(encoding="utf-8"))) for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def _imported(module: str, path: Path, tree: ast.Module, known: set[str]) -> set[str]:
+    """The package's modules `module` imports anywhere in its text: `from a import b` is
+    module `a.b` where that is a module, else `a`."""
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out |= {a.name for a in node.names if a.name in known}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                up = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(up + ([node.module] if node.module else []))
+            for a in node.names:
+                if f"{base}.{a.name}" in known:
+                    out.add(f"{base}.{a.name}")
+                elif base in known:
+                    out.add(base)
+    out.discard(module)
+    return out
+
+
+def import_graph() -> dict[str, set[str]]:
+    modules = _modules()
+    return {m: _imported(m, path, tree, set(modules)) for m, (path, tree) in modules.items()}
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str]:
+    """One cycle of the graph (its modules, the first repeated at the end), or []."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(m: str) -> list[str]:
+        state[m] = 1
+        path.append(m)
+        for n in sorted(graph[m]):
+            if state.get(n) == 1:
+                return [*path[path.index(n) :], n]
+            if n not in state and (found := visit(n)):
+                return found
+        state[m] = 2
+        path.pop()
+        return []
+
+    for m in sorted(graph):
+        if m not in state and (found := visit(m)):
+            return found
+    return []
+
+
+def test_the_graph_sees_every_kind_of_import() -> None:
+    graph = import_graph()
+    assert "refusal_lint.model" in graph["refusal_lint.codes"]  # at the top
+    assert "refusal_lint.bind" in graph["refusal_lint.checks.guards"]  # under TYPE_CHECKING
+    assert "refusal_lint.baseline" in graph["refusal_lint.filtering"]  # inside a function
+    assert "refusal_lint.checks.registry" in graph["refusal_lint.codes"]  # `from pkg.mod import x`
+    assert "refusal_lint.checks.files" in graph["refusal_lint.agents"]  # `from pkg import mod`
+
+
+def test_find_cycle_finds_one() -> None:
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": set(), "c": {"a", "b"}}) == []
+
+
+def test_no_import_cycle() -> None:
+    assert find_cycle(import_graph()) == []
+
+
+def _code_literals(tree: ast.Module) -> set[str]:
+    return {
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and CODE.match(node.value)
+    }
+
+
+def test_each_code_literal_is_in_at_most_two_modules() -> None:
+    where: dict[str, list[str]] = defaultdict(list)
+    for module, (_, tree) in _modules().items():
+        for code in _code_literals(tree):
+            where[code].append(module)
+    assert where  # the codes are spelled somewhere: their definitions
+    assert {code: mods for code, mods in where.items() if len(mods) > 2} == {}
+
+
+def test_no_check_function_is_over_60_lines() -> None:
+    long = [
+        f"{path.name}:{node.name} {node.end_lineno - node.lineno + 1}"
+        for path in sorted((PACKAGE / "checks").glob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.end_lineno is not None
+        and node.end_lineno - node.lineno + 1 > 60
+    ]
+    assert long == []
