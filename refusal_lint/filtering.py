@@ -1,5 +1,6 @@
-"""After the checks: findings selected, per-file-ignored and suppressed (unused
-suppressions are RL003), and those a baseline records left out."""
+"""After the checks: findings selected, per-file-ignored and suppressed, and those a
+baseline records left out; the suppressions and baseline entries that hid nothing are
+RL003 (checks/files.py makes them findings)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ from typing import TYPE_CHECKING
 
 from refusal_lint import discover
 from refusal_lint.checks import files as file_checks
-from refusal_lint.checks.files import RL003
 from refusal_lint.config import Config
 from refusal_lint.roles import config_relative
 from refusal_lint.settings import Settings
@@ -50,7 +50,7 @@ def select_and_suppress(
             used.add((f.loc.path, hit.line))
             continue
         out.append(f)
-    if settings.wants(RL003.code) and len(used) < len(own):
+    if settings.wants(file_checks.RL003.code) and len(used) < len(own):
         out += file_checks.unused_suppressions(s for key, s in sorted(own.items()) if key not in used)
     return sorted(out, key=lambda f: f.sort_key())
 
@@ -63,6 +63,6 @@ def unrecorded(
 
     where = os.path.relpath(os.path.abspath(baseline_path), root).replace(os.sep, "/")
     kept, stale = baseline.apply(findings, recorded, baseline.LineTexts(root, settings.contents.read))
-    if settings.wants(RL003.code):
+    if settings.wants(file_checks.RL003.code):
         kept += file_checks.stale_entries(stale, where)
     return sorted(kept, key=lambda f: f.sort_key())

@@ -5,10 +5,14 @@ from __future__ import annotations
 import ast
 import re
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 
+from refusal_lint.bind import Agent, Bound
+from refusal_lint.checks import registry
+from refusal_lint.checks.base import Check, Run
 from refusal_lint.codes import CODES, expand
-from refusal_lint.model import Severity
+from refusal_lint.model import Finding, Loc, Severity
 
 PACKAGE = Path(__file__).resolve().parent.parent / "refusal_lint"
 CODE = re.compile(r"^RL\d{3}$")
@@ -82,3 +86,56 @@ def test_registry_fields() -> None:
 def test_expand_prefixes() -> None:
     assert expand(["RL10"]) == {c for c in CODES if c.startswith("RL10")}
     assert expand(["all"]) == set(CODES)
+
+
+def test_each_static_family_is_one_module_whose_check_is_registered() -> None:
+    import importlib
+
+    from refusal_lint.checks import probe
+    from refusal_lint.checks.registry import CHECKS
+
+    not_static = ("__init__", "base", "registry", "probe")  # probe: the live codes, no static check
+    families = sorted(p.stem for p in (PACKAGE / "checks").glob("*.py") if p.stem not in not_static)
+    modules = [importlib.import_module(f"refusal_lint.checks.{name}") for name in families]
+    assert {m.CHECK for m in modules} == set(CHECKS) and len(CHECKS) == len(modules)
+    assert all(m.CHECK.codes == m.CODES for m in modules)
+    assert len({c.name for c in CHECKS}) == len(CHECKS)
+    static = [c.code for check in CHECKS for c in check.codes]
+    assert sorted(static + [c.code for c in probe.CODES]) == list(CODES)
+
+
+def _recording(calls: list[tuple[str, str | None]], name: str, code: str) -> Callable[..., list[Finding]]:
+    def fn(agent: Agent | None, run: Run) -> list[Finding]:
+        calls.append((name, agent.name if agent else None))
+        return [Finding(code, Loc(f"{name}.py"), name)]
+
+    return fn
+
+
+def test_the_registry_runs_tree_checks_once_and_agent_checks_for_each_agent() -> None:
+    calls: list[tuple[str, str | None]] = []
+    checks = (
+        Check("per-agent", (), _recording(calls, "per-agent", "RL201")),
+        Check("tree", (), _recording(calls, "tree", "RL002"), per_agent=False),
+    )
+    agents = [Agent("survey", "survey", None), Agent("media", "media", None)]
+    got = registry.findings(Run(Bound([], [], agents, [], [], [], set()), {}), checks)
+    assert calls == [("tree", None), ("per-agent", "survey"), ("per-agent", "media")]
+    assert [(f.code, f.agent) for f in got] == [("RL002", None), ("RL201", "survey"), ("RL201", "media")]
+    # A tree with no agent: the per-agent checks see it once, as no agent, and name none.
+    calls.clear()
+    got = registry.findings(Run(Bound([], [], [], [], [], [], set()), {}), checks)
+    assert calls == [("tree", None), ("per-agent", None)]
+    assert [(f.code, f.agent) for f in got] == [("RL002", None), ("RL201", None)]
+
+
+def test_a_configured_card_that_is_missing_is_rl100_alone() -> None:
+    """The guard check of a tree with no agent gives RL001 only when no card is configured."""
+    from refusal_lint.bind import BoundGuard
+    from refusal_lint.kinds import GuardKind, GuardStatus
+
+    guard = BoundGuard(Loc("tools.py", 4), GuardKind.CALL, GuardStatus.ID, "seg-mix")
+    bound = Bound([], [], [], [], [guard], [], set())
+    assert [f.code for f in registry.findings(Run(bound, {}))] == ["RL001"]
+    got = registry.findings(Run(bound, {}, frozenset({"agent-card.json"})))
+    assert [(f.code, f.loc.path) for f in got] == [("RL100", "agent-card.json")]

@@ -1,8 +1,8 @@
-"""RL400-RL408: a running agent's answers against the spec's "Conformance (probed)". The
-conformance library (conformance.py) judges an answer; `probe` (probe.py) adds what reaching
-the agent finds (no card, HTTP errors). RL501: the other side, a client's fault as the
-refusing stub agent (stub/) sees it. Defined here, apart from all three, so the registry of
-codes does not import the judging or serving code."""
+"""RL400-RL408 (DESIGN §8): a running agent's answers against the spec's "Conformance
+(probed)". The conformance library (conformance.py) judges an answer; `probe` (probe.py)
+adds what reaching the agent finds (no card, HTTP errors). RL501 (DESIGN §10): the other
+side, a client's fault as the refusing stub agent (stub/) sees it. Defined here, apart from
+all three, so the registry of codes does not import the judging or serving code."""
 
 from __future__ import annotations
 
