@@ -270,3 +270,19 @@ def _under(path: str, targets: Iterable[str]) -> bool:
 def _excluded(spec: pathspec.GitIgnoreSpec, path: str, base: str) -> bool:
     sub = _rel(path, base)
     return not sub.startswith("../") and spec.match_file(sub)
+
+
+def read_bytes(
+    rel: str, path: str, size: int, given: bytes | None, max_size: int, configured: bool
+) -> tuple[bytes | None, str | None]:
+    """A file's bytes (`given`: git's index or an editor's buffer, not the disk), or the
+    note saying why not; the one reader of the main process and of the workers."""
+    if size > max_size and not configured:
+        return None, f"{rel}: skipped, {size} bytes is over max-file-size ({max_size})"
+    if given is not None:
+        return given, None
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(), None
+    except OSError as exc:
+        return None, f"{rel}: cannot read ({exc.strerror or exc})"

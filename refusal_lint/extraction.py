@@ -17,6 +17,7 @@ from refusal_lint import discover, prefilter
 from refusal_lint.cache import PROMPT_ONLY, SKIP, Cache
 from refusal_lint.cache import key as cache_key
 from refusal_lint.config import Config
+from refusal_lint.contents import read_bytes
 from refusal_lint.extract.job import Job, ScanJob
 from refusal_lint.filekinds import FileKind, kind_of
 from refusal_lint.roles import Roles
@@ -311,22 +312,6 @@ class Extraction:
             ids=self.ids if ids is None else ids,
             content=content,
         )
-
-
-def read_bytes(
-    rel: str, path: str, size: int, given: bytes | None, max_size: int, configured: bool
-) -> tuple[bytes | None, str | None]:
-    """A file's bytes (`given`: git's index or an editor's buffer, not the disk), or the
-    note saying why not; the one reader of the main process and of the workers."""
-    if size > max_size and not configured:
-        return None, f"{rel}: skipped, {size} bytes is over max-file-size ({max_size})"
-    if given is not None:
-        return given, None
-    try:
-        with open(path, "rb") as fh:
-            return fh.read(), None
-    except OSError as exc:
-        return None, f"{rel}: cannot read ({exc.strerror or exc})"
 
 
 def context(*parts: object) -> str:

@@ -62,7 +62,7 @@ def _safe_extract(job: Job, cpu_limit: float) -> FileFacts:
 def _scan(job: ScanJob, conn: Connection, cpu_limit: float) -> None:
     """Read, prefilter and parse a batch; report each parsed file as it is done."""
     from refusal_lint.cache import key
-    from refusal_lint.extraction import read_bytes
+    from refusal_lint.contents import read_bytes
     from refusal_lint.prefilter import may_hold_prompt, python_worth_parsing
 
     skips: list[str] = []
