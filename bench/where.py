@@ -23,8 +23,8 @@ from typing import Any
 
 
 def _wrap(log: str) -> None:
-    import refusal_lint.extract.run as run
-    import refusal_lint.workers as workers
+    import refusal_lint.static.extract.run as run
+    import refusal_lint.static.workers as workers
 
     inner = run.extract
 

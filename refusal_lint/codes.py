@@ -7,9 +7,10 @@ that module's `CODES` (a new static family: its line in checks/registry.py)."""
 
 from __future__ import annotations
 
-from refusal_lint.checks import probe
-from refusal_lint.checks.registry import CHECKS
-from refusal_lint.model import REPO, RULE_PAGES, Code, Severity
+from refusal_lint.core.kinds import Severity
+from refusal_lint.core.model import REPO, RULE_PAGES, Code
+from refusal_lint.live import codes as probe
+from refusal_lint.static.checks.registry import CHECKS
 
 __all__ = ["CODES", "REPO", "RULE_PAGES", "Code", "expand", "is_error"]
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from refusal_lint.codes import expand
-from refusal_lint.errors import UsageError
+from refusal_lint.core.errors import UsageError
 
 CONFIG_FILES = (".refusal-lint.yaml", "refusal-lint.yaml", "pyproject.toml")
 DEFAULT_MAX_FILE_SIZE = 4 * 1024 * 1024
@@ -158,7 +158,7 @@ def _read(path: str, data: bytes | None = None) -> Any:
         except tomllib.TOMLDecodeError as exc:
             raise UsageError(f"{path}: invalid TOML: {exc}") from None
         return doc.get("tool", {}).get("refusal-lint")
-    from refusal_lint.extract.yamlsafe import YamlError, load_plain
+    from refusal_lint.static.extract.data.yamlsafe import YamlError, load_plain
 
     try:
         return load_plain(text)

@@ -28,9 +28,10 @@ import os
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from refusal_lint import answers, spec
-from refusal_lint.checks.probe import CODES, RL400, RL401, RL402, RL403, RL404, RL405, RL406, RL407, RL408
-from refusal_lint.prompttext import fold_ws
+from refusal_lint.core import spec
+from refusal_lint.core.prompttext import fold_ws
+from refusal_lint.live import answers
+from refusal_lint.live.codes import CODES, RL400, RL401, RL402, RL403, RL404, RL405, RL406, RL407, RL408
 
 _BY_CODE = {c.code: c for c in CODES}
 

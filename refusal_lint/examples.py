@@ -80,7 +80,7 @@ def answer(example: str) -> object:
 def codes_of(code: str, example: str, fixed: str = "") -> list[str]:
     """The codes refusal-lint reports for an example (with its fix applied, if given)."""
     if code.startswith("RL5"):
-        from refusal_lint.stub.core import Recorder, stub_card
+        from refusal_lint.live.stub.core import Recorder, stub_card
 
         recorder = Recorder(stub_card(json.loads(CARD)), "http://127.0.0.1:9999")
         for sent in json.loads(fixed or example):
@@ -91,8 +91,9 @@ def codes_of(code: str, example: str, fixed: str = "") -> list[str]:
 
         got = conformance.judge(answer(fixed or example), json.loads(CARD), "seg-mix")
         return [f.code for f in got]
-    from refusal_lint import config, pipeline
+    from refusal_lint import config
     from refusal_lint.codes import CODES
+    from refusal_lint.static import pipeline
 
     with tempfile.TemporaryDirectory(prefix="refusal-lint-example-") as root:
         for path, text in tree(example, fixed).items():

@@ -93,11 +93,11 @@ def test_warm_run_starts_no_parser(agent: Path) -> None:
         "from refusal_lint.cli import main\n"
         f"sys.argv = ['refusal-lint', 'check', {str(agent)!r}]\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
-        "mods = ('libcst', 'refusal_lint.workers', 'yaml')\n"
+        "mods = ('libcst', 'refusal_lint.static.workers', 'yaml')\n"
         "print(sorted(m for m in mods if m in sys.modules), file=sys.stderr)\n"
     )
     cold = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
-    assert "'refusal_lint.workers'" in cold.stderr.splitlines()[-1]
+    assert "'refusal_lint.static.workers'" in cold.stderr.splitlines()[-1]
     warm = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
     assert warm.stdout == "All checks passed!\n"
     assert warm.stderr.splitlines()[-1] == "[]"
@@ -116,7 +116,7 @@ def test_a_cache_written_by_other_code_is_never_used(tmp_path: Path, monkeypatch
     """The key covers the extractor's own code, not only the version string (issue 13)."""
     import json
 
-    from refusal_lint import cache
+    from refusal_lint.static import cache
 
     root = tmp_path / "agent"
     shutil.copytree(TESTDATA / "py-rl302", root, ignore=shutil.ignore_patterns("expected.txt"))
@@ -135,7 +135,7 @@ def test_a_cache_written_by_other_code_is_never_used(tmp_path: Path, monkeypatch
 
 
 def test_code_fingerprint_covers_the_package_source() -> None:
-    from refusal_lint import cache
+    from refusal_lint.static import cache
 
     first = cache.code_fingerprint()
     assert first == cache.code_fingerprint() and len(first) == 20

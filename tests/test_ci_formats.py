@@ -153,7 +153,7 @@ def test_junit_structure(case: str) -> None:
 
 
 def test_azure_lines_and_escaping() -> None:
-    from refusal_lint.model import Finding, Loc
+    from refusal_lint.core.model import Finding, Loc
     from refusal_lint.report.ci import azure
 
     for line in _out("py-rl302", "azure").splitlines():

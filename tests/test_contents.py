@@ -11,8 +11,10 @@ from pathlib import Path
 import pytest
 from conftest import SURVEY_RULES, Repo, run_cli
 
-from refusal_lint import config, contents, pipeline
+from refusal_lint import config
 from refusal_lint.codes import CODES
+from refusal_lint.static import pipeline
+from refusal_lint.static.discover import contents
 
 
 def _codes(root: Path, source: contents.Source, use_cache: bool = True) -> list[tuple[str, str]]:

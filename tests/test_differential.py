@@ -237,7 +237,7 @@ def test_one_declaration_of_prompt_kwargs(keyword: str, tmp_path: Path) -> None:
     prose = agentgen.prompt_md({r: agentgen.REASONS[r] for r in BOTH})["prompts/system_prompt.md"]
     (tmp_path / "repo" / "bot.py").write_text(f"from crew import Crew\n\ncrew = Crew({keyword}={prose!r})\n")
     pre = (
-        "import refusal_lint.extract.vocab as v",
+        "import refusal_lint.static.extract.vocab as v",
         f"v.PROMPT_KWARGS = v.PROMPT_KWARGS | {{{keyword!r}}}",
     )
     assert_same(

@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from refusal_lint.bind import bind_guard
-from refusal_lint.extract import python
-from refusal_lint.facts import CallV, Each, FileFacts, Fmt, Fn, Str
-from refusal_lint.guardids import GuardIds
-from refusal_lint.resolve import ModuleIndex, Resolver
+from refusal_lint.core.facts import CallV, Each, FileFacts, Fmt, Fn, Str
+from refusal_lint.static.bind.bound import bind_guard
+from refusal_lint.static.bind.guardids import GuardIds
+from refusal_lint.static.bind.resolve import ModuleIndex, Resolver
+from refusal_lint.static.extract.python import visitor as python
 
 
 def facts(source: str, path: str = "agent/tools.py") -> FileFacts:
@@ -172,8 +172,8 @@ def test_string_id_resolves_through_a_constant() -> None:
 
 def test_a_finding_names_the_id_bound_to_the_rule_parameter() -> None:
     """`refuse("other", "seg-mix")` with `def refuse(a, rule)` fires seg-mix, and says so."""
-    from refusal_lint.checks import guards as guard_checks
-    from refusal_lint.model import Loc, Rule, RuleSet
+    from refusal_lint.core.model import Loc, Rule, RuleSet
+    from refusal_lint.static.checks import guards as guard_checks
 
     source = 'def refuse(a, rule):\n    pass\n\nrefuse("other", "seg-mix")'
     all_facts = {"t.py": facts(source, "t.py")}

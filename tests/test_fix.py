@@ -13,7 +13,7 @@ from conftest import TESTDATA, fixture_repo, run_cli, snapshot
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from refusal_lint import fix
+from refusal_lint.static import fix
 
 SEG = "Segmentation families cannot be crossed; ask for one family per cut."
 
@@ -104,8 +104,9 @@ def test_changed_on_disk_is_not_overwritten(tmp_path: Path) -> None:
     root = _tree(tmp_path, "py-rl303") / "py-rl303"
     out = run_cli("check", str(root), "--no-cache", "--format", "json")
     assert out.exit_code == 1
-    from refusal_lint import config, pipeline
+    from refusal_lint import config
     from refusal_lint.codes import CODES
+    from refusal_lint.static import pipeline
 
     result = pipeline.run(
         [str(root)], config.Config(), pipeline.Settings(frozenset(CODES), frozenset(), False, 1)
@@ -121,8 +122,9 @@ def test_changed_on_disk_is_not_overwritten(tmp_path: Path) -> None:
 def test_a_file_turned_binary_before_writing_is_left_alone(tmp_path: Path) -> None:
     """Between planning and writing the file became undecodable: one line, no traceback."""
     root = _tree(tmp_path, "py-rl303") / "py-rl303"
-    from refusal_lint import config, pipeline
+    from refusal_lint import config
     from refusal_lint.codes import CODES
+    from refusal_lint.static import pipeline
 
     result = pipeline.run(
         [str(root)], config.Config(), pipeline.Settings(frozenset(CODES), frozenset(), False, 1)

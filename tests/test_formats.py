@@ -14,14 +14,14 @@ from conftest import ROOT, SURVEY_RULES, TESTDATA, Repo, extension, run_cli, run
 from hypothesis import given
 from hypothesis import strategies as st
 
-from refusal_lint.bind import Agent
 from refusal_lint.cli import main
 from refusal_lint.codes import CODES
-from refusal_lint.model import Finding, Loc, Rule, RuleSet
+from refusal_lint.core.model import Finding, Loc, Rule, RuleSet
 from refusal_lint.report import text
 from refusal_lint.report.base import Report, coded, rule_tag, tagged
 from refusal_lint.report.ci import github
 from refusal_lint.report.formats import FORMATS, TABLES, Style, readme_table, render
+from refusal_lint.static.bind.bound import Agent
 
 CARD = RuleSet(
     Loc("agent-card.json", 8), (Rule("seg-mix", SURVEY_RULES["seg-mix"], Loc("agent-card.json", 10)),), True

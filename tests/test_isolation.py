@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from conftest import check_json
 
-from refusal_lint import workers
-from refusal_lint.extract.job import Job
-from refusal_lint.extract.run import extract as real_extract
-from refusal_lint.facts import FileFacts
-from refusal_lint.kinds import ProblemKind
+from refusal_lint.core.facts import FileFacts
+from refusal_lint.core.kinds import ProblemKind
+from refusal_lint.static import workers
+from refusal_lint.static.extract.job import Job
+from refusal_lint.static.extract.run import extract as real_extract
 
 GUARD = b'from policy import refuse\n\n\ndef f():\n    return refuse("seg-mix")\n'
 
@@ -141,7 +141,7 @@ def test_unreadable_file_is_a_note(monkeypatch: pytest.MonkeyPatch, tmp_path: Pa
 def test_file_vanishing_during_the_walk(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     (tmp_path / "tools.py").write_bytes(GUARD)
     (tmp_path / "gone.py").write_bytes(GUARD)
-    from refusal_lint import discover
+    from refusal_lint.static.discover import walk as discover
 
     real_walk = discover.walk
 
@@ -156,7 +156,7 @@ def test_file_vanishing_during_the_walk(monkeypatch: pytest.MonkeyPatch, tmp_pat
 
 
 def test_scan_batch_blames_one_file_and_goes_on(sabotage: None, tmp_path: Path) -> None:
-    from refusal_lint.extract.job import ScanJob
+    from refusal_lint.static.extract.job import ScanJob
 
     names = ["a.py", "crash.py", "b.py", "hang.py", "c.py", "plain.py"]
     for name in names:

@@ -14,7 +14,8 @@ from conftest import TESTDATA, Repo, run_cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from refusal_lint import prompttext, relevance
+from refusal_lint.core import prompttext
+from refusal_lint.static.gate import relevance
 
 # The plain spelling the fast path replaces: re.I over the text, one window per match.
 _PLAIN = re.compile(

@@ -164,7 +164,7 @@ def test_monorepo_json_lists_both_agents() -> None:
 
 def test_github_multiline_finding_has_lines_but_no_columns() -> None:
     """The runner drops an annotation with columns whose line != endLine (actions/runner#4167)."""
-    from refusal_lint.model import Finding, Loc
+    from refusal_lint.core.model import Finding, Loc
 
     f = Finding("RL302", Loc("agent/tools.py", 14, 11, 17, 6), "guard fires rule `x`", rule_id="x")
     assert github.line(f) == (
@@ -176,7 +176,7 @@ def test_github_multiline_finding_has_lines_but_no_columns() -> None:
 
 
 def test_github_notice_past_the_per_step_limit() -> None:
-    from refusal_lint.model import Finding, Loc
+    from refusal_lint.core.model import Finding, Loc
 
     errors = [Finding("RL301", Loc("card.json", i), "e", rule_id=f"r{i}") for i in range(1, 13)]
     warnings = [Finding("RL304", Loc("tools.py", i), "w") for i in range(1, 11)]

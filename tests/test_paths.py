@@ -154,7 +154,7 @@ def test_a_file_names_its_agent_and_gives_the_findings_of_the_folder(repo: Repo)
 
 def _scanned(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The Python files the runs from now on hand to the workers to scan, by path."""
-    from refusal_lint.extraction import Extraction
+    from refusal_lint.static.schedule import Extraction
 
     scanned: list[str] = []
     real = Extraction.scan
@@ -307,7 +307,7 @@ _PART = st.text(alphabet="abcxyz-_.é ", min_size=1, max_size=6).filter(lambda s
 def test_a_shown_path_names_the_same_file_from_the_current_folder(
     root: list[str], cwd: list[str], path: list[str]
 ) -> None:
-    from refusal_lint import display
+    from refusal_lint.report import display
 
     base = os.path.join(os.sep, "work", *root)
     here = os.path.join(os.sep, "work", *cwd)

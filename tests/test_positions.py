@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from refusal_lint.extract.positions import Positions
+from refusal_lint.static.extract.positions import Positions
 
 TRICKY = '''\
 # header comment

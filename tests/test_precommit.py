@@ -147,7 +147,7 @@ def test_hook_files_pattern_covers_every_suffix_read() -> None:
 
     import yaml
 
-    from refusal_lint.filekinds import SUFFIXES
+    from refusal_lint.core.filekinds import SUFFIXES
 
     hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
     assert [h["id"] for h in hooks] == ["refusal-lint", "refusal-lint-fix"]

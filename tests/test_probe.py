@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 import pytest
 from conftest import ROOT, run_cli
 
-from refusal_lint import probe as prober
+from refusal_lint.live import probe as prober
 
 pytest.importorskip("a2a")
 SERVER = ROOT / "tests" / "agents" / "survey_server.py"

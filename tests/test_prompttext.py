@@ -10,8 +10,8 @@ from conftest import check_json, fixture_repo
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from refusal_lint import prompttext
-from refusal_lint.model import PromptLine
+from refusal_lint.core import prompttext
+from refusal_lint.core.model import PromptLine
 
 CARD_IDS = ["seg-mix", "invalid-cut"]
 
@@ -214,8 +214,8 @@ def test_inserted_rule_line_is_mentioned_with_its_reason(
 
 
 def test_placeholder_reasons_are_not_compared(tmp_path: object) -> None:
-    from refusal_lint.checks.prompt import check_prompts as check
-    from refusal_lint.model import Loc, Prompt, Rule, RuleSet
+    from refusal_lint.core.model import Loc, Prompt, Rule, RuleSet
+    from refusal_lint.static.checks.prompt import check_prompts as check
 
     card = RuleSet(Loc("c.json"), (Rule("seg-mix", "Real reason.", Loc("c.json", 2)),), usable=True)
     for line in ['- seg-mix: {{ reasons["seg-mix"] }}', "- seg-mix: {SEG_REASON}", "- seg-mix: {…}"]:
@@ -239,8 +239,8 @@ FOLDED = """analyst:
 
 
 def test_yaml_prompt_lines_are_real_file_lines() -> None:
-    from refusal_lint.extract.job import Job
-    from refusal_lint.extract.run import extract
+    from refusal_lint.static.extract.job import Job
+    from refusal_lint.static.extract.run import extract
 
     facts = extract(Job("config/agents.yaml", "yaml", FOLDED.encode(), want_prompt=True))
     stated = {

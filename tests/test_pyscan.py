@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from refusal_lint import spec
-from refusal_lint.extract.pyscan import may_hold_facts
+from refusal_lint.core import spec
+from refusal_lint.static.gate.pyscan import may_hold_facts
 
 IDS = frozenset({"seg-mix", "forecast"})
 
@@ -110,7 +110,7 @@ TEXT_CASES = [
 
 @pytest.mark.parametrize(("source", "worth"), TEXT_CASES, ids=[c[0][:40] for c in TEXT_CASES])
 def test_text_stage(source: str, worth: bool) -> None:
-    from refusal_lint.prefilter import python_worth_parsing
+    from refusal_lint.static.gate.prefilter import python_worth_parsing
 
     assert python_worth_parsing(source.encode(), ()) is worth
 
@@ -133,7 +133,7 @@ PROMPT_CASES = [
 
 @pytest.mark.parametrize(("source", "gate"), PROMPT_CASES, ids=[c[0][:40] for c in PROMPT_CASES])
 def test_prompt_gate(source: str, gate: bool) -> None:
-    from refusal_lint.extract.pyscan import may_hold_prompt
+    from refusal_lint.static.gate.pyscan import may_hold_prompt
 
     assert may_hold_prompt(ast.parse(source)) is gate
 
@@ -162,7 +162,7 @@ _ENTRIES = [
 
 
 def test_text_stage_keeps_what_the_ast_stage_keeps() -> None:
-    from refusal_lint.prefilter import python_worth_parsing
+    from refusal_lint.static.gate.prefilter import python_worth_parsing
 
     missed = []
     for keys, value, style in _ENTRIES:
@@ -181,7 +181,7 @@ def test_text_stage_keeps_what_the_ast_stage_keeps() -> None:
 @given(st.text(st.characters(min_codepoint=33, max_codepoint=126, exclude_characters='"\\'), max_size=120))
 def test_any_string_without_white_space_is_an_id(rule: str) -> None:
     """What binding takes for a fired id (spec.may_be_rule_id) no gate drops, whatever its length."""
-    from refusal_lint.prefilter import python_worth_parsing
+    from refusal_lint.static.gate.prefilter import python_worth_parsing
 
     source = f'raise Refusal("{rule}")\n'
     assert spec.may_be_rule_id(rule)

@@ -8,11 +8,12 @@ from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 
-from refusal_lint.bind import Agent, Bound
-from refusal_lint.checks import registry
-from refusal_lint.checks.base import Check, Run
 from refusal_lint.codes import CODES, expand
-from refusal_lint.model import Finding, Loc, Severity
+from refusal_lint.core.kinds import Severity
+from refusal_lint.core.model import Finding, Loc
+from refusal_lint.static.bind.bound import Agent, Bound
+from refusal_lint.static.checks import registry
+from refusal_lint.static.checks.base import Check, Run
 
 PACKAGE = Path(__file__).resolve().parent.parent / "refusal_lint"
 CODE = re.compile(r"^RL\d{3}$")
@@ -91,12 +92,14 @@ def test_expand_prefixes() -> None:
 def test_each_static_family_is_one_module_whose_check_is_registered() -> None:
     import importlib
 
-    from refusal_lint.checks import probe
-    from refusal_lint.checks.registry import CHECKS
+    from refusal_lint.live import codes as probe
+    from refusal_lint.static.checks.registry import CHECKS
 
-    not_static = ("__init__", "base", "registry", "probe")  # probe: the live codes, no static check
-    families = sorted(p.stem for p in (PACKAGE / "checks").glob("*.py") if p.stem not in not_static)
-    modules = [importlib.import_module(f"refusal_lint.checks.{name}") for name in families]
+    not_families = ("__init__", "base", "registry")
+    families = sorted(
+        p.stem for p in (PACKAGE / "static" / "checks").glob("*.py") if p.stem not in not_families
+    )
+    modules = [importlib.import_module(f"refusal_lint.static.checks.{name}") for name in families]
     assert {m.CHECK for m in modules} == set(CHECKS) and len(CHECKS) == len(modules)
     assert all(m.CHECK.codes == m.CODES for m in modules)
     assert len({c.name for c in CHECKS}) == len(CHECKS)
@@ -131,8 +134,8 @@ def test_the_registry_runs_tree_checks_once_and_agent_checks_for_each_agent() ->
 
 def test_a_configured_card_that_is_missing_is_rl100_alone() -> None:
     """The guard check of a tree with no agent gives RL001 only when no card is configured."""
-    from refusal_lint.bind import BoundGuard
-    from refusal_lint.kinds import GuardKind, GuardStatus
+    from refusal_lint.core.kinds import GuardKind, GuardStatus
+    from refusal_lint.static.bind.bound import BoundGuard
 
     guard = BoundGuard(Loc("tools.py", 4), GuardKind.CALL, GuardStatus.ID, "seg-mix")
     bound = Bound([], [], [], [], [guard], [], set())

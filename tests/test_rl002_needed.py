@@ -11,8 +11,8 @@ from unittest import mock
 import pytest
 from conftest import Repo, run_cli
 
-from refusal_lint.filekinds import FileKind
-from refusal_lint.prefilter import parse_error_matters
+from refusal_lint.core.kinds import FileKind
+from refusal_lint.static.gate.prefilter import parse_error_matters
 
 IDS = ("seg-mix", "invalid-cut")
 

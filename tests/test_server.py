@@ -26,7 +26,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
 from refusal_lint.codes import CODES
-from refusal_lint.model import Finding, Loc
+from refusal_lint.core.model import Finding, Loc
 from refusal_lint.server.actions import text_edit
 from refusal_lint.server.hover import word_at
 from refusal_lint.server.positions import from_client, loc_range, position
@@ -474,8 +474,8 @@ def test_word_at() -> None:
 def test_the_cache_in_memory_never_answers_for_an_edited_buffer(agent: Path) -> None:
     """The server's runs share a cache in memory (no folder written): files unchanged on disk
     come from it, and a buffer is always read for what it holds now."""
-    from refusal_lint.cache import Memory
     from refusal_lint.server.lint import lint
+    from refusal_lint.static.cache import Memory
 
     memory, prompt, tools = Memory(), str(agent / PROMPT), str(agent / "survey/tools.py")
     drifted = (agent / PROMPT).read_text(encoding="utf-8")

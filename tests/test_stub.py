@@ -19,8 +19,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from refusal_lint import conformance as rc
-from refusal_lint.errors import UsageError
-from refusal_lint.stub import core
+from refusal_lint.core.errors import UsageError
+from refusal_lint.live.stub import core
 
 pytest.importorskip("a2a")
 
@@ -76,7 +76,7 @@ def test_served_card_has_only_the_stubs_interfaces() -> None:
 def test_a_v03_shaped_card_is_reached_on_the_stub_only() -> None:
     from urllib.parse import urlsplit
 
-    from refusal_lint import probe as prober
+    from refusal_lint.live import probe as prober
 
     v03 = {
         "name": "Old Survey Analyst",

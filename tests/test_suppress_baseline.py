@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from conftest import TESTDATA, check_json, fixture_repo, run_cli
 
-from refusal_lint.extract.comments import suppressions
+from refusal_lint.static.extract.data.comments import suppressions
 
 
 def _copy(case: str, tmp_path: Path) -> Path:

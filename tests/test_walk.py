@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from refusal_lint.discover import walk
+from refusal_lint.static.discover.walk import walk
 
 
 def _files(root: Path, exclude: list[str] | None = None) -> list[str]:
@@ -87,7 +87,7 @@ def test_ignore_shortcut_agrees_with_pathspec(patterns: list[str], parts: list[s
     """The union regex only skips asking pathspec where no pattern matches: same verdicts."""
     import pathspec
 
-    from refusal_lint.discover import _Ignore, _ignored
+    from refusal_lint.static.discover.walk import _Ignore, _ignored
 
     spec = pathspec.GitIgnoreSpec.from_lines(patterns)
     path = "/r/" + "/".join(parts)

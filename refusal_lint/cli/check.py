@@ -9,18 +9,18 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from refusal_lint.cli.configure import configure
 from refusal_lint.cli.exits import guarded, status
 from refusal_lint.cli.output import emit, report_options
-from refusal_lint.errors import UsageError
+from refusal_lint.core.errors import UsageError
 from refusal_lint.report import formats
 from refusal_lint.report.base import Report
+from refusal_lint.static.configure import configure
 
 if TYPE_CHECKING:
     from refusal_lint.config import Config
-    from refusal_lint.fix import Plan
-    from refusal_lint.pipeline import Result
-    from refusal_lint.settings import Settings
+    from refusal_lint.static.fix import Plan
+    from refusal_lint.static.pipeline import Result
+    from refusal_lint.static.settings import Settings
 
 
 @click.command()
@@ -85,7 +85,8 @@ def run(
     git_index: bool = False,
     also: tuple[str, ...] = (),
 ) -> int:
-    from refusal_lint import display, pipeline
+    from refusal_lint.report import display
+    from refusal_lint.static import pipeline
 
     extra = [_also(a) for a in also]  # a bad one stops the run before any work
     targets, cfg, settings = configure(paths, config_file, select, ignore, no_cache, jobs, git_index)
@@ -118,7 +119,7 @@ def _also(value: str) -> tuple[str, str]:
 
 def _write_baseline(targets: list[str], cfg: Config, settings: Settings, path: str) -> int:
     """--write-baseline: record the findings of a run with no baseline applied, and exit 0."""
-    from refusal_lint import baseline, pipeline
+    from refusal_lint.static import baseline, pipeline
 
     result = pipeline.run(targets, cfg, settings)
     count = baseline.write(path, result.findings, result.root, settings.contents.read)
@@ -133,7 +134,7 @@ def _hide_baseline(settings: Settings, path: str | None) -> Settings:
 
 def _plan(result: Result, settings: Settings, show: Callable[[str], str], quiet: bool) -> Plan:
     """What --fix would rewrite; what it cannot is said in a note (unless --quiet)."""
-    from refusal_lint import fix as fixer
+    from refusal_lint.static import fix as fixer
 
     plan = fixer.plan(result.findings, result.root, settings.contents.read)
     if not quiet:
@@ -144,7 +145,7 @@ def _plan(result: Result, settings: Settings, show: Callable[[str], str], quiet:
 
 def _diff(plan: Plan, show: Callable[[str], str]) -> int:
     """--diff: the plan as a unified diff, nothing written; 1 when there is something to fix."""
-    from refusal_lint import fix as fixer
+    from refusal_lint.static import fix as fixer
 
     click.echo(fixer.diff(plan, show), nl=False)
     return 1 if plan.files else 0
@@ -152,7 +153,7 @@ def _diff(plan: Plan, show: Callable[[str], str]) -> int:
 
 def _fix(plan: Plan, result: Result, show: Callable[[str], str]) -> int:
     """--fix: write the plan (a file that cannot be written is a note); the count fixed."""
-    from refusal_lint import fix as fixer
+    from refusal_lint.static import fix as fixer
 
     for line in fixer.write(plan):
         _note(line, result, show)
@@ -162,7 +163,7 @@ def _fix(plan: Plan, result: Result, show: Callable[[str], str]) -> int:
 def _rerun(targets: list[str], cfg: Config, settings: Settings, plan: Plan, result: Result) -> Result:
     """After --fix: what remains, exactly as a fresh run sees it (reading the rewritten files
     where it reads from, the disk even for --git-index); `result` itself when nothing was fixed."""
-    from refusal_lint import pipeline
+    from refusal_lint.static import pipeline
 
     settings.contents.wrote(f.abs for f in plan.files if f.fixed)
     return pipeline.run(targets, cfg, settings) if plan.count else result
@@ -177,7 +178,7 @@ def _render(
     extra: list[tuple[str, str]],
 ) -> None:
     """The report to --output (or stdout), each --also format to its file, the run's notes."""
-    from refusal_lint import display
+    from refusal_lint.report import display
 
     run = Report(
         tuple(display.relocate(result.findings, show)),
@@ -196,6 +197,6 @@ def _render(
 
 
 def _note(line: str, result: Result, show: Callable[[str], str]) -> None:
-    from refusal_lint import display
+    from refusal_lint.report import display
 
     click.echo(f"refusal-lint: note: {display.note(line, result.root, show)}", err=True)

@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from refusal_lint.codes import is_error
-from refusal_lint.errors import UsageError
+from refusal_lint.core.errors import UsageError
 
 
 def guarded(fn: Callable[..., int]) -> Callable[..., None]:

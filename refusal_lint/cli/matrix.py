@@ -6,11 +6,11 @@ from typing import Any
 
 import click
 
-from refusal_lint.cli.configure import configure
 from refusal_lint.cli.exits import guarded
 from refusal_lint.cli.output import emit
 from refusal_lint.report import formats
 from refusal_lint.report.base import Report
+from refusal_lint.static.configure import configure
 
 
 @click.command()
@@ -36,7 +36,8 @@ def _matrix(
     jobs: int | None,
     git_index: bool = False,
 ) -> int:
-    from refusal_lint import display, pipeline
+    from refusal_lint.report import display
+    from refusal_lint.static import pipeline
 
     targets, cfg, settings = configure(paths, config_file, None, None, no_cache, jobs, git_index)
     result = pipeline.run(targets, cfg, settings)

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from refusal_lint.errors import UsageError
+from refusal_lint.core.errors import UsageError
 from refusal_lint.report import formats
 
 

@@ -9,7 +9,7 @@ import click
 
 from refusal_lint.cli.exits import guarded, status
 from refusal_lint.cli.output import emit, report_options
-from refusal_lint.errors import UsageError
+from refusal_lint.core.errors import UsageError
 from refusal_lint.report import formats
 from refusal_lint.report.base import Report
 
@@ -76,8 +76,8 @@ def _probe(
     color: bool | None,
 ) -> int:
     from refusal_lint import config as config_mod
-    from refusal_lint import probe as prober
-    from refusal_lint.bind import Agent
+    from refusal_lint.live import probe as prober
+    from refusal_lint.static.bind.bound import Agent
 
     cfg = config_mod.load(config_file, os.getcwd())
     probes = dict(cfg.probes)
@@ -108,7 +108,7 @@ def _target(url: str | None, app_spec: str | None) -> tuple[str, Any]:
     transport = None
     if app_spec is not None:
         try:
-            from refusal_lint import inprocess
+            from refusal_lint.live import inprocess
         except ImportError:
             raise UsageError("probe needs httpx: pip install 'refusal-lint[probe]'") from None
 

@@ -7,7 +7,7 @@ from typing import Any
 import click
 
 from refusal_lint.cli.exits import guarded, status
-from refusal_lint.errors import UsageError
+from refusal_lint.core.errors import UsageError
 
 
 @click.command()
@@ -33,10 +33,10 @@ def stub(**kw: Any) -> None:
 
 
 def _stub(card: str, host: str, port: int, rule_for: tuple[str, ...], record_file: str | None) -> int:
-    from refusal_lint.stub import core
+    from refusal_lint.live.stub import core
 
     try:  # the server libraries, only now: start-up of every other command stays light
-        from refusal_lint.stub import app, serve  # noqa: F401
+        from refusal_lint.live.stub import app, serve  # noqa: F401
     except ImportError:
         raise UsageError("stub needs the a2a-sdk server: pip install 'refusal-lint[stub]'") from None
     agent = core.stub_card(core.read_card(card), [core.rule_for_option(t) for t in rule_for], card)

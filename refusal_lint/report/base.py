@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 from refusal_lint.codes import is_error
 
 if TYPE_CHECKING:
-    from refusal_lint.bind import Agent
-    from refusal_lint.model import Finding
+    from refusal_lint.core.model import Finding
+    from refusal_lint.static.bind.bound import Agent
 
 
 @dataclass(frozen=True)

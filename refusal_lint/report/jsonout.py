@@ -9,9 +9,9 @@ from refusal_lint import __version__
 from refusal_lint.codes import CODES
 
 if TYPE_CHECKING:
-    from refusal_lint.bind import Agent
-    from refusal_lint.model import Finding
+    from refusal_lint.core.model import Finding
     from refusal_lint.report.base import Report
+    from refusal_lint.static.bind.bound import Agent
 
 
 def finding_dict(f: Finding) -> dict[str, Any]:
@@ -34,7 +34,7 @@ def finding_dict(f: Finding) -> dict[str, Any]:
 
 
 def agent_dict(a: Agent) -> dict[str, Any]:
-    from refusal_lint.checks.prompt import mention_lines
+    from refusal_lint.static.checks.prompt import mention_lines
 
     rules: dict[str, Any] = {}
     if a.card is not None:

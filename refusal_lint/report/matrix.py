@@ -8,11 +8,11 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from refusal_lint.bind import Agent
-from refusal_lint.checks.guards import RL302, RL303
-from refusal_lint.checks.prompt import RL202, RL203, mention_lines
-from refusal_lint.model import Finding, Loc
+from refusal_lint.core.model import Finding, Loc
 from refusal_lint.report.base import Report
+from refusal_lint.static.bind.bound import Agent
+from refusal_lint.static.checks.guards import RL302, RL303
+from refusal_lint.static.checks.prompt import RL202, RL203, mention_lines
 
 MISSING = "✗ missing"
 NOT_ADVERTISED = "✗ not advertised"

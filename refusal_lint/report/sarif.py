@@ -12,7 +12,7 @@ from refusal_lint.codes import CODES, REPO, Code, is_error
 from refusal_lint.report.base import fingerprints, tagged
 
 if TYPE_CHECKING:
-    from refusal_lint.model import Finding
+    from refusal_lint.core.model import Finding
     from refusal_lint.report.base import Report
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"

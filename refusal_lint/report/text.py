@@ -9,7 +9,7 @@ from refusal_lint.codes import CODES, is_error
 from refusal_lint.report.base import coded, rule_tag
 
 if TYPE_CHECKING:
-    from refusal_lint.model import Finding
+    from refusal_lint.core.model import Finding
     from refusal_lint.report.base import Report
 
 _BOLD, _RED, _YELLOW, _CYAN, _RESET = "\x1b[1m", "\x1b[31m", "\x1b[33m", "\x1b[36m", "\x1b[0m"

@@ -7,12 +7,12 @@ from __future__ import annotations
 from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec
 
-from refusal_lint.checks.prompt import RL203
-from refusal_lint.fix import plan_text
-from refusal_lint.model import Finding
+from refusal_lint.core.model import Finding
 from refusal_lint.server.diagnostics import diagnostic
 from refusal_lint.server.positions import lines_of, offset_position, position
 from refusal_lint.server.suppress import insertion
+from refusal_lint.static.checks.prompt import RL203
+from refusal_lint.static.fix import plan_text
 
 FIX_ALL = types.CodeActionKind.SourceFixAll.value + ".refusal-lint"
 

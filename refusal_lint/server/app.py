@@ -19,12 +19,12 @@ from pygls.workspace import TextDocument
 from pygls.workspace.position_codec import ServerTextPosition
 
 from refusal_lint import __version__
-from refusal_lint.cache import Memory
 from refusal_lint.config import CONFIG_FILES
-from refusal_lint.filekinds import SUFFIXES
+from refusal_lint.core.filekinds import SUFFIXES
 from refusal_lint.server import actions, hover, lint, projects
 from refusal_lint.server.diagnostics import diagnostics
 from refusal_lint.server.positions import from_client, lines_of
+from refusal_lint.static.cache import Memory
 
 DEBOUNCE = 0.3  # seconds of quiet after a keystroke before a run (initializationOptions.debounce)
 
@@ -306,6 +306,6 @@ def serve() -> None:
     os.dup2(2, 1)
     # Parser workers are forked afresh for each run: with libcst imported here once, each
     # inherits it instead of importing it again (half of a small agent's run).
-    import refusal_lint.extract.python  # noqa: F401
+    import refusal_lint.static.extract.python.visitor  # noqa: F401
 
     make_server().start_io(protocol_in, protocol_out)

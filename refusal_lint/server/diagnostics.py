@@ -6,10 +6,10 @@ from __future__ import annotations
 from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec
 
-from refusal_lint.checks.files import RL003
 from refusal_lint.codes import CODES, is_error
-from refusal_lint.model import Finding
+from refusal_lint.core.model import Finding
 from refusal_lint.server.positions import loc_range
+from refusal_lint.static.checks.files import RL003
 
 SOURCE = "refusal-lint"
 

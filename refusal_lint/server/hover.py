@@ -8,7 +8,7 @@ import re
 
 from pygls.uris import from_fs_path
 
-from refusal_lint.model import Loc
+from refusal_lint.core.model import Loc
 from refusal_lint.report.matrix import rows
 from refusal_lint.server.lint import Snapshot
 

@@ -9,13 +9,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from refusal_lint.errors import UsageError
-from refusal_lint.filekinds import FileKind, is_kind, kind_of
+from refusal_lint.core.errors import UsageError
+from refusal_lint.core.filekinds import is_kind, kind_of
+from refusal_lint.core.kinds import FileKind
 
 if TYPE_CHECKING:
-    from refusal_lint.bind import Agent
-    from refusal_lint.cache import Memory
-    from refusal_lint.model import Finding
+    from refusal_lint.core.model import Finding
+    from refusal_lint.static.bind.bound import Agent
+    from refusal_lint.static.cache import Memory
 
 
 @dataclass(frozen=True)
@@ -55,10 +56,12 @@ def lint(root: str, buffers: Mapping[str, str], memory: Memory) -> Snapshot:
     unchanged on disk is answered by its stats, a buffer by its content."""
     import dataclasses
 
-    from refusal_lint import pipeline
-    from refusal_lint.cli.configure import configure  # the same config and settings as `check ... --no-cache`
-    from refusal_lint.contents import Overlay
-    from refusal_lint.projects import project_root
+    from refusal_lint.static import pipeline
+    from refusal_lint.static.configure import (
+        configure,  # the same config and settings as `check ... --no-cache`
+    )
+    from refusal_lint.static.discover.contents import Overlay
+    from refusal_lint.static.discover.projects import project_root
 
     try:
         _, cfg, settings = configure((root,), None, None, None, True, None)

@@ -8,8 +8,8 @@ import re
 from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec, ServerTextPosition
 
-from refusal_lint import sourcetext
-from refusal_lint.model import Loc
+from refusal_lint.core import sourcetext
+from refusal_lint.core.model import Loc
 
 
 def lines_of(text: str) -> list[str]:

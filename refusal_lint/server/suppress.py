@@ -10,10 +10,11 @@ import re
 import tokenize
 from typing import NamedTuple
 
-from refusal_lint.extract.comments import block_keys
-from refusal_lint.filekinds import FileKind, kind_of
-from refusal_lint.model import Finding
-from refusal_lint.sourcetext import lines as split_lines
+from refusal_lint.core.filekinds import kind_of
+from refusal_lint.core.kinds import FileKind
+from refusal_lint.core.model import Finding
+from refusal_lint.core.sourcetext import lines as split_lines
+from refusal_lint.static.extract.data.comments import block_keys
 
 _JINJA = (".j2", ".jinja", ".jinja2")
 _EXISTING = re.compile(r"refusal-lint:\s*ignore(\[[A-Za-z0-9,\s]*\])?")

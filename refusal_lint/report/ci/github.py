@@ -8,7 +8,7 @@ from refusal_lint.codes import CODES, is_error
 from refusal_lint.report.base import tagged
 
 if TYPE_CHECKING:
-    from refusal_lint.model import Finding
+    from refusal_lint.core.model import Finding
     from refusal_lint.report.base import Report
 
 

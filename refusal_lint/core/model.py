@@ -1,0 +1,145 @@
+"""Plain facts shared by every stage: locations, finding codes, findings, rule sets."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from refusal_lint.core.kinds import EditKind, PromptForm, Severity
+
+
+@dataclass(frozen=True, order=True)
+class Loc:
+    """A span in a file; lines and columns are 1-based, path relative and '/'-separated."""
+
+    path: str
+    line: int = 1
+    col: int = 1
+    end_line: int = 0
+    end_col: int = 0
+
+    def at(self) -> dict[str, object]:
+        return {"path": self.path, "line": self.line}
+
+    @property
+    def ident(self) -> str:
+        """`path:line:col`: names a node (a card, a params dict) across files and runs."""
+        return f"{self.path}:{self.line}:{self.col}"
+
+
+@dataclass(frozen=True)
+class Edit:
+    """What --fix would change for one finding: a Python string literal, or text on a line."""
+
+    path: str
+    line: int
+    old: str  # the literal's current value, or the text as it stands on the line
+    new: str  # the card's reason
+    kind: EditKind
+    col: int = 0  # literal: its span, 1-based, end exclusive
+    end_line: int = 0
+    end_col: int = 0
+
+
+@dataclass(frozen=True)
+class Finding:
+    code: str
+    loc: Loc
+    message: str
+    rule_id: str | None = None
+    agent: str | None = None
+    edit: Edit | None = None
+
+    @property
+    def fixable(self) -> bool:
+        """--fix has an edit for it (RL203, RL303 where the text can be rewritten safely)."""
+        return self.edit is not None
+
+    def sort_key(self) -> tuple[str, int, int, str, str]:
+        return (self.loc.path, self.loc.line, self.loc.col, self.code, self.rule_id or "")
+
+
+REPO = "https://github.com/upperhand/refusal-lint"
+RULE_PAGES = "docs/rules"  # one page a code, generated from the registry (python -m refusal_lint.rulepages)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Code:
+    """One finding code of DESIGN §3, defined beside the check that emits it; `codes.CODES`
+    gathers them. `what`, `why` and `fix` keep the line breaks `rule CODE` prints."""
+
+    code: str
+    name: str
+    severity: Severity
+    summary: str
+    what: str
+    why: str
+    fix: str
+    # A failing example and its fixed form, runnable (examples.py): the example agent's files
+    # each example replaces, or the A2A answer a probe got (RL4xx).
+    example: str = ""
+    fixed: str = ""
+    fixable: bool = False
+
+    def finding(
+        self, loc: Loc, message: str, rule_id: str | None = None, edit: Edit | None = None
+    ) -> Finding:
+        return Finding(self.code, loc, message, rule_id=rule_id, edit=edit)
+
+    @property
+    def explanation(self) -> str:
+        """What `refusal-lint rule CODE` prints below the title."""
+        text = f"What: {self.what}\nWhy: {self.why}"
+        if self.example:
+            text += "\nExample:" + "".join("\n    " + line for line in self.example.splitlines())
+        text += f"\nFix: {self.fix}"
+        if self.fixed:
+            text += "".join("\n    " + line for line in self.fixed.splitlines())
+        return text
+
+    @staticmethod
+    def one_line(text: str) -> str:
+        return " ".join(line.strip() for line in text.splitlines() if line.strip())
+
+    @property
+    def url(self) -> str:
+        return f"{REPO}/blob/main/{RULE_PAGES}/{self.code}.md"
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One advertised rule of a card: its id, its reason (None if not a string), where its key stands."""
+
+    rule_id: str
+    reason: str | None
+    loc: Loc
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """The rules one card advertises (its refusals extension entry), as the checks read them."""
+
+    loc: Loc  # the extension entry (uri key / AgentExtension( call)
+    rules: tuple[Rule, ...]  # empty when the params are unusable
+    usable: bool  # False: RL100/RL103/RL104-for-non-object; skip RL2xx/RL3xx
+    agent_name: str | None = None
+    params_id: str = ""  # identity of the params dict (for derived prompts and RULES[...] lookups)
+
+    def rule_map(self) -> dict[str, Rule]:
+        return {r.rule_id: r for r in self.rules}
+
+
+@dataclass(frozen=True)
+class PromptLine:
+    text: str  # the prompt's own line (dedented, unquoted, unescaped)
+    line: int
+    source: str = ""  # the file's line where it differs from `text` (a YAML, JSON or Python string)
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """One prompt candidate: its text line by line, mapped to real file lines."""
+
+    loc: Loc
+    lines: tuple[PromptLine, ...]
+    derived: bool = False
+    form: PromptForm = PromptForm.FILE

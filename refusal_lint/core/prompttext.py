@@ -1,0 +1,257 @@
+"""Reading a prompt the way DESIGN §2 defines it: mentions, rule lines, rule-listing places.
+
+Precision over recall: ordinary hyphenated prose, `Note:` and `Example:` lines must never
+become findings, so unknown ids come only from places that plainly list rules, or from
+near misses of the card's own ids.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from refusal_lint.core.model import PromptLine
+
+TOKEN = re.compile(r"[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)*")
+_ID = r"[A-Za-z0-9][A-Za-z0-9_-]*"
+_RULE_LINE = re.compile(
+    r"""^\s*(?:>\s*)*(?:[-*+•]\s+|\d+[.)]\s+)?(?:\[[ xX]\]\s+)?
+    (?:\*\*|__)?\s*(?P<q>[`"'“‘]?)(?P<id>"""
+    + _ID
+    + r""")(?P=q)?[”’]?\s*
+    (?:(?:\*\*|__)?\s*(?P<sep>:|=|\s-\s|\s?—\s?|\s?–\s?)\s*(?:\*\*|__)?|(?:\*\*|__)?\s*(?P<sep2>:|=)(?:\*\*|__))
+    \s*(?P<reason>.*)$""",
+    re.X,
+)
+# A Markdown table row: | `seg-mix` | Segmentation families cannot be crossed... |
+_TABLE_ROW = re.compile(
+    r"^\s*\|\s*(?:\*\*)?(?P<q>[`\"']?)(?P<id>"
+    + _ID
+    + r")(?P=q)(?:\*\*)?\s*\|\s*(?P<reason>[^|]*?)\s*(?:\|.*)?$"
+)
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
+# Words of refusing that make a heading or lead-in list rules (DESIGN §2 (a)); relevance.py
+# derives its byte test from this one pattern.
+APOSTROPHE = "['’]"
+REFUSING_PATTERN = (
+    r"refus|declin|\bwill not\b|\bwon"
+    + APOSTROPHE
+    + r"t\b|\bmust (?:not|never)\b|\bnever (?:answer|compute|produce)"
+)
+_REFUSING = re.compile(REFUSING_PATTERN, re.I)
+_CODE = re.compile(r"`([^`\n]+)`")
+_QUOTES = {'"': '"', "'": "'", "“": "”", "‘": "’", "`": "`"}
+
+
+@dataclass(frozen=True)
+class RuleLine:
+    rule_id: str
+    reason: str  # as stated on the rule's own line
+    line: int
+    col: int
+    wrapped: str = ""  # the reason with the indented lines that continue a wrapped list item
+
+    def states(self, reason: str) -> bool:
+        """Does this line state `reason` (white space folded), on one line or wrapped?"""
+        want = fold_ws(reason)
+        return fold_ws(self.reason) == want or (bool(self.wrapped) and fold_ws(self.wrapped) == want)
+
+
+def fold_ws(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _clean_reason(text: str) -> str:
+    """Strip white space, and quotes that wrap the whole reason (`"...",` in a JSON-like list)."""
+    text = text.strip()
+    if len(text) > 1 and text[0] in _QUOTES:
+        body = text[:-1] if text.endswith(",") else text
+        if len(body) > 1 and body.endswith(_QUOTES[text[0]]) and _QUOTES[text[0]] not in body[1:-1]:
+            return body[1:-1]
+    return text
+
+
+class Stated(NamedTuple):
+    """A line that states a rule: its id, the reason as written, the id's 1-based column."""
+
+    rule_id: str
+    reason: str
+    col: int
+
+
+def rule_line(text: str) -> Stated | None:
+    """The rule `text` states, else None."""
+    m = _RULE_LINE.match(text) or _TABLE_ROW.match(text)
+    if m is None or not m.group("reason").strip():
+        return None
+    return Stated(m.group("id"), m.group("reason"), m.start("id") + 1)
+
+
+def rule_lines(lines: tuple[PromptLine, ...]) -> list[RuleLine]:
+    out = []
+    for i, pl in enumerate(lines):
+        parsed = rule_line(pl.text)
+        if parsed is None:
+            continue
+        rid, reason, col = parsed
+        # A wrapped list item continues on indented lines that start no item of their own.
+        wrapped = reason
+        for nxt in lines[i + 1 :]:
+            if not nxt.text.strip() or not nxt.text[:1].isspace() or _LIST_ITEM.match(nxt.text):
+                break
+            wrapped += " " + nxt.text.strip()
+        out.append(
+            RuleLine(
+                rule_id=rid,
+                reason=_clean_reason(reason),
+                line=pl.line,
+                col=col,
+                wrapped=_clean_reason(wrapped) if wrapped != reason else "",
+            )
+        )
+    return out
+
+
+def mentions(lines: tuple[PromptLine, ...], rule_id: str) -> list[int]:
+    """Lines where `rule_id` stands as a whole token."""
+    return [pl.line for pl in lines if rule_id in pl.text and rule_id in TOKEN.findall(pl.text)]
+
+
+CONTENT_WORDS = 3  # prose: white space and a few words, not an id, a path or a label
+
+
+def names_card_rule(text: str, card_ids: frozenset[str]) -> bool:
+    """Is `text` a prompt by its content (DESIGN §2): prose that mentions a card rule id as a
+    whole token (a rule line for one mentions it too)?"""
+    return (
+        bool(card_ids)
+        and any(i in text for i in card_ids)
+        and len(text.split()) >= CONTENT_WORDS
+        and not card_ids.isdisjoint(TOKEN.findall(text))
+    )
+
+
+def matters(lines: tuple[PromptLine, ...], card_ids: list[str]) -> bool:
+    """Does this candidate's text count (DESIGN §2): it mentions a card rule, or names one
+    (a near miss, or a rule listed where rules are listed)? relevance.py's byte tests are
+    supersets of this."""
+    return any(mentions(lines, i) for i in card_ids) or bool(unknown_ids(lines, card_ids))
+
+
+def _fold_id(text: str) -> str:
+    return text.lower().replace("-", "").replace("_", "")
+
+
+def _one_edit(a: str, b: str) -> bool:
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        return sum(x != y for x, y in zip(a, b, strict=True)) == 1
+    short, long_ = (a, b) if len(a) < len(b) else (b, a)
+    i = 0
+    while i < len(short) and short[i] == long_[i]:
+        i += 1
+    return short[i:] == long_[i + 1 :]
+
+
+def near_miss(token: str, rule_id: str) -> bool:
+    if token == rule_id:
+        return False
+    if _fold_id(token) == _fold_id(rule_id):
+        return True
+    low = token.lower()
+    if low.startswith(rule_id + "-") or low.startswith(rule_id + "_"):
+        return False
+    return len(rule_id) >= 5 and _one_edit(low, rule_id)
+
+
+def nearest(token: str, ids: list[str]) -> str | None:
+    """The card id a token most likely meant, for did-you-mean."""
+    import difflib
+
+    for rid in ids:
+        if near_miss(token, rid):
+            return rid
+    close = difflib.get_close_matches(token.lower(), ids, n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
+def _listing_lines(lines: tuple[PromptLine, ...], card_ids: set[str]) -> set[int]:
+    """Indexes of lines inside places that plainly list rules (DESIGN §2 (a))."""
+    # Blocks: runs of non-blank lines. Sections: runs between Markdown headings.
+    blocks: list[list[int]] = []
+    current: list[int] = []
+    for i, pl in enumerate(lines):
+        if pl.text.strip():
+            current.append(i)
+        elif current:
+            blocks.append(current)
+            current = []
+    if current:
+        blocks.append(current)
+    has_headings = any(_HEADING.match(pl.text) for pl in lines)
+    section_of: dict[int, int] = {}
+    sec = 0
+    for i, pl in enumerate(lines):
+        if _HEADING.match(pl.text):
+            sec += 1
+        section_of[i] = sec
+    states_card = {
+        i for i, pl in enumerate(lines) if (r := rule_line(pl.text)) is not None and r.rule_id in card_ids
+    }
+    heading_refusing = {
+        section_of[i] for i, pl in enumerate(lines) if _HEADING.match(pl.text) and _REFUSING.search(pl.text)
+    }
+    card_sections = {section_of[i] for i in states_card} if has_headings else set()
+    out: set[int] = set()
+    prev_last: int | None = None
+    for block in blocks:
+        first = lines[block[0]].text
+        lead = first if rule_line(first) is None else (lines[prev_last].text if prev_last is not None else "")
+        if lead and not lead.rstrip().endswith(":") and rule_line(first) is not None:
+            lead = ""
+        listing = (
+            any(i in states_card for i in block)
+            or bool(_REFUSING.search(lead))
+            or any(section_of[i] in heading_refusing | card_sections for i in block)
+        )
+        if listing:
+            out.update(block)
+        prev_last = block[-1]
+    return out
+
+
+@dataclass(frozen=True)
+class Unknown:
+    token: str
+    line: int
+    col: int
+    suggestion: str | None
+
+
+def unknown_ids(lines: tuple[PromptLine, ...], card_ids: list[str]) -> list[Unknown]:
+    """RL202 candidates: (a) hyphenated ids listed as rules, (b) near misses of card ids."""
+    ids = set(card_ids)
+    out: dict[tuple[str, int], Unknown] = {}
+    listing = _listing_lines(lines, ids)
+    for i, pl in enumerate(lines):
+        if i in listing:
+            found: list[tuple[str, int]] = []
+            parsed = rule_line(pl.text)
+            if parsed is not None:
+                found.append((parsed.rule_id, parsed.col))
+            found += [(m.group(1).strip(), m.start(1) + 1) for m in _CODE.finditer(pl.text)]
+            for token, col in found:
+                if "-" in token and token not in ids and TOKEN.fullmatch(token):
+                    out.setdefault((token, pl.line), Unknown(token, pl.line, col, nearest(token, card_ids)))
+        for m in TOKEN.finditer(pl.text):
+            token = m.group(0)
+            if token in ids:
+                continue
+            for rid in card_ids:
+                if near_miss(token, rid):
+                    out.setdefault((token, pl.line), Unknown(token, pl.line, m.start() + 1, rid))
+                    break
+    return sorted(out.values(), key=lambda u: (u.line, u.col))

@@ -1,0 +1,88 @@
+"""Probe an ASGI app in this process (`probe --app module:attr`, the `refusal_probe` fixture).
+
+httpx's ASGITransport answers async requests only; the probe is synchronous. The app runs
+on one event loop in a thread of its own (its state, locks included, stays on that loop)
+and each request waits for its answer there. Nothing listens on a port.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import os
+import sys
+import threading
+from typing import Any
+
+import httpx  # this module is imported only to probe, which needs httpx
+
+from refusal_lint.core.errors import UsageError
+
+BASE_URL = "http://testserver"  # a name no network resolves: requests never leave the process
+
+
+def load_app(spec: str) -> Any:
+    """The object `module:attr` names (the current folder importable, as uvicorn does)."""
+    module_name, _, attr = spec.partition(":")
+    if not module_name or not attr:
+        raise UsageError(f"--app {spec}: give it as module:attribute (e.g. myagent.server:app)")
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as exc:  # the user's module: whatever it raises is theirs to see
+        raise UsageError(f"--app {spec}: cannot import {module_name}: {type(exc).__name__}: {exc}") from None
+    app: Any = module
+    for name in attr.split("."):
+        app = getattr(app, name, None)
+        if app is None:
+            raise UsageError(f"--app {spec}: {module_name} has no `{attr}`")
+    return app() if callable(app) and not _is_asgi(app) else app
+
+
+def _is_asgi(app: Any) -> bool:
+    """An ASGI app is called with (scope, receive, send); a factory with nothing."""
+    import inspect
+
+    try:
+        return len(inspect.signature(app).parameters) >= 3
+    except (TypeError, ValueError):
+        return True
+
+
+class SyncASGITransport(httpx.BaseTransport):
+    """A synchronous httpx transport in front of an ASGI app on its own event loop."""
+
+    def __init__(self, app: Any) -> None:
+        self._inner = httpx.ASGITransport(app=app)
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
+        self._thread.start()
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        async def send() -> httpx.Response:
+            body = await request.aread()
+            inner = httpx.Request(request.method, request.url, headers=request.headers, content=body)
+            response = await self._inner.handle_async_request(inner)
+            content = await response.aread()
+            return httpx.Response(response.status_code, headers=response.headers, content=content)
+
+        return asyncio.run_coroutine_threadsafe(send(), self._loop).result()
+
+    def close(self) -> None:
+        async def settle() -> None:
+            # The app's own background tasks end with it, not with a warning.
+            tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for t in tasks:
+                t.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+        asyncio.run_coroutine_threadsafe(settle(), self._loop).result(5)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(5)
+        self._loop.close()
+
+
+def transport_for(app: Any) -> SyncASGITransport:
+    """An httpx transport that reaches `app` in this process."""
+    return SyncASGITransport(app)

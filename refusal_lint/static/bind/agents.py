@@ -1,0 +1,180 @@
+"""Bind every file's facts into agents (rule sets, prompts, guards with their rule ids), then
+check the bound tree once, through the registry of checks (checks/registry.py).
+
+Imported only when some file yielded facts: a tree with none never loads the binder.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from refusal_lint.config import Config
+from refusal_lint.core import prompttext
+from refusal_lint.core.facts import DictV, ExtDecl, FileFacts, Str
+from refusal_lint.core.kinds import PromptForm
+from refusal_lint.core.model import Finding, Loc, Prompt, RuleSet
+from refusal_lint.static.bind import scoping
+from refusal_lint.static.bind.bound import (
+    Agent,
+    Bound,
+    BoundError,
+    BoundGuard,
+    bind_error,
+    bind_guard,
+    py_ext_decl,
+    py_prompts,
+)
+from refusal_lint.static.bind.guardids import GuardIds
+from refusal_lint.static.bind.resolve import ModuleIndex, Resolver
+from refusal_lint.static.checks import card as card_checks
+from refusal_lint.static.checks import files as file_checks
+from refusal_lint.static.checks import registry
+from refusal_lint.static.checks.base import Run
+from refusal_lint.static.discover.roles import Roles
+
+
+@dataclasses.dataclass(frozen=True)
+class Checked:
+    findings: list[Finding]
+    agents: list[Agent]
+    facts_found: bool
+
+
+def bind(root: str, cfg: Config, facts: dict[str, FileFacts], index: ModuleIndex, roles: Roles) -> Bound:
+    res = Resolver(facts, index)
+    guard_ids = GuardIds(res, facts.values())
+    decls: list[ExtDecl] = []
+    for path in sorted(facts):
+        f = facts[path]
+        decls.extend(f.exts)
+        decls.extend(d for ext in f.py_exts if (d := py_ext_decl(res, ext)) is not None)
+    cards = card_checks.rule_sets(decls)
+    params_ids = {c.params_id for c in cards if c.params_id}
+    agents, unclaimed = scoping.agents_of(root, cfg, cards, facts, roles)
+    for agent in agents:
+        ids = {agent.card.params_id} if agent.card and agent.card.params_id else set()
+        # A prompt fed from the params map, or from a module's copy of it (same rule ids), is derived.
+        maps = ids | (_copies_of(res, agent.card) if agent.card else set())
+        if agent.prompt_spec is None:
+            agent.prompts = counted(_prompts(res, facts, agent.files, maps), agent)
+        else:
+            agent.prompts = _configured_prompt(res, facts, agent, roles, maps)
+        for path in sorted(agent.files):
+            for g in facts[path].guards:
+                agent.guards.extend(bind_guard(res, guard_ids, g, ids))
+            for e in facts[path].protocol_errors:
+                agent.protocol_errors.extend(bind_error(res, guard_ids, e, params_ids))
+        agent.guards = _unique(agent.guards)
+    guards: list[BoundGuard] = []
+    errors: list[BoundError] = []
+    if not agents:
+        for path in sorted(p for p, f in facts.items() if f.has_facts()):
+            guards += [bg for g in facts[path].guards for bg in bind_guard(res, guard_ids, g, set())]
+            errors += [be for e in facts[path].protocol_errors for be in bind_error(res, guard_ids, e, set())]
+    return Bound(decls, cards, agents, unclaimed, guards, errors, res.missing, frozenset(guard_ids.followed))
+
+
+def check(bound: Bound, facts: dict[str, FileFacts], roles: Roles) -> Checked:
+    """Every finding of the bound tree (checks/registry.py), each named after its agent."""
+    findings = registry.findings(Run(bound, facts, frozenset(roles.cards)))
+    card_agent = {a.card.loc: a.name for a in bound.agents if a.card}
+    # One fault, one finding: a guard call and the payload inside its repo callee may both
+    # resolve to the same call site.
+    findings = list(dict.fromkeys(findings))
+    findings = [
+        dataclasses.replace(f, agent=f.agent or scoping.agent_for(f, card_agent, bound.agents))
+        for f in findings
+    ]
+    facts_found = (
+        bool(bound.rule_sets)
+        or any(f.guards or f.protocol_errors for f in facts.values())
+        or any(f.code in (file_checks.RL002.code, file_checks.RL100.code) for f in findings)
+    )
+    return Checked(findings, bound.agents, facts_found)
+
+
+def _unique(guards: list[BoundGuard]) -> list[BoundGuard]:
+    """One guard per place and id: a guard call and the payload in its repo callee both fire
+    the id at the call site; keep the one that says most (a reason, a payload's keys)."""
+    best: dict[tuple[Loc, str, str | None], BoundGuard] = {}
+    for g in guards:
+        key = (g.loc, g.status, g.rule_id)
+        old = best.get(key)
+        if old is None or (g.reason, g.extra_keys, g.media_near) > (
+            old.reason,
+            old.extra_keys,
+            old.media_near,
+        ):
+            best[key] = g
+    return list(best.values())
+
+
+def _copies_of(res: Resolver, card: RuleSet) -> set[str]:
+    """Module-level dicts whose keys are exactly the card's rule ids."""
+    want = {r.rule_id for r in card.rules}
+    out: set[str] = set()
+    if not want:
+        return out
+    for defs in res.defs.values():
+        for value in defs.values():
+            if (
+                isinstance(value, DictV)
+                and {k.value for it in value.items if isinstance(k := it.key, Str)} == want
+            ):
+                out.add(value.ident)
+    return out
+
+
+def prompt_order(agent: Agent, path: str) -> tuple[bool, str]:
+    """The order candidates are looked for in: near the card (under its agent's root) first."""
+    return (not (agent.root == "" or path.startswith(agent.root + "/")), path)
+
+
+def counted(prompts: list[Prompt], agent: Agent) -> list[Prompt]:
+    """The candidates that count (DESIGN §2): those that mention a card rule or a near miss
+    of one, list rules, or are derived; where none does, the first candidate found."""
+    ordered = sorted(prompts, key=lambda p: (prompt_order(agent, p.loc.path), p.loc.line, p.loc.col))
+    return [p for p in ordered if _counts(p, agent)] or ordered[:1]
+
+
+def has_counted(agent: Agent) -> bool:
+    """Has the agent a candidate that counts by its content (no further search can add one)?"""
+    return any(_counts(p, agent) for p in agent.prompts)
+
+
+def _counts(prompt: Prompt, agent: Agent) -> bool:
+    ids = [r.rule_id for r in agent.card.rules] if agent.card else []
+    return prompt.derived or prompttext.matters(prompt.lines, ids)
+
+
+def _prompts(res: Resolver, facts: dict[str, FileFacts], files: set[str], ids: set[str]) -> list[Prompt]:
+    """Every candidate of the agent's files, once: a string that a table shape already reads
+    is no second candidate by its content (its lines are the same file lines)."""
+    found: list[Prompt] = []
+    for path in sorted(files):
+        f = facts[path]
+        found += f.prompts
+        found += [p for pp in f.py_prompts for p in py_prompts(res, pp.value, ids, pp.form)]
+    out: list[Prompt] = []
+    seen: set[tuple[str, int]] = set()
+    lines: set[tuple[str, int]] = set()
+    for p in sorted(found, key=lambda p: p.form == PromptForm.CONTENT):  # table shapes first
+        key = (p.loc.path, p.loc.line)
+        mine = {(p.loc.path, pl.line) for pl in p.lines}
+        if key in seen or (p.form == PromptForm.CONTENT and mine <= lines):
+            continue
+        seen.add(key)
+        lines |= mine
+        out.append(p)
+    return out
+
+
+def _configured_prompt(
+    res: Resolver, facts: dict[str, FileFacts], agent: Agent, roles: Roles, ids: set[str]
+) -> list[Prompt]:
+    assert agent.prompt_spec is not None
+    source = roles.prompts[agent.prompt_spec]
+    if not source.module:
+        return list(facts[source.path].prompts) if source.path in facts else []
+    value = res.lookup(source.path, source.key or "")
+    return py_prompts(res, value, ids, PromptForm.ASSIGNMENT) if value is not None else []

@@ -1,0 +1,319 @@
+"""Binding one fact at a time: a Python extension entry resolved to its declaration, a
+Python prompt value to prompts, a guard or protocol error to the rule ids it fires
+(agents.py binds the whole tree with these, into a `Bound`)."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+from refusal_lint.core import spec
+from refusal_lint.core.facts import (
+    CallV,
+    Const,
+    DictV,
+    Dyn,
+    ErrorUse,
+    ExtDecl,
+    Fn,
+    Guard,
+    Param,
+    ParamItem,
+    PyExt,
+    Seq,
+    Str,
+    Sub,
+    Value,
+)
+from refusal_lint.core.kinds import FnKind, GuardKind, GuardStatus, ParamsKind, PromptForm, ValueKind
+from refusal_lint.core.model import Loc, Prompt, PromptLine, RuleSet
+from refusal_lint.static.bind.guardids import GuardIds
+from refusal_lint.static.bind.resolve import Resolver, placeholder_text
+from refusal_lint.static.extract import vocab
+
+
+@dataclass(frozen=True)
+class BoundGuard:
+    loc: Loc
+    kind: GuardKind
+    status: GuardStatus
+    rule_id: str | None
+    reason: str | None = None  # a literal reason to compare (None: absent or from the map)
+    reason_loc: Loc | None = None
+    reason_literal: bool = False
+    extra_keys: tuple[str, ...] = ()
+    media_near: str | None = None
+
+
+@dataclass(frozen=True)
+class BoundError:
+    loc: Loc
+    name: str
+    rule_id: str | None
+
+
+@dataclass
+class Agent:
+    name: str
+    root: str
+    card: RuleSet | None
+    prompts: list[Prompt] = field(default_factory=list)
+    guards: list[BoundGuard] = field(default_factory=list)
+    protocol_errors: list[BoundError] = field(default_factory=list)
+    files: set[str] = field(default_factory=set)
+    prompt_spec: str | None = None  # the configured `prompt:`, if any
+
+
+@dataclass(frozen=True)
+class Unclaimed:
+    """A file that yields facts but that no agent claims (`shared`: two agents claim it
+    equally); the file check makes it RL004."""
+
+    path: str
+    shared: bool
+
+
+@dataclass(frozen=True)
+class Bound:
+    """The tree's facts bound together (agents.bind): rule sets, agents with their prompts,
+    guards and errors, and what binding itself found. What the checks read."""
+
+    decls: list[ExtDecl]
+    rule_sets: list[RuleSet]
+    agents: list[Agent]
+    unclaimed: list[Unclaimed]  # files no agent, or two, claim
+    guards: list[BoundGuard]  # with no agent: every guard of the tree
+    protocol_errors: list[BoundError]  # with no agent: every one of the tree
+    missing: set[str]  # modules binding wanted but that were not read
+    helpers: frozenset[str] = frozenset()  # helpers followed to their call sites, by name
+
+    @property
+    def rule_ids(self) -> tuple[str, ...]:
+        """Every card's rule ids, sorted."""
+        return tuple(sorted({r.rule_id for rs in self.rule_sets for r in rs.rules}))
+
+
+# ---- cards built in Python ----------------------------------------------------------------
+
+
+def _kind(v: Value | None) -> ValueKind:
+    if isinstance(v, Str):
+        return ValueKind.STRING
+    if isinstance(v, DictV):
+        return ValueKind.OBJECT
+    if isinstance(v, Const):
+        return ValueKind(v.kind)
+    return ValueKind.UNKNOWN
+
+
+def _items(res: Resolver, d: DictV, depth: int = 0) -> list[ParamItem]:
+    out: list[ParamItem] = []
+    for it in d.items:
+        if isinstance(it.key, Const) and it.key.kind == ValueKind.SPREAD:
+            inner = res.resolve(it.value)
+            if isinstance(inner, DictV) and depth < 5:
+                out.extend(_items(res, inner, depth + 1))
+            continue
+        key = res.resolve_str(it.key)
+        if key is None:
+            continue
+        value = res.resolve(it.value)
+        reason = value.value if isinstance(value, Str) else None
+        out.append(ParamItem(key=key.value, loc=it.loc, reason=reason, kind=_kind(value)))
+    return out
+
+
+def _ctor_params(res: Resolver, ext: PyExt) -> Value | None:
+    """The dict a helper class was constructed with, for `params=self.rules` inside it."""
+    if ext.owner is None or ext.init_arg is None:
+        return None
+    index, name = ext.init_arg
+    for facts in res.facts.values():
+        for call in facts.ctor_calls:
+            if call.callee != ext.owner:
+                continue
+            arg = dict(call.kwargs).get(name)
+            if arg is None and 0 <= index < len(call.args):
+                arg = call.args[index]
+            if arg is not None and isinstance(res.resolve(arg), DictV):
+                return arg
+    return None
+
+
+def py_ext_decl(res: Resolver, ext: PyExt) -> ExtDecl | None:
+    uri = res.resolve(ext.uri)
+    problems: list[str] = []
+    if isinstance(uri, Str):
+        if spec.uri_kind(uri.value) is None:
+            return None
+        uri_text: str | None = uri.value
+    elif isinstance(uri, Const) and ext.params is not None:
+        problems.append(f"`uri` is {_kind(uri)}, not a string")
+        uri_text = None
+    else:
+        return None
+    if ext.required is not None:
+        req = res.resolve(ext.required)
+        if not (isinstance(req, Const) and req.kind == ValueKind.BOOL) and not isinstance(req, (Dyn, Param)):
+            problems.append(f"`required` is {_kind(req)}, not a boolean")
+    raw = _ctor_params(res, ext) or ext.params
+    params = res.resolve(raw) if raw is not None else None
+    ploc = ext.params.loc if ext.params is not None else None
+    decl = ExtDecl(
+        loc=ext.loc, card=ext.card, uri=uri_text, problems=tuple(problems), agent_name=ext.agent_name
+    )
+    if params is None:
+        return dataclasses.replace(decl, params_kind=ParamsKind.ABSENT)
+    if isinstance(params, DictV):
+        items = tuple(_items(res, params))
+        return dataclasses.replace(decl, params_loc=ploc, items=items, params_id=params.ident)
+    if isinstance(params, (Const, Str)):
+        null = isinstance(params, Const) and params.kind == ValueKind.NULL
+        return dataclasses.replace(
+            decl, params_kind=ParamsKind.NULL if null else ParamsKind.OTHER, params_loc=ploc
+        )
+    return dataclasses.replace(decl, params_kind=ParamsKind.UNRESOLVED, params_loc=ploc)
+
+
+# ---- prompts ---------------------------------------------------------------------------
+
+
+def _str_prompt(res: Resolver, text: Str, derived: bool, form: PromptForm) -> Prompt:
+    values = text.value.split("\n")
+    lines = text.lines if len(text.lines) == len(values) else tuple(text.loc.line for _ in values)
+    source = res.string_lines.get(text.loc.path, {})
+    return Prompt(
+        Loc(text.loc.path, lines[0] if lines else text.loc.line),
+        tuple(
+            PromptLine(v.rstrip("\r"), ln, source.get(ln, "")) for v, ln in zip(values, lines, strict=True)
+        ),
+        derived,
+        form,
+    )
+
+
+def _texts(res: Resolver, value: Value, form: PromptForm) -> tuple[PromptForm, list[Value]]:
+    """The values holding a prompt's text, and how it was found: a prompt function's
+    returned strings where the value is a repo function or a call of one
+    (`instruction=self._instruction`), else the value itself."""
+    resolved = res.resolve(value)
+    if isinstance(resolved, CallV):
+        resolved = res.callee(resolved)
+    if isinstance(resolved, Fn) and resolved.kind != FnKind.CLASS:
+        return PromptForm.PROMPT_FUNCTION, list(resolved.returns)
+    if isinstance(resolved, Seq):
+        # A list of instruction strings where one is accepted, or of text blocks
+        # (`system=[{"type": "text", "text": ...}]`): each its own candidate.
+        return form, [_block_text(res, item) for item in resolved.items]
+    return form, [value]
+
+
+def _block_text(res: Resolver, item: Value) -> Value:
+    """A list item's text: the item, or the `text` of a text block."""
+    block = res.resolve(item)
+    if isinstance(block, DictV):
+        for it in block.items:
+            if isinstance(it.key, Str) and it.key.value in vocab.TEXT_BLOCK_KEYS:
+                return it.value
+    return item
+
+
+def py_prompts(res: Resolver, value: Value, params_ids: set[str], form: PromptForm) -> list[Prompt]:
+    """The prompt candidates a Python value holds (DESIGN §2: prose, not an id or a path)."""
+    form, values = _texts(res, value, form)
+    out = []
+    for v in values:
+        derived = bool(params_ids) and res.reaches(v, params_ids)
+        text = placeholder_text(res, v)
+        if text is None or not any(c.isspace() for c in text.value.strip()):
+            if not derived:
+                continue
+            text = Str("", v.loc, (v.loc.line,), literal=False)
+        out.append(_str_prompt(res, text, derived, form))
+    return out
+
+
+# ---- guards -----------------------------------------------------------------------------
+
+
+def _from_map(res: Resolver, value: Value | None, params_ids: set[str]) -> bool:
+    if isinstance(value, Sub):
+        base = res.resolve(value.base)
+        return isinstance(base, DictV) and base.ident in params_ids
+    return False
+
+
+def bind_guard(res: Resolver, ids: GuardIds, g: Guard, params_ids: set[str]) -> list[BoundGuard]:
+    """The guard as the checks see it: one BoundGuard per id it fires (a helper's ids stand
+    at the call sites passing them), or one that only carries its payload's shape."""
+    media_near = None
+    if g.kind == GuardKind.PART:
+        media = res.resolve_str(g.media)
+        kind = spec.media_type_kind(media.value) if media is not None else None
+        if kind == "near" and media is not None:
+            media_near = media.value
+        elif kind is None and not g.shaped:
+            return []  # some other Part (application/json, ...) with no refusal keys
+    reason: str | None = None
+    reason_loc = None
+    literal = False
+    if g.reason is not None and not _from_map(res, g.reason, params_ids):
+        r = res.resolve_str(g.reason)
+        if r is not None:
+            reason, reason_loc, literal = r.value, g.reason.loc, isinstance(g.reason, Str)
+    # The payload's shape alone (RL306), where no id is fired at the payload itself.
+    shape = BoundGuard(
+        loc=g.loc,
+        kind=g.kind,
+        status=GuardStatus.PASSTHROUGH,
+        rule_id=None,
+        extra_keys=g.extra_keys,
+        media_near=media_near,
+    )
+    if g.kind != GuardKind.CALL and g.rule is None:
+        return [dataclasses.replace(shape, status=GuardStatus.NONE)]
+    is_guard, value = ids.id_value(g)
+    if not is_guard or value is None:
+        return []
+    fired = ids.fired(value, g.loc)
+    if fired is None:
+        return []  # not a rule id at all (RefusalsExtension(RULES) passes a dict)
+    if g.receiver and not all(f.status == GuardStatus.ID for f in fired):
+        return []  # `tracker.refuse()` on some object, not on a rule id
+    out: list[BoundGuard] = []
+    for f in fired:
+        here = f.loc == g.loc
+        out.append(
+            BoundGuard(
+                loc=f.loc,
+                kind=g.kind,
+                status=f.status,
+                rule_id=f.rule.value if f.rule else None,
+                reason=reason if here else None,
+                reason_loc=reason_loc if here else None,
+                reason_literal=literal and here,
+                # The payload's shape (RL306) stands at the payload, with the id only if it is there.
+                extra_keys=g.extra_keys if here else (),
+                media_near=media_near if here else None,
+            )
+        )
+    if (g.extra_keys or media_near) and not any(b.loc == g.loc for b in out):
+        out.append(shape)
+    return out
+
+
+def bind_error(res: Resolver, ids: GuardIds, e: ErrorUse, params_ids: set[str]) -> list[BoundError]:
+    """A refusal sent as a protocol error: at the call site passing the id when a helper
+    raises it, else where it is raised (with `rule_id` null when the id is not known)."""
+    if e.rule is not None:
+        fired = [f for f in ids.fired(e.rule, e.loc) or () if f.rule is not None]
+        return [BoundError(f.loc, e.name, f.rule.value if f.rule else None) for f in fired] or [
+            BoundError(e.loc, e.name, None)
+        ]
+    for v in e.values:
+        if isinstance(v, Sub):
+            base = res.resolve(v.base)
+            key = res.resolve_str(v.key)
+            if isinstance(base, DictV) and base.ident in params_ids:
+                return [BoundError(e.loc, e.name, key.value if key else None)]
+    return []

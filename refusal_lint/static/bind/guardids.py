@@ -1,0 +1,183 @@
+"""Which rule ids a guard fires (DESIGN §2, "Which argument is the id", "How ids resolve").
+
+A guard's id is the `rule=`/`rule_id=` argument, or for a callee defined in the repo the
+argument bound to its `rule`/`rule_id` parameter (or to a parameter that reaches another
+guard's id). An id that is a parameter of a repo function is followed to that function's
+call sites, transitively; a loop variable over a literal table fires each of its values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from refusal_lint.core.facts import (
+    Attr,
+    CallV,
+    Const,
+    DictV,
+    FileFacts,
+    Fn,
+    Guard,
+    Param,
+    Seq,
+    Str,
+    Value,
+)
+from refusal_lint.core.kinds import FnKind, GuardKind, GuardStatus
+from refusal_lint.core.model import Loc
+from refusal_lint.static.bind.resolve import Resolver, bind_arg, method_name
+
+RULE_PARAMS = ("rule", "rule_id")
+MAX_HOPS = 12  # helper -> helper -> ... call-site chains followed
+
+
+@dataclass(frozen=True)
+class Fired:
+    """One id a guard fires, where it is fired (the call site passing it, for a helper)."""
+
+    status: GuardStatus
+    loc: Loc
+    rule: Str | None = None
+
+
+class GuardIds:
+    def __init__(self, res: Resolver, facts: Iterable[FileFacts]) -> None:
+        self.res = res
+        # Call sites by the callee's last name: resolved only when a helper is followed.
+        self.by_name: dict[str, list[CallV]] = {}
+        # Guards and call sites whose argument is a parameter of function (path, qualname).
+        self.inside: dict[tuple[str, str], list[Guard | CallV]] = {}
+        for f in facts:
+            for call in f.calls:
+                self._index(call)
+            for g in f.guards:
+                if g.call is not None:
+                    self._index(g.call)
+                if isinstance(g.rule, Param) and g.rule.func:
+                    self.inside.setdefault((g.loc.path, g.rule.func), []).append(g)
+        self._reach: dict[tuple[str, str], frozenset[str]] = {}
+        # Helpers followed to their call sites: a call site may stand in a file not read yet.
+        self.followed: set[str] = set()
+        # The repo's methods by name: what `x.name(...)` binds to when x's class is not known.
+        self.methods: dict[str, list[Fn]] = {}
+        for defs in res.defs.values():
+            for v in defs.values():
+                if isinstance(v, Fn) and v.kind == FnKind.METHOD:
+                    self.methods.setdefault(v.qualname.rsplit(".", 1)[-1], []).append(v)
+
+    def _index(self, call: CallV) -> None:
+        name = getattr(call.func, "name", "").rsplit(".", 1)[-1]
+        if name:
+            self.by_name.setdefault(name, []).append(call)
+        for v in (*call.args, *(v for _, v in call.kwargs)):
+            if isinstance(v, Param) and v.func:
+                self.inside.setdefault((v.loc.path, v.func), []).append(call)
+
+    # ---- the id argument -----------------------------------------------------------------
+
+    def id_value(self, g: Guard) -> tuple[bool, Value | None]:
+        """(is a guard, its id value). A repo callee binds the id by parameter name."""
+        if g.kind != GuardKind.CALL or g.call is None or g.receiver:
+            return True, g.rule
+        fns = self.callees(g.call)
+        if not fns:
+            return g.rule is not None, g.rule  # a library's callee: the first positional argument
+        for fn in fns:
+            param = self.id_param(fn)
+            if param is not None:
+                value = bind_arg(fn, g.call, param)
+                return value is not None, value
+        return False, None  # `def refusal(model, token)`: no rule parameter, no guard
+
+    def callees(self, call: CallV) -> list[Fn]:
+        """The repo function, method or class a call reaches; for a method call on a
+        receiver of unknown class, the repo's methods of that name (DESIGN §2)."""
+        fn = self.res.callee(call)
+        if fn is not None:
+            return [fn]
+        name = method_name(call.func)
+        return list(self.methods.get(name, ())) if name else []
+
+    def id_param(self, fn: Fn) -> str | None:
+        for name in RULE_PARAMS:
+            if name in fn.params or name in fn.kwonly:
+                return name
+        reach = self.reaching(fn)
+        return min(reach, key=lambda p: fn.params.index(p) if p in fn.params else 99) if reach else None
+
+    def reaching(self, fn: Fn, depth: int = 0) -> frozenset[str]:
+        """Parameters of `fn` that end up as a guard's id, inside it or through helpers it calls."""
+        key = (fn.path, fn.qualname)
+        if key in self._reach:
+            return self._reach[key]
+        self._reach[key] = frozenset()  # a recursive helper reaches nothing through itself
+        out: set[str] = set()
+        for user in self.inside.get(key, []):
+            if isinstance(user, Guard):
+                ok, value = self.id_value(user) if depth < MAX_HOPS else (False, None)
+                if ok and isinstance(value, Param) and value.func == fn.qualname:
+                    out.add(value.name.split(".")[0])
+                continue
+            if depth >= MAX_HOPS:
+                continue
+            for callee in self.callees(user):
+                params = set(self.reaching(callee, depth + 1))
+                params |= {p for p in RULE_PARAMS if p in callee.params or p in callee.kwonly}
+                for p in params:
+                    arg = bind_arg(callee, user, p)
+                    if isinstance(arg, Param) and arg.func == fn.qualname:
+                        out.add(arg.name.split(".")[0])
+        result = frozenset(out)
+        self._reach[key] = result
+        return result
+
+    # ---- the ids fired -------------------------------------------------------------------
+
+    def fired(self, value: Value, loc: Loc, hops: int = 0) -> list[Fired] | None:
+        """What firing `value` at `loc` means; None when it is no rule id at all (a dict, a number)."""
+        out: list[Fired] = []
+        not_ids = 0
+        leaves = self.res.expand(value)
+        for leaf in leaves:
+            if isinstance(leaf, Str) and not any(c.isspace() for c in leaf.value):
+                out.append(Fired(GuardStatus.ID, loc, leaf))
+            elif isinstance(leaf, Str):
+                not_ids += 1  # prose (`get_refusal_message("I cannot help")`) is never a rule id
+            elif isinstance(leaf, Param):
+                out.extend(self._through_helper(leaf, loc, hops))
+            elif isinstance(leaf, (Const, DictV, Fn, Seq)):
+                not_ids += 1
+            else:
+                out.append(Fired(GuardStatus.UNRESOLVED, loc))
+        if leaves and not_ids == len(leaves):
+            return None
+        return out
+
+    def _through_helper(self, param: Param, loc: Loc, hops: int) -> list[Fired]:
+        head, _, rest = param.name.partition(".")
+        fn = (
+            self.res.lookup(param.loc.path, param.func)
+            if param.func and head not in ("self", "cls")
+            else None
+        )
+        if not isinstance(fn, Fn) or hops >= MAX_HOPS:
+            return [Fired(GuardStatus.PASSTHROUGH, loc)]  # `except ... as exc`, a lambda's parameter
+        out: list[Fired] = []
+        for site in self.sites(fn):
+            arg = bind_arg(fn, site, head)
+            if arg is None:
+                continue
+            for name in rest.split(".") if rest else ():
+                arg = Attr(arg, name, arg.loc)
+            out.extend(self.fired(arg, site.loc, hops + 1) or ())
+        # A helper no call site feeds is pass-through: it forwards refusals, fires none itself.
+        real = [f for f in out if f.status != GuardStatus.PASSTHROUGH]
+        return real or [Fired(GuardStatus.PASSTHROUGH, loc)]
+
+    def sites(self, fn: Fn) -> list[CallV]:
+        name = fn.qualname.rsplit(".", 1)[-1]
+        if fn.kind == FnKind.CLASS or name == "__init__":
+            return []
+        self.followed.add(name)
+        return [c for c in self.by_name.get(name, []) if fn in self.callees(c)]

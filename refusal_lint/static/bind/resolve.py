@@ -1,0 +1,368 @@
+"""Binds symbolic Python values across the repo: constants, enums, imports, subscripts.
+
+Only what extraction recorded is read; no module of the user's is imported or run.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterable
+
+from refusal_lint.core.facts import (
+    Attr,
+    CallV,
+    Const,
+    DictV,
+    Dyn,
+    Each,
+    FileFacts,
+    Fmt,
+    Fn,
+    Item,
+    Join,
+    Op,
+    Param,
+    Ref,
+    Seq,
+    Str,
+    Sub,
+    Value,
+)
+from refusal_lint.core.kinds import FileKind, FnKind, ValueKind
+from refusal_lint.core.model import Loc
+
+MAX_DEPTH = 40
+
+
+class ModuleIndex:
+    """Finds the file an import names, within the scanned tree."""
+
+    def __init__(self, py_paths: Iterable[str]) -> None:
+        self.by_tail: dict[str, list[str]] = {}
+        for p in py_paths:
+            parts = p.split("/")
+            tail = parts[-2] + "/__init__.py" if parts[-1] == "__init__.py" and len(parts) > 1 else parts[-1]
+            self.by_tail.setdefault(tail, []).append(p)
+
+    def _find(self, rel: str, near: str) -> str | None:
+        parts = rel.split("/")
+        tail = "/".join(parts[-2:]) if parts[-1] == "__init__.py" else parts[-1]
+        hits = [p for p in self.by_tail.get(tail, []) if p == rel or p.endswith("/" + rel)]
+        if not hits:
+            return None
+        return max(hits, key=lambda p: (len(posixpath.commonprefix([p, near])), -len(p)))
+
+    def module(self, importer: str, dotted: str, level: int) -> str | None:
+        """The file of module `dotted` imported from `importer` (relative when level > 0)."""
+        tail = dotted.replace(".", "/")
+        if level:
+            folder = posixpath.dirname(importer)
+            for _ in range(level - 1):
+                folder = posixpath.dirname(folder)
+            base = posixpath.join(folder, tail) if tail else folder
+            for candidate in (base + ".py", posixpath.join(base, "__init__.py")):
+                if self._find(candidate, importer) == candidate:
+                    return candidate
+            return None
+        if not tail:
+            return None
+        return self._find(tail + ".py", importer) or self._find(tail + "/__init__.py", importer)
+
+
+def join_strs(a: Str, b: Str, loc: Loc) -> Str:
+    """`a + b` with each line of the result on the file line where its text starts."""
+    if not (a.lines and b.lines):
+        lines = a.lines or b.lines
+    elif a.value.endswith("\n") or not a.value:
+        lines = a.lines[:-1] + b.lines  # b starts a fresh line: it is where that line's text is
+    else:
+        lines = a.lines + b.lines[1:]
+    return Str(a.value + b.value, loc, lines, literal=False)
+
+
+def _shift(value: str, new: str, lines: tuple[int, ...]) -> tuple[int, ...]:
+    """Lines of `new`, which is `value` with some leading and trailing text removed."""
+    start = value.find(new) if new else 0
+    dropped = value[: max(start, 0)].count("\n")
+    return lines[dropped : dropped + new.count("\n") + 1]
+
+
+class Resolver:
+    def __init__(self, facts: dict[str, FileFacts], index: ModuleIndex) -> None:
+        self.facts = facts
+        self.index = index
+        python = {p: f for p, f in facts.items() if f.kind == FileKind.PYTHON and f.complete}
+        self.defs = {p: dict(f.defs) for p, f in python.items()}
+        self.imports = {p: dict(f.imports) for p, f in python.items()}
+        self.string_lines = {p: dict(f.string_lines) for p, f in python.items()}
+        # Modules a lookup needed but that were not read (or only scanned): read them, bind again.
+        self.missing: set[str] = set()
+
+    # ---- names -----------------------------------------------------------------------
+
+    def lookup(self, module: str, dotted: str, depth: int = 0) -> Value | None:
+        if depth > MAX_DEPTH:
+            return None
+        defs = self.defs.get(module)
+        if defs is None:
+            if module:
+                self.missing.add(module)
+            return None
+        if dotted in defs:
+            return defs[dotted]
+        if dotted.endswith(".value") and dotted[: -len(".value")] in defs:
+            return defs[dotted[: -len(".value")]]
+        parts = dotted.split(".")
+        for i in range(len(parts), 0, -1):
+            head, rest = ".".join(parts[:i]), parts[i:]
+            ref = self.imports.get(module, {}).get(head)
+            if ref is None:
+                continue
+            if ref.name is None:
+                target = self.index.module(module, ref.module if i == 1 else head, 0)
+                return self.lookup(target, ".".join(rest), depth + 1) if target and rest else None
+            mod = self.index.module(module, ref.module, ref.level)
+            if mod is not None:
+                found = self.lookup(mod, ".".join([ref.name, *rest]), depth + 1)
+                if found is not None:
+                    return found
+            sub_name = f"{ref.module}.{ref.name}" if ref.module else ref.name
+            sub = self.index.module(module, sub_name, ref.level)
+            if sub is not None and rest:
+                return self.lookup(sub, ".".join(rest), depth + 1)
+            return None
+        return None
+
+    # ---- values ------------------------------------------------------------------------
+
+    def resolve(self, value: Value | None, depth: int = 0) -> Value | None:
+        """Follow names, subscripts and transforms to a Str, DictV, Const, Param or Dyn."""
+        if value is None or depth > MAX_DEPTH:
+            return value
+        if isinstance(value, Ref):
+            found = self.lookup(value.module, value.name)
+            if found is None:
+                return Dyn(value.loc, (value,))
+            return self.resolve(found, depth + 1)
+        if isinstance(value, Sub):
+            base = self.resolve(value.base, depth + 1)
+            key = self.resolve(value.key, depth + 1)
+            if isinstance(base, DictV) and isinstance(key, Str):
+                item = self.item(base, key.value)
+                if item is not None:
+                    return self.resolve(item.value, depth + 1)
+            if isinstance(base, Param):
+                return Param(base.name, value.loc)
+            return Dyn(value.loc, tuple(r for r in (value.base,) if isinstance(r, Ref)))
+        if isinstance(value, Join):
+            parts = [self.resolve(p, depth + 1) for p in value.parts]
+            if all(isinstance(p, Str) for p in parts):
+                out = parts[0]
+                for p in parts[1:]:
+                    out = join_strs(out, p, value.loc)  # type: ignore[arg-type]
+                return Str(out.value, value.loc, out.lines, literal=False)  # type: ignore[union-attr]
+            return Dyn(value.loc, tuple(r for p in value.parts for r in self.refs(p)))
+        if isinstance(value, Fmt):
+            base = self.resolve(value.base, depth + 1)
+            return (
+                Str(base.value, base.loc, base.lines, literal=False)
+                if isinstance(base, Str)
+                else Dyn(value.loc)
+            )
+        if isinstance(value, Attr):
+            return self.attr(self.resolve(value.base, depth + 1), value.name, value.loc, depth)
+        if isinstance(value, Op):
+            base = self.resolve(value.base, depth + 1)
+            if not isinstance(base, Str):
+                return base
+            if value.op == "dedent":
+                import textwrap
+
+                new = textwrap.dedent(base.value)
+                return Str(new, base.loc, base.lines, literal=False)
+            if value.op == "cleandoc":
+                import inspect
+
+                new = inspect.cleandoc(base.value)
+            else:
+                new = getattr(base.value, value.op)()
+            return Str(new, base.loc, _shift(base.value, new, base.lines), literal=False)
+        return value
+
+    def attr(self, base: Value | None, name: str, loc: Loc, depth: int = 0) -> Value | None:
+        """`base.name`: a field of a repo class's instance (`Check("seg-mix", ...).rule`)."""
+        if isinstance(base, Param):
+            return Param(f"{base.name}.{name}", loc, base.func)
+        if isinstance(base, Str) and name == "value":
+            # An enum member's `.value` (`Rule.ZODIAC` passed on, read as `rule.value`): its
+            # string, as `lookup` reads `Rule.ZODIAC.value` written out.
+            return base
+        if isinstance(base, CallV):
+            fn = self.callee(base)
+            if fn is not None and fn.kind == FnKind.CLASS:
+                arg = bind_arg(fn, base, name)
+                if arg is not None:
+                    return self.resolve(arg, depth + 1)
+        return Dyn(loc)
+
+    def callee(self, call: CallV) -> Fn | None:
+        """The repo function, method or class a call reaches, if any."""
+        fn = self.resolve(call.func)
+        return fn if isinstance(fn, Fn) else None
+
+    def expand(self, value: Value | None, depth: int = 0) -> list[Value]:
+        """Every value `value` can take: one, or each element of a literal table it iterates."""
+        if value is None:
+            return []
+        if depth > MAX_DEPTH:
+            return [Dyn(value.loc)]
+        if isinstance(value, Each):
+            elements = self.elements(self.resolve(value.over), value.mode)
+            if elements is None:
+                return [Dyn(value.loc)]
+            if value.index >= 0:
+                picked: list[Value] = []
+                for el in elements:
+                    r = self.resolve(el)
+                    picked.append(
+                        r.items[value.index]
+                        if isinstance(r, Seq) and value.index < len(r.items)
+                        else Dyn(value.loc)
+                    )
+                elements = picked
+            return [x for el in elements for x in self.expand(el, depth + 1)]
+        if isinstance(value, Attr):
+            return [
+                x
+                for b in self.expand(value.base, depth + 1)
+                for x in self.expand(self.attr(b, value.name, value.loc), depth + 1)
+            ]
+        if isinstance(value, Sub) and _has_each(value.base):
+            key = self.resolve_str(value.key)
+            out: list[Value] = []
+            for b in self.expand(value.base, depth + 1):
+                item = self.item(b, key.value) if isinstance(b, DictV) and key is not None else None
+                out.extend(self.expand(item.value, depth + 1) if item is not None else [Dyn(value.loc)])
+            return out
+        resolved = self.resolve(value)
+        return [resolved] if resolved is not None else []
+
+    def elements(self, over: Value | None, mode: str) -> list[Value] | None:
+        """What a loop over a literal collection takes, one by one (None: not a literal)."""
+        if isinstance(over, DictV):
+            items = [
+                it for it in over.items if not (isinstance(it.key, Const) and it.key.kind == ValueKind.SPREAD)
+            ]
+            if mode == "values":
+                return [it.value for it in items]
+            if mode == "items":
+                return [Seq((it.key, it.value), it.loc) for it in items]
+            return [it.key for it in items]
+        if isinstance(over, Seq) and mode == "iter":
+            return list(over.items)
+        return None
+
+    def resolve_str(self, value: Value | None) -> Str | None:
+        out = self.resolve(value)
+        return out if isinstance(out, Str) else None
+
+    @staticmethod
+    def item(d: DictV, key: str) -> Item | None:
+        found = None
+        for it in d.items:
+            if isinstance(it.key, Str) and it.key.value == key:
+                found = it
+        return found
+
+    def refs(self, value: Value) -> tuple[Ref, ...]:
+        if isinstance(value, Ref):
+            return (value,)
+        if isinstance(value, Dyn):
+            return value.refs
+        if isinstance(value, Join):
+            return tuple(r for p in value.parts for r in self.refs(p))
+        if isinstance(value, Seq):
+            return tuple(r for p in value.items for r in self.refs(p))
+        if isinstance(value, (Sub, Op, Attr)):
+            return self.refs(value.base)
+        if isinstance(value, Each):
+            return self.refs(value.over)
+        if isinstance(value, Fmt):
+            return self.refs(value.base) + tuple(r for p in value.args for r in self.refs(p))
+        if isinstance(value, CallV):
+            args = (*value.args, *(v for _, v in value.kwargs))
+            return self.refs(value.func) + tuple(r for p in args for r in self.refs(p))
+        if isinstance(value, Fn):
+            return tuple(r for p in value.returns for r in self.refs(p))
+        return ()
+
+    def reaches(self, value: Value, target_ids: set[str], depth: int = 0) -> bool:
+        """Does `value` read one of the dicts `target_ids` (directly or through constants)?"""
+        if depth > 6:
+            return False
+        for ref in self.refs(value):
+            # `RULES.items()` reads RULES: try the dotted name, then its prefixes.
+            parts = ref.name.split(".")
+            found = None
+            for i in range(len(parts), 0, -1):
+                found = self.lookup(ref.module, ".".join(parts[:i]))
+                if found is not None:
+                    break
+            if found is None:
+                continue
+            resolved = self.resolve(found)
+            if isinstance(resolved, DictV) and resolved.ident in target_ids:
+                return True
+            if self.reaches(found, target_ids, depth + 1):
+                return True
+        return False
+
+
+def bind_arg(fn: Fn, call: CallV, param: str) -> Value | None:
+    """The argument a call passes to parameter (or field) `param` of a repo callee."""
+    for name, value in call.kwargs:
+        if name == param:
+            return value
+    if param not in fn.params:
+        return None
+    # `obj.method(x)` binds self implicitly; a class's parameters are listed without it.
+    bound_self = fn.kind == FnKind.METHOD and method_name(call.func) is not None
+    index = fn.params.index(param) - (1 if bound_self else 0)
+    return call.args[index] if 0 <= index < len(call.args) else None
+
+
+def method_name(func: Value) -> str | None:
+    """`absorb` for a call of `x.absorb` (a name on a receiver), None for a plain `f(...)`."""
+    if isinstance(func, Attr):
+        return func.name
+    if isinstance(func, (Ref, Param)) and "." in func.name:
+        return func.name.rsplit(".", 1)[-1]
+    return None
+
+
+def _has_each(value: Value) -> bool:
+    return isinstance(value, Each) or (isinstance(value, (Attr, Sub)) and _has_each(value.base))
+
+
+def placeholder_text(resolver: Resolver, value: Value) -> Str | None:
+    """A prompt's text: resolvable parts as written, other parts as `{…}` placeholders."""
+    resolved = resolver.resolve(value)
+    if isinstance(resolved, Str):
+        return resolved
+    if isinstance(value, Fmt):
+        return placeholder_text(resolver, value.base)
+    if isinstance(value, Ref):
+        found = resolver.lookup(value.module, value.name)
+        return placeholder_text(resolver, found) if found is not None else None
+    if isinstance(value, Op):
+        base = placeholder_text(resolver, value.base)
+        return resolver.resolve_str(Op(value.op, base, value.loc)) if base is not None else None
+    if isinstance(value, Join):
+        out: Str | None = None
+        for part in value.parts:
+            text = placeholder_text(resolver, part)
+            if text is None:
+                text = Str("{…}", part.loc, (part.loc.line,), literal=False)
+            out = text if out is None else join_strs(out, text, value.loc)
+        return out
+    return None

@@ -1,0 +1,139 @@
+"""Agent scoping (DESIGN §2 "Agents"): which rule set, prompt and guard files make one agent,
+discovered from where the cards stand or given by `agents:` in the config."""
+
+from __future__ import annotations
+
+import os
+import posixpath
+
+from refusal_lint.config import Config
+from refusal_lint.core.facts import FileFacts
+from refusal_lint.core.filekinds import kind_of
+from refusal_lint.core.kinds import FileKind
+from refusal_lint.core.model import Finding, Loc, RuleSet
+from refusal_lint.static.bind.bound import Agent, Unclaimed
+from refusal_lint.static.checks.files import RUN_WIDE
+from refusal_lint.static.discover import walk as discover
+from refusal_lint.static.discover.roles import Roles, config_relative, rel
+
+
+def agents_of(
+    root: str, cfg: Config, cards: list[RuleSet], facts: dict[str, FileFacts], roles: Roles
+) -> tuple[list[Agent], list[Unclaimed]]:
+    """The agents of the tree, and each file that no agent, or two, claim (RL004)."""
+    if cfg.agents:
+        return _configured_agents(cfg, root, cards, facts, roles), []
+    unclaimed: list[Unclaimed] = []
+    return _discovered_agents(root, cards, facts, unclaimed), unclaimed
+
+
+def in_scope(path: str, agents: list[Agent], configured: bool) -> bool:
+    """Is a prompt candidate's file under an agent's root (so its prompts can count)?"""
+    if configured:
+        return kind_of(path) == FileKind.PYTHON  # configured guard globs decide later
+    return bool(owner(path, [a.root for a in agents]))
+
+
+def _same_agent(a: RuleSet, b: RuleSet) -> bool:
+    """Two card sources of one agent: one's root holds the other's, and they have the same
+    name or exactly the same rules. (Sibling agents never merge, whatever their names.)"""
+    ra, rb = agent_root(a.loc.path), agent_root(b.loc.path)
+    if not (ra == rb or not ra or not rb or rb.startswith(ra + "/") or ra.startswith(rb + "/")):
+        return False
+    if a.agent_name and b.agent_name and a.agent_name.strip().lower() == b.agent_name.strip().lower():
+        return True
+    return bool(a.rules) and {(r.rule_id, r.reason) for r in a.rules} == {
+        (r.rule_id, r.reason) for r in b.rules
+    }
+
+
+def _discovered_agents(
+    root: str, cards: list[RuleSet], facts: dict[str, FileFacts], unclaimed: list[Unclaimed]
+) -> list[Agent]:
+    # A repo often holds one agent's card twice (built in code, and exported to
+    # .well-known/): such cards make one agent, whose files are those under either root.
+    groups: list[list[RuleSet]] = []
+    for c in sorted(cards, key=lambda c: ("/.well-known/" not in "/" + c.loc.path, c.loc.path)):
+        home = next((g for g in groups if any(_same_agent(c, other) for other in g)), None)
+        if home is None:
+            groups.append([c])
+        else:
+            home.append(c)
+    agents = []
+    root_of: dict[str, Agent] = {}
+    for group in groups:
+        primary = group[0]
+        roots = sorted({agent_root(c.loc.path) for c in group})
+        top = roots[0] if len(roots) == 1 else posixpath.commonpath(roots) if all(roots) else ""
+        name = primary.agent_name or (posixpath.basename(top) if top else os.path.basename(root)) or "agent"
+        agent = Agent(name, top, primary)
+        agents.append(agent)
+        for r in roots:
+            root_of.setdefault(r, agent)
+    fact_paths = sorted(p for p, f in facts.items() if f.has_facts())
+    if len(agents) <= 1:
+        for a in agents:
+            a.files = set(fact_paths)
+        return agents
+    for path in fact_paths:
+        claim = {id(root_of[r]): root_of[r] for r in owner(path, list(root_of))}
+        if len(claim) == 1:
+            next(iter(claim.values())).files.add(path)
+        elif not facts[path].claims():
+            continue  # a shared pass-through helper: it serves every agent, and fires nothing itself
+        else:
+            unclaimed.append(Unclaimed(path, shared=bool(claim)))
+    return agents
+
+
+def _configured_agents(
+    cfg: Config, root: str, cards: list[RuleSet], facts: dict[str, FileFacts], roles: Roles
+) -> list[Agent]:
+    agents = []
+    fact_paths = sorted(p for p, f in facts.items() if f.has_facts())
+    for a in cfg.agents:
+        card_rel = rel(root, cfg.base, a.card) if a.card else ""
+        card = next((c for c in cards if c.loc.path == card_rel), None)
+        agent = Agent(a.name, posixpath.dirname(card_rel), card, prompt_spec=a.prompt)
+        spec = discover.gitignore_spec(list(a.guards)) if a.guards else None
+        for path in fact_paths:
+            if path == card_rel or (spec is not None and spec.match_file(config_relative(root, cfg, path))):
+                agent.files.add(path)
+        agents.append(agent)
+    return agents
+
+
+def agent_for(f: Finding, card_agent: dict[Loc, str], agents: list[Agent]) -> str | None:
+    if f.code in RUN_WIDE:
+        return None
+    for loc, name in card_agent.items():
+        if loc.path == f.loc.path:
+            return name
+    for a in agents:
+        if f.loc.path in a.files:
+            return a.name
+    return None
+
+
+def agent_root(path: str) -> str:
+    """The card's folder, or the parent of .well-known/ (for a Python card: the innermost
+    package holding it, which is its folder too)."""
+    folder = posixpath.dirname(path)
+    parts = folder.split("/") if folder else []
+    if ".well-known" in parts:
+        return "/".join(parts[: parts.index(".well-known")])
+    return folder
+
+
+def owner(path: str, roots: list[str]) -> list[str]:
+    """Roots that claim `path`: the nearest ancestors (several only on a tie)."""
+    best: list[str] = []
+    depth = -1
+    for root in roots:
+        if root == "" or path.startswith(root + "/"):
+            d = len(root.split("/")) if root else 0
+            if d > depth:
+                best, depth = [root], d
+            elif d == depth:
+                best.append(root)
+    return best

@@ -1,0 +1,37 @@
+"""The one interface of a check: a pure function of one agent and the run's facts,
+returning findings. A family of codes is one module holding its `Code`s and its `CHECK`;
+the registry (checks/registry.py) gathers the checks, `codes.CODES` their codes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from refusal_lint.core.facts import FileFacts
+    from refusal_lint.core.model import Code, Finding
+    from refusal_lint.static.bind.bound import Agent, Bound
+
+
+@dataclass(frozen=True)
+class Run:
+    """What every check may read: the bound tree, each file's facts, and the card files
+    the config names (a configured card that is missing or unreadable is RL100)."""
+
+    bound: Bound
+    facts: Mapping[str, FileFacts]
+    configured_cards: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class Check:
+    """A family's check. `fn(agent, run)`: a tree-wide check (`per_agent` False) is called
+    once, with no agent; a per-agent check once for each agent, its findings named after
+    it, or once with no agent when the tree has none (its guards and errors are then the
+    tree's: `run.bound.guards`). `codes`: every code the family's module defines."""
+
+    name: str
+    codes: tuple[Code, ...]
+    fn: Callable[[Agent | None, Run], list[Finding]]
+    per_agent: bool = True

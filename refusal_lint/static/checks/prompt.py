@@ -1,0 +1,203 @@
+"""RL200-RL203: the agent's prompt against its card."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from refusal_lint.core import prompttext
+from refusal_lint.core.kinds import EditKind, Severity
+from refusal_lint.core.model import Code, Edit, Finding, Loc, Prompt, Rule, RuleSet
+from refusal_lint.static.checks.base import Check, Run
+
+if TYPE_CHECKING:
+    from refusal_lint.static.bind.bound import Agent
+
+RL200 = Code(
+    code="RL200",
+    name="prompt-missing",
+    severity=Severity.ERROR,
+    summary="an agent with refusal rules has no prompt found or configured",
+    what="no system prompt was found for an agent whose card advertises rules.",
+    why="the model must know the rules to refuse consistently with the card and guards.",
+    fix="""set `prompt:` in the agent's config (file, file.yaml#key.path or module.py:NAME), or
+keep the prompt where it is discovered (a prompt*.md file, SYSTEM_PROMPT, instruction=...).""",
+    example="""==> prompt.md (deleted) <==
+""",
+    fixed="""==> prompt.md <==
+- seg-mix: One family per cut.
+""",
+)
+
+RL201 = Code(
+    code="RL201",
+    name="rule-not-in-prompt",
+    severity=Severity.ERROR,
+    summary="a card rule the prompt never mentions",
+    what="the card advertises a rule whose id appears nowhere in the agent's prompt.",
+    why="the model cannot refuse by a rule it was never told about.",
+    fix="add a rule line to the prompt:",
+    example="""==> prompt.md <==
+Answer from the survey tables only, and refuse what the rules forbid.
+""",
+    fixed="""==> prompt.md <==
+Answer from the survey tables only, and refuse what the rules forbid:
+- seg-mix: One family per cut.
+""",
+)
+
+RL202 = Code(
+    code="RL202",
+    name="prompt-unknown-rule",
+    severity=Severity.ERROR,
+    summary="the prompt names a rule the card does not advertise (did-you-mean)",
+    what="""a rule line (or a near miss of a card id, such as `seg_mix`) in the prompt names a
+rule the card does not have. The message suggests the nearest card rule.""",
+    why="the model will refuse with a rule no caller can look up.",
+    fix="rename it to the card's id, or add the rule to the card.",
+    example="""==> prompt.md <==
+- seg-mix: One family per cut.
+- astro-cut: No zodiac cuts.
+""",
+    fixed="""==> prompt.md <==
+- seg-mix: One family per cut.
+""",
+)
+
+RL203 = Code(
+    code="RL203",
+    name="prompt-reason-mismatch",
+    severity=Severity.ERROR,
+    fixable=True,
+    summary="a prompt rule line states another reason than the card",
+    what="""the prompt's line `seg-mix: <reason>` states a reason that differs from the card's
+(white space folded).""",
+    why="users see one wording in refusals and another in the card; evals asserting the reason fail.",
+    fix="`refusal-lint check --fix` rewrites the prompt's reason to the card's.",
+    example="""==> prompt.md <==
+- seg-mix: Never cross two families.
+""",
+    fixed="""==> prompt.md <==
+- seg-mix: One family per cut.
+""",
+)
+
+CODES = (RL200, RL201, RL202, RL203)
+
+
+# Template or f-string placeholders (f-string parts that are not literal read as `{…}`).
+_PLACEHOLDER = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{…\}|\{[A-Za-z_][A-Za-z0-9_.\[\]'\"-]*\}")
+
+
+def _on_file_line(loc: Loc, rule_id: str, prompt: Prompt) -> Loc:
+    """Where the id stands on the file's own line: a prompt line taken from a YAML, JSON or
+    Python string is dedented and unquoted, so its column is not the file's."""
+    source = next((pl.source for pl in prompt.lines if pl.line == loc.line and pl.source), "")
+    m = re.search(r"(?<![\w-])" + re.escape(rule_id) + r"(?![\w-])", source)
+    if m is None:
+        return loc
+    return Loc(loc.path, loc.line, m.start() + 1, loc.line, m.end() + 1)
+
+
+def mention_lines(prompts: list[Prompt], rule_id: str) -> list[Loc]:
+    out = []
+    for p in prompts:
+        if p.derived:
+            out.append(p.loc)
+            continue
+        out.extend(Loc(p.loc.path, ln) for ln in prompttext.mentions(p.lines, rule_id))
+    return out
+
+
+def _missing(card: RuleSet, configured: str | None, root: str) -> Finding:
+    """RL200: no prompt found, or the configured one is not there."""
+    why = (
+        f"the configured prompt `{configured}` was not found"
+        if configured
+        else f"no system prompt found for this agent under `{root or '.'}/` (looked for prompt "
+        "files, YAML/JSON prompt keys, Python prompt arguments, assignments, chat messages and "
+        "prompt functions); point `prompt:` in the config at it: `file`, `file.yaml#key.path` "
+        "or `module.py:NAME`"
+    )
+    return RL200.finding(card.loc, why)
+
+
+def _unmentioned(card: RuleSet, prompts: list[Prompt]) -> list[Finding]:
+    """RL201: each card rule no prompt mentions."""
+    return [
+        RL201.finding(
+            rule.loc, f"rule `{rule.rule_id}` is never mentioned in the prompt", rule_id=rule.rule_id
+        )
+        for rule in card.rules
+        if not mention_lines(prompts, rule.rule_id)
+    ]
+
+
+def _unknown(p: Prompt, ids: list[str]) -> list[Finding]:
+    """RL202: each rule the prompt names that the card does not advertise."""
+    out = []
+    for u in prompttext.unknown_ids(p.lines, ids):
+        hint = f"; did you mean `{u.suggestion}`?" if u.suggestion else ""
+        out.append(
+            RL202.finding(
+                _on_file_line(Loc(p.loc.path, u.line, u.col, u.line, u.col + len(u.token)), u.token, p),
+                f"the prompt names rule `{u.token}`, which the card does not advertise{hint}",
+                rule_id=u.token,
+            )
+        )
+    return out
+
+
+def _reasons(p: Prompt, rules: dict[str, Rule]) -> list[Finding]:
+    """RL203: each rule line stating another reason than the card's."""
+    out = []
+    for rl in prompttext.rule_lines(p.lines):
+        stated = rules.get(rl.rule_id)
+        if stated is None or stated.reason is None or _PLACEHOLDER.search(rl.wrapped or rl.reason):
+            continue  # a reason filled in at run time ({{ reasons[...] }}, f"{...}") is not stated here
+        if rl.states(stated.reason):
+            continue
+        # A reason wrapped over several lines is not rewritten: that is a judgement call.
+        edit = (
+            None
+            if rl.wrapped
+            else Edit(path=p.loc.path, line=rl.line, old=rl.reason, new=stated.reason, kind=EditKind.TEXT)
+        )
+        out.append(
+            RL203.finding(
+                _on_file_line(
+                    Loc(p.loc.path, rl.line, rl.col, rl.line, rl.col + len(rl.rule_id)), rl.rule_id, p
+                ),
+                f'the prompt gives `{rl.rule_id}` the reason "{rl.wrapped or rl.reason}"; '
+                f'the card says "{stated.reason}"',
+                rule_id=rl.rule_id,
+                edit=edit,
+            )
+        )
+    return out
+
+
+def check_prompts(
+    card: RuleSet, prompts: list[Prompt], configured: str | None = None, root: str = ""
+) -> list[Finding]:
+    """The agent's prompt candidates that count against its card."""
+    if not card.usable or not card.rules:
+        return []
+    if not prompts:
+        return [_missing(card, configured, root)]
+    out = _unmentioned(card, prompts)
+    ids = [r.rule_id for r in card.rules]
+    rules = card.rule_map()
+    for p in prompts:
+        if not p.derived:
+            out += _unknown(p, ids) + _reasons(p, rules)
+    return out
+
+
+def check(agent: Agent | None, run: Run) -> list[Finding]:
+    if agent is None or agent.card is None:
+        return []
+    return check_prompts(agent.card, agent.prompts, agent.prompt_spec, agent.root)
+
+
+CHECK = Check("prompt", CODES, check)

@@ -1,0 +1,186 @@
+"""PATH arguments that are files (DESIGN §1): a file names the agents it belongs to.
+
+The tree checked for a file is its project's (found upward: the config file's folder, else
+the git work tree's top, else the file's folder); the findings reported are those of the
+agents owning one of the given files, wherever they stand. A file in no agent gives nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from refusal_lint.config import AgentConfig, Config
+from refusal_lint.core.filekinds import kind_of
+
+if TYPE_CHECKING:
+    from refusal_lint.core.facts import FileFacts
+    from refusal_lint.core.model import Finding
+    from refusal_lint.static.bind.bound import Agent
+    from refusal_lint.static.discover import walk as discover
+    from refusal_lint.static.discover.roles import Roles
+
+
+def project_root(path: str, cfg: Config) -> str:
+    """The project a file belongs to: the folder of the run's config file when the file is
+    under it, else the top of the git work tree holding it, else the file's own folder."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if cfg.source and _under(folder, os.path.abspath(cfg.base)):
+        return os.path.abspath(cfg.base)
+    here = folder
+    while True:
+        if os.path.exists(os.path.join(here, ".git")):  # a folder, or a file in a worktree
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            break
+        here = parent
+    # The file's folder; for a card under .well-known/, the agent's folder above it (as
+    # scoping.agent_root reads a card's place).
+    parts = folder.split(os.sep)
+    if ".well-known" not in parts:
+        return folder
+    return os.sep.join(parts[: parts.index(".well-known")]) or os.sep
+
+
+def _under(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+@dataclass(frozen=True)
+class Wanted:
+    """The files named on the command line (root-relative), and the folders given beside
+    them, whose findings are all reported."""
+
+    files: tuple[str, ...]
+    folders: tuple[str, ...] = ()
+
+    def in_folders(self, path: str) -> bool:
+        return any(f in ("", ".") or path == f or path.startswith(f + "/") for f in self.folders)
+
+    def read(self) -> list[str]:
+        """The files of a kind refusal-lint reads: only those can belong to an agent."""
+        return [p for p in self.files if kind_of(p) is not None]
+
+    def names_config(self, cfg: Config, root: str) -> bool:
+        """Is the run's config file among them? It speaks for every agent."""
+        if cfg.source is None:
+            return False
+        return os.path.relpath(os.path.abspath(cfg.source), root).replace(os.sep, "/") in self.files
+
+
+def python_scope(
+    wanted: Wanted,
+    facts: dict[str, FileFacts],
+    py_entries: list[discover.Entry],
+    cfg: Config,
+    roles: Roles,
+    root: str,
+) -> list[discover.Entry]:
+    """The Python files worth scanning for these files' agents: for agents the config
+    gives, those the owning ones claim; where the data cards show two agents or more, only
+    those under the owning agents' roots (and in the folders above them, where a card built
+    in code may stand); everything where that cannot be told. Modules those files import
+    are still read on demand (pipeline._bind)."""
+    from refusal_lint.static.bind.scoping import agent_root, owner
+    from refusal_lint.static.checks.card import rule_sets
+
+    if wanted.names_config(cfg, root):
+        return py_entries
+    if cfg.agents:
+        claims = Claims(cfg, roles, root)
+        owning = [a for a in cfg.agents if any(claims(a, p) for p in wanted.read())]
+        return [e for e in py_entries if any(claims(a, e.rel) for a in owning) or wanted.in_folders(e.rel)]
+    roots = sorted({agent_root(rs.loc.path) for rs in rule_sets(d for f in facts.values() for d in f.exts)})
+    if len(roots) < 2:
+        return py_entries
+    owned: set[str] = set()
+    for path in wanted.read():
+        found = owner(path, roots)
+        if not found:
+            return py_entries  # perhaps an agent whose card is built in Python: scan it all
+        owned.update(found)
+    if "" in owned:
+        return py_entries
+    above = {"/".join(r.split("/")[:i]) for r in owned for i in range(len(r.split("/")))}
+    return [
+        e
+        for e in py_entries
+        if any(e.rel.startswith(r + "/") for r in owned)
+        or posixpath.dirname(e.rel) in above
+        or wanted.in_folders(e.rel)
+    ]
+
+
+class Claims:
+    """Does a configured agent claim a file (root-relative): its card, its prompt's file or
+    module, or a match of its `guards:` globs? (It may hold no fact yet, or no longer.)"""
+
+    def __init__(self, cfg: Config, roles: Roles, root: str) -> None:
+        from refusal_lint.static.discover import walk as discover
+        from refusal_lint.static.discover.roles import config_relative, rel
+
+        self.cfg, self.root, self.relative = cfg, root, config_relative
+        self.own: dict[str, set[str]] = {a.name: set() for a in cfg.agents}
+        for a in cfg.agents:
+            if a.card:
+                self.own[a.name].add(rel(root, cfg.base, a.card))
+            if a.prompt:
+                self.own[a.name].add(roles.prompts[a.prompt].path)
+        self.globs = {a.name: discover.gitignore_spec(list(a.guards)) for a in cfg.agents if a.guards}
+
+    def __call__(self, agent: AgentConfig, path: str) -> bool:
+        if path in self.own.get(agent.name, ()):
+            return True
+        spec = self.globs.get(agent.name)
+        return spec is not None and spec.match_file(self.relative(self.root, self.cfg, path))
+
+
+class Owners:
+    """Which agents own the wanted files, and which paths belong to those agents."""
+
+    def __init__(self, wanted: Wanted, agents: list[Agent], roles: Roles, cfg: Config, root: str) -> None:
+        from refusal_lint.static.bind.scoping import owner
+
+        self.owner = owner
+        self.agents = agents
+        self.roots = [a.root for a in agents]
+        self.claims = Claims(cfg, roles, root) if cfg.agents else None
+        self.by_name = {a.name: a for a in cfg.agents}
+        self.wanted = wanted
+        if wanted.names_config(cfg, root):
+            self.owning = list(agents)
+        else:
+            self.owning = [a for a in agents if any(self.belongs(p, a) for p in wanted.read())]
+
+    def belongs(self, path: str, agent: Agent) -> bool:
+        if path in agent.files or (agent.card is not None and agent.card.loc.path == path):
+            return True
+        if any(p.loc.path == path for p in agent.prompts):
+            return True
+        if self.claims is not None:
+            configured = self.by_name.get(agent.name)
+            return configured is not None and self.claims(configured, path)
+        # A lone agent's scope is the whole tree (scoping.py gives it every file with facts);
+        # among several, a file is the nearest card's.
+        return len(self.agents) == 1 or agent.root in self.owner(path, self.roots)
+
+    def keeps(self, path: str) -> bool:
+        """Does a path (of a finding no agent is named on, or a baseline entry) count?"""
+        return self.wanted.in_folders(path) or any(self.belongs(path, a) for a in self.owning)
+
+    def findings(self, findings: list[Finding]) -> list[Finding]:
+        return [f for f in findings if self._keeps(f)]
+
+    def _keeps(self, f: Finding) -> bool:
+        if f.agent is None or self.wanted.in_folders(f.loc.path):
+            return self.keeps(f.loc.path)
+        mine = [a for a in self.owning if a.name == f.agent]
+        if not mine:
+            return False
+        # Two agents may bear one name (cards copied from a template): then the path decides.
+        if sum(a.name == f.agent for a in self.agents) == 1:
+            return True
+        return any(self.belongs(f.loc.path, a) for a in mine)

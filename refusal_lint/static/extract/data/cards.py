@@ -1,0 +1,124 @@
+"""Refusals extension entries in a JSON or YAML document tree."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from refusal_lint.core import spec
+from refusal_lint.core.facts import ExtDecl, ParamItem
+from refusal_lint.core.kinds import ParamsKind, ValueKind
+from refusal_lint.static.extract.data.tree import TNode
+
+
+def may_hold_extension(doc: object) -> bool:
+    """Could a plain document hold a refusals extension entry: a string that is our URI (or
+    almost), or an entry whose `uri` is not a string (RL101)?"""
+    stack = [doc]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            uri = node.get("uri", "")
+            if not isinstance(uri, str):
+                return True
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+        elif isinstance(node, str) and "efusal" in node.lower() and spec.uri_kind(node):
+            return True
+    return False
+
+
+def _params(decl: ExtDecl, entry: TNode) -> ExtDecl:
+    """The declaration with what its `params` member holds."""
+    member = entry.get("params")
+    if member is None:
+        return dataclasses.replace(decl, params_kind=ParamsKind.ABSENT)
+    key, value = member
+    decl = dataclasses.replace(decl, params_loc=key.loc, params_id=value.loc.ident)
+    if value.kind == ValueKind.NULL:
+        return dataclasses.replace(decl, params_kind=ParamsKind.NULL)
+    if value.kind != ValueKind.OBJECT:
+        return dataclasses.replace(decl, params_kind=ParamsKind.OTHER)
+    items = tuple(
+        ParamItem(
+            key=str(k.value),
+            loc=k.loc,
+            reason=v.value if v.kind == ValueKind.STRING and isinstance(v.value, str) else None,
+            kind=v.kind,
+        )
+        for k, v in value.items
+    )
+    return dataclasses.replace(decl, items=items)
+
+
+def _entry(entry: TNode, card: str, name: str | None) -> ExtDecl | None:
+    if entry.kind == ValueKind.STRING:
+        # `"extensions": ["https://.../refusals/v1"]`: ours, but not an object.
+        if isinstance(entry.value, str) and spec.uri_kind(entry.value):
+            return ExtDecl(
+                loc=entry.loc,
+                card=card,
+                uri=entry.value,
+                problems=("extension entry is not an object",),
+                params_kind=ParamsKind.ABSENT,
+                agent_name=name,
+            )
+        return None
+    if entry.kind != ValueKind.OBJECT:
+        return None
+    member = entry.get("uri")
+    if member is None:
+        return None
+    key, uri = member
+    problems = []
+    uri_text = uri.value if uri.kind == ValueKind.STRING else None
+    if uri_text is None:
+        # A non-string uri is ours only when the entry otherwise looks like a refusals entry.
+        desc = entry.get("description")
+        params = entry.get("params")
+        hint = desc is not None and "refus" in str(desc[1].value).lower()
+        if not hint and (params is None or params[1].kind != ValueKind.OBJECT):
+            return None
+        problems.append(f"`uri` is {uri.kind}, not a string")
+    elif spec.uri_kind(str(uri_text)) is None:
+        return None
+    req = entry.get("required")
+    if req is not None and req[1].kind != ValueKind.BOOL:
+        problems.append(f"`required` is {req[1].kind}, not a boolean")
+    uri_str = uri_text if isinstance(uri_text, str) else None
+    return _params(
+        ExtDecl(loc=key.loc, card=card, uri=uri_str, problems=tuple(problems), agent_name=name), entry
+    )
+
+
+def find_extensions(root: TNode) -> list[ExtDecl]:
+    """Every refusals extension entry in the document, in document order."""
+    out: list[ExtDecl] = []
+    # Explicit stack: documents may nest deeper than Python's recursion limit.
+    # The card of an entry is the nearest enclosing object that holds `capabilities`.
+    stack: list[tuple[TNode, str, str | None]] = [(root, "", None)]
+    while stack:
+        node, card, name = stack.pop()
+        if node.kind == ValueKind.ARRAY:
+            stack.extend((e, card, name) for e in node.elems)
+            continue
+        if node.kind != ValueKind.OBJECT:
+            continue
+        if node.get("capabilities") is not None or not card:
+            card = node.loc.ident
+            named = node.get("name")
+            if named is not None and named[1].kind == ValueKind.STRING:
+                name = str(named[1].value)
+        if node.get("uri") is not None:
+            decl = _entry(node, card, name)
+            if decl is not None:
+                out.append(decl)
+        for k, v in node.items:
+            if k.value == "extensions" and v.kind == ValueKind.ARRAY:
+                for e in v.elems:
+                    if e.kind == ValueKind.STRING and (decl := _entry(e, card, name)) is not None:
+                        out.append(decl)
+            if v.kind in (ValueKind.OBJECT, ValueKind.ARRAY):
+                stack.append((v, card, name))
+    out.sort(key=lambda d: (d.loc.line, d.loc.col))
+    return out

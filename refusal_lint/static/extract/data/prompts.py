@@ -1,0 +1,151 @@
+"""Prompt candidates held in text, Markdown, Jinja and YAML files."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+from refusal_lint.core.filekinds import is_kind
+from refusal_lint.core.kinds import FileKind, PromptForm, ValueKind
+from refusal_lint.core.model import Loc, Prompt, PromptLine
+from refusal_lint.core.prompttext import names_card_rule
+from refusal_lint.static.extract.data.tree import TNode
+from refusal_lint.static.extract.vocab import is_prompt_key
+
+# A template placeholder fed from the rules map makes a prompt derived (agrees by construction).
+_PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}|\{%(.*?)%\}|\{([A-Za-z_][A-Za-z0-9_.]*)\}", re.S)
+
+
+def _derived(text: str) -> bool:
+    for m in _PLACEHOLDER.finditer(text):
+        inner = next(g for g in m.groups() if g is not None).lower()
+        if "rule" in inner or "refusal" in inner:
+            return True
+    return False
+
+
+def text_prompt(path: str, text: str, first_line: int = 1, form: PromptForm = PromptForm.FILE) -> Prompt:
+    lines = tuple(PromptLine(t, first_line + i) for i, t in enumerate(text.splitlines()))
+    return Prompt(Loc(path, first_line, 1), lines, _derived(text), form)
+
+
+def _string_prompt(node: TNode, prose: bool = False) -> Prompt | None:
+    """A string value as a prompt; with `prose`, only one with white space (not an id or a path)."""
+    if node.kind != ValueKind.STRING or not str(node.value).strip():
+        return None
+    if prose and not any(c.isspace() for c in str(node.value).strip()):
+        return None
+    return text_prompt(node.loc.path, str(node.value), node.loc.line, PromptForm.DATA_KEY)
+
+
+def remap_lines(prompt: Prompt, source: list[str]) -> Prompt:
+    """Put each line of a YAML string back on the file line that holds it.
+
+    A block scalar's lines map one to one, but folded (`>`), plain and quoted scalars join
+    or escape lines; the text of a line is looked up in the file from the string's start."""
+    out = []
+    cursor = prompt.loc.line - 1  # 0-based index into source
+    for pl in prompt.lines:
+        probe = pl.text.strip()[:24]
+        if probe:
+            for k in range(cursor, min(len(source), cursor + 200)):
+                if probe in source[k]:
+                    cursor = k
+                    break
+        out.append(PromptLine(pl.text, cursor + 1, source[cursor] if cursor < len(source) else ""))
+    return dataclasses.replace(prompt, lines=tuple(out))
+
+
+def one_line(prompt: Prompt, source: list[str]) -> Prompt:
+    """A prompt whose every line stands on the file line where it starts (a JSON string)."""
+    here = source[prompt.loc.line - 1] if 0 < prompt.loc.line <= len(source) else ""
+    lines = tuple(PromptLine(pl.text, prompt.loc.line, here) for pl in prompt.lines)
+    return dataclasses.replace(prompt, lines=lines)
+
+
+def _all_strings(node: TNode) -> list[Prompt]:
+    out: list[Prompt] = []
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if n.kind == ValueKind.STRING and (p := _string_prompt(n)) is not None:
+            out.append(p)
+        stack.extend(reversed(n.elems))
+        stack.extend(v for _, v in reversed(n.items))
+    return out
+
+
+def key_path(root: TNode, dotted: str) -> TNode | None:
+    node: TNode | None = root
+    for part in dotted.split(".") if dotted else []:
+        if node is None:
+            return None
+        if node.kind == ValueKind.OBJECT:
+            member = node.get(part)
+            node = member[1] if member else None
+        elif node.kind == ValueKind.ARRAY and part.isdigit() and int(part) < len(node.elems):
+            node = node.elems[int(part)]
+        else:
+            return None
+    return node
+
+
+CREWAI_KEYS = {
+    "agents": ("role", "goal", "backstory"),
+    "tasks": ("description", "expected_output"),
+}
+
+
+def data_prompts(path: str, root: TNode, ids: frozenset[str] = frozenset()) -> list[Prompt]:
+    """Discovered prompts of a YAML or JSON file (DESIGN §2): every string of a *prompt*
+    file; ADK `instruction:`; CrewAI agents.yaml/tasks.yaml; strings under prompt keys; and
+    with the cards' `ids`, any string that mentions one (a template block of a pipeline)."""
+    lower = path.lower()
+    name = lower.rsplit("/", 1)[-1]
+    yaml = is_kind(path, FileKind.YAML)
+    if yaml and ("prompt" in lower or "instruction" in lower):
+        return _all_strings(root)
+    out: list[Prompt] = []
+    crew = CREWAI_KEYS.get(name.rsplit(".", 1)[0]) if yaml else None
+    if crew and root.kind == ValueKind.OBJECT:
+        for _, entry in root.items:
+            for crew_key in crew:
+                m = entry.get(crew_key) if entry.kind == ValueKind.OBJECT else None
+                if m is not None and (p := _string_prompt(m[1])) is not None:
+                    out.append(p)
+    seen = {p.loc for p in out}
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        for key, value in n.items:
+            if is_prompt_key(str(key.value)):
+                found = [p] if (p := _string_prompt(value, prose=True)) is not None else []
+                if value.kind in (ValueKind.OBJECT, ValueKind.ARRAY):
+                    found = [p for p in _all_strings(value) if any(c.isspace() for c in p.lines[0].text)]
+                out.extend(p for p in found if p.loc not in seen)
+                seen.update(p.loc for p in found)
+        if ids and not _extension_entry(n):
+            for v in (*(v for _, v in n.items), *n.elems):
+                if (
+                    v.kind == ValueKind.STRING
+                    and v.loc not in seen
+                    and names_card_rule(str(v.value), ids)
+                    and (p := _string_prompt(v)) is not None
+                ):
+                    out.append(dataclasses.replace(p, form=PromptForm.CONTENT))
+                    seen.add(v.loc)
+        stack.extend(v for _, v in n.items if not (ids and _extension_entry(n)))
+        stack.extend(n.elems)
+    return sorted(out, key=lambda p: (p.loc.line, p.loc.col))
+
+
+def _extension_entry(node: TNode) -> bool:
+    """An extension entry (`{"uri": ..., "params": ...}`): the card itself is no prompt."""
+    return node.kind == ValueKind.OBJECT and node.get("uri") is not None
+
+
+def configured_yaml_prompt(root: TNode, dotted: str) -> list[Prompt]:
+    node = key_path(root, dotted)
+    if node is None:
+        return []
+    return [p] if (p := _string_prompt(node)) is not None else _all_strings(node)

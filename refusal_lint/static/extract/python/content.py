@@ -1,0 +1,93 @@
+"""Prompts by their content (DESIGN §2): in an agent with a card, a prose string that
+mentions a card rule id is a prompt candidate wherever it stands (`form: content`), so a
+framework whose prompt shape no table names still gets its rules checked.
+
+Not candidates: the card itself (an extension's call or dict, a params map), a guard call's
+arguments and a refusal payload's values, logging calls, exception messages, assertions.
+Comments are no strings, and documentation files are never read as prompts.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from refusal_lint.core import prompttext, spec
+from refusal_lint.core.facts import Fmt, Join, PyPrompt, Str, Value
+from refusal_lint.core.kinds import PromptForm
+from refusal_lint.static.extract import vocab
+from refusal_lint.static.extract.python.scopes import last_name
+from refusal_lint.static.extract.python.state import ExtractorState, str_keys
+
+_STRINGS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
+_PAYLOAD_KEYS = frozenset(spec.PAYLOAD_KEYS)
+_CARD_CALLS = frozenset({"AgentExtension", "AgentCard", "AgentCapabilities"})
+
+
+class ContentPrompts(ExtractorState):
+    """Strings that mention a card id, outside the places that are never prompts."""
+
+    content_ids: frozenset[str] = frozenset()
+    _quiet: list[cst.CSTNode]
+    _in_string = 0
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        descend = super().on_visit(node)
+        if not self.content_ids:
+            return descend
+        if not hasattr(self, "_quiet"):
+            self._quiet = []
+        if self._never_prompt(node):
+            self._quiet.append(node)
+        elif isinstance(node, _STRINGS):
+            if not self._in_string and not self._quiet:
+                self._candidate(node)
+            self._in_string += 1
+        return descend
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        super().on_leave(original_node)
+        if not self.content_ids:
+            return
+        if self._quiet and self._quiet[-1] is original_node:
+            self._quiet.pop()
+        elif isinstance(original_node, _STRINGS):
+            self._in_string -= 1
+
+    def _never_prompt(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, (cst.Raise, cst.Assert)):
+            return True
+        if isinstance(node, cst.Call):
+            name = last_name(node.func) or ""
+            return (
+                name in _CARD_CALLS
+                or self.is_guard_call(node, name)
+                or vocab.is_log_call(name, node.func)
+                or vocab.is_exception_name(name)
+                or name.startswith("assert")
+            )
+        if isinstance(node, cst.Dict):
+            keys = str_keys(node)
+            # a refusal payload (or its detail), a card's extension entry, a params map
+            return (
+                not _PAYLOAD_KEYS.isdisjoint(keys)
+                or "uri" in keys
+                or bool(self.content_ids.intersection(keys))
+            )
+        # `detail=` and `reason=` of any call: a refusal's values, never instructions
+        return isinstance(node, cst.Arg) and node.keyword is not None and node.keyword.value in _PAYLOAD_KEYS
+
+    def _candidate(self, node: cst.BaseExpression) -> None:
+        value = self.value(node)
+        if prompttext.names_card_rule(_literal_text(value), self.content_ids):
+            self.prompts.append(PyPrompt(self.loc(node), value, "content", PromptForm.CONTENT))
+
+
+def _literal_text(value: Value) -> str:
+    """The literal text of a string value (an f-string's or template's literal parts)."""
+    if isinstance(value, Str):
+        return value.value
+    if isinstance(value, Join):
+        return "".join(_literal_text(p) if isinstance(p, (Str, Join, Fmt)) else " " for p in value.parts)
+    if isinstance(value, Fmt):
+        return _literal_text(value.base)
+    return ""

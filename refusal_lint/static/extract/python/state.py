@@ -1,0 +1,172 @@
+"""The state the Python extractor's visitors share (pydefs.py reads definitions, pycalls.py
+recognises calls, dicts and Parts): what was found so far, and the small helpers both use."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import libcst as cst
+
+from refusal_lint.core.facts import (
+    CallV,
+    CtorCall,
+    Dyn,
+    ErrorUse,
+    Fmt,
+    Guard,
+    ImportRef,
+    Join,
+    Op,
+    PyExt,
+    PyPrompt,
+    Ref,
+    Str,
+    Suppression,
+    Value,
+)
+from refusal_lint.core.kinds import PromptForm
+from refusal_lint.core.model import Loc
+from refusal_lint.static.extract import vocab
+from refusal_lint.static.extract.positions import Positions
+from refusal_lint.static.extract.python.scopes import dotted, str_key
+from refusal_lint.static.extract.python.values import ValueBuilder
+
+
+class CardCall(NamedTuple):
+    """An `AgentCard(...)` call: where it is (the card's identity) and its `name=`."""
+
+    ident: str
+    name: str | None
+
+
+@dataclass
+class OpenError:
+    """A protocol error whose arguments are being visited: the id of a guard inside it, and
+    the `RULES[...]` lookups inside it (they may name the rule)."""
+
+    use: ErrorUse
+    lookups: list[Value]
+
+
+class ExtractorState(ValueBuilder):
+    """What the visitors have found so far, and the helpers every recogniser uses."""
+
+    def __init__(
+        self,
+        path: str,
+        module: cst.Module,
+        pos: Positions,
+        guard_callables: tuple[str, ...],
+    ) -> None:
+        super().__init__(path, module, pos)
+        self.init_maps: dict[str, dict[str, tuple[int, str]]] = {}  # class -> self.attr -> __init__ arg
+        self.ctor_calls: list[CtorCall] = []
+        self.all_cards: list[CardCall] = []  # every AgentCard(...) of the file
+        self.open_cards: list[CardCall] = []  # the enclosing AgentCard(...) calls
+        self.open_errors: list[OpenError] = []  # protocol errors being built, innermost last
+        self.consumed: set[int] = set()  # dict literals already taken as a Part's data
+        self.payload_guards: dict[int, Guard] = {}  # dict literal -> its payload guard
+        self.defs: dict[str, Value] = {}
+        self.imports: dict[str, ImportRef] = {}
+        self.guards: list[Guard] = []
+        self.error_uses: list[ErrorUse] = []
+        self.exts: list[PyExt] = []
+        self.prompts: list[PyPrompt] = []
+        self.calls: list[CallV] = []
+        self.suppressions: list[Suppression] = []
+        self.guard_plain = frozenset(g for g in guard_callables if "." not in g)
+        self.guard_dotted = frozenset(g for g in guard_callables if "." in g)
+
+    def kwarg(self, node: cst.Call, *names: str) -> cst.BaseExpression | None:
+        for a in node.args:
+            if a.keyword is not None and a.keyword.value in names:
+                return a.value
+        return None
+
+    def first_arg(self, node: cst.Call) -> cst.BaseExpression | None:
+        for a in node.args:
+            if a.keyword is None and a.star == "":
+                return a.value
+            break
+        return None
+
+    def qualified(self, name_path: str) -> str:
+        """`p.block` with `import myagent.policy as p` -> `myagent.policy.block`."""
+        head, _, rest = name_path.partition(".")
+        ref = self.imports.get(head)
+        if ref is None:
+            return name_path
+        base = f"{ref.module}.{ref.name}" if ref.name and ref.module else ref.name or ref.module
+        return f"{base}.{rest}" if rest else base
+
+    def is_guard_call(self, node: cst.Call, name: str) -> bool:
+        if vocab.is_guard_name(name, self.guard_plain):
+            return True
+        if not self.guard_dotted:
+            return False
+        full = self.qualified(dotted(node.func) or name)
+        return any(full == g or full.endswith("." + g) for g in self.guard_dotted)
+
+    def local_import(self, local: str, module: str, name: str, level: int) -> str | None:
+        """A function-level `from m import n as local`, kept among the module's imports under
+        a key no Python name can be (it holds `@`, and no `.`, which lookups split at): the
+        key spells the import itself, so equal keys are the same import."""
+        key = f"{local}@{level}:{module.replace('.', ':')}:{name}"
+        self.imports.setdefault(key, ImportRef(module, name, level))
+        return key
+
+    def current_card(self) -> CardCall:
+        """The card an extension declared here belongs to: the enclosing `AgentCard(...)`, else the file."""
+        return self.open_cards[-1] if self.open_cards else CardCall(self.path, None)
+
+    def open_error(self, loc: Loc, name: str) -> None:
+        self.open_errors.append(OpenError(ErrorUse(loc, name, None), []))
+
+    def close_error(self) -> None:
+        closed = self.open_errors.pop()
+        use = closed.use
+        if use.rule is None and not closed.lookups:
+            return
+        if self.open_errors:
+            # A nested error (ServerError(error=InvalidParamsError(...))) is reported once, outermost.
+            outer = self.open_errors[-1]
+            if outer.use.rule is None:
+                outer.use = ErrorUse(outer.use.loc, outer.use.name, use.rule)
+            outer.lookups += closed.lookups
+            return
+        self.error_uses.append(ErrorUse(use.loc, use.name, use.rule, tuple(closed.lookups)))
+
+    def add_guard(self, guard: Guard) -> None:
+        if self.open_errors:
+            # A guard inside a protocol error: the refusal travels as that error (RL305).
+            current = self.open_errors[-1]
+            if current.use.rule is None and guard.rule is not None:
+                current.use = ErrorUse(current.use.loc, current.use.name, guard.rule)
+            return
+        self.guards.append(guard)
+
+    def prompt_arg(self, node: cst.BaseExpression, source: str, form: PromptForm) -> None:
+        value = self.value(node)
+        if isinstance(value, (Str, Join, Op, Ref, Dyn, Fmt, CallV)):
+            self.prompts.append(PyPrompt(self.loc(node), value, source, form))
+
+    def key_loc(self, node: cst.Dict, key: str) -> Loc:
+        for el in node.elements:
+            if isinstance(el, cst.DictElement) and str_key(el.key) == key:
+                return self.loc(el.key)
+        return self.loc(node)
+
+
+def params_of(fn: cst.FunctionDef) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    positional = tuple(p.name.value for p in (*fn.params.posonly_params, *fn.params.params))
+    return positional, tuple(p.name.value for p in fn.params.kwonly_params)
+
+
+def str_keys(node: cst.Dict) -> dict[str, cst.BaseExpression]:
+    """A dict literal's string-keyed members (the last of a repeated key, as Python keeps)."""
+    return {
+        k: el.value
+        for el in node.elements
+        if isinstance(el, cst.DictElement) and (k := str_key(el.key)) is not None
+    }

@@ -1,0 +1,195 @@
+"""One entry point per file: bytes in, FileFacts out. Pure; runs in workers for Python."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import sys
+import warnings
+from collections.abc import Callable
+from typing import NamedTuple
+
+from refusal_lint.core import sourcetext
+from refusal_lint.core.facts import FileFacts, Problem
+from refusal_lint.core.kinds import FileKind, ProblemKind, PromptForm
+from refusal_lint.core.model import Loc, Prompt
+from refusal_lint.core.prompttext import names_card_rule
+from refusal_lint.static.extract.data import cards as datacards
+from refusal_lint.static.extract.data import comments, jsonpos, yamlsafe
+from refusal_lint.static.extract.data import prompts as dataprompts
+from refusal_lint.static.extract.data.tree import ParseError, TNode, TooDeep
+from refusal_lint.static.extract.job import Job
+from refusal_lint.static.gate import prefilter, pyscan
+
+AST_DEPTH = 2000
+
+
+def _problem(job: Job, message: str, line: int = 1, col: int = 1) -> FileFacts:
+    """RL002: the standard parser rejects the file, here; a file whose text cannot matter is
+    not needed (DESIGN §3), and holds nothing, in either mode."""
+    configured = job.read_whole or job.prompt_key is not None
+    if not prefilter.parse_error_matters(
+        job.path, job.kind, job.data, job.ids, job.guard_callables, configured
+    ):
+        return FileFacts(job.path, job.kind, complete=job.kind != FileKind.PYTHON)
+    return FileFacts(job.path, job.kind, problem=Problem(Loc(job.path, line, col), message))
+
+
+def unchecked(path: str, kind: FileKind, why: str) -> FileFacts:
+    """RL005: a valid file that could not be analysed within the limits (line 1)."""
+    return FileFacts(
+        path, kind, problem=Problem(Loc(path), why + "; its facts are unchecked", ProblemKind.UNCHECKED)
+    )
+
+
+def extract(job: Job) -> FileFacts:
+    if job.kind == FileKind.PYTHON:
+        return _python(job)
+    try:
+        text = sourcetext.decode(job.data).text
+    except UnicodeDecodeError as exc:
+        line = job.data.count(b"\n", 0, exc.start) + 1
+        col = exc.start - (job.data.rfind(b"\n", 0, exc.start) + 1) + 1
+        return _problem(job, f"not valid UTF-8 (byte 0x{job.data[exc.start]:02x})", line, col)
+    except ValueError as exc:
+        return _problem(job, str(exc))
+    notes = comments.suppressions(job.path, job.kind, text)
+    if job.kind == FileKind.TEXT:
+        # A text file is a prompt by its name, or (form: content) by naming a card rule.
+        if prefilter.prompt_by_name(job.path) or job.prompt_key is not None:
+            found: tuple[Prompt, ...] = (dataprompts.text_prompt(job.path, text),)
+        elif not prefilter.no_prompt_by_content(job.path) and names_card_rule(text, frozenset(job.ids)):
+            found = (dataprompts.text_prompt(job.path, text, form=PromptForm.CONTENT),)
+        else:
+            found = ()
+        return FileFacts(job.path, FileKind.TEXT, prompts=found, suppressions=notes)
+    try:
+        # A card candidate only: the C parser says whether any entry can be ours before
+        # positions are worked out (an API contract that says "refusal" holds none).
+        card_only = (
+            job.kind == FileKind.JSON
+            and not job.want_prompt
+            and job.prompt_key is None
+            and not job.exhaustive
+        )
+        if card_only and not datacards.may_hold_extension(jsonpos.validate(text)):
+            return FileFacts(job.path, job.kind, suppressions=notes)
+        fmt = DATA_FORMATS[job.kind]
+        roots = fmt.documents(text, job.path)
+    except ParseError as exc:
+        return _problem(job, f"invalid {job.kind.upper()}: {exc}", exc.line, exc.col)
+    except TooDeep as exc:
+        return unchecked(job.path, job.kind, f"{job.kind.upper()} not read: {exc}")
+    exts = []
+    prompts = []
+    for root in roots:
+        if job.want_card:
+            exts.extend(datacards.find_extensions(root))
+        if job.prompt_key is not None:
+            prompts.extend(dataprompts.configured_yaml_prompt(root, job.prompt_key))
+        elif job.want_prompt:
+            ids = frozenset() if prefilter.no_prompt_by_content(job.path) else frozenset(job.ids)
+            prompts.extend(dataprompts.data_prompts(job.path, root, ids))
+    if prompts:
+        prompts = fmt.place(prompts, text)
+    return FileFacts(job.path, job.kind, exts=tuple(exts), prompts=tuple(prompts), suppressions=notes)
+
+
+class DataFormat(NamedTuple):
+    """How a data file kind is read: its documents as position-carrying trees (cards and
+    prompt keys are found in those), and its prompt strings put back on their file lines.
+    A reader raises tree.ParseError where its parser stops (RL002 there), TooDeep past its
+    limits (RL005)."""
+
+    documents: Callable[[str, str], list[TNode]]
+    place: Callable[[list[Prompt], str], list[Prompt]]
+
+
+def _yaml_lines(prompts: list[Prompt], text: str) -> list[Prompt]:
+    source = text.splitlines()
+    return [dataprompts.remap_lines(p, source) for p in prompts]
+
+
+def _json_lines(prompts: list[Prompt], text: str) -> list[Prompt]:
+    # A JSON string holds no raw line break: every line of its value is on its own line.
+    source = sourcetext.lines(text)
+    return [dataprompts.one_line(p, source) for p in prompts]
+
+
+DATA_FORMATS = {
+    FileKind.JSON: DataFormat(lambda text, path: [jsonpos.parse(text, path)], _json_lines),
+    FileKind.YAML: DataFormat(
+        lambda text, path: [yamlsafe.to_tree(doc, path) for doc in yamlsafe.compose_all(text)], _yaml_lines
+    ),
+}
+
+
+def _python(job: Job) -> FileFacts:
+    checked = job if job.checked else precheck(job)
+    if isinstance(checked, FileFacts):
+        return checked
+    return _libcst(checked)
+
+
+def precheck(job: Job) -> FileFacts | Job:
+    """CPython's parser first: final facts when it settles the file, else the job for libcst."""
+    try:
+        text = sourcetext.decode(job.data, python=True).text
+    except (SyntaxError, UnicodeDecodeError, LookupError) as exc:
+        return _problem(job, f"cannot decode: {exc}")
+    except ValueError as exc:
+        return _problem(job, str(exc))
+    # CPython's parser at a bounded depth: a tree it cannot build within AST_DEPTH levels
+    # (50,000 chained `+`, 20,000 `.attr`) is one libcst would take minutes on, or crash.
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(AST_DEPTH)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(text)
+    except SyntaxError as exc:
+        if "too many nested" in str(exc.msg) or "too complex" in str(exc.msg):
+            # libcst's native parser can crash the process on such nesting: go no further.
+            return _problem(job, f"syntax error: {exc.msg}", exc.lineno or 1, exc.offset or 1)
+        return dataclasses.replace(
+            job, checked=True, ast_error=(str(exc.msg), exc.lineno or 1, exc.offset or 1)
+        )
+    except RecursionError:
+        return unchecked(job.path, job.kind, f"nested more than {AST_DEPTH} levels deep")
+    except MemoryError:
+        return unchecked(job.path, job.kind, "out of memory while parsing")
+    except ValueError as exc:
+        return _problem(job, f"the parser could not read this file ({exc})")
+    finally:
+        sys.setrecursionlimit(limit)
+    guard_names = frozenset(g.rsplit(".", 1)[-1] for g in job.guard_callables)
+    if (
+        not job.read_whole
+        and not job.exhaustive
+        and "refusal-lint:" not in text
+        and not pyscan.may_hold_facts(tree, guard_names, frozenset(job.ids))
+        and not (job.prompts and (job.content or pyscan.may_hold_prompt(tree)))
+    ):
+        return FileFacts(job.path, FileKind.PYTHON, complete=False)
+    return dataclasses.replace(job, checked=True)
+
+
+def _libcst(job: Job) -> FileFacts:
+    from libcst import ParserSyntaxError
+
+    from refusal_lint.static.extract.python import visitor as python
+
+    text = sourcetext.decode(job.data, python=True).text
+    try:
+        # Documentation holds no prompt by content (DESIGN §2).
+        ids = () if prefilter.no_prompt_by_content(job.path) else job.ids
+        return python.extract(job.path, text, job.guard_callables, ids)
+    except (ParserSyntaxError, SyntaxError):
+        if job.ast_error is not None:
+            msg, line, col = job.ast_error
+            return _problem(job, f"syntax error: {msg}", line, col)
+        return unchecked(job.path, job.kind, "the parser (libcst) could not read this valid Python file")
+    except RecursionError:
+        return unchecked(job.path, job.kind, "nested too deep for the parser")
+    except MemoryError:
+        return unchecked(job.path, job.kind, "out of memory while parsing")

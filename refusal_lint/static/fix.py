@@ -1,0 +1,249 @@
+"""--fix and --diff: bring drifted reasons back to the card's (RL203, RL303), safely.
+
+Every edit is checked before anything is written: the text it replaces must still be what
+the findings saw (else the file changed on disk), and the result must still parse and
+say the card's reason (else the reason cannot be written there safely). Writes are
+atomic (a temporary file in the same folder, then rename) and keep the encoding, BOM,
+line endings and permissions.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import os
+import re
+import stat
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from refusal_lint.core import sourcetext
+from refusal_lint.core.filekinds import is_kind
+from refusal_lint.core.kinds import EditKind, FileKind
+from refusal_lint.core.model import Edit, Finding
+from refusal_lint.static.discover.contents import DISK
+
+_LITERAL = re.compile(r"(?P<prefix>[rRbBuUfF]{0,2})(?P<quote>'''|\"\"\"|'|\")", re.S)
+
+
+@dataclass
+class FileFix:
+    path: str  # relative
+    abs: str
+    encoding: str
+    bom: bool
+    before: str
+    after: str
+    fixed: list[Finding] = field(default_factory=list)
+
+
+@dataclass
+class Plan:
+    files: list[FileFix] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)  # one line each: what was left alone, and why
+
+    @property
+    def count(self) -> int:
+        return sum(len(f.fixed) for f in self.files)
+
+
+def _escape(value: str, quote: str, raw: bool, fstring: bool) -> str | None:
+    """The body of a literal with that quote whose value is `value`; None if it cannot be."""
+    if raw:
+        if "\\" in value or quote[0] in value or "\n" in value or "\r" in value:
+            return None
+        body = value
+    else:
+        out = []
+        for ch in value:
+            if ch == "\\":
+                out.append("\\\\")
+            elif ch == quote[0]:
+                out.append("\\" + ch)
+            elif ch == "\n":
+                out.append("\\n")
+            elif ch == "\r":
+                out.append("\\r")
+            elif ch == "\t":
+                out.append("\\t")
+            elif not ch.isprintable():
+                out.append(f"\\u{ord(ch):04x}" if ord(ch) < 0x10000 else f"\\U{ord(ch):08x}")
+            else:
+                out.append(ch)
+        body = "".join(out)
+    return body.replace("{", "{{").replace("}", "}}") if fstring else body
+
+
+def literal_value(source: str) -> str | None:
+    """The value of a Python string literal (f-strings without placeholders included)."""
+    try:
+        tree = ast.parse(source.strip(), mode="eval").body
+    except SyntaxError:
+        return None
+    if isinstance(tree, ast.Constant) and isinstance(tree.value, str):
+        return tree.value
+    if isinstance(tree, ast.JoinedStr) and all(isinstance(v, ast.Constant) for v in tree.values):
+        return "".join(str(v.value) for v in tree.values if isinstance(v, ast.Constant))
+    return None
+
+
+def rewrite_literal(source: str, new: str) -> str | None:
+    """`source` (one string literal) rewritten to hold `new`, same prefix, quotes and layout."""
+    m = _LITERAL.match(source)
+    if m is None or "b" in m["prefix"].lower():
+        return None
+    prefix, quote = m["prefix"], m["quote"]
+    body = _escape(new, quote, "r" in prefix.lower(), "f" in prefix.lower())
+    if body is None:
+        return None
+    out = f"{prefix}{quote}{body}{quote}"
+    return out if literal_value(out) == new else None
+
+
+def _apply(text: str, edit: Edit, starts: list[int]) -> tuple[str, str | None]:
+    """The text with one edit made, or the reason it was not."""
+    if edit.line - 1 >= len(starts):
+        return text, "the file changed on disk since it was read"
+    if edit.kind == EditKind.LITERAL:
+        if edit.end_line - 1 >= len(starts):
+            return text, "the file changed on disk since it was read"
+        a = starts[edit.line - 1] + edit.col - 1
+        b = starts[edit.end_line - 1] + edit.end_col - 1
+        if literal_value(text[a:b]) != edit.old:
+            return text, "the file changed on disk since it was read"
+        new = rewrite_literal(text[a:b], edit.new)
+        if new is None:
+            return text, "the card's reason cannot be written in this literal's quoting"
+        return text[:a] + new + text[b:], None
+    end = starts[edit.line] if edit.line < len(starts) else len(text)
+    line = text[starts[edit.line - 1] : end]
+    if line.count(edit.old) != 1:
+        return text, "the prompt line is not written out verbatim here (generated or escaped)"
+    at = starts[edit.line - 1] + line.index(edit.old)
+    return text[:at] + edit.new + text[at + len(edit.old) :], None
+
+
+def _still_reads(path: str, before: str, after: str, news: list[str]) -> bool:
+    """The fixed file parses as it did, and states the new reasons."""
+    if is_kind(path, FileKind.PYTHON):
+        try:
+            tree = ast.parse(after)
+            ast.parse(before)
+        except SyntaxError:
+            return False
+        strings = [
+            n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+        ]
+        return all(any(new in s for s in strings) for new in news)
+    if is_kind(path, FileKind.YAML):
+        from refusal_lint.static.extract.data.yamlsafe import YamlError, load_plain
+
+        try:
+            data = load_plain(after)
+        except YamlError:
+            return False
+        flat = repr(data)
+        return all(repr(new)[1:-1] in flat or new in flat for new in news)
+    return True
+
+
+def plan_text(path: str, text: str, findings: list[Finding]) -> tuple[str, list[Finding], list[str]]:
+    """One file's text with every fix of `findings` made that can be made safely: the new
+    text, the findings fixed, one line for each left alone (--fix, and the editor's code
+    actions on a buffer)."""
+    after = text
+    fixed: list[Finding] = []
+    skipped: list[str] = []
+    # From the end of the file backwards, so earlier edits keep their positions.
+    for f in sorted(findings, key=lambda f: (f.edit.line, f.edit.col) if f.edit else (0, 0), reverse=True):
+        assert f.edit is not None
+        candidate, why = _apply(after, f.edit, sourcetext.line_starts(after))
+        if why is not None:
+            skipped.append(f"{path}:{f.loc.line}: {f.code} not fixed: {why}")
+            continue
+        if not _still_reads(path, after, candidate, [f.edit.new]):
+            skipped.append(
+                f"{path}:{f.loc.line}: {f.code} not fixed: the reason cannot be written there safely"
+            )
+            continue
+        after = candidate
+        fixed.append(f)
+    return after, fixed, skipped
+
+
+def plan(findings: list[Finding], root: str, read: Callable[[str], bytes] = DISK.read) -> Plan:
+    """Every fix that can be made safely, file by file; nothing is written. `read` is the
+    run's contents source: a fix planned on git's index is written only where the disk
+    still holds the same text."""
+    out = Plan()
+    by_file: dict[str, list[Finding]] = {}
+    for f in findings:
+        if f.edit is not None:
+            by_file.setdefault(f.edit.path, []).append(f)
+    for path, group in sorted(by_file.items()):
+        absolute = os.path.join(root, path)
+        try:
+            data = read(absolute)
+            text, encoding, bom = sourcetext.decode(data, is_kind(path, FileKind.PYTHON))
+        except (OSError, UnicodeDecodeError, SyntaxError, LookupError, ValueError) as exc:
+            out.skipped.append(f"{path}: not fixed, cannot read it ({exc})")
+            continue
+        after, fixed, skipped = plan_text(path, text, group)
+        out.skipped.extend(skipped)
+        if fixed:
+            out.files.append(
+                FileFix(path, absolute, encoding, bom, text, after, sorted(fixed, key=Finding.sort_key))
+            )
+    return out
+
+
+def diff(p: Plan, show: Callable[[str], str] = str) -> str:
+    """The plan as a unified diff; `show` gives each path as the patch names it (relative to
+    the current folder, so `git apply` takes it there)."""
+    chunks: list[str] = []
+    for f in p.files:
+        chunks.extend(
+            difflib.unified_diff(
+                f.before.splitlines(keepends=True),
+                f.after.splitlines(keepends=True),
+                f"a/{show(f.path)}",
+                f"b/{show(f.path)}",
+            )
+        )
+    return "".join(c if c.endswith("\n") else c + "\n\\ No newline at end of file\n" for c in chunks)
+
+
+def write(p: Plan) -> list[str]:
+    """Write each fixed file atomically; returns one line per file that could not be written."""
+    problems = []
+    for f in p.files:
+        try:
+            st = os.stat(f.abs)
+            if not st.st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH):
+                raise PermissionError("the file is read-only")
+            with open(f.abs, "rb") as fh:
+                current = sourcetext.decode(fh.read(), is_kind(f.path, FileKind.PYTHON)).text
+            if current != f.before:
+                raise RuntimeError("it changed on disk since it was read")
+            data = (("\ufeff" if f.bom else "") + f.after).encode(f.encoding)
+            fd, tmp = tempfile.mkstemp(dir=os.path.dirname(f.abs), prefix=".refusal-lint-")
+            try:
+                with os.fdopen(fd, "wb") as out:
+                    out.write(data)
+                os.chmod(tmp, stat.S_IMODE(st.st_mode))
+                os.replace(tmp, f.abs)
+            except BaseException:
+                os.unlink(tmp)
+                raise
+        except (
+            OSError,
+            RuntimeError,
+            ValueError,
+            SyntaxError,
+            LookupError,
+        ) as exc:  # ValueError: now undecodable
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            problems.append(f"{f.path}: not fixed, {why}")
+            f.fixed.clear()
+    return problems

@@ -1,0 +1,291 @@
+"""The text prefilter: what a file's name and bytes say before any parser reads it (may
+it hold a card, a prompt, a guard or an extension declaration?). Cheap and conservative:
+a file it passes over can hold nothing a check reads (REFUSAL_LINT_EXHAUSTIVE=1 turns it off)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from refusal_lint.core.filekinds import kind_of
+from refusal_lint.core.kinds import FileKind
+from refusal_lint.static.extract import vocab
+
+CARD_NAMES = frozenset(
+    {
+        "agent-card.json",
+        "agent.json",
+        "agent-card.yaml",
+        "agent-card.yml",
+        "agent_card.json",
+        "agentcard.json",
+    }
+)
+
+
+def _alternatives(words: Iterable[str]) -> bytes:
+    return b"|".join(re.escape(w).encode() for w in sorted(words, key=lambda w: (-len(w), w)))
+
+
+# The words every prompt shape holds (DESIGN §2's table, declared in vocab.py): a name word,
+# a chat role, the system-call word, or a keyword argument that holds none of them.
+_NAME_WORDS = {w.rstrip("s") for w in vocab.PROMPT_NAME_WORDS}
+_SHAPE_WORDS = _NAME_WORDS | vocab.CHAT_SYSTEM_ROLES | {vocab.SYSTEM_CALL_WORD}
+_OTHER_KWARGS = {k for k in vocab.PROMPT_KWARGS if not any(w in k for w in _SHAPE_WORDS)}
+_PROMPT_WORDS = tuple(sorted(w.encode() for w in _SHAPE_WORDS | _OTHER_KWARGS))
+_BARE_KWARGS = {k for k in vocab.PROMPT_KWARGS if not any(w in k.lower() for w in _NAME_WORDS)}
+
+
+def _cased(words: set[str]) -> bytes:
+    """Any case, as names are written (`SYSTEM_PROMPT`, `systemPrompt`, `SystemMessage`)."""
+    return b"(?:" + _alternatives({v for w in words for v in (w, w.capitalize(), w.upper())}) + b")"
+
+
+_PROMPT_SHAPE = re.compile(
+    # A name holding a prompt word, assigned or passed (`SYSTEM_PROMPT =`, `instruction=`):
+    # matched from the word on, so the search runs from literal prefixes.
+    _cased(_NAME_WORDS)
+    + rb"[A-Za-z0-9_]*[ \t]*(?::[^=\n]*)?=(?!=)"
+    # A keyword the table names that holds no such word (`system=`, `goal=`, `preamble=`).
+    + rb"|(?<![A-Za-z0-9_.])"
+    + _cased(_BARE_KWARGS)
+    + rb"[ \t]*=(?!=)"
+    # A dict or config key (`"system_prompt":`).
+    + rb"|[\"'](?:[^\"'\n]*(?:"
+    + _alternatives(_NAME_WORDS)
+    + rb")[^\"'\n]*|"
+    + _alternatives(vocab.PROMPT_KWARGS)
+    + rb")[\"'][ \t]*:"
+    # Chat messages: `{"role": "system", ...}`, `("system", ...)`.
+    + rb"|[\"']role[\"'][ \t]*:[ \t]*[\"'](?:"
+    + _alternatives(vocab.CHAT_SYSTEM_ROLES)
+    + rb")[\"']"
+    + rb"|\([ \t\r\n]*[\"'](?:"
+    + _alternatives(vocab.CHAT_SYSTEM_ROLES)
+    + rb")[\"'][ \t]*,"
+    # A call whose name says system (`SystemMessage(`, `from_system(`, `add_system_message(`).
+    + rb"|"
+    + _cased({vocab.SYSTEM_CALL_WORD})
+    + rb"[A-Za-z0-9_]*\("
+    # A prompt function (`@agent.system_prompt`).
+    + rb"|@[A-Za-z0-9_.]*\.(?:"
+    + _alternatives(vocab.PROMPT_DECORATORS)
+    + rb")\b"
+)
+
+
+def prompt_words(data: bytes) -> bool:
+    """The cheap first test: a word any prompt shape holds."""
+    low = data.lower()
+    return any(w in low for w in _PROMPT_WORDS)
+
+
+def python_prompt_candidate(data: bytes) -> bool:
+    """Can this file hold a prompt candidate? Asked only where a card makes prompts matter."""
+    return prompt_words(data) and _PROMPT_SHAPE.search(data) is not None
+
+
+_ADK = re.compile(rb"^instruction\s*:", re.M)
+CREWAI_CONFIGS = frozenset({"agents.yaml", "agents.yml", "tasks.yaml", "tasks.yml"})
+
+
+_GUARD_WORD = re.compile(rb"(?:[Rr]efus|REFUS)[A-Za-z0-9_]*\(")  # a literal prefix: sre scans for it fast
+_IDENT = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+_DEFINITION = re.compile(rb"[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+\Z")
+_CALL_TEXT = 4096  # bytes of arguments read; a longer call is parsed with its file
+
+
+def _call_end(data: bytes, open_at: int) -> int:
+    """Where the call whose `(` is at `open_at` closes (-1: not found within reach)."""
+    depth = 0
+    quote = 0
+    i = open_at
+    stop = min(len(data), open_at + _CALL_TEXT)
+    while i < stop:
+        c = data[i]
+        if quote:
+            if c == 92:  # backslash
+                i += 1
+            elif c == quote:
+                quote = 0
+        elif c in (34, 39):  # " '
+            quote = c
+        elif c == 35:  # a comment runs to the line's end
+            nl = data.find(b"\n", i, stop)
+            i = stop if nl < 0 else nl
+        elif c in (40, 91, 123):
+            depth += 1
+        elif c in (41, 93, 125):
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return -1
+
+
+def _guard_call(data: bytes) -> bool:
+    """A call of a name holding the word refuse/refusal/refusals (DESIGN §2) whose arguments
+    may carry a rule id. Definitions (`def test_refusal_...(`), prose and calls that pass
+    only sentences or a library's keyword fields (`ResponseOutputRefusal(type="refusal")`)
+    are not; each call's own text is parsed to tell."""
+    from refusal_lint.static.extract import vocab
+    from refusal_lint.static.gate import pyscan
+
+    for m in _GUARD_WORD.finditer(data):
+        start = m.start()
+        while start > 0 and data[start - 1] in _IDENT:
+            start -= 1
+        name = data[start : m.end() - 1].decode("ascii", "replace")
+        if not vocab.is_guard_name(name):
+            continue
+        if _DEFINITION.match(data, data.rfind(b"\n", 0, start) + 1, start):
+            continue
+        end = _call_end(data, m.end() - 1)
+        if end < 0 or pyscan.call_text_may_fire(
+            data[start : end + 1], receiver=data[start - 1 : start] == b"."
+        ):
+            return True
+    return False
+
+
+_EXTENSION_CALL = re.compile(rb"\bAgentExtension\(")
+_MODULE_NAME = re.compile(
+    rb"^(?:(?:async[ \t]+)?def|class)[ \t]+([A-Za-z_][A-Za-z0-9_]*)"
+    rb"|^([A-Za-z_][A-Za-z0-9_]*)[ \t]*(?::[^=\n]*)?=(?!=)",
+    re.M,
+)
+_IMPORTED = re.compile(rb"^[ \t]*(?:from[ \t]+\S+[ \t]+)?import\b([^\n]*)", re.M)
+
+
+def module_names(data: bytes) -> frozenset[str]:
+    """Names bound at a module's top level, as text shows them: assigned at column 0,
+    defined, or imported anywhere (an import inside a block may be module level too)."""
+    names = {(a or b).decode() for a, b in _MODULE_NAME.findall(data)}
+    for line in _IMPORTED.findall(data):
+        names.update(n.decode() for n in re.findall(rb"[A-Za-z_][A-Za-z0-9_]*", line))
+    return frozenset(names)
+
+
+def _extension_call(data: bytes) -> bool:
+    """An `AgentExtension(...)` call whose `uri` may be ours (a literal that is, or a name
+    binding can resolve); not an import, a type annotation, a call declaring some other
+    extension, or one that copies a uri from a parameter (SDK conversion code)."""
+    from refusal_lint.static.gate import pyscan
+
+    names: frozenset[str] | None = None
+    for m in _EXTENSION_CALL.finditer(data):
+        end = _call_end(data, m.end() - 1)
+        if end < 0:
+            return True
+        if names is None:
+            names = module_names(data)
+        if pyscan.extension_text_may_declare(data[m.start() : end + 1], names):
+            return True
+    return False
+
+
+_PY_NEEDLES = (b"'rule'", b'"rule"', b"/refusal", b"upperhand.refusal", b"refusal-lint")
+# A dict literal keyed "uri" may be an extension entry, and one keyed by a media type key
+# (or a `media_type=` keyword) a refusal Part, whatever its values are: names imported from
+# a sibling module (`{"uri": URI, "params": RULES}`) show no refusal word here.
+_MEDIA = _alternatives(vocab.MEDIA_KEYS)
+# A `rule=` keyword at any place of a call (`dict(detail=d, rule=r)`, `Part(reason=x, rule=r)`).
+_RULE_KEYWORD = re.compile(rb"[(,][ \t\r\n]*(?:" + _alternatives(vocab.RULE_KWARGS) + rb")[ \t]*=(?!=)")
+_URI_KEY = re.compile(
+    rb"[\"'](?:uri|" + _MEDIA + rb")[\"'][ \t\r\n]*:|(?<![A-Za-z0-9_])(?:" + _MEDIA + rb")[ \t]*=(?!=)"
+)
+
+
+def python_worth_parsing(data: bytes, extra: tuple[bytes, ...]) -> bool:
+    """Can this file hold a card, a guard, a payload or a suppression? (DESIGN §6; prompt
+    candidates are asked for separately, and only where there is a card.)"""
+    low = data.lower()
+    if b"refus" in low and (_guard_call(data) or any(n in data for n in _PY_NEEDLES)):
+        return True
+    if b"'rule'" in data or b'"rule"' in data or (b"rule" in data and _RULE_KEYWORD.search(data)):
+        return True
+    if b"AgentExtension(" in data and _extension_call(data):
+        return True
+    if (b"uri" in data or b"edia" in data) and _URI_KEY.search(data) is not None:
+        return True
+    return any(n in data for n in extra)
+
+
+def is_card_candidate(name: str, rel: str, data: bytes) -> bool:
+    return (
+        b"efusal" in data or b"EFUSAL" in data or name.lower() in CARD_NAMES or "/.well-known/" in "/" + rel
+    )
+
+
+def prompt_by_name(rel: str) -> bool:
+    """A text or YAML file that is a prompt by its name alone: named for a prompt (the file
+    or a folder it is in), or a CrewAI agent config."""
+    kind = kind_of(rel)
+    lower = rel.lower()
+    name = lower.rsplit("/", 1)[-1]
+    named = (
+        "prompt" in lower or "instruction" in lower or name.startswith("system") or name.endswith(".prompty")
+    )
+    if kind == FileKind.TEXT:
+        return named
+    return kind == FileKind.YAML and (named or name in CREWAI_CONFIGS)
+
+
+_DOC_NAMES = ("readme", "changelog", "changes", "history", "contributing", "license", "code_of_conduct")
+_DOC_FOLDERS = frozenset({"docs", "doc"})
+_EXPECTED_NAMES = ("expected", "golden", "snapshot")  # a test's recorded output
+
+
+def no_prompt_by_content(rel: str) -> bool:
+    """Documentation (`README*`, `CHANGELOG*`, `*.rst`, a `docs/` folder) and a test's
+    recorded output (`expected.txt`): their rule lines describe the agent or its findings,
+    they never instruct a model, so nothing in them is a prompt by its content."""
+    lower = rel.lower()
+    parts = lower.split("/")
+    return (
+        parts[-1].startswith(_DOC_NAMES + _EXPECTED_NAMES)
+        or lower.endswith(".rst")
+        or not _DOC_FOLDERS.isdisjoint(parts[:-1])
+    )
+
+
+def may_hold_prompt(data: bytes, ids: tuple[str, ...]) -> bool:
+    """May a file hold a prompt candidate: a word a prompt shape holds, or a card id (a
+    prompt by its content)?"""
+    return prompt_words(data) or any(i.encode() in data for i in ids)
+
+
+def is_prompt_file(rel: str, kind: str, data: bytes) -> bool:
+    """A prompt by its name, or (YAML) an ADK agent config by its `instruction:`."""
+    return prompt_by_name(rel) or (kind == FileKind.YAML and _ADK.search(data) is not None)
+
+
+def parse_error_matters(
+    rel: str,
+    kind: str,
+    data: bytes,
+    ids: tuple[str, ...],
+    guard_callables: tuple[str, ...] = (),
+    configured: bool = False,
+) -> bool:
+    """Is a file the parser rejects one the check needs (DESIGN §3 RL002)? Only where its
+    text could matter: a configured file; a card candidate (a refusal word, a card's name or
+    place); a Python file the text gate would parse (a guard, payload, card or suppression
+    shape, a configured guard's name); a text naming a card id or a near miss of one. Pure,
+    and asked with the same inputs whatever the shortcuts, so both modes agree; an editor's
+    JSON-with-comments settings file is never RL002."""
+    if configured:
+        return True
+    if kind == FileKind.PYTHON:
+        needles = {i.encode() for i in ids if len(i) > 2} | {
+            g.rsplit(".", 1)[-1].encode() for g in guard_callables
+        }
+        if python_worth_parsing(data, tuple(sorted(needles))):
+            return True
+    elif is_card_candidate(rel.rsplit("/", 1)[-1], rel, data):
+        return True
+    if not ids:
+        return False
+    from refusal_lint.static.gate.relevance import Relevance
+
+    return Relevance(ids).names_ids(data)

@@ -1,0 +1,389 @@
+"""The cheap pre-check before libcst: CPython's own parser, in C.
+
+It finds syntax errors where DESIGN wants them reported (the line `ast.parse` gives), and
+proves most files that mention refusals hold no fact that can matter, so libcst never
+parses them. It must stay a superset of what extraction can find and binding can use:
+when in doubt, it says yes.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from refusal_lint.core import spec
+from refusal_lint.static.extract import vocab
+
+_SELF = frozenset({"self", "cls"})
+
+
+def _last(node: ast.expr) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return ""
+
+
+def _root(node: ast.expr) -> str | None:
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _module_names(tree: ast.Module) -> set[str]:
+    """Names bound at module level (assignments, imports, classes, functions), into if/try."""
+    out: set[str] = set()
+    stack: list[ast.stmt] = list(tree.body)
+    while stack:
+        stmt = stack.pop()
+        if isinstance(stmt, ast.Assign):
+            out.update(t.id for t in stmt.targets if isinstance(t, ast.Name))
+        elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+            out.add(stmt.target.id)
+        elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            out.update((a.asname or a.name).split(".")[0] for a in stmt.names)
+        elif isinstance(stmt, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            out.add(stmt.name)
+        elif isinstance(stmt, (ast.If, ast.Try, ast.With)):
+            stack.extend(stmt.body)
+            stack.extend(getattr(stmt, "orelse", []))
+            stack.extend(getattr(stmt, "finalbody", []))
+            for handler in getattr(stmt, "handlers", []):
+                stack.extend(handler.body)
+    return out
+
+
+_STRING_CALLS = frozenset({*vocab.WRAPPERS, *vocab.DEDENTS, *vocab.STRIPS, "format", "join"})
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+
+
+def _own_nodes(fn: ast.AST) -> list[ast.AST]:
+    """The nodes of a function's own body (nested functions and classes left out)."""
+    out: list[ast.AST] = []
+    stack = list(ast.iter_child_nodes(fn))
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        if not isinstance(node, (*_SCOPES, ast.ClassDef)):
+            stack.extend(ast.iter_child_nodes(node))
+    return out
+
+
+def _computed_locals(fn: ast.AST) -> frozenset[str]:
+    """Locals of a function every binding of which is a run-time computation (`x = pick(q)`):
+    never a literal id. Parameters and loop variables are left out (they may be one)."""
+    computed: set[str] = set()
+    other: set[str] = set()
+    if isinstance(fn, _SCOPES):
+        a = fn.args
+        other.update(p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg) if p)
+    for node in _own_nodes(fn):
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            value = node.value
+            dynamic = isinstance(value, (ast.IfExp, ast.BoolOp, ast.Await, ast.BinOp)) or (
+                isinstance(value, ast.Call) and _last(value.func) not in _STRING_CALLS
+            )
+            for t in targets:
+                if isinstance(t, ast.Name) and dynamic and not isinstance(node, ast.AugAssign):
+                    computed.add(t.id)
+                else:
+                    other.update(n.id for n in ast.walk(t) if isinstance(n, ast.Name))
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+            other.update(n.id for n in ast.walk(node.target) if isinstance(n, ast.Name))
+        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+            other.update(n.id for n in ast.walk(node.optional_vars) if isinstance(n, ast.Name))
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            other.add(node.name)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            other.update(node.names)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            other.update((a.asname or a.name).split(".")[0] for a in node.names)
+    return frozenset(computed - other)
+
+
+class _Relevance:
+    """Could this node become a fact that matters (DESIGN §2, §3)?"""
+
+    def __init__(self, tree: ast.Module, guard_names: frozenset[str], ids: frozenset[str]) -> None:
+        self.tree = tree
+        self.guard_names = guard_names
+        self.ids = ids
+        self._names: set[str] | None = None
+        self._strings: dict[str, str] | None = None
+        self.computed: frozenset[str] = frozenset()  # of the function being looked at
+
+    def module_name(self, node: ast.expr) -> bool:
+        """A name that may resolve to a module-level value (of this module or an import)."""
+        root = _root(node)
+        if root is None or root in _SELF:
+            return False
+        if self._names is None:
+            self._names = _module_names(self.tree)
+        return root in self._names
+
+    def module_string(self, name: str) -> str | None:
+        """The value of a module-level `NAME = "..."` (or an f-string of such names) of this file."""
+        if self._strings is None:
+            self._strings = {}
+            for stmt in self.tree.body:
+                if (
+                    isinstance(stmt, ast.Assign)
+                    and len(stmt.targets) == 1
+                    and isinstance(stmt.targets[0], ast.Name)
+                ):
+                    value = self._literal(stmt.value)
+                    if value is not None:
+                        self._strings[stmt.targets[0].id] = value
+        return self._strings.get(name)
+
+    def _literal(self, node: ast.expr) -> str | None:
+        if isinstance(node, ast.Constant):
+            return node.value if isinstance(node.value, str) else None
+        if isinstance(node, ast.JoinedStr) and self._strings is not None:
+            parts = []
+            for v in node.values:
+                if (
+                    isinstance(v, ast.FormattedValue)
+                    and isinstance(v.value, ast.Name)
+                    and v.format_spec is None
+                ):
+                    part = self._strings.get(v.value.id)
+                else:
+                    part = self._literal(v) if isinstance(v, ast.Constant) else None
+                if part is None:
+                    return None
+                parts.append(part)
+            return "".join(parts)
+        return None
+
+    def id_like(self, node: ast.expr, keyword: bool = False) -> bool:
+        """An argument that can be a rule id: an id-shaped string, or a name that may hold one.
+
+        A positional string without white space may be an id, and so may a name that is not
+        a computed local; a keyword that is not `rule` only where it is a kebab string
+        (`type="refusal"`, `refusal=message.refusal` are a library's fields, not ids)."""
+        if isinstance(node, ast.Constant):
+            if not isinstance(node.value, str) or not spec.may_be_rule_id(node.value):
+                return False
+            return not keyword or "-" in node.value or node.value in self.ids
+        if keyword:
+            return False
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            # `items[-1].raw` and a computed local (or its attributes) hold no literal id.
+            root = _root(node)
+            return (
+                root is not None
+                and root not in self.computed
+                and not (isinstance(node, ast.Name) and root in _SELF)
+            )
+        return isinstance(node, (ast.Subscript, ast.Starred))
+
+    def guard_call(self, node: ast.Call) -> bool:
+        if any(k.arg in vocab.RULE_KWARGS for k in node.keywords):
+            return True  # a rule= argument: an id, or RL304 when it is computed
+        if any(self.id_like(a) for a in node.args):
+            return True
+        if any(k.arg is None or self.id_like(k.value, keyword=True) for k in node.keywords):
+            return True
+        if isinstance(node.func, ast.Attribute) and not node.args:
+            return self.module_name(node.func.value) or isinstance(
+                node.func.value, ast.Constant
+            )  # Rule.X.refuse()
+        # Computed ids (f-strings, calls) are RL304 only against a card's rules.
+        return bool(self.ids) and any(not isinstance(a, ast.Constant) for a in node.args)
+
+    def string_or_name(self, node: ast.expr | None, kind: str) -> bool:
+        """A URI or media type that is ours (or almost), or a name that may hold one."""
+        if node is None:
+            return False
+        if isinstance(node, ast.Constant):
+            if not isinstance(node.value, str):
+                return kind == "uri"  # RL101: a uri that is not a string, beside params
+            check = spec.uri_kind if kind == "uri" else spec.media_type_kind
+            return check(node.value) is not None
+        if isinstance(node, ast.Name) and (value := self.module_string(node.id)) is not None:
+            return self.string_or_name(ast.Constant(value), kind)
+        return isinstance(node, ast.JoinedStr) or self.module_name(node)
+
+    def refusal_inside(self, node: ast.AST) -> bool:
+        """A refusal inside a protocol error: a guard call, a payload, or a subscript of the map."""
+        for sub in ast.walk(node):
+            if sub is node:
+                continue
+            if isinstance(sub, ast.Call) and vocab.is_guard_name(_last(sub.func), self.guard_names):
+                return True
+            if isinstance(sub, ast.Dict) and "rule" in _keys(sub):
+                return True
+            if isinstance(sub, ast.Subscript) and self.ids:
+                return True
+        return False
+
+    def call(self, node: ast.Call) -> bool:
+        name = _last(node.func)
+        kw = {k.arg: k.value for k in node.keywords if k.arg is not None}
+        if name == "AgentExtension":
+            return self.string_or_name(kw.get("uri"), "uri")
+        if name in spec.PROTOCOL_ERRORS:
+            return self.refusal_inside(node)
+        if vocab.is_guard_name(name, self.guard_names) and self.guard_call(node):
+            return True
+        media = next((kw[k] for k in vocab.MEDIA_KEYS if k in kw), None)
+        if media is not None and self.string_or_name(media, "media"):
+            return True
+        if isinstance(kw.get("metadata"), ast.Dict) and "data" in kw:
+            meta = _keys(kw["metadata"])  # type: ignore[arg-type]
+            if any(self.string_or_name(meta[k], "media") for k in vocab.MEDIA_KEYS if k in meta):
+                return True
+        if "rule" in kw and ("reason" in kw or "detail" in kw):
+            return True  # dict(rule=..., reason=...)
+        # A call passing a card's rule id, maybe to a helper that fires it.
+        return bool(self.ids) and any(
+            isinstance(a, ast.Constant) and a.value in self.ids for a in (*node.args, *kw.values())
+        )
+
+    def dict(self, node: ast.Dict) -> bool:
+        keys = _keys(node)
+        if "uri" in keys and ("params" in keys or self.string_or_name(keys["uri"], "uri")):
+            return True
+        if "rule" in keys and ("reason" in keys or "detail" in keys):
+            return True
+        media = next((keys[k] for k in vocab.MEDIA_KEYS if k in keys), None)
+        if media is not None and "data" in keys and self.string_or_name(media, "media"):
+            return True
+        return isinstance(keys.get("error"), ast.Dict) and self.refusal_inside(node)
+
+
+def _keys(node: ast.Dict) -> dict[str, ast.expr]:
+    return {
+        k.value: v
+        for k, v in zip(node.keys, node.values, strict=True)
+        if isinstance(k, ast.Constant) and isinstance(k.value, str)
+    }
+
+
+def may_hold_facts(tree: ast.Module, guard_names: frozenset[str], ids: frozenset[str] = frozenset()) -> bool:
+    """True unless no node of the tree can become a card, guard, payload, error or helper
+    call fact that matters (prompt candidates are the second stage's, which does not ask)."""
+    check = _Relevance(tree, guard_names, ids)
+    stack: list[tuple[ast.AST, frozenset[str] | None]] = [(tree, frozenset())]
+    while stack:
+        node, computed = stack.pop()
+        if computed is None:
+            computed = _computed_locals(node)  # entering a function: its own locals
+        check.computed = computed
+        if isinstance(node, ast.Call):
+            if check.call(node):
+                return True
+        elif isinstance(node, ast.Dict) and check.dict(node):
+            return True
+        for child in ast.iter_child_nodes(node):
+            stack.append((child, None if isinstance(child, _SCOPES) else computed))
+    return False
+
+
+_NO_MODULE = ast.Module(body=[], type_ignores=[])
+
+
+def _call_alone(text: bytes) -> ast.Call | None:
+    """One call's text parsed alone; None where it does not parse so (then: in doubt, yes)."""
+    try:
+        node = ast.parse(text.decode("utf-8"), mode="eval").body
+    except (SyntaxError, UnicodeDecodeError, ValueError, RecursionError, MemoryError):
+        return None
+    return node if isinstance(node, ast.Call) else None
+
+
+def call_text_may_fire(text: bytes, receiver: bool) -> bool:
+    """The text of one guard call (`refuse("seg-mix", ...)`), read alone: can its arguments
+    carry a rule id? In doubt (it does not parse alone, a name), yes."""
+    node = _call_alone(text)
+    if node is None:
+        return True
+    if receiver and not node.args and not node.keywords:
+        return True  # `Rule.SEG_MIX.refuse()`: the receiver may be the rule
+    return _Relevance(_NO_MODULE, frozenset(), frozenset()).guard_call(node)
+
+
+def extension_text_may_declare(text: bytes, module_names: frozenset[str]) -> bool:
+    """The text of one `AgentExtension(...)` call, read alone: may it declare ours? A uri
+    binding can resolve is a literal, a module-level name, or a `self`/`cls` attribute."""
+    node = _call_alone(text)
+    if node is None:
+        return True
+    uri = next((k.value for k in node.keywords if k.arg == "uri"), None)
+    if uri is None:
+        return any(k.arg is None for k in node.keywords)  # **kwargs may hold it
+    if isinstance(uri, ast.Constant):
+        return not isinstance(uri.value, str) or spec.uri_kind(uri.value) is not None
+    root = _root(uri)
+    if root is not None:
+        return root in _SELF or root in module_names
+    return True
+
+
+def may_hold_prompt(tree: ast.Module) -> bool:
+    """True unless no node can become a prompt candidate (DESIGN §2's table) whose value
+    can be prose: a parameter passed on (`instructions=instructions`) never is one."""
+    stack: list[tuple[ast.AST, frozenset[str]]] = [(tree, frozenset())]
+    while stack:
+        node, params = stack.pop()
+        if isinstance(node, _SCOPES):
+            a = node.args
+            params = params | {
+                p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg) if p
+            }
+            if not isinstance(node, ast.Lambda) and any(
+                _last(d.func if isinstance(d, ast.Call) else d) in vocab.PROMPT_DECORATORS
+                for d in node.decorator_list
+            ):
+                return True
+        if _prompt_node(node, params):
+            return True
+        stack.extend((child, params) for child in ast.iter_child_nodes(node))
+    return False
+
+
+def _prompt_node(node: ast.AST, params: frozenset[str]) -> bool:
+    if isinstance(node, ast.Call):
+        if any(k.arg in vocab.PROMPT_KWARGS and _prose(k.value, params) for k in node.keywords):
+            return True
+        name = _last(node.func)
+        if vocab.is_system_call(name) or (
+            name in ("from_template", "from_messages") and "SystemMessage" in ast.dump(node.func)
+        ):
+            return any(_prose(v, params) for v in (*node.args, *(k.value for k in node.keywords)))
+    elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        for t in targets:
+            name = t.id if isinstance(t, ast.Name) else t.attr if isinstance(t, ast.Attribute) else ""
+            if name and vocab.is_prompt_name(name) and _prose(node.value, params):
+                return True
+    elif isinstance(node, ast.Dict):
+        keys = _keys(node)
+        role = keys.get("role")
+        if isinstance(role, ast.Constant) and role.value in vocab.CHAT_SYSTEM_ROLES and "content" in keys:
+            return _prose(keys["content"], params)
+        return any(vocab.is_prompt_key(k) and _prose(v, params) for k, v in keys.items())
+    elif isinstance(node, ast.Tuple) and len(node.elts) == 2:
+        first = node.elts[0]
+        return (
+            isinstance(first, ast.Constant)
+            and first.value in vocab.CHAT_SYSTEM_ROLES
+            and _prose(node.elts[1], params)
+        )
+    return False
+
+
+def _prose(value: ast.expr, params: frozenset[str]) -> bool:
+    """Could this value become prompt text? A string with white space, a template, a call
+    (a builder, dedent, format), a name that is no parameter; not a number or an id."""
+    if isinstance(value, ast.Constant):
+        return isinstance(value.value, str) and any(c.isspace() for c in value.value.strip())
+    if isinstance(value, (ast.Name, ast.Attribute)):
+        root = _root(value)
+        return root is not None and (root in _SELF or root not in params)
+    if isinstance(value, (ast.List, ast.Tuple)):
+        # instruction strings, or text blocks (`[{"type": "text", "text": ...}]`)
+        return any(isinstance(e, ast.Dict) or _prose(e, params) for e in value.elts)
+    return isinstance(value, (ast.JoinedStr, ast.BinOp, ast.Call, ast.Subscript, ast.IfExp, ast.BoolOp))

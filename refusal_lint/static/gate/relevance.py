@@ -1,0 +1,251 @@
+"""What can change a finding, decided from the cards' own content (DESIGN §2 "What is read").
+
+A prompt candidate matters when its text holds a card id or a near miss of one, a rule
+line of a place that speaks of refusing, or is derived from the params map (which holds
+the ids). Whether a *file's* candidates can matter is asked of its bytes here, once, with
+tests that are supersets of prompttext's (the same words, the same near-miss rule), so a
+file passed over could not have changed the output. The text of a candidate may come from
+modules it imports: `imports_of` gives the text's import edges, and `Relevance.reaches`
+follows them.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Callable, Iterable
+
+from refusal_lint.core import prompttext
+
+# prompttext's words of refusing as bytes, for lowered text (the matches of re.I on the
+# text itself, without re.I's slow scan); its apostrophe also as the escapes a Python or
+# JSON string may spell it with (`won\u2019t`, `\N{RIGHT SINGLE QUOTATION MARK}` lowered).
+_REFUSING_LOW = re.compile(
+    prompttext.REFUSING_PATTERN.replace(
+        prompttext.APOSTROPHE, r"(?:'|\xe2\x80\x99|\\u2019|\\n\{right single quotation mark\})"
+    ).encode()
+)
+# A hyphenated token where prompttext lists rules: first on a line (after list markers,
+# quotes, emphasis; a line may start after a real or an escaped line break, or at a
+# string's quote), or between backticks.
+_MARKS = rb"(?:[ \t>*+\-0-9.)\[\]xX_\"'`]|\xe2\x80[\x98\x9c\xa2]|\\u20(?:18|1c|22)|\\t)*"
+_HYPHENATED = rb"[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)*-[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)*"
+_SEPARATOR = rb"(?:[ \t`\"'*_]|\xe2\x80[\x99\x9d])*(?::|=|-[ \t]|\xe2\x80[\x93\x94]|\\u201[34])"
+# A reason is prose: two words at least (`"access-level": 1,` and `build-backend = "x"` are code).
+_REASON = rb"[ \t]*[^\s]+[ \t]+[^\s]"
+_LISTED = re.compile(
+    rb"(?:^|\\n|\\r|[\"'`(])"
+    + _MARKS
+    + _HYPHENATED
+    + _SEPARATOR
+    + _REASON
+    + rb"|\|[ \t]*(?:\*\*)?[`\"']?"
+    + _HYPHENATED
+    + rb"[`\"']?(?:\*\*)?[ \t]*\|"
+    rb"|`[ \t]*" + _HYPHENATED + rb"[ \t]*`",
+    re.M,
+)
+_TOKEN_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
+_NEAR_HITS = 400  # occurrences of an id's half looked at before the file is simply read
+
+
+# Each alternative of _REFUSING_LOW starts with one of _STARTS (found by C before the regex
+# runs); every text it matches holds one of _REFUSING_WORDS.
+_REFUSING_WORDS = (b"refus", b"declin", b"will not", b"won", b"must not", b"must never", b"never ")
+_STARTS = (b"refus", b"declin", b"will not", b"won", b"must ", b"never ")
+_LEAD_IN = 8192  # bytes after a word of refusing within which a list it leads in must start
+
+
+def _refusing(low: bytes) -> list[tuple[int, int]]:
+    """The spans of `_REFUSING_LOW.finditer(low)`: every match starts where
+    one of `_STARTS` does, so only those places are tried, in order, as finditer does."""
+    starts: list[int] = []
+    for word in _STARTS:
+        at = low.find(word)
+        while at >= 0:
+            starts.append(at)
+            at = low.find(word, at + 1)
+    out: list[tuple[int, int]] = []
+    end = 0
+    for at in sorted(set(starts)):
+        if at >= end and (m := _REFUSING_LOW.match(low, at)) is not None:
+            out.append(m.span())
+            end = m.end()
+    return out
+
+
+def _listed_in_windows(data: bytes, spans: list[tuple[int, int]]) -> bool:
+    """Does `_LISTED` match starting in some window [start, end + _LEAD_IN) and ending
+    within it? Overlapping windows are scanned once: the leftmost match over their union
+    counts when it fits the widest window that has begun by its start (a match that ends
+    within a window also ends within any wider one: _LISTED asserts nothing at its end)."""
+    starts = [s for s, _ in spans]
+    ends = [e + _LEAD_IN for _, e in spans]  # non-decreasing, as the spans are
+    i = 0
+    while i < len(spans):
+        j = i  # the union of overlapping windows i..j
+        while j + 1 < len(spans) and starts[j + 1] < ends[j]:
+            j += 1
+        pos = starts[i]
+        while (m := _LISTED.search(data, pos, ends[j])) is not None:
+            k = bisect.bisect_right(starts, m.start(), i, j + 1) - 1
+            if _LISTED.match(data, m.start(), ends[k]) is not None:
+                return True
+            pos = m.start() + 1
+        i = j + 1
+    return False
+
+
+def lists_rules(data: bytes) -> bool:
+    """Can this text list rules where prompttext reads unknown ids (DESIGN §2 (a)): a
+    hyphenated rule line or code token after a heading or lead-in that speaks of refusing?"""
+    low = data.lower()
+    if not any(w in low for w in _REFUSING_WORDS):
+        return False  # the regex's words, found by C before the regex runs
+    return _listed_in_windows(data, _refusing(low))
+
+
+def python_lists_rules(data: bytes) -> bool:
+    """`lists_rules` over a Python file's string values (`ast`, in C): its comments,
+    docstrings and `reason=`/`detail=` values are no prompt text, and code (`"x-y": 1`)
+    no rule line. A file `ast` cannot read is read whole, in doubt."""
+    import ast
+
+    try:
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return True
+    skip: set[int] = set()
+    parts: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            skip.add(id(node.value))  # a docstring, or a bare string statement
+        elif isinstance(node, ast.keyword) and node.arg in ("reason", "detail"):
+            skip.update(id(n) for n in ast.walk(node.value))
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip:
+            parts.append(node.value)
+    return lists_rules("\n".join(parts).encode("utf-8", "surrogatepass"))
+
+
+def _fold(text: bytes) -> bytes:
+    return text.lower().translate(None, b"-_")
+
+
+class Relevance:
+    """The cards' ids, and the byte tests derived from them."""
+
+    def __init__(self, ids: Iterable[str]) -> None:
+        self.ids = tuple(sorted(set(ids)))
+        self._raw = [i.encode() for i in self.ids if i]
+        self._folded = [f for i in self._raw if (f := _fold(i))]
+        # One edit leaves one half of the id intact: look for either half, then at the token.
+        self._halves = [
+            (i.decode(), (i.lower()[: len(i) // 2], i.lower()[len(i) // 2 :]))
+            for i in self._raw
+            if len(i) >= 5
+        ]
+
+    def names_ids(self, data: bytes) -> bool:
+        """Can this text hold a card id or a near miss of one?"""
+        if any(i in data for i in self._raw):
+            return True
+        low = data.lower()
+        if self._folded and any(f in low.translate(None, b"-_") for f in self._folded):
+            return True
+        return bool(self._halves) and self._near_miss(data, low)
+
+    def _near_miss(self, data: bytes, low: bytes) -> bool:
+        hits = 0
+        for rule_id, halves in self._halves:
+            for half in halves:
+                at = low.find(half)
+                while at >= 0:
+                    hits += 1
+                    if hits > _NEAR_HITS:
+                        return True
+                    start, end = at, at + len(half)
+                    while start > 0 and data[start - 1] in _TOKEN_BYTES:
+                        start -= 1
+                    while end < len(data) and data[end] in _TOKEN_BYTES:
+                        end += 1
+                    token = data[start:end].decode("ascii", "replace")
+                    # `\nseg_mixx` in a string literal: the `n` belongs to the escape.
+                    if start > 0 and data[start - 1] == 92:
+                        token = token[1:]
+                    if any(
+                        prompttext.near_miss(t, rule_id)
+                        for m in prompttext.TOKEN.finditer(token)
+                        if (t := m[0])
+                    ):
+                        return True
+                    at = low.find(half, at + 1)
+        return False
+
+    def reaches(
+        self,
+        start: Iterable[str],
+        modules: Iterable[str],
+        matters: Callable[[str], bool],
+        names: Callable[[str, tuple[bytes, ...], re.Pattern[bytes]], bool],
+        imports: Callable[[str], Iterable[str]],
+    ) -> set[str]:
+        """The files among `start` whose own text, or the text of a module they import
+        (transitively), can matter: a candidate's value may be built from imported names.
+
+        Walked back from the modules whose text matters: a file can import one only if its
+        text names it (`from agent.policy import POLICY`, `from . import policy`), so only
+        files naming one of the found modules (`names(path, words, pattern)`: a word
+        is in the text, and the pattern finds it as a name) have their imports
+        resolved."""
+        start = list(start)
+        files = sorted(set(start).union(modules))
+        found = {p for p in files if matters(p)}
+        grown = found
+        while grown:
+            stems = sorted({_stem(p) for p in grown} - {""})
+            if not stems:
+                break
+            words = tuple(s.encode() for s in stems)
+            named = re.compile(rb"\b(?:" + b"|".join(re.escape(w) for w in words) + rb")\b")
+            grown = set()
+            for p in files:
+                if p in found or not p.endswith(".py") or not names(p, words, named):
+                    continue
+                if any(m in found for m in imports(p)):
+                    grown.add(p)
+            found |= grown
+        return found.intersection(start)
+
+
+def _stem(path: str) -> str:
+    """The name an import of this module spells: `policy` for `a/policy.py`, `a` for `a/__init__.py`."""
+    parts = path.rsplit("/", 2)
+    name = parts[-1].removesuffix(".py")
+    return (parts[-2] if len(parts) > 1 else "") if name == "__init__" else name
+
+
+_FROM = re.compile(rb"^[ \t]*from[ \t]+(\.*)([A-Za-z0-9_.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)", re.M)
+_IMPORT = re.compile(rb"^[ \t]*import[ \t]+([^\n]*)", re.M)
+_NAME = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+
+
+def imports_of(data: bytes) -> list[tuple[int, str]]:
+    """(level, dotted module) of every import the text shows, anywhere in the file; for
+    `from m import a, b` also `m.a` and `m.b` (they may be submodules)."""
+    out: list[tuple[int, str]] = []
+    if b"import" not in data:
+        return out
+    for dots, module, names in _FROM.findall(data):
+        level = len(dots)
+        base = module.decode()
+        out.append((level, base))
+        for n in _NAME.findall(names.split(b"#", 1)[0] if not names.startswith(b"(") else names):
+            name = n.decode()
+            if name != "as":
+                out.append((level, f"{base}.{name}" if base else name))
+    for line in _IMPORT.findall(data):
+        for n in _NAME.findall(line.split(b"#", 1)[0]):
+            name = n.decode()
+            if name != "as":
+                out.append((0, name))
+    return out

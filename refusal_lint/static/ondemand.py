@@ -1,0 +1,124 @@
+"""What the prompt stage and binding read on demand, asked of files' text (DESIGN §2
+"What is read"): which prompt candidates' files can matter (relevance.py's tests, kept
+in the cache's notes), and which files call a helper binding follows. Every test here
+runs its literal words first (C's memchr), so a file that cannot match costs no regex.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from refusal_lint.core.filekinds import kind_of
+from refusal_lint.core.kinds import FileKind
+from refusal_lint.static.gate import prefilter
+
+if TYPE_CHECKING:
+    from refusal_lint.static.bind.resolve import ModuleIndex
+    from refusal_lint.static.discover import walk as discover
+    from refusal_lint.static.gate.relevance import Relevance
+    from refusal_lint.static.schedule import Extraction
+
+
+def _weak(rel: str, data: bytes) -> bool:
+    """May this file's prompt shapes list rules under words of refusing?"""
+    from refusal_lint.static.gate.relevance import lists_rules, python_lists_rules
+
+    if kind_of(rel) != FileKind.PYTHON:
+        return lists_rules(data)
+    # The most selective test first: most code has no word of refusing before a rule line.
+    return lists_rules(data) and prefilter.python_prompt_candidate(data) and python_lists_rules(data)
+
+
+class _Notes:
+    """One file's answers, computed from its text once and kept in the cache's notes while
+    the file, the ids and the tree's modules stay the same."""
+
+    def __init__(self, ex: Extraction, ctx: str, index: ModuleIndex) -> None:
+        self.ex = ex
+        self.ctx = ctx
+        self.index = index
+
+    def noted(self, rel: str, what: str, compute: Callable[[bytes], Any]) -> Any:
+        entry = self.ex.entries.get(rel)
+        if entry is None:
+            return None
+        note = self.ex.cache.note(rel, entry.size, entry.mtime_ns, self.ctx)
+        if what not in note:
+            data = self.ex.prompt_text(entry)
+            note[what] = compute(data) if data is not None else None
+            self.ex.cache.touch()
+        return note[what]
+
+    def _resolved(self, rel: str, data: bytes) -> list[str]:
+        from refusal_lint.static.gate.relevance import imports_of
+
+        found = (self.index.module(rel, dotted, level) for level, dotted in imports_of(data))
+        return sorted({m for m in found if m is not None and m != rel})
+
+    def imports(self, rel: str) -> list[str]:
+        return list(self.noted(rel, "imports", partial(self._resolved, rel)) or ())
+
+    def names(self, rel: str, words: tuple[bytes, ...], pattern: re.Pattern[bytes]) -> bool:
+        entry = self.ex.entries.get(rel)
+        if entry is None:
+            return False
+        if "imports" in self.ex.cache.note(rel, entry.size, entry.mtime_ns, self.ctx):
+            return True  # known already: asking costs nothing
+        data = self.ex.prompt_text(entry)
+        return data is not None and any(w in data for w in words) and pattern.search(data) is not None
+
+
+def relevant(
+    ex: Extraction, entries: list[discover.Entry], relevance: Relevance, index: ModuleIndex
+) -> tuple[set[str], set[str]]:
+    """The entries whose candidates can matter (relevance.py): those that can hold a card
+    id or a near miss, in their own text or in that of a repo module they import (a
+    prompt built from `POLICY` imported from another module); and those whose prompt
+    shapes may list rules under words of refusing."""
+    from refusal_lint.static.schedule import context
+
+    ex.card_ids = relevance.ids
+    modules = sorted(rel for rel in ex.entries if kind_of(rel) == FileKind.PYTHON)
+    notes = _Notes(ex, context("relevance", list(relevance.ids), modules), index)
+
+    def names_ids(rel: str) -> bool:
+        return bool(notes.noted(rel, "ids", relevance.names_ids))
+
+    strong = relevance.reaches([e.rel for e in entries], modules, names_ids, notes.names, notes.imports)
+    listing = {
+        e.rel for e in entries if e.rel not in strong and notes.noted(e.rel, "lists", partial(_weak, e.rel))
+    }
+    return strong, listing
+
+
+def callers(ex: Extraction, helpers: frozenset[str], py_paths: list[str]) -> set[str]:
+    """Python files not read whole whose text calls one of `helpers`: a call site there
+    may pass a rule id to the helper (`block(Rule.ZODIAC, ...)`). Each file's answer for
+    each helper name is kept in its notes (the helpers grow from one binding to the next)."""
+    if not helpers:
+        return set()
+    names = sorted(helpers)
+    out = set()
+    for rel in py_paths:
+        facts = ex.facts.get(rel)
+        entry = ex.entries.get(rel)
+        if entry is None or (facts is not None and facts.complete):
+            continue
+        note = ex.cache.note(rel, entry.size, entry.mtime_ns, "", "calls")
+        if any(note.get(n) for n in names):
+            out.add(rel)
+            continue
+        todo = [n for n in names if n not in note]
+        data = ex.prompt_text(entry) if todo else None
+        if data is None:
+            continue
+        for name in todo:
+            word = name.encode()
+            note[name] = word in data and re.search(rb"\b" + re.escape(word) + rb"\s*\(", data) is not None
+        ex.cache.touch()
+        if any(note[n] for n in todo):
+            out.add(rel)
+    return out

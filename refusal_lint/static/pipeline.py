@@ -1,0 +1,218 @@
+"""discover -> extract -> bind -> check: one run of `refusal-lint check`, no output."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from refusal_lint.config import Config
+from refusal_lint.core.errors import UsageError
+from refusal_lint.core.filekinds import kind_of
+from refusal_lint.core.kinds import FileKind
+from refusal_lint.static import filter as filtering
+from refusal_lint.static import ondemand
+from refusal_lint.static.discover.projects import Owners, Wanted, project_root, python_scope
+from refusal_lint.static.discover.roles import Roles, roles_of
+from refusal_lint.static.gate import prefilter
+from refusal_lint.static.schedule import Extraction
+from refusal_lint.static.settings import Settings
+
+if TYPE_CHECKING:
+    from refusal_lint.core.model import Finding
+    from refusal_lint.static.bind.bound import Agent, Bound
+    from refusal_lint.static.discover import walk as discover
+
+__all__ = ["Result", "Settings", "run"]
+
+IMPORT_ROUNDS = 8
+
+
+@dataclass
+class Result:
+    root: str
+    findings: list[Finding]
+    agents: list[Agent]
+    files_scanned: int
+    notes: list[str] = field(default_factory=list)
+    facts_found: bool = False
+
+
+def _root_of(paths: list[str]) -> str:
+    dirs = [os.path.abspath(p if os.path.isdir(p) else os.path.dirname(p) or ".") for p in paths]
+    return os.path.commonpath(dirs) if len(dirs) > 1 else dirs[0]
+
+
+def _targets(paths: list[str], cfg: Config) -> tuple[list[str], str, Wanted | None]:
+    """What is walked, from where, and (for file arguments) which files' agents are wanted."""
+    files = [p for p in paths if not os.path.isdir(p)]
+    if not files:
+        return paths, _root_of(paths), None
+    folders = [p for p in paths if os.path.isdir(p)]
+    targets = folders + sorted({project_root(f, cfg) for f in files})
+    root = _root_of(targets)
+
+    def rel(p: str) -> str:
+        return os.path.relpath(os.path.abspath(p), root).replace(os.sep, "/")
+
+    return targets, root, Wanted(tuple(rel(f) for f in files), tuple(rel(f) for f in folders))
+
+
+def run(paths: list[str], cfg: Config, settings: Settings) -> Result:
+    """Check PATHs: folders whole, files by their agents (DESIGN §1). Paths in the result are
+    relative to `Result.root`; reporters show them relative to the current folder."""
+    for p in paths:
+        if not settings.contents.exists(p):
+            raise UsageError(f"{p}: no such file or folder")
+    targets, root, wanted = _targets(paths, cfg)
+    recorded = None
+    if settings.baseline is not None:
+        from refusal_lint.static import baseline
+
+        recorded = baseline.load(settings.baseline)  # a bad file stops the run before any work
+    roles = roles_of(cfg, root)
+    exclude_base = cfg.base if cfg.source else root
+    walk = settings.contents.walk(root, targets, list(cfg.exclude), exclude_base)
+    ex = Extraction(root, cfg, settings, roles)
+    try:
+        result, owners = _run(ex, walk, root, cfg, settings, roles, wanted)
+    finally:
+        ex.close()
+    if owners is not None:
+        result.findings = owners.findings(result.findings)
+        owning = {id(a) for a in owners.owning}
+        result.agents = [a for a in result.agents if id(a) in owning or _in_folders(wanted, a.root)]
+        if recorded is not None:
+            recorded = [e for e in recorded if owners.keeps(e.path)]  # other agents' entries are not stale
+    if recorded is not None and settings.baseline is not None:
+        result.findings = filtering.unrecorded(result.findings, recorded, settings.baseline, settings, root)
+    return result
+
+
+def _in_folders(wanted: Wanted | None, path: str) -> bool:
+    return wanted is not None and wanted.in_folders(path)
+
+
+def _run(
+    ex: Extraction,
+    walk: discover.Walk,
+    root: str,
+    cfg: Config,
+    settings: Settings,
+    roles: Roles,
+    wanted: Wanted | None = None,
+) -> tuple[Result, Owners | None]:
+    ex.notes.extend(walk.skipped)
+    ex.entries = {e.rel: e for e in walk.files}
+    py_entries = [e for e in walk.files if kind_of(e.rel) == FileKind.PYTHON]
+    ex.read_data([e for e in walk.files if kind_of(e.rel) != FileKind.PYTHON])
+    scope = py_entries if wanted is None else python_scope(wanted, ex.facts, py_entries, cfg, roles, root)
+    ex.read_python(scope)
+    py_paths = [e.rel for e in py_entries]
+    bound = _bind(ex, root, cfg, py_paths, roles)
+    if len(scope) < len(py_entries) and (bound is None or len(bound.agents) < 2):
+        # The cards made one agent after all, which owns every file of the tree: read the rest.
+        read = {e.rel for e in scope}
+        ex.read_python([e for e in py_entries if e.rel not in read])
+        scope = py_entries
+        bound = _bind(ex, root, cfg, py_paths, roles)
+    ids = bound.rule_ids if bound else ()
+    if not set(ids) <= set(ex.ids):
+        # A card built in Python: its ids were not known when Python was first read, and a
+        # file that mentions them may hold a guard passing one, or a prompt by its content.
+        ex.ids = tuple(sorted({*ex.ids, *ids}))
+        ex.read_python(scope)
+        bound = _bind(ex, root, cfg, py_paths, roles)
+    if bound is not None and bound.agents and ex.prompt_only:
+        bound = _prompt_stage(ex, bound, root, cfg, py_paths, roles)
+    result = Result(root, [], [], len(walk.files), ex.notes)
+    if bound is not None:
+        from refusal_lint.static.bind import agents
+
+        checked = agents.check(bound, ex.facts, roles)
+        result.findings, result.agents = checked.findings, checked.agents
+        result.facts_found = checked.facts_found
+    result.findings = filtering.select_and_suppress(result.findings, ex.facts, cfg, settings, root)
+    ex.cache.save()
+    owners = Owners(wanted, result.agents, roles, cfg, root) if wanted is not None else None
+    return result, owners
+
+
+PROMPT_CHUNK = 8  # files read at a time while looking for an agent's first prompt candidate
+
+
+def _prompt_stage(
+    ex: Extraction, bound: Bound, root: str, cfg: Config, py_paths: list[str], roles: Roles
+) -> Bound:
+    """Prompt candidates, now that a card makes them matter (DESIGN §2 "What is read").
+
+    Only an agent's scope counts (a monorepo's unrelated code beside the card is not read).
+    There, a file is parsed when its text, or that of a module it imports, can hold what
+    a finding reads (relevance.py); the rest can only say that *some* candidate exists
+    (RL200 against RL201), so they are read in order, near the card first, up to the first
+    candidate. REFUSAL_LINT_EXHAUSTIVE=1 reads them all: the output is the same."""
+    from refusal_lint.static.bind.agents import has_counted, prompt_order
+    from refusal_lint.static.bind.resolve import ModuleIndex
+    from refusal_lint.static.bind.scoping import in_scope
+    from refusal_lint.static.gate.relevance import Relevance
+
+    single = len(bound.agents) == 1 and not cfg.agents
+    eligible = [
+        e
+        for e in ex.prompt_only
+        if single
+        or in_scope(e.rel, bound.agents, bool(cfg.agents))
+        or (not cfg.agents and prefilter.prompt_by_name(e.rel))
+    ]
+    if ex.settings.exhaustive:
+        ex.card_ids = bound.rule_ids
+        ex.read_prompts(eligible, content=True)
+        return _bind(ex, root, cfg, py_paths, roles) or bound
+    relevance = Relevance(bound.rule_ids)
+    strong, weak = ondemand.relevant(ex, eligible, relevance, ModuleIndex(py_paths))
+    ex.read_prompts([e for e in eligible if e.rel in strong], content=True)
+    ex.read_prompts([e for e in eligible if e.rel in weak])
+    read = strong | weak
+    bound = _bind(ex, root, cfg, py_paths, roles) or bound
+    for i in range(len(bound.agents)):
+        agent = bound.agents[i]
+        if agent.prompt_spec is not None or agent.card is None or not agent.card.rules or has_counted(agent):
+            continue
+        rest = sorted((e for e in eligible if e.rel not in read), key=lambda e: prompt_order(agent, e.rel))
+        while rest and not (
+            agent.prompts
+            and prompt_order(agent, agent.prompts[0].loc.path) < prompt_order(agent, rest[0].rel)
+        ):
+            chunk, rest = rest[:PROMPT_CHUNK], rest[PROMPT_CHUNK:]
+            ex.read_prompts(chunk)
+            read.update(e.rel for e in chunk)
+            bound = _bind(ex, root, cfg, py_paths, roles) or bound
+            agent = bound.agents[i]
+    return bound
+
+
+def _bind(ex: Extraction, root: str, cfg: Config, py_paths: list[str], roles: Roles) -> Bound | None:
+    """Bind; modules that facts import, and files that call a helper binding follows, are
+    read on demand, even where the prefilter passed them over: bind, read what binding
+    found missing, bind again. A tree where no file
+    yielded anything, and no config names a file, has nothing to bind (None)."""
+    if not (cfg.agents or roles.cards or any(f.has_facts() or f.problem for f in ex.facts.values())):
+        return None
+    from refusal_lint.static.bind import agents
+    from refusal_lint.static.bind.resolve import ModuleIndex
+
+    index = ModuleIndex(py_paths)
+    tried: set[str] = set()
+    for _ in range(IMPORT_ROUNDS):
+        bound = agents.bind(root, cfg, ex.facts, index, roles)
+        wanted = bound.missing | ondemand.callers(ex, bound.helpers, py_paths)
+        need = [
+            j for m in sorted(wanted - tried) if m in ex.entries and (j := ex.python_job(ex.entries[m], True))
+        ]
+        tried |= wanted
+        if not need:
+            break
+        for job in need:
+            ex.submit(job)
+        ex.drain()
+    return bound

@@ -1,0 +1,354 @@
+"""Extraction scheduling: which files are read, by whom, and what the cache answers.
+
+Data and text files are read here; Python files go to the worker processes in batches
+(read, prefiltered and parsed there). Unchanged files are answered from the cache by
+size and mtime, unread; prompt-only files are remembered for the second stage.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import posixpath
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from refusal_lint.config import Config
+from refusal_lint.core.filekinds import kind_of
+from refusal_lint.core.kinds import FileKind
+from refusal_lint.static.cache import PROMPT_ONLY, SKIP, Cache
+from refusal_lint.static.cache import key as cache_key
+from refusal_lint.static.discover import walk as discover
+from refusal_lint.static.discover.contents import read_bytes
+from refusal_lint.static.discover.roles import Roles
+from refusal_lint.static.extract.job import Job, ScanJob
+from refusal_lint.static.gate import prefilter
+from refusal_lint.static.settings import Settings
+
+if TYPE_CHECKING:
+    from refusal_lint.core.facts import FileFacts
+    from refusal_lint.static.workers import Pool
+
+SCAN_FILES = 48  # a worker's batch of Python files to read and prefilter: small enough to share
+SCAN_BYTES = 1 << 20  # the load between two workers, large enough that messages stay few
+
+
+class Extraction:
+    """Reads files and runs (or looks up) extraction jobs; keeps every file's facts by path."""
+
+    def __init__(self, root: str, cfg: Config, settings: Settings, roles: Roles) -> None:
+        self.root = root
+        self.cfg = cfg
+        self.settings = settings
+        self.roles = roles
+        self.facts: dict[str, FileFacts] = {}
+        self.notes: list[str] = []
+        cache_dir = (cfg.base if cfg.source else root) if settings.use_cache else None
+        self.cache = Cache(cache_dir, settings.memory)
+        self.entries: dict[str, discover.Entry] = {}
+        self.pending: dict[str, Job] = {}
+        self.scan_context = ""
+        self.pool: Pool | None = None
+        self.prompt_only: list[discover.Entry] = []  # read only where a card makes prompts matter
+        self.ids: tuple[str, ...] = ()  # the data cards' rule ids, known before Python is read
+        self.card_ids: tuple[str, ...] = ()  # every card's, known once the tree is bound
+        self.texts: dict[str, bytes | None] = {}  # the prompt stage's reads
+
+    def read(self, entry: discover.Entry, configured: bool) -> bytes | None:
+        data, note = read_bytes(
+            entry.rel, entry.abs, entry.size, entry.data, self.cfg.max_file_size, configured
+        )
+        if note is not None:
+            self.notes.append(note)
+        return data
+
+    def _remember(self, entry: discover.Entry, context: str, verdict: str) -> None:
+        """What the cache answers for this file while its size and mtime stay (never for bytes
+        that are not the disk's)."""
+        if entry.data is None:
+            self.cache.remember(entry.rel, entry.size, entry.mtime_ns, context, verdict)
+
+    def changed(self, entries: list[discover.Entry], context: str) -> list[discover.Entry]:
+        """The entries the cache cannot answer by size and mtime; the others get their facts."""
+        out = []
+        for entry in entries:
+            if entry.data is not None:
+                out.append(entry)  # bytes not the disk's: the disk's size and mtime say nothing
+                continue
+            verdict = self.cache.verdict(entry.rel, entry.size, entry.mtime_ns, context)
+            if verdict == SKIP:
+                continue
+            if verdict == PROMPT_ONLY:
+                self.prompt_only.append(entry)
+                continue
+            if verdict is not None and (facts := self.cache.facts_for(verdict)) is not None:
+                self.facts[entry.rel] = facts
+                continue
+            out.append(entry)
+        return out
+
+    def decide(
+        self,
+        entries: list[discover.Entry],
+        context: str,
+        make: Callable[[discover.Entry, bytes], Job | str | None],
+        by_name: Callable[[discover.Entry], bool] = lambda e: True,
+    ) -> None:
+        """Submit a job for each entry that needs one; unchanged files are answered unread,
+        and so are those `by_name` rules out before their bytes matter."""
+        for entry in self.changed(entries, context):
+            if not by_name(entry):
+                self._remember(entry, context, SKIP)
+                continue
+            data = self.read(entry, entry.rel in self.roles.cards or entry.rel in self.roles.prompt_files)
+            job = make(entry, data) if data is not None else None
+            if not isinstance(job, Job):
+                if data is not None:
+                    verdict = PROMPT_ONLY if job == PROMPT_ONLY else SKIP
+                    self._remember(entry, context, verdict)
+                    if verdict == PROMPT_ONLY:
+                        self.prompt_only.append(entry)
+                continue
+            self._remember(entry, context, cache_key(job))
+            self.submit(job)
+            found = self.facts.get(entry.rel)
+            if found is not None and found.holds_nothing():
+                # A card candidate that holds none: remembered as passed over (see drain),
+                # or as a file whose strings may still be prompts where a card makes them matter.
+                del self.facts[entry.rel]
+                # (Exhaustive: a prompt file whose parse error cannot matter yet, read
+                # again where the card's ids are known, as the default run reads it.)
+                later = (
+                    (not job.want_prompt or job.exhaustive)
+                    and not self.cfg.agents
+                    and not prefilter.no_prompt_by_content(entry.rel)
+                )
+                self._remember(entry, context, PROMPT_ONLY if later else SKIP)
+                if later:
+                    self.prompt_only.append(entry)
+
+    def submit(self, job: Job) -> None:
+        """Facts from the cache, from this process (data files, the ast pre-check), or a worker."""
+        hit = self.cache.get(job)
+        if hit is not None:
+            self.facts[job.path] = hit
+            return
+        from refusal_lint.static.extract import run as extract_run  # YAML and JSON readers: only when needed
+
+        if job.kind != FileKind.PYTHON:
+            self.done(job, extract_run.extract(job))
+            return
+        # Python goes to the workers whole: the ast pre-check runs there too, in parallel.
+        self.pending[job.path] = job
+        self._pool().submit(job)
+
+    def done(self, job: Job, facts: FileFacts) -> None:
+        self.facts[job.path] = facts
+        self.cache.put(job, facts)
+
+    def scan(self, entries: list[discover.Entry], context: str, needles: tuple[bytes, ...]) -> None:
+        """Python files: unchanged ones answered from the cache unread, the rest read,
+        prefiltered and parsed by the workers in batches."""
+        todo = self.changed(entries, context)
+        if not todo:
+            return
+        configured = frozenset(self.roles.cards) | frozenset(self.roles.prompt_modules)
+        known = frozenset(self.cache.entries)
+        # Largest first: the heavy files start early and the last batches are quick ones,
+        # so the workers finish together (results do not depend on the order).
+        batches: list[list[tuple[str, str, int, bytes | None]]] = [[]]
+        size = 0
+        for entry in sorted(todo, key=lambda e: -e.size):
+            if len(batches[-1]) >= SCAN_FILES or size >= SCAN_BYTES:
+                batches.append([])
+                size = 0
+            batches[-1].append((entry.rel, entry.abs, entry.size, entry.data))
+            size += min(entry.size, self.cfg.max_file_size)
+        for batch in batches:
+            self._pool().submit(
+                ScanJob(
+                    files=tuple(batch),
+                    needles=needles,
+                    guard_callables=self.cfg.guard_callables,
+                    max_file_size=self.cfg.max_file_size,
+                    configured=configured,
+                    known=known,
+                    ids=self.ids,
+                    exhaustive=self.settings.exhaustive,
+                )
+            )
+        self.scan_context = context
+
+    def _pool(self) -> Pool:
+        if self.pool is None:
+            from refusal_lint.static.workers import Pool
+
+            self.pool = Pool(self.settings.jobs, self.settings.parse_timeout)
+        return self.pool
+
+    def drain(self) -> None:
+        """Wait for the workers' facts."""
+        if self.pool is None:
+            return
+        results = self.pool.finish()
+        for path, facts in results.facts.items():
+            job = self.pending.pop(path, None)
+            if job is not None:
+                self.done(job, facts)
+            else:
+                self.facts[path] = facts  # a crash or a hang inside a batch: not cached
+        for path, key, found in results.scanned:
+            entry = self.entries[path]
+            if found is not None and found.holds_nothing():
+                # It holds nothing (the pre-check proved so, mostly): remembered as passed
+                # over, so a warm run neither decodes it nor loads the fact model for it.
+                self._remember(entry, self.scan_context, SKIP)
+                continue
+            if found is None:
+                found = self.cache.facts_for(key)
+                if found is None:
+                    continue
+            else:
+                self.cache.put_key(key, found)
+            self.facts[path] = found
+            self._remember(entry, self.scan_context, key)
+        for path in results.skipped:
+            entry = self.entries[path]
+            self._remember(entry, self.scan_context, SKIP)
+        for path in results.prompt_only:
+            entry = self.entries[path]
+            self._remember(entry, self.scan_context, PROMPT_ONLY)
+            self.prompt_only.append(entry)
+        self.notes.extend(results.notes)
+
+    def read_data(self, entries: list[discover.Entry]) -> None:
+        """Phase 1: data and text files, cheap, in this process; their rule ids sharpen the
+        Python prefilter of phase 2."""
+        cfg, roles, exhaustive = self.cfg, self.roles, self.settings.exhaustive
+        self.decide(
+            entries,
+            context(
+                "data", sorted(roles.cards), sorted(roles.prompt_files.items()), bool(cfg.agents), exhaustive
+            ),
+            lambda e, d: data_job(e, d, cfg, roles, exhaustive),
+            # Documentation is never a prompt; other text files are, by their name or content.
+            lambda e: (
+                kind_of(e.rel) != FileKind.TEXT
+                or e.rel in roles.prompt_files
+                or (not cfg.agents and not prefilter.no_prompt_by_content(e.rel))
+            ),
+        )
+        self.ids = tuple(sorted({d.key for f in self.facts.values() for e in f.exts for d in e.items}))
+
+    def read_python(self, entries: list[discover.Entry]) -> None:
+        """Phase 2: Python files, in the workers, prefiltered by the card's rule ids and the
+        configured guard callables."""
+        cfg = self.cfg
+        # Read again once a Python card's ids are known: this reading's verdicts replace the last.
+        again = {e.rel for e in entries}
+        self.prompt_only = [e for e in self.prompt_only if e.rel not in again]
+        needles = tuple(
+            sorted(
+                {i.encode() for i in self.ids if len(i) > 2}
+                | {g.rsplit(".", 1)[-1].encode() for g in cfg.guard_callables}
+            )
+        )
+        py_ctx = context(
+            "py",
+            [n.decode() for n in needles],
+            list(self.ids),
+            self.settings.exhaustive,
+            list(cfg.guard_callables),
+            sorted(self.roles.cards),
+            sorted(self.roles.prompt_modules),
+        )
+        self.scan(entries, py_ctx, needles)
+        self.drain()
+
+    def read_prompts(self, entries: list[discover.Entry], content: bool = False) -> None:
+        """The prompt stage's reading: prompt candidates, now that a card makes them matter.
+        `content`: these files' text can matter (relevance.py), so strings of any form that
+        mention a card id are candidates too, and the prompt-shape gates do not apply."""
+        ids = tuple(sorted({*self.ids, *self.card_ids})) if content else self.ids
+        for entry in entries:
+            data = self.prompt_text(entry)
+            if data is None:
+                continue
+            kind = kind_of(entry.rel) or FileKind.TEXT
+            if kind != FileKind.PYTHON:
+                self.submit(Job(entry.rel, kind, data, want_prompt=True, ids=ids if content else ()))
+            elif content or prefilter.python_prompt_candidate(data):
+                self.submit(self._python(entry.rel, data, prompts=True, ids=ids, content=content))
+        self.drain()
+
+    def prompt_text(self, entry: discover.Entry) -> bytes | None:
+        """A file's bytes, read once for the prompt stage (its gate and its parse)."""
+        if entry.rel not in self.texts:
+            self.texts[entry.rel] = self.read(entry, False)
+        return self.texts[entry.rel]
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.close()
+
+    def python_job(self, entry: discover.Entry, read_whole: bool) -> Job | None:
+        data = self.read(entry, read_whole)
+        return self._python(entry.rel, data, read_whole=read_whole) if data is not None else None
+
+    def _python(
+        self,
+        rel: str,
+        data: bytes,
+        read_whole: bool = False,
+        prompts: bool = False,
+        ids: tuple[str, ...] | None = None,
+        content: bool = False,
+    ) -> Job:
+        return Job(
+            rel,
+            FileKind.PYTHON,
+            data,
+            read_whole=read_whole,
+            prompts=prompts,
+            guard_callables=self.cfg.guard_callables,
+            ids=self.ids if ids is None else ids,
+            content=content,
+        )
+
+
+def context(*parts: object) -> str:
+    """What, besides a file's bytes, decided whether it is read (config roles, needles)."""
+    return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:16]
+
+
+def data_job(
+    entry: discover.Entry, data: bytes, cfg: Config, roles: Roles, exhaustive: bool = False
+) -> Job | str | None:
+    kind = kind_of(entry.rel)
+    if kind is None:
+        return None
+    name = posixpath.basename(entry.rel)
+    want_card = entry.rel in roles.cards or (
+        not cfg.agents
+        and kind != FileKind.TEXT
+        and (exhaustive or prefilter.is_card_candidate(name, entry.rel, data))
+    )
+    want_prompt = entry.rel in roles.prompt_files or (
+        not cfg.agents and prefilter.is_prompt_file(entry.rel, kind, data)
+    )
+    if want_prompt and not want_card and entry.rel not in roles.prompt_files:
+        return PROMPT_ONLY  # a prompt file matters only where a card does: read in the second stage
+    if (kind == FileKind.TEXT and want_prompt) or (kind != FileKind.TEXT and (want_card or want_prompt)):
+        return Job(
+            entry.rel,
+            kind,
+            data,
+            want_card,
+            want_prompt,
+            roles.prompt_files.get(entry.rel),
+            read_whole=entry.rel in roles.cards,  # configured: RL100 when unreadable, whatever it says
+            exhaustive=exhaustive,
+        )
+    if not cfg.agents and not prefilter.no_prompt_by_content(entry.rel):
+        return PROMPT_ONLY  # strings under prompt keys, or that name a card rule, in an agent's scope
+    return None

@@ -1,0 +1,320 @@
+"""Run Python extraction in worker processes, so a parser crash or hang costs one file.
+
+libcst's native parser can segfault on pathological input and can take minutes on some
+valid files. Each worker takes one job at a time under a CPU-time limit per file
+(RLIMIT_CPU: the kernel stops it with SIGXCPU) and a memory limit; a worker that dies is
+replaced and its file gets an RL005 instead. Limits are CPU time, never wall-clock time,
+so the same tree gives the same findings under any load (DESIGN §3); a wall-clock
+backstop catches only a worker blocked without using CPU.
+Workers start lazily, on the first job, and a second only when work piles up, so a run
+that parses nothing never imports libcst anywhere.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import multiprocessing
+import multiprocessing.context
+import os
+import signal
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection, wait
+from typing import Any
+
+from refusal_lint.core.facts import FileFacts
+from refusal_lint.core.kinds import FileKind
+from refusal_lint.static.extract.job import Job, ScanJob
+from refusal_lint.static.extract.run import extract, unchecked
+
+MEMORY_LIMIT = 6 * 1024**3  # bytes of address space a worker may use
+BACKSTOP = 30.0  # wall-clock seconds past the CPU limit before a blocked worker is given up
+
+
+def _cpu_budget(seconds: float) -> None:
+    """From now on this process may use `seconds` more CPU time (whole seconds, rounded up)."""
+    try:
+        import resource
+
+        used = resource.getrusage(resource.RUSAGE_SELF)
+        soft = int(used.ru_utime + used.ru_stime) + 1 + max(1, math.ceil(seconds))
+        _, hard = resource.getrlimit(resource.RLIMIT_CPU)
+        if hard != resource.RLIM_INFINITY:
+            soft = min(soft, hard)
+        resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
+    except (ImportError, ValueError, OSError):
+        pass  # no RLIMIT_CPU here (Windows): the wall-clock backstop alone bounds a file
+
+
+def _safe_extract(job: Job, cpu_limit: float) -> FileFacts:
+    _cpu_budget(cpu_limit)
+    try:
+        return extract(job)
+    except Exception as exc:  # a bug of ours must cost one file, never the run
+        return unchecked(
+            job.path, job.kind, f"internal error reading this file ({type(exc).__name__}: {exc})"
+        )
+
+
+def _scan(job: ScanJob, conn: Connection, cpu_limit: float) -> None:
+    """Read, prefilter and parse a batch; report each parsed file as it is done."""
+    from refusal_lint.static.cache import key
+    from refusal_lint.static.discover.contents import read_bytes
+    from refusal_lint.static.gate.prefilter import may_hold_prompt, python_worth_parsing
+
+    skips: list[str] = []
+    prompt_only: list[str] = []  # read in a second stage, and only where a card makes them matter
+    notes: list[str] = []
+    for i, (rel, path, size, given) in enumerate(job.files):
+        configured = rel in job.configured
+        data, note = read_bytes(rel, path, size, given, job.max_file_size, configured)
+        if note is not None:
+            notes.append(note)
+        if data is None:
+            continue
+        if not configured and not job.exhaustive and not python_worth_parsing(data, job.needles):
+            # Only the cheap word test here: the prompt shapes are looked for in the second
+            # stage, which runs only where a card makes prompts matter.
+            (prompt_only if may_hold_prompt(data, job.ids) else skips).append(rel)
+            continue
+        one = Job(
+            rel,
+            FileKind.PYTHON,
+            data,
+            read_whole=configured,
+            prompts=job.exhaustive,
+            guard_callables=job.guard_callables,
+            ids=job.ids,
+            exhaustive=job.exhaustive,
+        )
+        k = key(one)
+        if k in job.known:
+            conn.send(("cached", i, k))
+            continue
+        conn.send(("start", i))
+        facts = _safe_extract(one, cpu_limit)
+        if not facts.complete and may_hold_prompt(data, job.ids):
+            conn.send(("prompt", i))  # no card, guard or payload: only its prompts may matter
+            continue
+        conn.send(("file", i, k, facts))
+    conn.send(("end", skips, notes, prompt_only))
+
+
+def _serve(conn: Connection, cpu_limit: float) -> None:
+    while True:
+        try:
+            job = conn.recv()
+        except EOFError:
+            return
+        if isinstance(job, ScanJob):
+            _scan(job, conn, cpu_limit)
+        else:
+            conn.send(("end", _safe_extract(job, cpu_limit)))
+
+
+def _worker_main(conn: Connection, cpu_limit: float) -> None:
+    import faulthandler
+
+    faulthandler.disable()  # a crash is reported by the parent, as RL005, not as a dump
+    try:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+    except (ImportError, ValueError, OSError):
+        pass
+    # Deep syntax trees need a deep stack: give the visitor one, in a thread of its own.
+    sys.setrecursionlimit(20_000)
+    threading.stack_size(512 * 1024 * 1024)
+    t = threading.Thread(target=_serve, args=(conn, cpu_limit))
+    t.start()
+    t.join()
+
+
+class _Worker:
+    def __init__(self, ctx: multiprocessing.context.BaseContext, cpu_limit: float) -> None:
+        parent, child = multiprocessing.Pipe()
+        self.proc = ctx.Process(target=_worker_main, args=(child, cpu_limit), daemon=True)  # type: ignore[attr-defined]
+        self.proc.start()
+        child.close()
+        self.conn = parent
+        self.job: Job | ScanJob | None = None
+        self.deadline = 0.0
+        self.cpu_seen = -1.0  # the worker's CPU seconds when its deadline was last set
+        self.index = -1  # the file of a ScanJob being parsed; -1 while reading
+
+    def cpu_seconds(self) -> float:
+        """CPU time the worker has used (Linux /proc); -1 where it cannot be told."""
+        try:
+            with open(f"/proc/{self.proc.pid}/stat", "rb") as fh:
+                fields = fh.read().rsplit(b")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, ValueError, IndexError):
+            return -1.0
+
+    def progressing(self, timeout: float) -> bool:
+        """At its deadline: has the worker used CPU since (it is working, only starved by
+        load)? Then it gets another `timeout`; the CPU limit, not the clock, stops it."""
+        used = self.cpu_seconds()
+        if used < 0 or used <= self.cpu_seen:
+            return False
+        self.cpu_seen = used
+        self.deadline = time.monotonic() + timeout
+        return True
+
+    def give(self, job: Job | ScanJob, timeout: float) -> None:
+        self.job = job
+        self.deadline = time.monotonic() + timeout
+        self.cpu_seen = self.cpu_seconds()
+        self.index = -1
+        self.conn.send(job)
+
+    def stop(self) -> None:
+        self.conn.close()
+        if self.proc.is_alive():
+            self.proc.kill()
+        self.proc.join(5)
+
+
+@dataclass
+class Results:
+    facts: dict[str, FileFacts] = field(default_factory=dict)  # plain jobs, by path
+    scanned: list[tuple[str, str, FileFacts | None]] = field(
+        default_factory=list
+    )  # (path, key, facts or cached)
+    skipped: list[str] = field(default_factory=list)  # scanned and passed over by the prefilter
+    prompt_only: list[str] = field(default_factory=list)  # scanned: may hold prompts, nothing else
+    notes: list[str] = field(default_factory=list)
+
+
+class Pool:
+    """Jobs go in as they are found; `finish` waits for all and returns what they found."""
+
+    def __init__(self, size: int, cpu_limit: float, backstop: float | None = None) -> None:
+        method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+        self.ctx = multiprocessing.get_context(method)
+        self.size = max(1, size)
+        self.cpu_limit = cpu_limit
+        # Wall-clock seconds a file may take: far past its CPU limit, for a worker blocked idle.
+        self.timeout = backstop if backstop is not None else cpu_limit * 4 + BACKSTOP
+        self.queue: list[Job | ScanJob] = []
+        self.idle: list[_Worker] = []
+        self.busy: list[_Worker] = []
+        self.results = Results()
+
+    def submit(self, job: Job | ScanJob) -> None:
+        self.queue.append(job)
+        # A second worker (and its libcst import) only pays once work piles up.
+        if (
+            not self.idle
+            and len(self.idle) + len(self.busy) < self.size
+            and (not self.busy or len(self.queue) > 1)
+        ):
+            self.idle.append(_Worker(self.ctx, self.cpu_limit))
+        self._dispatch()
+        self._collect(0.0)
+
+    def _dispatch(self) -> None:
+        while self.idle and self.queue:
+            w = self.idle.pop()
+            w.give(self.queue.pop(0), self.timeout)
+            self.busy.append(w)
+
+    def _message(self, w: _Worker, msg: tuple[Any, ...]) -> bool:
+        """Handle one message from a worker; True when its job is done."""
+        job = w.job
+        if msg[0] == "end":
+            if isinstance(job, ScanJob):
+                self.results.skipped += msg[1]
+                self.results.notes += msg[2]
+                self.results.prompt_only += msg[3]
+            else:
+                assert job is not None
+                self.results.facts[job.path] = msg[1]
+            return True
+        assert isinstance(job, ScanJob)
+        i = msg[1]
+        if msg[0] == "start":
+            w.index = i  # a crash or a hang from now on is this file's
+            w.deadline = time.monotonic() + self.timeout
+            w.cpu_seen = w.cpu_seconds()
+            return False
+        rel = job.files[i][0]
+        if msg[0] == "prompt":
+            self.results.prompt_only.append(rel)
+        else:
+            self.results.scanned.append((rel, msg[2], msg[3] if msg[0] == "file" else None))
+        w.index = -1  # reported: a crash from now on happens while reading, in no file's parse
+        return False
+
+    def _fail(self, w: _Worker, why: str) -> None:
+        """The worker died or overran: its file gets the blame, the rest of its batch goes on."""
+        job = w.job
+        assert job is not None
+        if isinstance(job, ScanJob):
+            if w.index >= 0:
+                rel = job.files[w.index][0]
+                self.results.facts[rel] = _failed(rel, why)
+                rest = job.files[w.index + 1 :]
+            else:
+                # Not while parsing: while reading. Blame no file, and do not loop on it.
+                rest = ()
+                self.results.notes.append(f"{why} while reading {len(job.files)} files; they are unchecked")
+            if rest:
+                self.queue.append(dataclasses.replace(job, files=rest))
+        else:
+            self.results.facts[job.path] = _failed(job.path, why)
+        self.busy.remove(w)
+        w.stop()
+        self.idle.append(_Worker(self.ctx, self.cpu_limit))
+
+    def _collect(self, timeout: float) -> None:
+        if not self.busy:
+            return
+        ready = wait([w.conn for w in self.busy], timeout=timeout)
+        for w in list(self.busy):
+            if w.conn in ready:
+                try:
+                    done = False
+                    while not done and w.conn.poll():
+                        done = self._message(w, w.conn.recv())
+                except (EOFError, OSError):
+                    w.proc.join(1)
+                    code = w.proc.exitcode
+                    if code == -signal.SIGXCPU:
+                        why = f"the parser used up its CPU time limit ({self.cpu_limit:g} s) on this file"
+                    elif code is not None and code < 0:
+                        why = f"the parser crashed on this file (signal {-code})"
+                    else:
+                        why = "the parser's worker died on this file"
+                    self._fail(w, why)
+                    continue
+                if done:
+                    self.busy.remove(w)
+                    self.idle.append(w)
+            elif time.monotonic() >= w.deadline and not w.progressing(self.timeout):
+                self._fail(w, f"the parser made no progress on this file for {self.timeout:g} s")
+
+    def finish(self) -> Results:
+        try:
+            while self.queue or self.busy:
+                self._dispatch()
+                if self.busy:
+                    now = time.monotonic()
+                    self._collect(max(0.0, min(w.deadline for w in self.busy) - now))
+        except BaseException:
+            self.close()
+            raise
+        out, self.results = self.results, Results()
+        return out
+
+    def close(self) -> None:
+        for w in self.idle + self.busy:
+            w.stop()
+        self.idle, self.busy = [], []
+
+
+def _failed(path: str, why: str) -> FileFacts:
+    return unchecked(path, FileKind.PYTHON, why)
