@@ -1,6 +1,6 @@
 """The registry of finding codes (DESIGN §3; §8 and §10 for the live ones): a static family's
 codes are defined in the check module that emits them (checks/registry.py lists those), the
-live ones in checks/probe.py (apart from the judging and serving code: start-up); this
+live ones in live/codes.py (apart from the judging and serving code: start-up); this
 gathers them in code order for `rule`, `rules`, the reporters, the rule pages and the README
 table. Adding a code: its `Code` entry and its finding in its family's module, its name in
 that module's `CODES` (a new static family: its line in checks/registry.py)."""

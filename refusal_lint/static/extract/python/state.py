@@ -1,4 +1,4 @@
-"""The state the Python extractor's visitors share (pydefs.py reads definitions, pycalls.py
+"""The state the Python extractor's visitors share (defs.py reads definitions, calls.py
 recognises calls, dicts and Parts): what was found so far, and the small helpers both use."""
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """The value builder of Python extraction: what an expression is, symbolically.
 
-On the scopes pyscopes.py tracks, turns expressions into the symbolic values of
-facts.py (Str, Ref, Param, CallV, Each, ...) without running anything. The definitions
-(pydefs.py) and recognisers (pycalls.py) build on it.
+On the scopes scopes.py tracks, turns expressions into the symbolic values of
+core/facts.py (Str, Ref, Param, CallV, Each, ...) without running anything. The definitions
+(defs.py) and recognisers (calls.py) build on it.
 """
 
 from __future__ import annotations

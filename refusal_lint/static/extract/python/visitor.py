@@ -1,8 +1,8 @@
 """Facts of one Python file, read with libcst (imported here only, inside workers).
 
-Everything is recorded symbolically (see facts.py); nothing of the user's code is run. One
-visit does it all: the value builder (pyvalues.py) with definitions (pydefs.py) and
-recognisers (pycalls.py) on top.
+Everything is recorded symbolically (see core/facts.py); nothing of the user's code is run. One
+visit does it all: the value builder (values.py) with definitions (defs.py) and
+recognisers (calls.py) on top.
 """
 
 from __future__ import annotations
