@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from refusal_lint import __version__
 from refusal_lint.core.kinds import ProblemKind
-from refusal_lint.static.extract.job import Job
+from refusal_lint.static.extract.job import Callee, Job
 
 if TYPE_CHECKING:
     from refusal_lint.core.facts import FileFacts
@@ -25,6 +25,17 @@ FILE = "facts-v1.json"
 SKIP = ""  # a stat verdict: the prefilter passed this file over
 NOTE = "\0"  # a stats row's key prefix: the prompt stage's notes on a file, apart from its verdict
 PROMPT_ONLY = "prompt"  # a stat verdict: it may hold prompt candidates, and nothing else
+DEFERRED = "defer:"  # a stat verdict's prefix: its parse waits for binding (gate/deferred.py)
+
+
+def deferred_verdict(callees: tuple[Callee, ...], prompt: bool) -> str:
+    return DEFERRED + json.dumps([[list(c) for c in callees], prompt])
+
+
+def read_deferred(verdict: str) -> tuple[tuple[Callee, ...], bool]:
+    """The callees binding must judge, and whether the file may hold prompt candidates."""
+    callees, prompt = json.loads(verdict[len(DEFERRED) :])
+    return tuple(Callee(*c) for c in callees), bool(prompt)
 
 
 _code: str | None = None

@@ -16,8 +16,12 @@ from refusal_lint.core.kinds import FileKind
 from refusal_lint.static.gate import prefilter
 
 if TYPE_CHECKING:
+    from refusal_lint.config import Config
+    from refusal_lint.core.facts import FileFacts, Value
+    from refusal_lint.static.bind.bound import Bound
     from refusal_lint.static.bind.resolve import ModuleIndex
     from refusal_lint.static.discover import walk as discover
+    from refusal_lint.static.extract.job import Callee
     from refusal_lint.static.gate.relevance import Relevance
     from refusal_lint.static.schedule import Extraction
 
@@ -122,3 +126,80 @@ def callers(ex: Extraction, helpers: frozenset[str], py_paths: list[str]) -> set
         if any(note[n] for n in todo):
             out.add(rel)
     return out
+
+
+def settle(ex: Extraction, bound: Bound | None, cfg: Config, index: ModuleIndex, whole: bool) -> list[str]:
+    """The deferred files (gate/deferred.py) to parse after all; the others are settled as
+    holding nothing but prompt candidates maybe. A file is settled only where its facts
+    would have bound to nothing: one agent, which takes every file with facts (RL004 and
+    the card-less tree's binding need no such file), no class built with a card's params
+    (`AgentExtension(params=self.rules)` reads its constructor calls), no configured guard
+    callable, the whole tree wanted; and each callee binds, through binding's own lookup
+    and callee rules, to repo definitions none of which has an id parameter (guardids.py)."""
+    deferred, ex.deferred = ex.deferred, {}
+    if (
+        not whole
+        or bound is None
+        or len(bound.agents) != 1
+        or cfg.agents
+        or cfg.guard_callables
+        or any(e.owner is not None for f in ex.facts.values() for e in f.py_exts)
+    ):
+        return sorted(deferred)
+    tried: set[str] = set()
+    while True:
+        judge = _Judge(ex.facts, index, {p: c for p, (c, _) in deferred.items()})
+        parse = {p for p, (callees, _) in deferred.items() if not all(judge.no_guard(p, c) for c in callees)}
+        need = [m for m in sorted(judge.missing - tried) if m in ex.entries]
+        tried |= judge.missing
+        if not need:
+            break
+        for m in need:  # what binding would read to know the callee, read as binding reads it
+            job = ex.python_job(ex.entries[m], True)
+            if job is not None:
+                ex.submit(job)
+        ex.drain()
+    parse |= judge.unsure
+    for rel, (_, prompt) in deferred.items():
+        if rel not in parse and prompt:
+            ex.prompt_only.append(ex.entries[rel])
+    return sorted(parse)
+
+
+class _Judge:
+    """Binding's lookup and callee rules (bind/resolve.py, bind/guardids.py) over the facts
+    read, each deferred file standing as the imports the gate found for its callees. A
+    lookup into such a file for any other name makes it unsure: it is parsed."""
+
+    def __init__(
+        self, facts: dict[str, FileFacts], index: ModuleIndex, deferred: dict[str, tuple[Callee, ...]]
+    ):
+        from refusal_lint.core.facts import ImportRef
+        from refusal_lint.static.bind.guardids import GuardIds
+        from refusal_lint.static.bind.resolve import Resolver
+
+        self.unsure: set[str] = set()
+        heads = {p: {c.local for c in callees} for p, callees in deferred.items()}
+        res = Resolver(facts, index)
+        for p, callees in deferred.items():
+            res.defs[p] = {}
+            res.imports[p] = {c.local: ImportRef(c.module, c.name, c.level) for c in callees}
+        lookup = res.lookup
+
+        def watched(module: str, dotted: str, depth: int = 0) -> Value | None:
+            if module in heads and dotted.split(".")[0] not in heads[module]:
+                self.unsure.add(module)
+            return lookup(module, dotted, depth)
+
+        res.lookup = watched  # type: ignore[method-assign]
+        self.missing = res.missing
+        self.ids = GuardIds(res, facts.values())
+
+    def no_guard(self, path: str, callee: Callee) -> bool:
+        """Would binding find the call no guard (guardids.id_value's `False, None`)?"""
+        from refusal_lint.core.facts import CallV, Ref
+        from refusal_lint.core.model import Loc
+
+        loc = Loc(path)
+        fns = self.ids.callees(CallV(Ref(path, callee.dotted, loc), (), (), loc))
+        return bool(fns) and all(self.ids.id_param(fn) is None for fn in fns)

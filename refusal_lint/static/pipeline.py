@@ -123,6 +123,8 @@ def _run(
         ex.ids = tuple(sorted({*ex.ids, *ids}))
         ex.read_python(scope)
         bound = _bind(ex, root, cfg, py_paths, roles)
+    if ex.deferred:
+        bound = _settle(ex, bound, root, cfg, py_paths, roles, wanted is None)
     if bound is not None and bound.agents and ex.prompt_only:
         bound = _prompt_stage(ex, bound, root, cfg, py_paths, roles)
     result = Result(root, [], [], len(walk.files), ex.notes)
@@ -136,6 +138,27 @@ def _run(
     ex.cache.save()
     owners = Owners(wanted, result.agents, roles, cfg, root) if wanted is not None else None
     return result, owners
+
+
+def _settle(
+    ex: Extraction,
+    bound: Bound | None,
+    root: str,
+    cfg: Config,
+    py_paths: list[str],
+    roles: Roles,
+    whole: bool,
+) -> Bound | None:
+    """Deferred files (gate/deferred.py): parsed where binding says they may hold a fact,
+    settled as holding nothing where it says not; then bound again."""
+    from refusal_lint.static.bind.resolve import ModuleIndex
+
+    for rel in ondemand.settle(ex, bound, cfg, ModuleIndex(py_paths), whole):
+        job = ex.python_job(ex.entries[rel], False)
+        if job is not None:
+            ex.submit(job)
+    ex.drain()
+    return _bind(ex, root, cfg, py_paths, roles)
 
 
 PROMPT_CHUNK = 8  # files read at a time while looking for an agent's first prompt candidate

@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING
 from refusal_lint.config import Config
 from refusal_lint.core.filekinds import kind_of
 from refusal_lint.core.kinds import FileKind
-from refusal_lint.static.cache import PROMPT_ONLY, SKIP, Cache
+from refusal_lint.static.cache import DEFERRED, PROMPT_ONLY, SKIP, Cache, deferred_verdict, read_deferred
 from refusal_lint.static.cache import key as cache_key
 from refusal_lint.static.discover import walk as discover
 from refusal_lint.static.discover.contents import read_bytes
 from refusal_lint.static.discover.roles import Roles
-from refusal_lint.static.extract.job import Job, ScanJob
+from refusal_lint.static.extract.job import Callee, Job, ScanJob
 from refusal_lint.static.gate import prefilter
 from refusal_lint.static.settings import Settings
 
@@ -53,6 +53,9 @@ class Extraction:
         self.ids: tuple[str, ...] = ()  # the data cards' rule ids, known before Python is read
         self.card_ids: tuple[str, ...] = ()  # every card's, known once the tree is bound
         self.texts: dict[str, bytes | None] = {}  # the prompt stage's reads
+        # Scanned files whose parse waits for binding (gate/deferred.py, ondemand.settle):
+        # the callees it must judge, and whether the file may hold prompt candidates.
+        self.deferred: dict[str, tuple[tuple[Callee, ...], bool]] = {}
 
     def read(self, entry: discover.Entry, configured: bool) -> bytes | None:
         data, note = read_bytes(
@@ -80,6 +83,9 @@ class Extraction:
                 continue
             if verdict == PROMPT_ONLY:
                 self.prompt_only.append(entry)
+                continue
+            if verdict is not None and verdict.startswith(DEFERRED):
+                self.deferred[entry.rel] = read_deferred(verdict)
                 continue
             if verdict is not None and (facts := self.cache.facts_for(verdict)) is not None:
                 self.facts[entry.rel] = facts
@@ -212,6 +218,9 @@ class Extraction:
                 self.cache.put_key(key, found)
             self.facts[path] = found
             self._remember(entry, self.scan_context, key)
+        for path, _, callees, prompt in results.deferred:
+            self._remember(self.entries[path], self.scan_context, deferred_verdict(callees, prompt))
+            self.deferred[path] = (callees, prompt)
         for path in results.skipped:
             entry = self.entries[path]
             self._remember(entry, self.scan_context, SKIP)
@@ -247,6 +256,7 @@ class Extraction:
         # Read again once a Python card's ids are known: this reading's verdicts replace the last.
         again = {e.rel for e in entries}
         self.prompt_only = [e for e in self.prompt_only if e.rel not in again]
+        self.deferred = {p: d for p, d in self.deferred.items() if p not in again}
         needles = tuple(
             sorted(
                 {i.encode() for i in self.ids if len(i) > 2}

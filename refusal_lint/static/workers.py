@@ -27,8 +27,8 @@ from typing import Any
 
 from refusal_lint.core.facts import FileFacts
 from refusal_lint.core.kinds import FileKind
-from refusal_lint.static.extract.job import Job, ScanJob
-from refusal_lint.static.extract.run import extract, unchecked
+from refusal_lint.static.extract.job import Callee, Job, ScanJob
+from refusal_lint.static.extract.run import extract, extract_or_defer, unchecked
 
 MEMORY_LIMIT = 6 * 1024**3  # bytes of address space a worker may use
 BACKSTOP = 30.0  # wall-clock seconds past the CPU limit before a blocked worker is given up
@@ -49,10 +49,11 @@ def _cpu_budget(seconds: float) -> None:
         pass  # no RLIMIT_CPU here (Windows): the wall-clock backstop alone bounds a file
 
 
-def _safe_extract(job: Job, cpu_limit: float) -> FileFacts:
+def _safe_extract(job: Job, cpu_limit: float, scan: bool = False) -> FileFacts | Job:
+    """The facts (a job back: the scan's file waits for binding, gate/deferred.py)."""
     _cpu_budget(cpu_limit)
     try:
-        return extract(job)
+        return extract_or_defer(job) if scan else extract(job)
     except Exception as exc:  # a bug of ours must cost one file, never the run
         return unchecked(
             job.path, job.kind, f"internal error reading this file ({type(exc).__name__}: {exc})"
@@ -89,13 +90,17 @@ def _scan(job: ScanJob, conn: Connection, cpu_limit: float) -> None:
             guard_callables=job.guard_callables,
             ids=job.ids,
             exhaustive=job.exhaustive,
+            defer=not configured,
         )
         k = key(one)
         if k in job.known:
             conn.send(("cached", i, k))
             continue
         conn.send(("start", i))
-        facts = _safe_extract(one, cpu_limit)
+        facts = _safe_extract(one, cpu_limit, scan=True)
+        if isinstance(facts, Job):
+            conn.send(("deferred", i, k, facts.deferred, may_hold_prompt(data, job.ids)))
+            continue
         if not facts.complete and may_hold_prompt(data, job.ids):
             conn.send(("prompt", i))  # no card, guard or payload: only its prompts may matter
             continue
@@ -112,7 +117,7 @@ def _serve(conn: Connection, cpu_limit: float) -> None:
         if isinstance(job, ScanJob):
             _scan(job, conn, cpu_limit)
         else:
-            conn.send(("end", _safe_extract(job, cpu_limit)))
+            conn.send(("end", _safe_extract(job, cpu_limit)))  # never deferred: a Job in, facts out
 
 
 def _worker_main(conn: Connection, cpu_limit: float) -> None:
@@ -186,6 +191,8 @@ class Results:
     )  # (path, key, facts or cached)
     skipped: list[str] = field(default_factory=list)  # scanned and passed over by the prefilter
     prompt_only: list[str] = field(default_factory=list)  # scanned: may hold prompts, nothing else
+    # scanned, its parse waiting for binding: (path, key, callees, may hold prompts)
+    deferred: list[tuple[str, str, tuple[Callee, ...], bool]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
 
@@ -244,6 +251,8 @@ class Pool:
         rel = job.files[i][0]
         if msg[0] == "prompt":
             self.results.prompt_only.append(rel)
+        elif msg[0] == "deferred":
+            self.results.deferred.append((rel, msg[2], msg[3], msg[4]))
         else:
             self.results.scanned.append((rel, msg[2], msg[3] if msg[0] == "file" else None))
         w.index = -1  # reported: a crash from now on happens while reading, in no file's parse

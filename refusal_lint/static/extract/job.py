@@ -3,8 +3,20 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from refusal_lint.core.kinds import FileKind
+
+
+class Callee(NamedTuple):
+    """A call's callee as binding looks it up: `dotted` in the file, its head `local` bound
+    by the file's one `from module import name` (gate/deferred.py)."""
+
+    dotted: str
+    local: str
+    module: str
+    name: str
+    level: int
 
 
 @dataclass(frozen=True)
@@ -21,9 +33,12 @@ class Job:
     ids: tuple[str, ...] = ()  # the cards' rule ids: a call passing one is worth parsing
     exhaustive: bool = False  # every shortcut off: parsed and read whatever the pre-checks say
     content: bool = False  # the text can matter (relevance.py): parsed whatever the prompt shapes say
-    # Set by the pre-check: it ran, and where CPython's parser stopped (message, line, column).
+    defer: bool = False  # the scan: a file only binding can tell may wait for it (gate/deferred.py)
+    # Set by the pre-check: it ran, and where CPython's parser stopped (message, line, column);
+    # the callees binding must judge before the file is parsed, where it waits.
     checked: bool = False
     ast_error: tuple[str, int, int] | None = None
+    deferred: tuple[Callee, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from refusal_lint.static.extract.data import comments, jsonpos, yamlsafe
 from refusal_lint.static.extract.data import prompts as dataprompts
 from refusal_lint.static.extract.data.tree import ParseError, TNode, TooDeep
 from refusal_lint.static.extract.job import Job
+from refusal_lint.static.gate import deferred as gate_deferred
 from refusal_lint.static.gate import prefilter, pyscan
 
 AST_DEPTH = 2000
@@ -163,15 +164,28 @@ def precheck(job: Job) -> FileFacts | Job:
     finally:
         sys.setrecursionlimit(limit)
     guard_names = frozenset(g.rsplit(".", 1)[-1] for g in job.guard_callables)
+    deferred: list[ast.Call] | None = [] if job.defer and not job.prompts else None
     if (
         not job.read_whole
         and not job.exhaustive
         and "refusal-lint:" not in text
-        and not pyscan.may_hold_facts(tree, guard_names, frozenset(job.ids))
+        and not pyscan.may_hold_facts(tree, guard_names, frozenset(job.ids), deferred)
         and not (job.prompts and (job.content or pyscan.may_hold_prompt(tree)))
     ):
-        return FileFacts(job.path, FileKind.PYTHON, complete=False)
+        if not deferred:
+            return FileFacts(job.path, FileKind.PYTHON, complete=False)
+        found = gate_deferred.callees(tree, deferred, frozenset(job.ids))
+        if found is not None:
+            return dataclasses.replace(job, checked=True, deferred=found)
     return dataclasses.replace(job, checked=True)
+
+
+def extract_or_defer(job: Job) -> FileFacts | Job:
+    """The scan's extraction: the facts, or the job where its parse waits for binding."""
+    checked = precheck(job)
+    if isinstance(checked, FileFacts) or checked.deferred:
+        return checked
+    return _libcst(checked)
 
 
 def _libcst(job: Job) -> FileFacts:

@@ -57,8 +57,7 @@ _STRING_CALLS = frozenset({*vocab.WRAPPERS, *vocab.DEDENTS, *vocab.STRIPS, "form
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 
 
-def _own_nodes(fn: ast.AST) -> list[ast.AST]:
-    """The nodes of a function's own body (nested functions and classes left out)."""
+def _own_nodes(fn: ast.AST) -> list[ast.AST]:  # a function's own body, nested scopes left out
     out: list[ast.AST] = []
     stack = list(ast.iter_child_nodes(fn))
     while stack:
@@ -112,6 +111,7 @@ class _Relevance:
         self._names: set[str] | None = None
         self._strings: dict[str, str] | None = None
         self.computed: frozenset[str] = frozenset()  # of the function being looked at
+        self.deferred: list[ast.Call] | None = None  # computed-id calls, where the caller asks
 
     def module_name(self, node: ast.expr) -> bool:
         """A name that may resolve to a module-level value (of this module or an import)."""
@@ -190,8 +190,13 @@ class _Relevance:
             return self.module_name(node.func.value) or isinstance(
                 node.func.value, ast.Constant
             )  # Rule.X.refuse()
-        # Computed ids (f-strings, calls) are RL304 only against a card's rules.
-        return bool(self.ids) and any(not isinstance(a, ast.Constant) for a in node.args)
+        # Computed ids (f-strings, calls) are RL304 only against a card's rules (deferred.py).
+        if not self.ids or all(isinstance(a, ast.Constant) for a in node.args):
+            return False
+        if self.deferred is not None:
+            self.deferred.append(node)
+            return False
+        return True
 
     def string_or_name(self, node: ast.expr | None, kind: str) -> bool:
         """A URI or media type that is ours (or almost), or a name that may hold one."""
@@ -262,10 +267,16 @@ def _keys(node: ast.Dict) -> dict[str, ast.expr]:
     }
 
 
-def may_hold_facts(tree: ast.Module, guard_names: frozenset[str], ids: frozenset[str] = frozenset()) -> bool:
+def may_hold_facts(
+    tree: ast.Module,
+    guard_names: frozenset[str],
+    ids: frozenset[str] = frozenset(),
+    deferred: list[ast.Call] | None = None,
+) -> bool:
     """True unless no node of the tree can become a card, guard, payload, error or helper
-    call fact that matters (prompt candidates are the second stage's, which does not ask)."""
+    call fact that matters (prompt candidates are the second stage's); `deferred`: see guard_call."""
     check = _Relevance(tree, guard_names, ids)
+    check.deferred = deferred
     stack: list[tuple[ast.AST, frozenset[str] | None]] = [(tree, frozenset())]
     while stack:
         node, computed = stack.pop()

@@ -1,0 +1,188 @@
+"""A refusal-named call with a computed argument whose callee is a repo class or function
+(issue 20, cold speed on carded repos: `ModelRefusalError(refusal)` in openai-agents).
+
+The `ast` gate passes such a file to libcst because, with a card's ids known, the call may
+be a guard with a computed id (RL304). Whether it is one is decided only at binding, by the
+callee's parameters (static/bind/guardids.py: a `rule`/`rule_id` parameter, or one that
+reaches another guard's id). A shortcut that settles such a file as holding nothing would
+have to agree with binding in every one of these shapes; they pin what binding decides,
+with the shortcuts on and off, so a gate added later is held to them:
+
+- the repo exception class without a rule parameter beside a real guard with a computed id
+  (the RL304 stays, the class's call is no guard);
+- the same class in a tree with two cards, where the file's facts tie it to an agent
+  (`FileFacts.claims()`) or to none (RL004 in whichever way binding decides);
+- the callee with a rule parameter (a guard: RL304 for a computed id, RL302 for an unknown one);
+- the callee imported from a module whose stem stands in two places (binding's lookup decides);
+- a warm run after the callee's file gains a rule parameter (the cached verdict of the caller
+  must not outlive the callee's change).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from unittest import mock
+
+import pytest
+from conftest import Repo, run_cli
+
+Finding = tuple[str, str, int, str | None]
+
+NO_RULE = """
+class CutRefusal(Exception):
+    def __init__(self, message, hint=None):
+        super().__init__(message)
+        self.hint = hint
+"""
+
+WITH_RULE = """
+class CutRefusal(Exception):
+    def __init__(self, rule, message=None):
+        super().__init__(message or rule)
+        self.rule = rule
+"""
+
+FLOW = """
+from {module} import CutRefusal
+from agent.policy import refuse
+
+
+def pick(q):
+    return q.get("rule")
+
+
+def answer(q):
+    message = q.describe()
+    if q.declined:
+        raise CutRefusal(message)
+    return None
+
+
+def crosstab(q):
+    rule = pick(q)
+    return refuse(rule, detail="computed")
+"""
+
+
+def report(root: Path, exhaustive: bool, cache: bool = False) -> str:
+    """The JSON report of one run, shortcuts on or off, with or without the cache."""
+    with mock.patch.dict(os.environ):
+        os.environ.pop("REFUSAL_LINT_EXHAUSTIVE", None)
+        if exhaustive:
+            os.environ["REFUSAL_LINT_EXHAUSTIVE"] = "1"
+        args = ("check", ".", "--format", "json", *(() if cache else ("--no-cache",)))
+        result = run_cli(*args, cwd=root)
+    assert result.exit_code in (0, 1), result.output
+    return result.stdout
+
+
+def findings(out: str) -> list[Finding]:
+    return [(f["code"], f["path"], f["line"], f["rule_id"]) for f in json.loads(out)["findings"]]
+
+
+def same_both_ways(root: Path) -> list[Finding]:
+    """The findings, after proving the default run prints the exhaustive run's bytes."""
+    default = report(root, False)
+    assert default == report(root, True), (findings(default), findings(report(root, True)))
+    return findings(default)
+
+
+def line_of(path: Path, text: str) -> int:
+    (line,) = [n for n, s in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if text in s]
+    return line
+
+
+def survey(repo: Repo, errors: str, module: str = "agent.errors") -> Path:
+    """The survey agent, its exception class in `agent/errors.py`, and a flow module raising
+    it with a computed message beside a real guard whose id is computed."""
+    repo.agent()
+    repo.write("agent/errors.py", errors)
+    return repo.write("agent/flow.py", FLOW.format(module=module))
+
+
+def test_class_without_rule_parameter_is_no_guard(repo: Repo) -> None:
+    flow = survey(repo, NO_RULE)
+    assert same_both_ways(repo.root) == [("RL304", "agent/flow.py", line_of(flow, "refuse(rule"), None)]
+
+
+def test_class_with_rule_parameter_is_a_guard(repo: Repo) -> None:
+    flow = survey(repo, WITH_RULE)
+    assert same_both_ways(repo.root) == [
+        ("RL304", "agent/flow.py", line_of(flow, "CutRefusal(message)"), None),
+        ("RL304", "agent/flow.py", line_of(flow, "refuse(rule"), None),
+    ]
+
+
+def test_class_with_rule_parameter_and_an_unknown_id(repo: Repo) -> None:
+    repo.agent()
+    repo.write("agent/errors.py", WITH_RULE)
+    flow = repo.write(
+        "agent/flow.py",
+        """
+        from agent.errors import CutRefusal
+
+
+        def answer(q):
+            if q.declined:
+                raise CutRefusal("zodiac-cut")
+            return None
+        """,
+    )
+    assert same_both_ways(repo.root) == [("RL302", "agent/flow.py", line_of(flow, "CutRefusal("), "zodiac-cut")]
+
+
+def two_cards(repo: Repo, errors: str) -> Repo:
+    """Two agents, each with its card and guards, and shared code outside both raising the
+    exception class with a computed message."""
+    for name in ("alpha", "beta"):
+        repo.card(rel=f"{name}/.well-known/agent-card.json")
+        repo.tools(rel=f"{name}/agent/tools.py")
+    repo.write("shared/errors.py", errors)
+    repo.write("shared/flow.py", FLOW.format(module="shared.errors"))
+    return repo
+
+
+@pytest.mark.parametrize("errors", [NO_RULE, WITH_RULE], ids=["no-rule-param", "rule-param"])
+def test_two_cards_decide_the_same_both_ways(repo: Repo, errors: str) -> None:
+    found = same_both_ways(two_cards(repo, errors).root)
+    flow = [f for f in found if f[1].startswith("shared/")]
+    # Shared code that two agents may equally own: RL004 wherever binding finds a fact that
+    # ties the file to an agent; the real guard with a computed id is one in either case.
+    assert flow and all(f[0] == "RL004" for f in flow), found
+
+
+def test_the_same_stem_in_two_places(repo: Repo) -> None:
+    """`from errors import CutRefusal` in a folder run as a script: the agent's own
+    errors.py (with a rule parameter) beside another errors.py without one."""
+    repo.agent()
+    repo.write("agent/errors.py", WITH_RULE)
+    repo.write("vendor/errors.py", NO_RULE)
+    flow = repo.write("agent/flow.py", FLOW.format(module="errors"))
+    got = same_both_ways(repo.root)
+    assert ("RL304", "agent/flow.py", line_of(flow, "refuse(rule"), None) in got
+    assert all(f[0] == "RL304" for f in got), got
+
+
+def test_the_same_stem_in_two_places_reversed(repo: Repo) -> None:
+    repo.agent()
+    repo.write("agent/errors.py", NO_RULE)
+    repo.write("vendor/errors.py", WITH_RULE)
+    flow = repo.write("agent/flow.py", FLOW.format(module="errors"))
+    got = same_both_ways(repo.root)
+    assert ("RL304", "agent/flow.py", line_of(flow, "refuse(rule"), None) in got
+    assert all(f[0] == "RL304" for f in got), got
+
+
+def test_warm_run_after_the_callee_gains_a_rule_parameter(repo: Repo) -> None:
+    flow = survey(repo, NO_RULE)
+    before = report(repo.root, False, cache=True)
+    assert findings(before) == [("RL304", "agent/flow.py", line_of(flow, "refuse(rule"), None)]
+    assert report(repo.root, False, cache=True) == before  # warm, nothing changed
+    errors = repo.write("agent/errors.py", WITH_RULE)
+    stat = errors.stat()
+    os.utime(errors, ns=(stat.st_atime_ns, stat.st_mtime_ns + 2_000_000_000))
+    warm = report(repo.root, False, cache=True)
+    assert warm == report(repo.root, True), (findings(warm), findings(report(repo.root, True)))
+    assert ("RL304", "agent/flow.py", line_of(flow, "CutRefusal(message)"), None) in findings(warm)
