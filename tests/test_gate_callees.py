@@ -44,13 +44,8 @@ class CutRefusal(Exception):
         self.rule = rule
 """
 
-FLOW = """
+RAISE = """
 from {module} import CutRefusal
-from agent.policy import refuse
-
-
-def pick(q):
-    return q.get("rule")
 
 
 def answer(q):
@@ -58,12 +53,23 @@ def answer(q):
     if q.declined:
         raise CutRefusal(message)
     return None
+"""
+
+COMPUTED = """
+from agent.policy import refuse
+
+
+def pick(q):
+    return q.get("rule")
 
 
 def crosstab(q):
     rule = pick(q)
     return refuse(rule, detail="computed")
 """
+
+FLOW = RAISE + COMPUTED.replace("from agent.policy import refuse\n", "")
+FLOW = "from agent.policy import refuse\n" + FLOW
 
 
 def report(root: Path, exhaustive: bool, cache: bool = False) -> str:
@@ -130,7 +136,8 @@ def test_class_with_rule_parameter_and_an_unknown_id(repo: Repo) -> None:
             return None
         """,
     )
-    assert same_both_ways(repo.root) == [("RL302", "agent/flow.py", line_of(flow, "CutRefusal("), "zodiac-cut")]
+    expected = [("RL302", "agent/flow.py", line_of(flow, "CutRefusal("), "zodiac-cut")]
+    assert same_both_ways(repo.root) == expected
 
 
 def two_cards(repo: Repo, errors: str) -> Repo:
@@ -186,3 +193,93 @@ def test_warm_run_after_the_callee_gains_a_rule_parameter(repo: Repo) -> None:
     warm = report(repo.root, False, cache=True)
     assert warm == report(repo.root, True), (findings(warm), findings(report(repo.root, True)))
     assert ("RL304", "agent/flow.py", line_of(flow, "CutRefusal(message)"), None) in findings(warm)
+
+
+# ---- the file raising the class holds nothing else: where its parse may wait for binding ----
+
+
+def raising(repo: Repo, errors: str, module: str = "agent.errors", root: str = "agent") -> Path:
+    """`root/flow.py` only raises the class (from `module`); the real guard with a computed
+    id stands in `agent/checks.py`."""
+    repo.write(f"{root}/errors.py", errors)
+    repo.write("agent/checks.py", COMPUTED)
+    return repo.write(f"{root}/flow.py", RAISE.format(module=module))
+
+
+def verdicts(root: Path) -> str:
+    """The cache's file, where the scan's verdicts stand (a deferred one starts `defer:`)."""
+    return "\n".join(p.read_text(encoding="utf-8") for p in (root / ".refusal_lint_cache").glob("*.json"))
+
+
+def test_settled_file_holds_nothing(repo: Repo) -> None:
+    repo.agent()
+    raising(repo, NO_RULE)
+    checks = repo.root / "agent/checks.py"
+    expected = [("RL304", "agent/checks.py", line_of(checks, "refuse(rule"), None)]
+    assert same_both_ways(repo.root) == expected
+    assert findings(report(repo.root, False, cache=True)) == expected
+    assert "defer:" in verdicts(repo.root)  # the flow's parse did wait, and was not needed
+
+
+def test_deferred_file_with_a_rule_parameter_is_parsed(repo: Repo) -> None:
+    repo.agent()
+    flow = raising(repo, WITH_RULE)
+    checks = repo.root / "agent/checks.py"
+    assert same_both_ways(repo.root) == [
+        ("RL304", "agent/checks.py", line_of(checks, "refuse(rule"), None),
+        ("RL304", "agent/flow.py", line_of(flow, "CutRefusal(message)"), None),
+    ]
+
+
+def test_deferred_file_in_a_two_card_tree_keeps_its_rl004(repo: Repo) -> None:
+    for name in ("alpha", "beta"):
+        repo.card(rel=f"{name}/.well-known/agent-card.json")
+        repo.tools(rel=f"{name}/agent/tools.py")
+    raising(repo, NO_RULE, module="shared.errors", root="shared")
+    found = same_both_ways(repo.root)
+    assert ("RL004", "shared/flow.py", 1, None) in found, found
+
+
+@pytest.mark.parametrize(("here", "there"), [(WITH_RULE, NO_RULE), (NO_RULE, WITH_RULE)], ids=["near", "far"])
+def test_deferred_callee_of_a_stem_in_two_places(repo: Repo, here: str, there: str) -> None:
+    repo.agent()
+    flow = raising(repo, here, module="errors")
+    repo.write("vendor/errors.py", there)
+    got = same_both_ways(repo.root)
+    raised = ("RL304", "agent/flow.py", line_of(flow, "CutRefusal(message)"), None)
+    assert (raised in got) == (here == WITH_RULE), got
+
+
+def test_warm_run_after_a_settled_files_callee_gains_a_rule_parameter(repo: Repo) -> None:
+    repo.agent()
+    flow = raising(repo, NO_RULE)
+    cold = report(repo.root, False, cache=True)
+    assert report(repo.root, False, cache=True) == cold
+    errors = repo.write("agent/errors.py", WITH_RULE)
+    stat = errors.stat()
+    os.utime(errors, ns=(stat.st_atime_ns, stat.st_mtime_ns + 2_000_000_000))
+    warm = report(repo.root, False, cache=True)
+    assert warm == report(repo.root, True)
+    assert ("RL304", "agent/flow.py", line_of(flow, "CutRefusal(message)"), None) in findings(warm)
+    # and back: the rule parameter goes again, the warm run settles the file again
+    errors = repo.write("agent/errors.py", NO_RULE)
+    os.utime(errors, ns=(stat.st_atime_ns, stat.st_mtime_ns + 4_000_000_000))
+    assert report(repo.root, False, cache=True) == report(repo.root, True) == cold
+
+
+def test_deferred_callee_whose_parameter_reaches_a_guard(repo: Repo) -> None:
+    """No `rule` parameter, but one that becomes a guard's id inside: binding follows the
+    helper to the call site, so the deferred file is parsed and its computed id is RL304."""
+    repo.agent()
+    flow = raising(
+        repo,
+        """
+        from agent.policy import refuse
+
+
+        def CutRefusal(why, hint=None):
+            return refuse(why, detail=hint)
+        """,
+    )
+    got = same_both_ways(repo.root)
+    assert ("RL304", "agent/flow.py", line_of(flow, "CutRefusal(message)"), None) in got, got

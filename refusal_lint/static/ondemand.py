@@ -136,7 +136,9 @@ def settle(ex: Extraction, bound: Bound | None, cfg: Config, index: ModuleIndex,
     (`AgentExtension(params=self.rules)` reads its constructor calls), no configured guard
     callable, the whole tree wanted; and each callee binds, through binding's own lookup
     and callee rules, to repo definitions none of which has an id parameter (guardids.py)."""
-    deferred, ex.deferred = ex.deferred, {}
+    # One that binding has read meanwhile (a module it imports from) is parsed already.
+    deferred = {p: d for p, d in ex.deferred.items() if p not in ex.facts}
+    ex.deferred = {}
     if (
         not whole
         or bound is None

@@ -182,21 +182,21 @@ class _Relevance:
     def guard_call(self, node: ast.Call) -> bool:
         if any(k.arg in vocab.RULE_KWARGS for k in node.keywords):
             return True  # a rule= argument: an id, or RL304 when it is computed
-        if any(self.id_like(a) for a in node.args):
-            return True
         if any(k.arg is None or self.id_like(k.value, keyword=True) for k in node.keywords):
             return True
-        if isinstance(node.func, ast.Attribute) and not node.args:
-            return self.module_name(node.func.value) or isinstance(
-                node.func.value, ast.Constant
-            )  # Rule.X.refuse()
-        # Computed ids (f-strings, calls) are RL304 only against a card's rules (deferred.py).
-        if not self.ids or all(isinstance(a, ast.Constant) for a in node.args):
+        if any(isinstance(a, ast.Constant) and self.id_like(a) for a in node.args):
+            return True
+        if isinstance(node.func, ast.Attribute) and not node.args:  # Rule.X.refuse()
+            return self.module_name(node.func.value) or isinstance(node.func.value, ast.Constant)
+        # A name that may hold an id; computed ids (f-strings, calls) are RL304 only against a
+        # card's rules. Either is a guard only if binding finds the callee one (deferred.py).
+        if not any(self.id_like(a) for a in node.args) and not (
+            self.ids and any(not isinstance(a, ast.Constant) for a in node.args)
+        ):
             return False
         if self.deferred is not None:
             self.deferred.append(node)
-            return False
-        return True
+        return self.deferred is None
 
     def string_or_name(self, node: ast.expr | None, kind: str) -> bool:
         """A URI or media type that is ours (or almost), or a name that may hold one."""
