@@ -26,23 +26,20 @@ def _wrap(log: str) -> None:
     import refusal_lint.static.extract.run as run
     import refusal_lint.static.workers as workers
 
-    def timer(inner: Any) -> Any:
-        def timed(job: Any) -> Any:
-            start = time.process_time()
-            try:
-                return inner(job)
-            finally:
-                spent = time.process_time() - start
-                what = "prompts" if getattr(job, "prompts", False) else "full"
-                with open(log, "a", encoding="utf-8") as fh:
-                    fh.write(f"{spent:.4f}\t{job.kind}\t{what}\t{len(job.data)}\t{job.path}\n")
+    inner = run.extract
 
-        return timed
+    def timed(job: Any) -> Any:
+        start = time.process_time()
+        try:
+            return inner(job)
+        finally:
+            spent = time.process_time() - start
+            what = "prompts" if getattr(job, "prompts", False) else "full"
+            with open(log, "a", encoding="utf-8") as fh:
+                fh.write(f"{spent:.4f}\t{job.kind}\t{what}\t{len(job.data)}\t{job.path}\n")
 
-    # The scan's files go through extract_or_defer (a deferred one's time is its ast pass).
-    run.extract = timer(run.extract)  # type: ignore[assignment]
-    workers.extract = run.extract  # type: ignore[attr-defined]
-    workers.extract_or_defer = timer(run.extract_or_defer)  # type: ignore[attr-defined]
+    run.extract = timed  # type: ignore[assignment]
+    workers.extract = timed  # type: ignore[assignment]
 
 
 def main() -> None:

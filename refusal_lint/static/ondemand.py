@@ -128,6 +128,9 @@ def callers(ex: Extraction, helpers: frozenset[str], py_paths: list[str]) -> set
     return out
 
 
+JUDGE_ROUNDS = 3  # modules read, one round at a time, to know a deferred file's callees
+
+
 def settle(ex: Extraction, bound: Bound | None, cfg: Config, index: ModuleIndex, whole: bool) -> list[str]:
     """The deferred files (gate/deferred.py) to parse after all; the others are settled as
     holding nothing but prompt candidates maybe. A file is settled only where its facts
@@ -149,13 +152,15 @@ def settle(ex: Extraction, bound: Bound | None, cfg: Config, index: ModuleIndex,
     ):
         return sorted(deferred)
     tried: set[str] = set()
-    while True:
+    for rounds in range(JUDGE_ROUNDS + 1):
         judge = _Judge(ex.facts, index, {p: c for p, (c, _) in deferred.items()})
         parse = {p for p, (callees, _) in deferred.items() if not all(judge.no_guard(p, c) for c in callees)}
         need = [m for m in sorted(judge.missing - tried) if m in ex.entries]
         tried |= judge.missing
         if not need:
             break
+        if rounds == JUDGE_ROUNDS:
+            return sorted(deferred)  # a long chain of re-exports: binding's own rounds may stop short
         for m in need:  # what binding would read to know the callee, read as binding reads it
             job = ex.python_job(ex.entries[m], True)
             if job is not None:

@@ -28,7 +28,7 @@ from typing import Any
 from refusal_lint.core.facts import FileFacts
 from refusal_lint.core.kinds import FileKind
 from refusal_lint.static.extract.job import Callee, Job, ScanJob
-from refusal_lint.static.extract.run import extract, extract_or_defer, unchecked
+from refusal_lint.static.extract.run import extract, precheck, unchecked
 
 MEMORY_LIMIT = 6 * 1024**3  # bytes of address space a worker may use
 BACKSTOP = 30.0  # wall-clock seconds past the CPU limit before a blocked worker is given up
@@ -53,7 +53,12 @@ def _safe_extract(job: Job, cpu_limit: float, scan: bool = False) -> FileFacts |
     """The facts (a job back: the scan's file waits for binding, gate/deferred.py)."""
     _cpu_budget(cpu_limit)
     try:
-        return extract_or_defer(job) if scan else extract(job)
+        if scan:
+            checked = precheck(job)
+            if isinstance(checked, FileFacts) or checked.deferred:
+                return checked
+            job = checked  # checked: extract parses it without a second pre-check
+        return extract(job)
     except Exception as exc:  # a bug of ours must cost one file, never the run
         return unchecked(
             job.path, job.kind, f"internal error reading this file ({type(exc).__name__}: {exc})"

@@ -180,14 +180,6 @@ def precheck(job: Job) -> FileFacts | Job:
     return dataclasses.replace(job, checked=True)
 
 
-def extract_or_defer(job: Job) -> FileFacts | Job:
-    """The scan's extraction: the facts, or the job where its parse waits for binding."""
-    checked = precheck(job)
-    if isinstance(checked, FileFacts) or checked.deferred:
-        return checked
-    return _libcst(checked)
-
-
 def _libcst(job: Job) -> FileFacts:
     from libcst import ParserSyntaxError
 
