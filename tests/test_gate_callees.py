@@ -160,22 +160,13 @@ def test_two_cards_decide_the_same_both_ways(repo: Repo, errors: str) -> None:
     assert flow and all(f[0] == "RL004" for f in flow), found
 
 
-def test_the_same_stem_in_two_places(repo: Repo) -> None:
+@pytest.mark.parametrize(("here", "there"), [(WITH_RULE, NO_RULE), (NO_RULE, WITH_RULE)], ids=["near", "far"])
+def test_the_same_stem_in_two_places(repo: Repo, here: str, there: str) -> None:
     """`from errors import CutRefusal` in a folder run as a script: the agent's own
-    errors.py (with a rule parameter) beside another errors.py without one."""
+    errors.py beside another errors.py, one of them with a rule parameter."""
     repo.agent()
-    repo.write("agent/errors.py", WITH_RULE)
-    repo.write("vendor/errors.py", NO_RULE)
-    flow = repo.write("agent/flow.py", FLOW.format(module="errors"))
-    got = same_both_ways(repo.root)
-    assert ("RL304", "agent/flow.py", line_of(flow, "refuse(rule"), None) in got
-    assert all(f[0] == "RL304" for f in got), got
-
-
-def test_the_same_stem_in_two_places_reversed(repo: Repo) -> None:
-    repo.agent()
-    repo.write("agent/errors.py", NO_RULE)
-    repo.write("vendor/errors.py", WITH_RULE)
+    repo.write("agent/errors.py", here)
+    repo.write("vendor/errors.py", there)
     flow = repo.write("agent/flow.py", FLOW.format(module="errors"))
     got = same_both_ways(repo.root)
     assert ("RL304", "agent/flow.py", line_of(flow, "refuse(rule"), None) in got
