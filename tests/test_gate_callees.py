@@ -210,6 +210,11 @@ def test_settled_file_holds_nothing(repo: Repo) -> None:
     assert same_both_ways(repo.root) == expected
     assert findings(report(repo.root, False, cache=True)) == expected
     assert "defer:" in verdicts(repo.root)  # the flow's parse did wait, and was not needed
+    # Warm: the deferred verdict answers by size and mtime, so nothing is read or rewritten.
+    saved = (repo.root / ".refusal_lint_cache" / "facts-v1.json").stat()
+    assert findings(report(repo.root, False, cache=True)) == expected
+    again = (repo.root / ".refusal_lint_cache" / "facts-v1.json").stat()
+    assert (again.st_ino, again.st_mtime_ns) == (saved.st_ino, saved.st_mtime_ns)
 
 
 def test_deferred_file_with_a_rule_parameter_is_parsed(repo: Repo) -> None:

@@ -132,7 +132,8 @@ class Cache:
         if not isinstance(row, list) or row[:3] != [size, mtime_ns, context]:
             return None
         verdict = row[3]
-        if verdict not in (SKIP, PROMPT_ONLY) and verdict not in self.entries:
+        settled = verdict in (SKIP, PROMPT_ONLY) or str(verdict).startswith(DEFERRED)
+        if not settled and verdict not in self.entries:
             return None
         self.used_stats[rel] = row
         return str(verdict)
