@@ -305,24 +305,13 @@ def test_real_repositories_give_no_finding(shared_repos: list[Path]) -> None:
         assert json.loads(check_json_process(repo, False))["findings"] == [], repo.name
 
 
-REAL_DIFFER = (
-    "JSON-with-comments editor files (.vscode/*.json, tsconfig*.json) and an empty .json are RL002 with "
-    "shortcuts off only; langgraph's tests/test_time_travel*.py are RL005 (20 s CPU) with shortcuts off only"
-)
-
-
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason=f"issue 20: {REAL_DIFFER}")
 def test_real_repositories_same_with_shortcuts_off(shared_repos: list[Path]) -> None:
     differ = [r.name for r in shared_repos if check_json_process(r, False) != check_json_process(r, True)]
     assert differ == []
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason=f"issue 20: {REAL_DIFFER}; carded inspect_ai has a false RL002 (.vscode/launch.json) and RL304",
-)
 def test_carded_real_repositories_same_with_shortcuts_off(
     shared_repos: list[Path], tmp_path_factory: pytest.TempPathFactory
 ) -> None:

@@ -73,6 +73,35 @@ def test_cli_reports_crash_and_keeps_other_findings(sabotage: None, tmp_path: Pa
     ]
 
 
+@pytest.mark.parametrize("exhaustive", [False, True], ids=["default", "exhaustive"])
+def test_a_file_that_cannot_matter_gives_no_rl005_in_either_mode(
+    sabotage: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, exhaustive: bool
+) -> None:
+    """Only the exhaustive mode parses a file whose text cannot matter; if that parse runs
+    out of CPU or crashes, the file is not needed (as for RL002, DESIGN §3), so both modes
+    report the same: the agent's own finding, no RL005 (a real case: langgraph's
+    tests/test_time_travel*.py)."""
+    (tmp_path / "tools.py").write_bytes(GUARD)
+    (tmp_path / "spin.py").write_bytes(b"def step(state):\n    return state + 1\n")
+    (tmp_path / "crash.py").write_bytes(b"VALUES = [1, 2, 3]\n")
+    (tmp_path / ".refusal-lint.yaml").write_text("parse-timeout: 1\n")
+    if exhaustive:
+        monkeypatch.setenv("REFUSAL_LINT_EXHAUSTIVE", "1")
+    data = check_json(tmp_path)
+    assert [(f["path"], f["code"]) for f in data["findings"]] == [("tools.py", "RL001")]
+
+
+def test_a_needed_file_keeps_its_rl005_in_exhaustive_mode(
+    sabotage: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "tools.py").write_bytes(GUARD)
+    (tmp_path / "spin.py").write_bytes(GUARD)
+    (tmp_path / ".refusal-lint.yaml").write_text("parse-timeout: 1\n")
+    monkeypatch.setenv("REFUSAL_LINT_EXHAUSTIVE", "1")
+    data = check_json(tmp_path)
+    assert [(f["path"], f["code"]) for f in data["findings"]] == [("spin.py", "RL005"), ("tools.py", "RL001")]
+
+
 @pytest.mark.parametrize(
     ("source", "message"),
     [

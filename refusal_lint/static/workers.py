@@ -28,7 +28,7 @@ from typing import Any
 from refusal_lint.core.facts import FileFacts
 from refusal_lint.core.kinds import FileKind
 from refusal_lint.static.extract.job import Callee, Job, ScanJob
-from refusal_lint.static.extract.run import extract, precheck, unchecked
+from refusal_lint.static.extract.run import extract, precheck, unchecked, unchecked_job
 
 MEMORY_LIMIT = 6 * 1024**3  # bytes of address space a worker may use
 BACKSTOP = 30.0  # wall-clock seconds past the CPU limit before a blocked worker is given up
@@ -60,9 +60,7 @@ def _safe_extract(job: Job, cpu_limit: float, scan: bool = False) -> FileFacts |
             job = checked  # checked: extract parses it without a second pre-check
         return extract(job)
     except Exception as exc:  # a bug of ours must cost one file, never the run
-        return unchecked(
-            job.path, job.kind, f"internal error reading this file ({type(exc).__name__}: {exc})"
-        )
+        return unchecked_job(job, f"internal error reading this file ({type(exc).__name__}: {exc})")
 
 
 def _scan(job: ScanJob, conn: Connection, cpu_limit: float) -> None:
@@ -86,17 +84,7 @@ def _scan(job: ScanJob, conn: Connection, cpu_limit: float) -> None:
             # stage, which runs only where a card makes prompts matter.
             (prompt_only if may_hold_prompt(data, job.ids) else skips).append(rel)
             continue
-        one = Job(
-            rel,
-            FileKind.PYTHON,
-            data,
-            read_whole=configured,
-            prompts=job.exhaustive,
-            guard_callables=job.guard_callables,
-            ids=job.ids,
-            exhaustive=job.exhaustive,
-            defer=not configured,
-        )
+        one = _one(job, rel, data)
         k = key(one)
         if k in job.known:
             conn.send(("cached", i, k))
@@ -270,7 +258,7 @@ class Pool:
         if isinstance(job, ScanJob):
             if w.index >= 0:
                 rel = job.files[w.index][0]
-                self.results.facts[rel] = _failed(rel, why)
+                self.results.facts[rel] = _scan_failed(job, w.index, why)
                 rest = job.files[w.index + 1 :]
             else:
                 # Not while parsing: while reading. Blame no file, and do not loop on it.
@@ -279,7 +267,7 @@ class Pool:
             if rest:
                 self.queue.append(dataclasses.replace(job, files=rest))
         else:
-            self.results.facts[job.path] = _failed(job.path, why)
+            self.results.facts[job.path] = unchecked_job(job, why)
         self.busy.remove(w)
         w.stop()
         self.idle.append(_Worker(self.ctx, self.cpu_limit))
@@ -330,5 +318,29 @@ class Pool:
         self.idle, self.busy = [], []
 
 
-def _failed(path: str, why: str) -> FileFacts:
-    return unchecked(path, FileKind.PYTHON, why)
+def _scan_failed(job: ScanJob, index: int, why: str) -> FileFacts:
+    """RL005 for the file of a batch a worker died or overran on, unless that file is not
+    needed (its bytes read again here, a rare path): the same verdict as a single job's."""
+    from refusal_lint.static.discover.contents import read_bytes
+
+    rel, path, size, given = job.files[index]
+    data, _ = read_bytes(rel, path, size, given, job.max_file_size, rel in job.configured)
+    if data is None:
+        return unchecked(rel, FileKind.PYTHON, why)
+    return unchecked_job(_one(job, rel, data), why)
+
+
+def _one(job: ScanJob, rel: str, data: bytes) -> Job:
+    """The job of one file of a batch."""
+    configured = rel in job.configured
+    return Job(
+        rel,
+        FileKind.PYTHON,
+        data,
+        read_whole=configured,
+        prompts=job.exhaustive,
+        guard_callables=job.guard_callables,
+        ids=job.ids,
+        exhaustive=job.exhaustive,
+        defer=not configured,
+    )

@@ -25,14 +25,25 @@ from refusal_lint.static.gate import prefilter, pyscan
 AST_DEPTH = 2000
 
 
+def _needed(job: Job) -> bool:
+    """Is this file one the check needs? Asked of a file that could not be read (RL002,
+    RL005) with the same inputs whatever the shortcuts, so both modes agree (DESIGN §3)."""
+    configured = job.read_whole or job.prompt_key is not None
+    return prefilter.parse_error_matters(
+        job.path, job.kind, job.data, job.ids, job.guard_callables, configured
+    )
+
+
+def _nothing(job: Job) -> FileFacts:
+    """A file whose text cannot matter, and that could not be read: it holds nothing."""
+    return FileFacts(job.path, job.kind, complete=job.kind != FileKind.PYTHON)
+
+
 def _problem(job: Job, message: str, line: int = 1, col: int = 1) -> FileFacts:
     """RL002: the standard parser rejects the file, here; a file whose text cannot matter is
     not needed (DESIGN §3), and holds nothing, in either mode."""
-    configured = job.read_whole or job.prompt_key is not None
-    if not prefilter.parse_error_matters(
-        job.path, job.kind, job.data, job.ids, job.guard_callables, configured
-    ):
-        return FileFacts(job.path, job.kind, complete=job.kind != FileKind.PYTHON)
+    if not _needed(job):
+        return _nothing(job)
     return FileFacts(job.path, job.kind, problem=Problem(Loc(job.path, line, col), message))
 
 
@@ -41,6 +52,13 @@ def unchecked(path: str, kind: FileKind, why: str) -> FileFacts:
     return FileFacts(
         path, kind, problem=Problem(Loc(path), why + "; its facts are unchecked", ProblemKind.UNCHECKED)
     )
+
+
+def unchecked_job(job: Job, why: str) -> FileFacts:
+    """RL005 for a job's file, unless the file is not needed (as for RL002): the exhaustive
+    mode parses every file, and one whose text cannot matter must not give it a finding the
+    default mode, which never parses that file, cannot have."""
+    return unchecked(job.path, job.kind, why) if _needed(job) else _nothing(job)
 
 
 def extract(job: Job) -> FileFacts:
@@ -80,7 +98,7 @@ def extract(job: Job) -> FileFacts:
     except ParseError as exc:
         return _problem(job, f"invalid {job.kind.upper()}: {exc}", exc.line, exc.col)
     except TooDeep as exc:
-        return unchecked(job.path, job.kind, f"{job.kind.upper()} not read: {exc}")
+        return unchecked_job(job, f"{job.kind.upper()} not read: {exc}")
     exts = []
     prompts = []
     for root in roots:
@@ -156,9 +174,9 @@ def precheck(job: Job) -> FileFacts | Job:
             job, checked=True, ast_error=(str(exc.msg), exc.lineno or 1, exc.offset or 1)
         )
     except RecursionError:
-        return unchecked(job.path, job.kind, f"nested more than {AST_DEPTH} levels deep")
+        return unchecked_job(job, f"nested more than {AST_DEPTH} levels deep")
     except MemoryError:
-        return unchecked(job.path, job.kind, "out of memory while parsing")
+        return unchecked_job(job, "out of memory while parsing")
     except ValueError as exc:
         return _problem(job, f"the parser could not read this file ({exc})")
     finally:
@@ -194,8 +212,8 @@ def _libcst(job: Job) -> FileFacts:
         if job.ast_error is not None:
             msg, line, col = job.ast_error
             return _problem(job, f"syntax error: {msg}", line, col)
-        return unchecked(job.path, job.kind, "the parser (libcst) could not read this valid Python file")
+        return unchecked_job(job, "the parser (libcst) could not read this valid Python file")
     except RecursionError:
-        return unchecked(job.path, job.kind, "nested too deep for the parser")
+        return unchecked_job(job, "nested too deep for the parser")
     except MemoryError:
-        return unchecked(job.path, job.kind, "out of memory while parsing")
+        return unchecked_job(job, "out of memory while parsing")
