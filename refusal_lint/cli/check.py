@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from refusal_lint.cli import options
 from refusal_lint.cli.exits import guarded, status
 from refusal_lint.cli.output import emit, report_options
 from refusal_lint.core.errors import UsageError
@@ -45,21 +46,17 @@ if TYPE_CHECKING:
     metavar="FORMAT=FILE",
     help="Also write the report in FORMAT to FILE, from the same run (repeatable; the action uses it).",
 )
-@click.option("--no-cache", is_flag=True, help="Neither read nor write .refusal_lint_cache/.")
+@options.NO_CACHE
 @click.option(
     "--git-index", is_flag=True, help="Read only the files in git's index, as the commit will hold them."
 )
-@click.option("--jobs", type=click.IntRange(min=1), default=None, help="Parser processes (default: CPUs).")
+@options.JOBS
 @click.option("--statistics", is_flag=True, help="Print a count per code instead of the findings.")
 @click.option(
     "--quiet", "-q", is_flag=True, help="Print the findings (or the --statistics table) only: no summary."
 )
-@click.option(
-    "--color/--no-color",
-    default=None,
-    help="Colour the text (default: at a terminal; NO_COLOR, FORCE_COLOR).",
-)
-@click.option("--verbose", is_flag=True, help="Show the trace of an internal error.")
+@options.COLOR
+@options.VERBOSE
 def check(**kw: Any) -> None:
     """Lint PATHS (default: the current folder)."""
     guarded(run)(**kw)

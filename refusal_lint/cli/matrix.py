@@ -6,6 +6,7 @@ from typing import Any
 
 import click
 
+from refusal_lint.cli import options
 from refusal_lint.cli.exits import guarded
 from refusal_lint.cli.output import emit
 from refusal_lint.report import formats
@@ -18,10 +19,10 @@ from refusal_lint.static.configure import configure
 @click.option("--config", "config_file", type=click.Path(), help="Config file (default: found upward).")
 @click.option("--format", "fmt", type=click.Choice(formats.TABLES), default="text", help="Output format.")
 @click.option("--output", type=click.Path(), help="Write the table to this file.")
-@click.option("--no-cache", is_flag=True, help="Neither read nor write .refusal_lint_cache/.")
+@options.NO_CACHE
 @click.option("--git-index", is_flag=True, help="Read only the files in git's index.")
-@click.option("--jobs", type=click.IntRange(min=1), default=None, help="Parser processes (default: CPUs).")
-@click.option("--verbose", is_flag=True, help="Show the trace of an internal error.")
+@options.JOBS
+@options.VERBOSE
 def matrix(**kw: Any) -> None:
     """The agreement table: per agent, each rule x (card, prompt, guards). Exits 0 unless it cannot run."""
     guarded(_matrix)(**kw)

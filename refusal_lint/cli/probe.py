@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from refusal_lint.cli import options
 from refusal_lint.cli.exits import guarded, status
 from refusal_lint.cli.output import emit, report_options
 from refusal_lint.core.errors import UsageError
@@ -47,12 +48,8 @@ from refusal_lint.report.base import Report
 @report_options
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when errors are found.")
 @click.option("--quiet", "-q", is_flag=True, help="Print findings only.")
-@click.option(
-    "--color/--no-color",
-    default=None,
-    help="Colour the text (default: at a terminal; NO_COLOR, FORCE_COLOR).",
-)
-@click.option("--verbose", is_flag=True, help="Show the trace of an internal error.")
+@options.COLOR
+@options.VERBOSE
 def probe(**kw: Any) -> None:
     """Probe a running agent: its card, and one provoked refusal per rule (RL400-RL408)."""
     guarded(_probe)(**kw)

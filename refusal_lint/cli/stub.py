@@ -6,6 +6,7 @@ from typing import Any
 
 import click
 
+from refusal_lint.cli import options
 from refusal_lint.cli.exits import guarded, status
 from refusal_lint.core.errors import UsageError
 
@@ -26,7 +27,7 @@ from refusal_lint.core.errors import UsageError
 @click.option(
     "--record", "record_file", type=click.Path(), help="At exit, write the requests and faults here (JSON)."
 )
-@click.option("--verbose", is_flag=True, help="Show the trace of an internal error.")
+@options.VERBOSE
 def stub(**kw: Any) -> None:
     """Serve a refusing A2A agent built from CARD, to test a client against (RL501 at exit)."""
     guarded(_stub)(**kw)
