@@ -93,7 +93,7 @@ def test_warm_run_starts_no_parser(agent: Path) -> None:
         "from refusal_lint.cli import main\n"
         f"sys.argv = ['refusal-lint', 'check', {str(agent)!r}]\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
-        "mods = ('libcst', 'refusal_lint.static.workers', 'yaml')\n"
+        "mods = ('refusal_lint.static.extract.python.visitor', 'refusal_lint.static.workers', 'yaml')\n"
         "print(sorted(m for m in mods if m in sys.modules), file=sys.stderr)\n"
     )
     cold = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)

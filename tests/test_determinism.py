@@ -12,11 +12,11 @@ from pathlib import Path
 
 from conftest import fixture_repo, run_cli
 
-# About 3.5 s of libcst's CPU time; it declares another extension (its URI behind a name, so
+# About 3 s of CPU time to read; it declares another extension (its URI behind a name, so
 # only binding can tell), so its facts change nothing.
 HEAVY = (
     "from a2a.types import AgentExtension\n\nfrom survey.tracing import TRACE_URI\n"
-    + "".join(f"total_{i} = compute({i}, 'col', [1, 2, 3]) + offset\n" for i in range(4000))
+    + "".join(f"total_{i} = compute({i}, 'col', [1, 2, 3]) + offset\n" for i in range(15_000))
     + "TRACE = AgentExtension(uri=TRACE_URI, params={})\n"
 )
 

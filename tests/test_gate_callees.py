@@ -1,7 +1,7 @@
 """A refusal-named call with a computed argument whose callee is a repo class or function
 (issue 20, cold speed on carded repos: `ModelRefusalError(refusal)` in openai-agents).
 
-The `ast` gate passes such a file to libcst because, with a card's ids known, the call may
+The `ast` gate passes such a file to extraction because, with a card's ids known, the call may
 be a guard with a computed id (RL304). Whether it is one is decided only at binding, by the
 callee's parameters (static/bind/guardids.py: a `rule`/`rule_id` parameter, or one that
 reaches another guard's id). A shortcut that settles such a file as holding nothing would

@@ -1,4 +1,4 @@
-"""The ast pre-check: which files can hold a fact that matters (and so reach libcst).
+"""The ast pre-check: which files can hold a fact that matters (and so reach the extractor).
 
 It must never say no where extraction would find something binding can use; it may say
 yes in doubt. Each row: a snippet, whether it must be parsed, with and without card ids.

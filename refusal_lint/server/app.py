@@ -304,8 +304,8 @@ def serve() -> None:
     os.dup2(null, 0)
     os.close(null)
     os.dup2(2, 1)
-    # Parser workers are forked afresh for each run: with libcst imported here once, each
-    # inherits it instead of importing it again (half of a small agent's run).
+    # Parser workers are forked afresh for each run: with the extractor imported here once,
+    # each inherits it instead of importing it again.
     import refusal_lint.static.extract.python.visitor  # noqa: F401
 
     make_server().start_io(protocol_in, protocol_out)

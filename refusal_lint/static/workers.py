@@ -1,14 +1,13 @@
 """Run Python extraction in worker processes, so a parser crash or hang costs one file.
 
-libcst's native parser can segfault on pathological input and can take minutes on some
-valid files. Each worker takes one job at a time under a CPU-time limit per file
-(RLIMIT_CPU: the kernel stops it with SIGXCPU) and a memory limit; a worker that dies is
-replaced and its file gets an RL005 instead. Limits are CPU time, never wall-clock time,
-so the same tree gives the same findings under any load (DESIGN §3); a wall-clock
-backstop catches only a worker blocked without using CPU.
-Workers start lazily, on the first job, and a second only when work piles up, so a run
-that parses nothing never imports libcst anywhere.
-"""
+A pathological file (deep nesting, a generated module of megabytes) can cost the parser and
+the extractor's walk minutes or gigabytes, and a bug of ours can crash. Each worker takes
+one job at a time under a CPU-time limit per file (RLIMIT_CPU: the kernel stops it with
+SIGXCPU) and a memory limit; a worker that dies is replaced and its file gets an RL005
+instead. Limits are CPU time, never wall-clock time, so the same tree gives the same
+findings under any load (DESIGN §3); a wall-clock backstop catches only a worker blocked
+without using CPU. Workers start lazily, on the first job, and a second only when work
+piles up, so a run that parses nothing never starts a process."""
 
 from __future__ import annotations
 
@@ -28,7 +27,7 @@ from typing import Any
 from refusal_lint.core.facts import FileFacts
 from refusal_lint.core.kinds import FileKind
 from refusal_lint.static.extract.job import Callee, Job, ScanJob
-from refusal_lint.static.extract.run import extract, precheck, unchecked, unchecked_job
+from refusal_lint.static.extract.run import extract, no_gc, precheck, unchecked, unchecked_job
 
 MEMORY_LIMIT = 6 * 1024**3  # bytes of address space a worker may use
 BACKSTOP = 30.0  # wall-clock seconds past the CPU limit before a blocked worker is given up
@@ -206,7 +205,7 @@ class Pool:
 
     def submit(self, job: Job | ScanJob) -> None:
         self.queue.append(job)
-        # A second worker (and its libcst import) only pays once work piles up.
+        # A second worker (and its start-up) only pays once work piles up.
         if (
             not self.idle
             and len(self.idle) + len(self.busy) < self.size
@@ -281,7 +280,9 @@ class Pool:
                 try:
                     done = False
                     while not done and w.conn.poll():
-                        done = self._message(w, w.conn.recv())
+                        with no_gc():
+                            message = w.conn.recv()
+                        done = self._message(w, message)
                 except (EOFError, OSError):
                     w.proc.join(1)
                     code = w.proc.exitcode

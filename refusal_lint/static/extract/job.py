@@ -34,10 +34,9 @@ class Job:
     exhaustive: bool = False  # every shortcut off: parsed and read whatever the pre-checks say
     content: bool = False  # the text can matter (relevance.py): parsed whatever the prompt shapes say
     defer: bool = False  # the scan: a file only binding can tell may wait for it (gate/deferred.py)
-    # Set by the pre-check: it ran, and where CPython's parser stopped (message, line, column);
-    # the callees binding must judge before the file is parsed, where it waits.
+    # Set by the pre-check: it ran; and the callees binding must judge before the file is
+    # read whole, where it waits.
     checked: bool = False
-    ast_error: tuple[str, int, int] | None = None
     deferred: tuple[Callee, ...] = ()
 
 

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import gc
 import sys
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import NamedTuple
 
 from refusal_lint.core import sourcetext
@@ -63,7 +65,8 @@ def unchecked_job(job: Job, why: str) -> FileFacts:
 
 def extract(job: Job) -> FileFacts:
     if job.kind == FileKind.PYTHON:
-        return _python(job)
+        with no_gc():
+            return _python(job)
     try:
         text = sourcetext.decode(job.data).text
     except UnicodeDecodeError as exc:
@@ -147,32 +150,42 @@ def _python(job: Job) -> FileFacts:
     checked = job if job.checked else precheck(job)
     if isinstance(checked, FileFacts):
         return checked
-    return _libcst(checked)
+    return _walk(checked)
 
 
-def precheck(job: Job) -> FileFacts | Job:
-    """CPython's parser first: final facts when it settles the file, else the job for libcst."""
+@contextmanager
+def no_gc() -> Iterator[None]:
+    """An `ast` tree and the facts made of it hold no reference cycle, while the collector,
+    run every few hundred new objects, walks all of them again and again: parsing a large
+    file, or unpickling its facts, took three times as long with it on. Refcounting frees
+    them all the same."""
+    was = gc.isenabled()
+    gc.disable()
     try:
-        text = sourcetext.decode(job.data, python=True).text
-    except (SyntaxError, UnicodeDecodeError, LookupError) as exc:
-        return _problem(job, f"cannot decode: {exc}")
-    except ValueError as exc:
-        return _problem(job, str(exc))
-    # CPython's parser at a bounded depth: a tree it cannot build within AST_DEPTH levels
-    # (50,000 chained `+`, 20,000 `.attr`) is one libcst would take minutes on, or crash.
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def _parse(job: Job, text: str) -> ast.Module | FileFacts:
+    """CPython's parser at a bounded depth: a tree it cannot build within AST_DEPTH levels
+    (50,000 chained `+`, 20,000 `.attr`) is RL005, a file it rejects RL002 (if needed)."""
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(AST_DEPTH)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            tree = ast.parse(text)
+            return ast.parse(text)
     except SyntaxError as exc:
-        if "too many nested" in str(exc.msg) or "too complex" in str(exc.msg):
-            # libcst's native parser can crash the process on such nesting: go no further.
-            return _problem(job, f"syntax error: {exc.msg}", exc.lineno or 1, exc.offset or 1)
-        return dataclasses.replace(
-            job, checked=True, ast_error=(str(exc.msg), exc.lineno or 1, exc.offset or 1)
-        )
+        if _newer_syntax(text, str(exc.msg)):
+            version = ".".join(map(str, sys.version_info[:2]))
+            return unchecked_job(
+                job,
+                f"CPython {version} cannot parse this file ({exc.msg}, line {exc.lineno}), but a newer"
+                " Python's grammar can: run refusal-lint on that Python",
+            )
+        return _problem(job, f"syntax error: {exc.msg}", exc.lineno or 1, exc.offset or 1)
     except RecursionError:
         return unchecked_job(job, f"nested more than {AST_DEPTH} levels deep")
     except MemoryError:
@@ -181,6 +194,47 @@ def precheck(job: Job) -> FileFacts | Job:
         return _problem(job, f"the parser could not read this file ({exc})")
     finally:
         sys.setrecursionlimit(limit)
+
+
+def _newer_syntax(text: str, message: str) -> bool:
+    """Is a file this Python's parser rejects one that a newer Python reads (PEP 695's
+    `type X = ...`, PEP 701's f-strings on 3.11)? libcst's grammar, which follows the newest
+    Python, says; it is asked only here, so valid newer code is never RL002 (DESIGN §6)."""
+    if "too many nested" in message or "too complex" in message:
+        return False  # a parser limit, not a grammar: libcst's native parser may crash on it
+    try:
+        import libcst
+    except ImportError:
+        return False
+    try:
+        libcst.parse_module(text)
+    except Exception:  # ParserSyntaxError, or whatever else it raises on broken text
+        return False
+    return True
+
+
+def _text(job: Job) -> str | FileFacts:
+    try:
+        return sourcetext.decode(job.data, python=True).text
+    except (SyntaxError, UnicodeDecodeError, LookupError) as exc:
+        return _problem(job, f"cannot decode: {exc}")
+    except ValueError as exc:
+        return _problem(job, str(exc))
+
+
+def precheck(job: Job) -> FileFacts | Job:
+    """The `ast` gate: final facts when it settles the file, else the job to extract."""
+    with no_gc():
+        return _precheck(job)
+
+
+def _precheck(job: Job) -> FileFacts | Job:
+    text = _text(job)
+    if isinstance(text, FileFacts):
+        return text
+    tree = _parse(job, text)
+    if isinstance(tree, FileFacts):
+        return tree
     guard_names = frozenset(g.rsplit(".", 1)[-1] for g in job.guard_callables)
     deferred: list[ast.Call] | None = [] if job.defer and not job.prompts else None
     if (
@@ -198,22 +252,20 @@ def precheck(job: Job) -> FileFacts | Job:
     return dataclasses.replace(job, checked=True)
 
 
-def _libcst(job: Job) -> FileFacts:
-    from libcst import ParserSyntaxError
-
+def _walk(job: Job) -> FileFacts:
     from refusal_lint.static.extract.python import visitor as python
 
-    text = sourcetext.decode(job.data, python=True).text
+    text = _text(job)
+    if isinstance(text, FileFacts):
+        return text
+    tree = _parse(job, text)
+    if isinstance(tree, FileFacts):
+        return tree
     try:
         # Documentation holds no prompt by content (DESIGN §2).
         ids = () if prefilter.no_prompt_by_content(job.path) else job.ids
-        return python.extract(job.path, text, job.guard_callables, ids)
-    except (ParserSyntaxError, SyntaxError):
-        if job.ast_error is not None:
-            msg, line, col = job.ast_error
-            return _problem(job, f"syntax error: {msg}", line, col)
-        return unchecked_job(job, "the parser (libcst) could not read this valid Python file")
+        return python.extract(job.path, text, job.guard_callables, ids, tree)
     except RecursionError:
-        return unchecked_job(job, "nested too deep for the parser")
+        return unchecked_job(job, "nested too deep to read")
     except MemoryError:
-        return unchecked_job(job, "out of memory while parsing")
+        return unchecked_job(job, "out of memory while reading")

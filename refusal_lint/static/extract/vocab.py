@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ast
 import builtins
+import functools
 import re
 
 GUARD_WORDS = frozenset({"refuse", "refusal", "refusals"})
@@ -50,9 +52,10 @@ _BUILTIN_EXC = frozenset(
 _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 
 
-def words(name: str) -> list[str]:
+@functools.lru_cache(maxsize=8192)
+def words(name: str) -> tuple[str, ...]:
     """`build_refusal_parts` -> build, refusal, parts; `RefusalError` -> refusal, error."""
-    return [w.lower() for part in name.split("_") for w in _WORD.findall(part)]
+    return tuple(w.lower() for part in name.split("_") for w in _WORD.findall(part))
 
 
 def is_guard_name(name: str, extra: frozenset[str] = frozenset()) -> bool:
@@ -81,9 +84,7 @@ _EXCEPTION_WORDS = ("Error", "Exception", "Warning")
 
 def is_log_call(name: str, func: object) -> bool:
     """A logging call (`logger.info`, `log.debug`, `logging.warning`), or `print`."""
-    import libcst as cst  # only the extractor asks
-
-    return name == "print" or (name in LOG_METHODS and isinstance(func, cst.Attribute))
+    return name == "print" or (name in LOG_METHODS and isinstance(func, ast.Attribute))
 
 
 def is_exception_name(name: str) -> bool:

@@ -5,7 +5,7 @@ argument is a guard with a computed id (RL304) only where binding finds its call
 library's, or a repo function or class with a `rule`/`rule_id` parameter or one that
 reaches a guard's id (bind/guardids.py). Where every such call's callee is a name imported
 once at the top of the file, and nothing else in the file passes the gate, the file's
-libcst parse waits for binding (ondemand.settle): parsed as before unless each callee
+extraction waits for binding (ondemand.settle): parsed as before unless each callee
 binds, exactly as binding would look it up, to a repo definition no id can pass through.
 """
 

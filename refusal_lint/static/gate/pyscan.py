@@ -1,8 +1,8 @@
-"""The cheap pre-check before libcst: CPython's own parser, in C.
+"""The cheap pre-check before extraction, on the tree CPython's parser builds in C.
 
 It finds syntax errors where DESIGN wants them reported (the line `ast.parse` gives), and
-proves most files that mention refusals hold no fact that can matter, so libcst never
-parses them. It must stay a superset of what extraction can find and binding can use:
+proves most files that mention refusals hold no fact that can matter, so the extractor
+never walks them. It must stay a superset of what extraction can find and binding can use:
 when in doubt, it says yes.
 """
 

@@ -4,7 +4,7 @@ one handler per concern."""
 
 from __future__ import annotations
 
-import libcst as cst
+import ast
 
 from refusal_lint.core import spec
 from refusal_lint.core.facts import (
@@ -24,12 +24,13 @@ from refusal_lint.core.model import Loc
 from refusal_lint.static.extract import vocab
 from refusal_lint.static.extract.python.scopes import last_name, str_key
 from refusal_lint.static.extract.python.state import CardCall, ExtractorState, str_keys
+from refusal_lint.static.extract.python.values import positional
 
 
 class Recognisers(ExtractorState):
     """Calls, dict literals and tuples: cards, guards, payloads, Parts, prompts, errors."""
 
-    def visit_Call(self, node: cst.Call) -> None:
+    def visit_Call(self, node: ast.Call) -> None:
         name = last_name(node.func) or ""
         loc = self.loc(node)
         # In this order: a card or an error opens before what is inside it is recorded.
@@ -44,7 +45,7 @@ class Recognisers(ExtractorState):
         ):
             handle(node, name, loc)
 
-    def card_call(self, node: cst.Call, name: str, loc: Loc) -> None:
+    def card_call(self, node: ast.Call, name: str, loc: Loc) -> None:
         """`AgentCard(...)`: extensions declared inside it belong to it (leave_Call closes it)."""
         if name == "AgentCard":
             card_name = str_key(self.kwarg(node, "name"))
@@ -52,12 +53,12 @@ class Recognisers(ExtractorState):
             self.open_cards.append(call)
             self.all_cards.append(call)
 
-    def error_call(self, node: cst.Call, name: str, loc: Loc) -> None:
+    def error_call(self, node: ast.Call, name: str, loc: Loc) -> None:
         """A protocol error (`ServerError(...)`): a guard inside it sends a refusal as an error."""
         if name in spec.PROTOCOL_ERRORS:
             self.open_error(loc, name)
 
-    def extension_call(self, node: cst.Call, name: str, loc: Loc) -> None:
+    def extension_call(self, node: ast.Call, name: str, loc: Loc) -> None:
         """`AgentExtension(uri=..., params=...)`, or a repo class that may build one (its
         arguments are kept for `params=self.rules` inside it)."""
         if name == "AgentExtension":
@@ -66,58 +67,54 @@ class Recognisers(ExtractorState):
             self.ctor_calls.append(
                 CtorCall(
                     name,
-                    tuple(self.value(a.value) for a in node.args if a.keyword is None and a.star == ""),
-                    tuple((a.keyword.value, self.value(a.value)) for a in node.args if a.keyword is not None),
+                    tuple(self.value(a) for a in positional(node)),
+                    tuple((k.arg, self.value(k.value)) for k in node.keywords if k.arg is not None),
                     loc,
                 )
             )
 
-    def prompt_call(self, node: cst.Call, name: str, loc: Loc) -> None:
+    def prompt_call(self, node: ast.Call, name: str, loc: Loc) -> None:
         """A chat message constructor, or a prompt keyword (`instruction=`, `system_prompt=`)."""
         self.chat_prompt(node, name)
-        for a in node.args:
-            if a.keyword is not None and a.keyword.value in vocab.PROMPT_KWARGS:
-                self.prompt_arg(a.value, f"{a.keyword.value}=", PromptForm.KEYWORD)
+        for k in node.keywords:
+            if k.arg in vocab.PROMPT_KWARGS:
+                self.prompt_arg(k.value, f"{k.arg}=", PromptForm.KEYWORD)
 
-    def part_call(self, node: cst.Call, name: str, loc: Loc) -> None:
+    def part_call(self, node: ast.Call, name: str, loc: Loc) -> None:
         """A Part built with a media type: `DataPart(data=..., media_type=...)`."""
         media = self.kwarg(node, *vocab.MEDIA_KEYS)
         meta = self.kwarg(node, "metadata")
-        if media is None and isinstance(meta, cst.Dict) and self.kwarg(node, "data") is not None:
+        if media is None and isinstance(meta, ast.Dict) and self.kwarg(node, "data") is not None:
             # a2a-sdk 0.3: DataPart(data=..., metadata={"mediaType": ...})
             media = next(
-                (
-                    el.value
-                    for el in meta.elements
-                    if isinstance(el, cst.DictElement) and str_key(el.key) in vocab.MEDIA_KEYS
-                ),
+                (v for k, v in zip(meta.keys, meta.values, strict=True) if str_key(k) in vocab.MEDIA_KEYS),
                 None,
             )
         if media is not None:
             data = self.kwarg(node, "data") or self.first_arg(node)
             self.part(media, data, loc)
 
-    def payload_call(self, node: cst.Call, name: str, loc: Loc) -> None:
+    def payload_call(self, node: ast.Call, name: str, loc: Loc) -> None:
         if name == "dict" and self.kwarg(node, "rule") is not None:
             self.dict_call_payload(node, loc)
 
-    def guard_call(self, node: cst.Call, name: str, loc: Loc) -> None:
+    def guard_call(self, node: ast.Call, name: str, loc: Loc) -> None:
         """A guard (`refuse("seg-mix")`), or a call that may pass a rule id to a repo helper."""
         if name and self.is_guard_call(node, name):
             self.guard(node, loc)
-        elif node.args:
+        elif node.args or node.keywords:
             call = self.call_of(node, loc)
             if call is not None and any(_may_carry_id(v) for v in (*call.args, *(v for _, v in call.kwargs))):
                 self.calls.append(call)
 
-    def guard(self, node: cst.Call, loc: Loc) -> None:
+    def guard(self, node: ast.Call, loc: Loc) -> None:
         rule = self.kwarg(node, *vocab.RULE_KWARGS) or self.first_arg(node)
         reason = self.kwarg(node, "reason")
         reason_value = self.value(reason) if reason is not None else None
         call = self.call_of(node, loc)
-        if rule is not None and not isinstance(rule, cst.Dict):
+        if rule is not None and not isinstance(rule, ast.Dict):
             self.add_guard(Guard(loc, GuardKind.CALL, self.value(rule), reason_value, call=call))
-        elif rule is None and isinstance(node.func, cst.Attribute):
+        elif rule is None and isinstance(node.func, ast.Attribute):
             # `Rule.SEG_MIX.refuse(detail=...)`: the receiver is the rule, if it is one.
             receiver = self.value(node.func.value)
             if isinstance(receiver, (Ref, Str)):
@@ -127,7 +124,7 @@ class Recognisers(ExtractorState):
             # by a parameter of its own: keep the call for the binder.
             self.add_guard(Guard(loc, GuardKind.CALL, None, reason_value, call=call))
 
-    def agent_extension(self, node: cst.Call, loc: Loc) -> None:
+    def agent_extension(self, node: ast.Call, loc: Loc) -> None:
         uri = self.kwarg(node, "uri")
         if uri is None:
             return
@@ -152,31 +149,31 @@ class Recognisers(ExtractorState):
             )
         )
 
-    def chat_prompt(self, node: cst.Call, name: str) -> None:
+    def chat_prompt(self, node: ast.Call, name: str) -> None:
         """`SystemMessage(X)`, `SystemMessage(content=X)`, `ChatMessage.from_system(X)`,
         `add_system_message(X)`, `SystemMessagePromptTemplate.from_template(X)`."""
-        arg: cst.BaseExpression | None = None
+        arg: ast.expr | None = None
         if vocab.is_system_call(name):
             arg = self.kwarg(node, *vocab.SYSTEM_CALL_TEXT_KWARGS) or self.first_arg(node)
         elif (
             name in ("from_template", "from_messages")
-            and isinstance(node.func, cst.Attribute)
+            and isinstance(node.func, ast.Attribute)
             and last_name(node.func.value) == "SystemMessagePromptTemplate"
         ):
             arg = self.kwarg(node, "template") or self.first_arg(node)
         if arg is not None:
             self.prompt_arg(arg, name, PromptForm.CHAT_MESSAGE)
 
-    def leave_Call(self, original_node: cst.Call) -> None:
+    def leave_Call(self, original_node: ast.Call) -> None:
         name = last_name(original_node.func) or ""
         if name == "AgentCard" and self.open_cards:
             self.open_cards.pop()
         if name in spec.PROTOCOL_ERRORS and self.open_errors:
             self.close_error()
 
-    def dict_call_payload(self, node: cst.Call, loc: Loc) -> None:
+    def dict_call_payload(self, node: ast.Call, loc: Loc) -> None:
         """`dict(rule=..., reason=..., detail=...)`: a payload as much as the literal is."""
-        keys = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+        keys = {k.arg: k.value for k in node.keywords if k.arg is not None}
         if "reason" not in keys and "detail" not in keys:
             return
         extra = tuple(sorted(k for k in keys if k not in spec.PAYLOAD_KEYS))
@@ -191,14 +188,14 @@ class Recognisers(ExtractorState):
             )
         )
 
-    def part(self, media_node: cst.BaseExpression, data: cst.BaseExpression | None, loc: Loc) -> None:
+    def part(self, media_node: ast.expr, data: ast.expr | None, loc: Loc) -> None:
         """A Part with a media type: its data is a refusal payload if the type (bound later) says so."""
         media = self.value(media_node)
-        literal = data if isinstance(data, cst.Dict) else None
-        if isinstance(data, cst.Name):
+        literal = data if isinstance(data, ast.Dict) else None
+        if isinstance(data, ast.Name):
             for scope in reversed(self.scopes):
-                if data.value in scope.dicts:
-                    literal = scope.dicts[data.value]
+                if data.id in scope.dicts:
+                    literal = scope.dicts[data.id]
                     break
         if literal is None:
             if isinstance(media, Str) and spec.media_type_kind(media.value) == "near":
@@ -211,7 +208,7 @@ class Recognisers(ExtractorState):
         # DESIGN §3: RL306 stands at the payload dict literal, also where the Part names it.
         self.payload(literal, self.loc(literal), GuardKind.PART, media)
 
-    def payload(self, node: cst.Dict, loc: Loc, kind: GuardKind, media: Value | None = None) -> None:
+    def payload(self, node: ast.Dict, loc: Loc, kind: GuardKind, media: Value | None = None) -> None:
         keys = str_keys(node)
         shaped = "rule" in keys and ("reason" in keys or "detail" in keys)
         if kind == GuardKind.PAYLOAD and not shaped:
@@ -232,12 +229,12 @@ class Recognisers(ExtractorState):
         if kind == GuardKind.PAYLOAD and self.scopes:
             self.payload_guards[id(node)] = guard
 
-    def visit_Dict(self, node: cst.Dict) -> None:
+    def visit_Dict(self, node: ast.Dict) -> None:
         keys = str_keys(node)
         loc = self.loc(node)
         # An `{"error": ...}` envelope holding an error object or a call: a guard inside it
         # (`{"error": tool.refusal("id")}`) sends the refusal as a protocol error (RL305).
-        if "error" in keys and isinstance(keys["error"], (cst.Dict, cst.Call)):
+        if "error" in keys and isinstance(keys["error"], (ast.Dict, ast.Call)):
             self.open_error(loc, '{"error": ...}')
         if "uri" in keys:
             uri = self.value(keys["uri"])
@@ -262,7 +259,7 @@ class Recognisers(ExtractorState):
             self.payload(node, loc, GuardKind.PAYLOAD)
         self.dict_prompts(keys)
 
-    def dict_prompts(self, keys: dict[str, cst.BaseExpression]) -> None:
+    def dict_prompts(self, keys: dict[str, ast.expr]) -> None:
         """`{"role": "system", "content": X}` and `{"system_prompt": X}`."""
         role = str_key(keys.get("role"))
         if role in vocab.CHAT_SYSTEM_ROLES and "content" in keys:
@@ -271,12 +268,17 @@ class Recognisers(ExtractorState):
             if vocab.is_prompt_key(key):
                 self.prompt_arg(value, f'"{key}"', PromptForm.DICT_ENTRY)
 
-    def visit_Tuple(self, node: cst.Tuple) -> None:
+    def visit_Tuple(self, node: ast.Tuple) -> None:
         # ("system", X) in a message list: ChatPromptTemplate.from_messages([("system", X), ...])
-        if len(node.elements) == 2 and str_key(node.elements[0].value) in vocab.CHAT_SYSTEM_ROLES:
-            self.prompt_arg(node.elements[1].value, "(system, ...)", PromptForm.CHAT_MESSAGE)
+        if len(node.elts) == 2 and str_key(node.elts[0]) in vocab.CHAT_SYSTEM_ROLES:
+            second = node.elts[1]
+            self.prompt_arg(
+                second.value if isinstance(second, ast.Starred) else second,
+                "(system, ...)",
+                PromptForm.CHAT_MESSAGE,
+            )
 
-    def leave_Dict(self, original_node: cst.Dict) -> None:
+    def leave_Dict(self, original_node: ast.Dict) -> None:
         # The envelope visit_Dict opened for this very dict, if it opened one.
         if (
             self.open_errors
@@ -285,7 +287,7 @@ class Recognisers(ExtractorState):
         ):
             self.close_error()
 
-    def visit_Subscript(self, node: cst.Subscript) -> None:
+    def visit_Subscript(self, node: ast.Subscript) -> None:
         if self.open_errors:
             value = self.value(node)
             if isinstance(value, Sub):

@@ -9,7 +9,7 @@ Comments are no strings, and documentation files are never read as prompts.
 
 from __future__ import annotations
 
-import libcst as cst
+import ast
 
 from refusal_lint.core import prompttext, spec
 from refusal_lint.core.facts import Fmt, Join, PyPrompt, Str, Value
@@ -18,7 +18,6 @@ from refusal_lint.static.extract import vocab
 from refusal_lint.static.extract.python.scopes import last_name
 from refusal_lint.static.extract.python.state import ExtractorState, str_keys
 
-_STRINGS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 _PAYLOAD_KEYS = frozenset(spec.PAYLOAD_KEYS)
 _CARD_CALLS = frozenset({"AgentExtension", "AgentCard", "AgentCapabilities"})
 
@@ -27,10 +26,10 @@ class ContentPrompts(ExtractorState):
     """Strings that mention a card id, outside the places that are never prompts."""
 
     content_ids: frozenset[str] = frozenset()
-    _quiet: list[cst.CSTNode]
+    _quiet: list[ast.AST]
     _in_string = 0
 
-    def on_visit(self, node: cst.CSTNode) -> bool:
+    def on_visit(self, node: ast.AST) -> bool:
         descend = super().on_visit(node)
         if not self.content_ids:
             return descend
@@ -38,25 +37,25 @@ class ContentPrompts(ExtractorState):
             self._quiet = []
         if self._never_prompt(node):
             self._quiet.append(node)
-        elif isinstance(node, _STRINGS):
+        elif _is_string(node):
             if not self._in_string and not self._quiet:
-                self._candidate(node)
+                self._candidate(node)  # type: ignore[arg-type]
             self._in_string += 1
         return descend
 
-    def on_leave(self, original_node: cst.CSTNode) -> None:
+    def on_leave(self, original_node: ast.AST) -> None:
         super().on_leave(original_node)
         if not self.content_ids:
             return
         if self._quiet and self._quiet[-1] is original_node:
             self._quiet.pop()
-        elif isinstance(original_node, _STRINGS):
+        elif _is_string(original_node):
             self._in_string -= 1
 
-    def _never_prompt(self, node: cst.CSTNode) -> bool:
-        if isinstance(node, (cst.Raise, cst.Assert)):
+    def _never_prompt(self, node: ast.AST) -> bool:
+        if isinstance(node, (ast.Raise, ast.Assert)):
             return True
-        if isinstance(node, cst.Call):
+        if isinstance(node, ast.Call):
             name = last_name(node.func) or ""
             return (
                 name in _CARD_CALLS
@@ -65,7 +64,7 @@ class ContentPrompts(ExtractorState):
                 or vocab.is_exception_name(name)
                 or name.startswith("assert")
             )
-        if isinstance(node, cst.Dict):
+        if isinstance(node, ast.Dict):
             keys = str_keys(node)
             # a refusal payload (or its detail), a card's extension entry, a params map
             return (
@@ -74,12 +73,18 @@ class ContentPrompts(ExtractorState):
                 or bool(self.content_ids.intersection(keys))
             )
         # `detail=` and `reason=` of any call: a refusal's values, never instructions
-        return isinstance(node, cst.Arg) and node.keyword is not None and node.keyword.value in _PAYLOAD_KEYS
+        return isinstance(node, ast.keyword) and node.arg in _PAYLOAD_KEYS
 
-    def _candidate(self, node: cst.BaseExpression) -> None:
+    def _candidate(self, node: ast.Constant | ast.JoinedStr) -> None:
         value = self.value(node)
         if prompttext.names_card_rule(_literal_text(value), self.content_ids):
             self.prompts.append(PyPrompt(self.loc(node), value, "content", PromptForm.CONTENT))
+
+
+def _is_string(node: ast.AST) -> bool:
+    return isinstance(node, ast.JoinedStr) or (
+        isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes))
+    )
 
 
 def _literal_text(value: Value) -> str:

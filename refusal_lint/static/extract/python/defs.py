@@ -1,11 +1,10 @@
 """The definitions a Python module makes: what each module-level name holds (for binding
-across modules), prompt assignments and prompt functions, and suppression comments."""
+across modules), prompt assignments and prompt functions; and its suppression comments."""
 
 from __future__ import annotations
 
+import ast
 import re
-
-import libcst as cst
 
 from refusal_lint.core.facts import (
     Fmt,
@@ -19,8 +18,10 @@ from refusal_lint.core.facts import (
     Suppression,
 )
 from refusal_lint.core.kinds import FnKind, PromptForm
+from refusal_lint.core.model import Loc
 from refusal_lint.static.extract import vocab
-from refusal_lint.static.extract.python.scopes import Scope, dotted, last_name
+from refusal_lint.static.extract.python.scopes import FUNCTION_DEFS, Scope, dotted, last_name
+from refusal_lint.static.extract.python.source import Source
 from refusal_lint.static.extract.python.state import ExtractorState, params_of
 
 SUPPRESS = re.compile(r"#\s*refusal-lint:\s*ignore(?:\[([A-Za-z0-9,\s]*)\])?")
@@ -28,106 +29,99 @@ SUPPRESS = re.compile(r"#\s*refusal-lint:\s*ignore(?:\[([A-Za-z0-9,\s]*)\])?")
 
 class Definitions(ExtractorState):
     """Module-level names (constants, classes, functions, imports), prompt-holding
-    assignments and prompt functions, and suppression comments."""
+    assignments and prompt functions."""
 
-    def define(self, target: cst.BaseExpression, value: cst.BaseExpression, prefix: str = "") -> None:
-        if not isinstance(target, cst.Name):
+    def define(self, target: ast.expr, value: ast.expr, prefix: str = "") -> None:
+        if not isinstance(target, ast.Name):
             return
-        name = prefix + target.value
+        name = prefix + target.id
         self.defs[name] = self.value(value)
-        if vocab.is_prompt_name(target.value):
-            self.prompts.append(
-                PyPrompt(self.loc(target), self.defs[name], target.value, PromptForm.ASSIGNMENT)
-            )
+        if vocab.is_prompt_name(target.id):
+            self.prompts.append(PyPrompt(self.loc(target), self.defs[name], target.id, PromptForm.ASSIGNMENT))
 
     def at_module_level(self) -> bool:
         return not self.scopes and not self.classes
 
-    def visit_Assign(self, node: cst.Assign) -> None:
+    def visit_Assign(self, node: ast.Assign) -> None:
         if self.scopes:
             self.bind_local_dicts(node)
             for t in node.targets:
-                self.instance_prompt(t.target, node.value)
+                self.instance_prompt(t, node.value)
             return
         prefix = self.class_prefix()
         for t in node.targets:
-            self.define(t.target, node.value, prefix)
+            self.define(t, node.value, prefix)
 
-    def instance_prompt(self, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
+    def instance_prompt(self, target: ast.expr, value: ast.expr | None) -> None:
         """`self._system_prompt = (...)` in a method: an instance attribute holding a prompt."""
         if (
             value is not None
             and self.classes
-            and isinstance(target, cst.Attribute)
-            and isinstance(target.value, cst.Name)
-            and target.value.value in ("self", "cls")
-            and vocab.is_prompt_name(target.attr.value)
+            and isinstance(target, ast.Attribute)
+            and isinstance(target.value, ast.Name)
+            and target.value.id in ("self", "cls")
+            and vocab.is_prompt_name(target.attr)
         ):
             self.prompts.append(
-                PyPrompt(self.loc(target), self.value(value), target.attr.value, PromptForm.ASSIGNMENT)
+                PyPrompt(self.loc(target), self.value(value), target.attr, PromptForm.ASSIGNMENT)
             )
 
-    def bind_local_dicts(self, node: cst.Assign) -> None:
+    def bind_local_dicts(self, node: ast.Assign) -> None:
         for t in node.targets:
-            if isinstance(t.target, cst.Name) and isinstance(node.value, cst.Dict):
-                self.scopes[-1].dicts[t.target.value] = node.value
+            if isinstance(t, ast.Name) and isinstance(node.value, ast.Dict):
+                self.scopes[-1].dicts[t.id] = node.value
 
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         if node.value is None:
             return
         if self.scopes:
             self.instance_prompt(node.target, node.value)
             return
         value = node.value
-        if isinstance(value, cst.Call) and last_name(value.func) == "field":
+        if isinstance(value, ast.Call) and last_name(value.func) == "field":
             # A dataclass field: `system_prompt: str = field(default="...")`.
-            default = next((a.value for a in value.args if a.keyword and a.keyword.value == "default"), None)
+            default = next((k.value for k in value.keywords if k.arg == "default"), None)
             if default is None:
                 return
             value = default
         self.define(node.target, value, self.class_prefix())
 
-    def visit_Import(self, node: cst.Import) -> None:
+    def visit_Import(self, node: ast.Import) -> None:
         if not self.at_module_level():
             return
         for alias in node.names:
-            name_path = dotted(alias.name) or ""
+            name_path = alias.name
             if alias.asname is not None:
-                self.imports[dotted(alias.asname.name) or name_path] = ImportRef(name_path, None, 0)
+                self.imports[alias.asname] = ImportRef(name_path, None, 0)
             else:
                 head = name_path.split(".")[0]
                 self.imports[head] = ImportRef(head, None, 0)
                 if "." in name_path:
                     self.imports[name_path] = ImportRef(name_path, None, 0)
 
-    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
-        if not self.at_module_level() or isinstance(node.names, cst.ImportStar):
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        if not self.at_module_level() or any(alias.name == "*" for alias in node.names):
             return
-        module = dotted(node.module) if node.module is not None else ""
+        module = node.module or ""
         for alias in node.names:
-            name = dotted(alias.name) or ""
-            local = dotted(alias.asname.name) if alias.asname else name
-            self.imports[local or name] = ImportRef(module or "", name, len(node.relative))
+            self.imports[alias.asname or alias.name] = ImportRef(module, alias.name, node.level)
 
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
         attrs: set[str] = set()
         fields: list[str] = []
-        body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
-        init: cst.FunctionDef | None = None
-        for stmt in body:
-            if isinstance(stmt, cst.SimpleStatementLine):
-                for small in stmt.body:
-                    if isinstance(small, cst.Assign):
-                        attrs |= {t.target.value for t in small.targets if isinstance(t.target, cst.Name)}
-                    elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
-                        attrs.add(small.target.value)
-                        if "ClassVar" not in self.module.code_for_node(small.annotation.annotation):
-                            fields.append(small.target.value)
-            elif isinstance(stmt, cst.FunctionDef):
-                attrs.add(stmt.name.value)
-                if stmt.name.value == "__init__":
+        init: ast.FunctionDef | ast.AsyncFunctionDef | None = None
+        for stmt in node.body:
+            if isinstance(stmt, ast.Assign):
+                attrs |= {t.id for t in stmt.targets if isinstance(t, ast.Name)}
+            elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+                attrs.add(stmt.target.id)
+                if "ClassVar" not in self.src.segment(stmt.annotation):
+                    fields.append(stmt.target.id)
+            elif isinstance(stmt, FUNCTION_DEFS):
+                attrs.add(stmt.name)
+                if stmt.name == "__init__":
                     init = stmt
-                    self.init_maps[node.name.value] = _init_map(stmt)
+                    self.init_maps[node.name] = _init_map(stmt)
         if not self.scopes:
             # The class as a callee: `Check("seg-mix", hit)` binds by __init__ or by its fields
             # (dataclass, NamedTuple, pydantic model).
@@ -136,55 +130,51 @@ class Definitions(ExtractorState):
                 ctor = (params[0][1:], params[1])
             else:
                 ctor = (tuple(fields), ())
-            name = self.class_prefix() + node.name.value
-            self.defs[name] = Fn(self.path, name, FnKind.CLASS, ctor[0], ctor[1], (), self.loc(node.name))
-        is_enum = any((last_name(b.value) or "").endswith("Enum") for b in node.bases)
-        if is_enum and not self.scopes:
-            prefix = self.class_prefix()
-            str_enum = any(last_name(b.value) == "StrEnum" for b in node.bases)
-            for stmt in body:
-                if not isinstance(stmt, cst.SimpleStatementLine):
-                    continue
-                for small in stmt.body:
-                    if not isinstance(small, cst.Assign) or len(small.targets) != 1:
-                        continue
-                    target = small.targets[0].target
-                    if (
-                        str_enum
-                        and isinstance(target, cst.Name)
-                        and isinstance(small.value, cst.Call)
-                        and last_name(small.value.func) == "auto"
-                    ):
-                        self.defs[f"{prefix}{node.name.value}.{target.value}"] = Str(
-                            target.value.lower(), self.loc(small.value), literal=False
-                        )
-        self.classes.append((node.name.value, attrs))
+            name = self.class_prefix() + node.name
+            self.defs[name] = Fn(self.path, name, FnKind.CLASS, ctor[0], ctor[1], (), self.src.name_loc(node))
+        if not self.scopes and any((last_name(b) or "").endswith("Enum") for b in node.bases):
+            self.enum_members(node)
+        self.classes.append((node.name, attrs))
 
-    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+    def enum_members(self, node: ast.ClassDef) -> None:
+        """`SEG_MIX = auto()` in a StrEnum: its value is the member's name in lower case."""
+        if not any(last_name(b) == "StrEnum" for b in node.bases):
+            return
+        prefix = self.class_prefix()
+        for stmt in node.body:
+            if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
+                continue
+            target = stmt.targets[0]
+            if (
+                isinstance(target, ast.Name)
+                and isinstance(stmt.value, ast.Call)
+                and last_name(stmt.value.func) == "auto"
+            ):
+                self.defs[f"{prefix}{node.name}.{target.id}"] = Str(
+                    target.id.lower(), self.loc(stmt.value), literal=False
+                )
+
+    def leave_ClassDef(self, original_node: ast.ClassDef) -> None:
         self.classes.pop()
 
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         # Functions of the module or of a class have a name call sites can reach; nested ones do not.
-        qualname = self.class_prefix() + node.name.value if not self.scopes else ""
+        qualname = self.class_prefix() + node.name if not self.scopes else ""
         scope = Scope(func=qualname)
-        params = node.params
-        for p in (*params.posonly_params, *params.params, *params.kwonly_params):
-            scope.passthrough.add(p.name.value)
-        for star in (params.star_arg, params.star_kwarg):
-            if isinstance(star, cst.Param):
-                scope.passthrough.add(star.name.value)
+        args = node.args
+        for p in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg):
+            if p is not None:
+                scope.passthrough.add(p.arg)
         scope.body = node.body
         self.scopes.append(scope)
 
-    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+    def leave_FunctionDef(self, original_node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         scope = self.scopes.pop()
         if not scope.func:
             return
-        decorators = {last_name(d.decorator) or "" for d in original_node.decorators}
+        decorators = {last_name(d) or "" for d in original_node.decorator_list}
         decorators |= {
-            last_name(d.decorator.func) or ""
-            for d in original_node.decorators
-            if isinstance(d.decorator, cst.Call)
+            last_name(d.func) or "" for d in original_node.decorator_list if isinstance(d, ast.Call)
         }
         kind = FnKind.METHOD if self.classes and "staticmethod" not in decorators else FnKind.FUNCTION
         positional, kwonly = params_of(original_node)
@@ -195,56 +185,62 @@ class Definitions(ExtractorState):
             positional,
             kwonly,
             tuple(scope.returns),
-            self.loc(original_node.name),
+            self.src.name_loc(original_node),
         )
         if decorators & vocab.PROMPT_DECORATORS and not self.classes:
             for value in scope.returns:
                 self.prompts.append(
-                    PyPrompt(value.loc, value, f"@{original_node.name.value}", PromptForm.PROMPT_FUNCTION)
+                    PyPrompt(value.loc, value, f"@{original_node.name}", PromptForm.PROMPT_FUNCTION)
                 )
 
-    def visit_Return(self, node: cst.Return) -> None:
+    visit_AsyncFunctionDef = visit_FunctionDef
+    leave_AsyncFunctionDef = leave_FunctionDef
+
+    def visit_Return(self, node: ast.Return) -> None:
         if self.scopes and self.scopes[-1].is_function and node.value is not None:
             value = self.value(node.value)
             if isinstance(value, (Str, Join, Op, Fmt, Ref)):
                 self.scopes[-1].returns.append(value)
 
-    def visit_Lambda(self, node: cst.Lambda) -> None:
+    def visit_Lambda(self, node: ast.Lambda) -> None:
         scope = Scope(is_function=False)
-        for p in node.params.params:
-            scope.passthrough.add(p.name.value)
+        for p in node.args.args:
+            scope.passthrough.add(p.arg)
         self.scopes.append(scope)
 
-    def leave_Lambda(self, original_node: cst.Lambda) -> None:
+    def leave_Lambda(self, original_node: ast.Lambda) -> None:
         self.scopes.pop()
 
-    def visit_Comment(self, node: cst.Comment) -> None:
-        m = SUPPRESS.search(node.value)
+
+def suppressions(src: Source) -> list[Suppression]:
+    """`# refusal-lint: ignore[...]` comments (a file without the words has none)."""
+    if "refusal-lint" not in src.text:
+        return []
+    out: list[Suppression] = []
+    for line, col, text in src.comments():
+        m = SUPPRESS.search(text)
         if m is None:
-            return
-        loc = self.loc(node)
-        codes = tuple(c.strip().upper() for c in (m.group(1) or "").split(",") if c.strip())
-        self.suppressions.append(Suppression(loc.line, codes, loc))
-
-
-def _init_map(init: cst.FunctionDef) -> dict[str, tuple[int, str]]:
-    """`self.rules = rules` in __init__: attribute -> (position after self, parameter name)."""
-    params = [p.name.value for p in (*init.params.posonly_params, *init.params.params)][1:]
-    kwonly = {p.name.value for p in init.params.kwonly_params}
-    out: dict[str, tuple[int, str]] = {}
-    body = init.body.body if isinstance(init.body, cst.IndentedBlock) else ()
-    for stmt in body:
-        if not isinstance(stmt, cst.SimpleStatementLine):
             continue
-        for small in stmt.body:
-            if not isinstance(small, (cst.Assign, cst.AnnAssign)) or not isinstance(small.value, cst.Name):
-                continue
-            targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
-            for t in targets:
-                if isinstance(t, cst.Attribute) and dotted(t.value) == "self":
-                    arg = small.value.value
-                    if arg in params:
-                        out[t.attr.value] = (params.index(arg), arg)
-                    elif arg in kwonly:
-                        out[t.attr.value] = (-1, arg)
+        loc = Loc(src.path, line, col + 1, line, col + len(text) + 1)
+        codes = tuple(c.strip().upper() for c in (m.group(1) or "").split(",") if c.strip())
+        out.append(Suppression(loc.line, codes, loc))
+    return out
+
+
+def _init_map(init: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, tuple[int, str]]:
+    """`self.rules = rules` in __init__: attribute -> (position after self, parameter name)."""
+    params = [p.arg for p in (*init.args.posonlyargs, *init.args.args)][1:]
+    kwonly = {p.arg for p in init.args.kwonlyargs}
+    out: dict[str, tuple[int, str]] = {}
+    for stmt in init.body:
+        if not isinstance(stmt, (ast.Assign, ast.AnnAssign)) or not isinstance(stmt.value, ast.Name):
+            continue
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        for t in targets:
+            if isinstance(t, ast.Attribute) and dotted(t.value) == "self":
+                arg = stmt.value.id
+                if arg in params:
+                    out[t.attr] = (params.index(arg), arg)
+                elif arg in kwonly:
+                    out[t.attr] = (-1, arg)
     return out

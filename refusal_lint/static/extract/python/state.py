@@ -3,10 +3,9 @@ recognises calls, dicts and Parts): what was found so far, and the small helpers
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
 from typing import NamedTuple
-
-import libcst as cst
 
 from refusal_lint.core.facts import (
     CallV,
@@ -22,14 +21,13 @@ from refusal_lint.core.facts import (
     PyPrompt,
     Ref,
     Str,
-    Suppression,
     Value,
 )
 from refusal_lint.core.kinds import PromptForm
 from refusal_lint.core.model import Loc
 from refusal_lint.static.extract import vocab
-from refusal_lint.static.extract.positions import Positions
 from refusal_lint.static.extract.python.scopes import dotted, str_key
+from refusal_lint.static.extract.python.source import Source
 from refusal_lint.static.extract.python.values import ValueBuilder
 
 
@@ -54,12 +52,10 @@ class ExtractorState(ValueBuilder):
 
     def __init__(
         self,
-        path: str,
-        module: cst.Module,
-        pos: Positions,
+        src: Source,
         guard_callables: tuple[str, ...],
     ) -> None:
-        super().__init__(path, module, pos)
+        super().__init__(src)
         self.init_maps: dict[str, dict[str, tuple[int, str]]] = {}  # class -> self.attr -> __init__ arg
         self.ctor_calls: list[CtorCall] = []
         self.all_cards: list[CardCall] = []  # every AgentCard(...) of the file
@@ -74,22 +70,23 @@ class ExtractorState(ValueBuilder):
         self.exts: list[PyExt] = []
         self.prompts: list[PyPrompt] = []
         self.calls: list[CallV] = []
-        self.suppressions: list[Suppression] = []
         self.guard_plain = frozenset(g for g in guard_callables if "." not in g)
         self.guard_dotted = frozenset(g for g in guard_callables if "." in g)
 
-    def kwarg(self, node: cst.Call, *names: str) -> cst.BaseExpression | None:
-        for a in node.args:
-            if a.keyword is not None and a.keyword.value in names:
-                return a.value
+    def kwarg(self, node: ast.Call, *names: str) -> ast.expr | None:
+        for k in node.keywords:
+            if k.arg in names:
+                return k.value
         return None
 
-    def first_arg(self, node: cst.Call) -> cst.BaseExpression | None:
-        for a in node.args:
-            if a.keyword is None and a.star == "":
-                return a.value
-            break
-        return None
+    def first_arg(self, node: ast.Call) -> ast.expr | None:
+        """The first argument written, if it is a plain positional one."""
+        if not node.args or isinstance(node.args[0], ast.Starred):
+            return None
+        first = node.args[0]
+        if any((k.lineno, k.col_offset) < (first.lineno, first.col_offset) for k in node.keywords):
+            return None  # `f(rule=x, *rest)`: a keyword stands first
+        return first
 
     def qualified(self, name_path: str) -> str:
         """`p.block` with `import myagent.policy as p` -> `myagent.policy.block`."""
@@ -100,7 +97,7 @@ class ExtractorState(ValueBuilder):
         base = f"{ref.module}.{ref.name}" if ref.name and ref.module else ref.name or ref.module
         return f"{base}.{rest}" if rest else base
 
-    def is_guard_call(self, node: cst.Call, name: str) -> bool:
+    def is_guard_call(self, node: ast.Call, name: str) -> bool:
         if vocab.is_guard_name(name, self.guard_plain):
             return True
         if not self.guard_dotted:
@@ -146,27 +143,24 @@ class ExtractorState(ValueBuilder):
             return
         self.guards.append(guard)
 
-    def prompt_arg(self, node: cst.BaseExpression, source: str, form: PromptForm) -> None:
+    def prompt_arg(self, node: ast.expr, source: str, form: PromptForm) -> None:
         value = self.value(node)
         if isinstance(value, (Str, Join, Op, Ref, Dyn, Fmt, CallV)):
             self.prompts.append(PyPrompt(self.loc(node), value, source, form))
 
-    def key_loc(self, node: cst.Dict, key: str) -> Loc:
-        for el in node.elements:
-            if isinstance(el, cst.DictElement) and str_key(el.key) == key:
-                return self.loc(el.key)
+    def key_loc(self, node: ast.Dict, key: str) -> Loc:
+        for k in node.keys:
+            if str_key(k) == key:
+                assert k is not None
+                return self.loc(k)
         return self.loc(node)
 
 
-def params_of(fn: cst.FunctionDef) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    positional = tuple(p.name.value for p in (*fn.params.posonly_params, *fn.params.params))
-    return positional, tuple(p.name.value for p in fn.params.kwonly_params)
+def params_of(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    positional = tuple(p.arg for p in (*fn.args.posonlyargs, *fn.args.args))
+    return positional, tuple(p.arg for p in fn.args.kwonlyargs)
 
 
-def str_keys(node: cst.Dict) -> dict[str, cst.BaseExpression]:
+def str_keys(node: ast.Dict) -> dict[str, ast.expr]:
     """A dict literal's string-keyed members (the last of a repeated key, as Python keeps)."""
-    return {
-        k: el.value
-        for el in node.elements
-        if isinstance(el, cst.DictElement) and (k := str_key(el.key)) is not None
-    }
+    return {k: v for key, v in zip(node.keys, node.values, strict=True) if (k := str_key(key)) is not None}

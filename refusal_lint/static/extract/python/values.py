@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import ast
 
-import libcst as cst
-
 from refusal_lint.core.facts import (
     Attr,
     CallV,
@@ -33,29 +31,24 @@ from refusal_lint.core.kinds import ValueKind
 from refusal_lint.core.model import Loc
 from refusal_lint.static.extract import vocab
 from refusal_lint.static.extract.python.scopes import ScopeTracker, dotted, last_name
+from refusal_lint.static.extract.python.source import Token
+from refusal_lint.static.extract.python.walk import children
 
 
 class ValueBuilder(ScopeTracker):
     """The value of any expression, in the scope where it stands."""
 
-    def refs_in(self, node: cst.CSTNode) -> tuple[Ref, ...]:
+    def refs_in(self, node: ast.AST) -> tuple[Ref, ...]:
         out: list[Ref] = []
-        outer = self
-
-        class _Names(cst.CSTVisitor):
-            def visit_Attribute(self, n: cst.Attribute) -> bool:
-                v = outer.name_value(n)
+        stack = [node]
+        while stack:
+            n = stack.pop()
+            if isinstance(n, (ast.Name, ast.Attribute)):
+                v = self.name_value(n)
                 if isinstance(v, Ref):
                     out.append(v)
-                    return False
-                return True
-
-            def visit_Name(self, n: cst.Name) -> None:
-                v = outer.name_value(n)
-                if isinstance(v, Ref):
-                    out.append(v)
-
-        node.visit(_Names())
+                    continue
+            stack.extend(reversed(list(children(n))))
         return tuple(out)
 
     def loop_value(self, head: str, loc: Loc) -> Value | None:
@@ -70,29 +63,33 @@ class ValueBuilder(ScopeTracker):
                     self.loops = saved
         return None
 
-    def _each(self, node: cst.BaseExpression, index: int, loc: Loc) -> Each:
+    def _each(self, node: ast.expr, index: int, loc: Loc) -> Each:
         """A loop variable over `node`: `X.items()`, `sorted(X)` and the like see through to X."""
         mode = "iter"
-        while isinstance(node, cst.Call) and len(node.args) <= 1:
+        while isinstance(node, ast.Call) and len(node.args) + len(node.keywords) <= 1:
             name = last_name(node.func)
-            if name in vocab.ITERATION_VIEWS and isinstance(node.func, cst.Attribute) and not node.args:
+            if (
+                name in vocab.ITERATION_VIEWS
+                and isinstance(node.func, ast.Attribute)
+                and not node.args
+                and not node.keywords
+            ):
                 if mode != "iter":
                     break
                 mode, node = name, node.func.value
-            elif name in vocab.ORDER_WRAPPERS and isinstance(node.func, cst.Name) and node.args:
-                node = node.args[0].value
+            elif name in vocab.ORDER_WRAPPERS and isinstance(node.func, ast.Name) and node.args:
+                first = node.args[0]
+                node = first.value if isinstance(first, ast.Starred) else first
             else:
                 break
         return Each(self.value(node), mode, index, loc)
 
-    def name_value(self, node: cst.Name | cst.Attribute) -> Value:
+    def name_value(self, node: ast.Name | ast.Attribute) -> Value:
         name_path = dotted(node)
         loc = self.loc(node)
         if name_path is None:
-            return Dyn(loc, self.refs_in(node.value) if isinstance(node, cst.Attribute) else ())
+            return Dyn(loc, self.refs_in(node.value) if isinstance(node, ast.Attribute) else ())
         head, _, rest = name_path.partition(".")
-        if head in ("None", "True", "False"):
-            return Const(ValueKind.NULL if head == "None" else ValueKind.BOOL, loc)
         each = self.loop_value(head, loc)
         if each is not None:
             return _attrs(each, rest, loc)
@@ -125,128 +122,177 @@ class ValueBuilder(ScopeTracker):
         """The module-level name a function-level import is kept under (None: not kept)."""
         return None
 
-    def string(self, node: cst.SimpleString) -> Value:
-        value = node.evaluated_value
-        loc = self.loc(node)
+    def strings(self, node: ast.Constant | ast.JoinedStr) -> Value:
+        """A string, bytes or f-string literal, as its tokens: `"a" "b"` is Join(a, b), so
+        each keeps the file lines its text stands on."""
+        tokens = self.src.tokens(node)
+        if len(tokens) == 1 and isinstance(node, ast.Constant):
+            return self.string(tokens[0], node.value)
+        fields = (
+            [v.value for v in node.values if isinstance(v, ast.FormattedValue)]
+            if isinstance(node, ast.JoinedStr)
+            else []
+        )
+        values: list[Value] = []
+        for token in tokens:
+            if token.parts or "f" in token.prefix.lower():
+                values.append(self.fstring(token, fields))
+            else:
+                literal: object = _evaluate(token.prefix, token.quote, token.body(self.src.text))
+                values.append(self.string(token, literal))
+        if not values:
+            return Dyn(self.loc(node))
+        return Join(tuple(values), self.loc(node)) if len(values) > 1 else values[0]
+
+    def string(self, token: Token, value: object) -> Value:
+        loc = self.src.loc_at(token.start, token.end)
         if not isinstance(value, str):
             return Const(ValueKind.BYTES, loc)
-        body = node.value[len(node.prefix) + len(node.quote) : len(node.value) - len(node.quote)]
-        return Str(value, loc, _value_lines(body, "r" in node.prefix.lower(), loc.line, value))
+        body = token.body(self.src.text)
+        return Str(value, loc, _value_lines(body, "r" in token.prefix.lower(), loc.line, value))
 
-    def fstring(self, node: cst.FormattedString) -> Value:
-        loc = self.loc(node)
-        quote = node.start.lstrip("fFrRbBuU")
-        prefix = node.start[: len(node.start) - len(quote)].replace("f", "").replace("F", "")
+    def fstring(self, token: Token, fields: list[ast.expr]) -> Value:
+        loc = self.src.loc_at(token.start, token.end)
+        quote = token.quote
+        prefix = token.prefix.replace("f", "").replace("F", "")
         parts: list[Value] = []
         line = loc.line
-        for part in node.parts:
-            if isinstance(part, cst.FormattedStringText):
-                try:
-                    text = ast.literal_eval(prefix + quote + part.value + quote)
-                except (SyntaxError, ValueError):
-                    text = part.value
-                text = str(text).replace("{{", "{").replace("}}", "}")
-                lines = _value_lines(part.value, "r" in prefix.lower(), line, text)
+        for part in token.parts:
+            if not part.field:
+                text = str(_evaluate(prefix, quote, part.raw)).replace("{{", "{").replace("}}", "}")
+                lines = _value_lines(part.raw, "r" in prefix.lower(), line, text)
                 parts.append(Str(text, Loc(self.path, line), lines, literal=False))
-                line += part.value.count("\n")
             else:
-                assert isinstance(part, cst.FormattedStringExpression)
-                parts.append(self.value(part.expression))
-                line += self.module.code_for_node(part).count("\n")
+                parts.append(self.value(fields.pop(0)) if fields else Dyn(loc))
+            line += part.raw.count("\n")
         if len(parts) == 1 and isinstance(parts[0], Str):
             return Str(parts[0].value, loc, parts[0].lines)  # f"..." with no placeholder: a literal
         return Join(tuple(parts), loc)
 
-    def value(self, node: cst.BaseExpression) -> Value:
-        loc = self.loc(node)
-        if isinstance(node, cst.SimpleString):
-            return self.string(node)
-        if isinstance(node, cst.ConcatenatedString):
-            return Join((self.value(node.left), self.value(node.right)), loc)
-        if isinstance(node, cst.FormattedString):
-            return self.fstring(node)
-        if isinstance(node, (cst.Name, cst.Attribute)):
+    def value(self, node: ast.expr) -> Value:
+        if isinstance(node, ast.Constant):
+            return self.constant(node)
+        if isinstance(node, ast.JoinedStr):
+            return self.strings(node)
+        if isinstance(node, (ast.Name, ast.Attribute)):
             return self.name_value(node)
-        if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary)):
-            return Const(ValueKind.NUMBER, loc)
-        if isinstance(node, (cst.List, cst.Tuple, cst.Set)):
-            if any(isinstance(el, cst.StarredElement) for el in node.elements):
+        loc = self.loc(node)
+        if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+            if any(isinstance(el, ast.Starred) for el in node.elts):
                 return Const(ValueKind.ARRAY, loc)
-            return Seq(tuple(self.value(el.value) for el in node.elements), loc)
-        if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
+            return Seq(tuple(self.value(el) for el in node.elts), loc)
+        if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
             return Const(ValueKind.ARRAY, loc)
-        if isinstance(node, cst.Dict):
+        if isinstance(node, ast.Dict):
             return self.dict_value(node)
-        if isinstance(node, cst.Subscript) and len(node.slice) == 1:
-            index = node.slice[0].slice
-            if isinstance(index, cst.Index):
-                return Sub(self.value(node.value), self.value(index.value), loc)
-        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
+        if isinstance(node, ast.Subscript) and not isinstance(node.slice, (ast.Tuple, ast.Slice)):
+            return Sub(self.value(node.value), self.value(node.slice), loc)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
             return Join((self.value(node.left), self.value(node.right)), loc)
-        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Modulo):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
             base = self.value(node.left)
             if isinstance(base, (Str, Join, Ref)):
                 return Fmt(base, (self.value(node.right),), loc)
-        if isinstance(node, cst.Call):
+        if isinstance(node, ast.Call):
             return self.call_value(node, loc)
         return Dyn(loc, self.refs_in(node))
 
-    def call_value(self, node: cst.Call, loc: Loc) -> Value:
+    def constant(self, node: ast.Constant) -> Value:
+        v = node.value
+        if isinstance(v, (str, bytes)):
+            return self.strings(node)
+        loc = self.loc(node)
+        if v is None:
+            return Const(ValueKind.NULL, loc)
+        if isinstance(v, bool):
+            return Const(ValueKind.BOOL, loc)
+        if isinstance(v, (int, float, complex)):
+            return Const(ValueKind.NUMBER, loc)
+        return Dyn(loc)  # `...`
+
+    def call_value(self, node: ast.Call, loc: Loc) -> Value:
         name = last_name(node.func)
-        args = [a for a in node.args if a.keyword is None and a.star == ""]
+        args = positional(node)
+        plain = len(args) == len(node.args)
         if name in vocab.DEDENTS and len(args) == 1:
-            return Op("dedent", self.value(args[0].value), loc)
-        if name in vocab.STRIPS and isinstance(node.func, cst.Attribute) and not node.args:
+            return Op("dedent", self.value(args[0]), loc)
+        if (
+            name in vocab.STRIPS
+            and isinstance(node.func, ast.Attribute)
+            and not node.args
+            and not node.keywords
+        ):
             return Op(name, self.value(node.func.value), loc)
-        if name in vocab.WRAPPERS and len(args) == 1 and len(node.args) == 1:
-            return self.value(args[0].value)
+        if name in vocab.WRAPPERS and len(args) == 1 and plain and not node.keywords:
+            return self.value(args[0])
         if name in vocab.STRUCT_FROM_DICT and args:
-            return self.value(args[0].value)  # protobuf: ParseDict(RULES, Struct()) is RULES
-        if name == "format" and isinstance(node.func, cst.Attribute):
+            return self.value(args[0])  # protobuf: ParseDict(RULES, Struct()) is RULES
+        if name == "format" and isinstance(node.func, ast.Attribute):
             base = self.value(node.func.value)
             if isinstance(base, (Str, Join, Ref, Op)):
-                return Fmt(base, tuple(self.value(a.value) for a in node.args), loc)
+                return Fmt(base, tuple(self.value(a) for a in _arg_nodes(node)), loc)
         if (
             name == "join"
-            and isinstance(node.func, cst.Attribute)
-            and isinstance(node.func.value, cst.SimpleString)
+            and isinstance(node.func, ast.Attribute)
+            and isinstance(node.func.value, ast.Constant)
+            and isinstance(node.func.value.value, (str, bytes))
             and len(node.args) == 1
-            and isinstance(node.args[0].value, (cst.List, cst.Tuple))
+            and not node.keywords
+            and isinstance(node.args[0], (ast.List, ast.Tuple))
         ):
             # "\n".join(["You are ...", "- seg-mix: ..."]): a prompt written line by line.
             sep = self.value(node.func.value)
             parts: list[Value] = []
-            for i, el in enumerate(node.args[0].value.elements):
+            for i, el in enumerate(node.args[0].elts):
                 if i:
                     parts.append(sep)
-                parts.append(self.value(el.value))
+                parts.append(self.value(el.value if isinstance(el, ast.Starred) else el))
             return Join(tuple(parts), loc) if parts else Str("", loc, (loc.line,))
         call = self.call_of(node, loc)
         return call if call is not None else Dyn(loc, self.refs_in(node))
 
-    def call_of(self, node: cst.Call, loc: Loc) -> CallV | None:
+    def call_of(self, node: ast.Call, loc: Loc) -> CallV | None:
         """A call of a named callee with its arguments (None for `f()()`, `x[0]()`, star-args)."""
-        if not isinstance(node.func, (cst.Name, cst.Attribute)) or dotted(node.func) is None:
+        if not isinstance(node.func, (ast.Name, ast.Attribute)) or dotted(node.func) is None:
             return None
-        args: list[Value] = []
-        kwargs: list[tuple[str, Value]] = []
-        for a in node.args:
-            if a.star:
-                return None
-            if a.keyword is not None:
-                kwargs.append((a.keyword.value, self.value(a.value)))
-            else:
-                args.append(self.value(a.value))
-        return CallV(self.name_value(node.func), tuple(args), tuple(kwargs), loc)
+        if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+            return None
+        args = tuple(self.value(a) for a in node.args)
+        kwargs = tuple((k.arg, self.value(k.value)) for k in node.keywords if k.arg is not None)
+        return CallV(self.name_value(node.func), args, kwargs, loc)
 
-    def dict_value(self, node: cst.Dict) -> DictV:
+    def dict_value(self, node: ast.Dict) -> DictV:
         items = []
-        for el in node.elements:
-            if isinstance(el, cst.DictElement):
-                items.append(Item(self.value(el.key), self.value(el.value), self.loc(el.key)))
+        for key, value in zip(node.keys, node.values, strict=True):
+            if key is not None:
+                items.append(Item(self.value(key), self.value(value), self.loc(key)))
             else:
-                items.append(Item(Const(ValueKind.SPREAD, self.loc(el)), self.value(el.value), self.loc(el)))
+                spread = self.src.spread_loc(value)
+                items.append(Item(Const(ValueKind.SPREAD, spread), self.value(value), spread))
         return DictV(tuple(items), self.loc(node))
+
+
+def _evaluate(prefix: str, quote: str, raw: str) -> str | bytes:
+    """A literal's value from its text as written (most need no escape undone)."""
+    if "\\" not in raw and "\r" not in raw and "b" not in prefix.lower():
+        return raw
+    try:
+        value = ast.literal_eval(prefix + quote + raw + quote)
+    except (SyntaxError, ValueError):
+        return raw
+    return value if isinstance(value, (str, bytes)) else raw
+
+
+def positional(node: ast.Call) -> list[ast.expr]:
+    """A call's positional arguments, `*args` left out."""
+    return [a for a in node.args if not isinstance(a, ast.Starred)]
+
+
+def _arg_nodes(node: ast.Call) -> list[ast.expr]:
+    """Every argument's value, positional and keyword, in the order written."""
+    both: list[ast.AST] = [*node.args, *node.keywords]
+    both.sort(key=lambda n: (n.lineno, n.col_offset))  # type: ignore[attr-defined]
+    return [n.value if isinstance(n, (ast.keyword, ast.Starred)) else n for n in both]  # type: ignore[misc]
 
 
 def _attrs(base: Value, rest: str, loc: Loc) -> Value:

@@ -1,23 +1,23 @@
-"""Facts of one Python file, read with libcst (imported here only, inside workers).
+"""Facts of one Python file, read from CPython's own `ast` (in workers).
 
 Everything is recorded symbolically (see core/facts.py); nothing of the user's code is run. One
-visit does it all: the value builder (values.py) with definitions (defs.py) and
+walk does it all: the value builder (values.py) with definitions (defs.py) and
 recognisers (calls.py) on top.
 """
 
 from __future__ import annotations
 
+import ast
 import dataclasses
-
-import libcst as cst
 
 from refusal_lint.core import sourcetext
 from refusal_lint.core.facts import FileFacts, Str
 from refusal_lint.core.kinds import FileKind
-from refusal_lint.static.extract.positions import Positions
+from refusal_lint.core.model import Loc
 from refusal_lint.static.extract.python.calls import Recognisers
 from refusal_lint.static.extract.python.content import ContentPrompts
-from refusal_lint.static.extract.python.defs import Definitions
+from refusal_lint.static.extract.python.defs import Definitions, suppressions
+from refusal_lint.static.extract.python.source import Source
 
 
 class _Extractor(ContentPrompts, Definitions, Recognisers):
@@ -25,14 +25,19 @@ class _Extractor(ContentPrompts, Definitions, Recognisers):
 
 
 def extract(
-    path: str, text: str, guard_callables: tuple[str, ...] = (), ids: tuple[str, ...] = ()
+    path: str,
+    text: str,
+    guard_callables: tuple[str, ...] = (),
+    ids: tuple[str, ...] = (),
+    tree: ast.Module | None = None,
 ) -> FileFacts:
-    """Facts of a Python file; raises libcst's ParserSyntaxError (or SyntaxError) when
-    unreadable. `ids`: the cards' rule ids, which make strings that mention them prompts."""
-    module = cst.parse_module(text)
-    ex = _Extractor(path, module, Positions(module), guard_callables)
+    """Facts of a Python file; raises SyntaxError when unreadable (`tree`: the file's parsed
+    `ast`, when the caller has it). `ids`: the cards' rule ids, which make strings that
+    mention them prompts."""
+    src = Source(path, text)
+    ex = _Extractor(src, guard_callables)
     ex.content_ids = frozenset(ids)
-    module.visit(ex)
+    ex.walk(tree if tree is not None else ast.parse(text))
     exts = ex.exts
     if len(ex.all_cards) == 1:
         # `capabilities = AgentCapabilities(extensions=[...])` built before `AgentCard(name=...)`,
@@ -55,7 +60,7 @@ def extract(
         protocol_errors=tuple(ex.error_uses),
         defs=tuple(ex.defs.items()),
         imports=tuple(ex.imports.items()),
-        suppressions=tuple(ex.suppressions),
+        suppressions=tuple(suppressions(src)),
         string_lines=_string_lines([ex.prompts, tuple(ex.defs.values()), ex.calls, ex.ctor_calls], text),
         ctor_calls=tuple(ex.ctor_calls),
         calls=tuple(ex.calls),
@@ -68,13 +73,26 @@ def _string_lines(values: list[object], text: str) -> tuple[tuple[int, str], ...
     stack = list(values)
     while stack:
         v = stack.pop()
-        if isinstance(v, Str):
-            wanted.update(v.lines or (v.loc.line,))
-        elif isinstance(v, (tuple, list)):
-            stack.extend(v)
-        elif dataclasses.is_dataclass(v) and not isinstance(v, type):
-            stack.extend(getattr(v, f.name) for f in dataclasses.fields(v))
+        cls = type(v)
+        if cls is Str:
+            wanted.update(v.lines or (v.loc.line,))  # type: ignore[attr-defined]
+        elif cls is tuple or cls is list:
+            stack.extend(v)  # type: ignore[arg-type]
+        else:
+            stack.extend(getattr(v, name) for name in _fields(cls))
     if not wanted:
         return ()
     lines = sourcetext.lines(text)
     return tuple((n, lines[n - 1]) for n in sorted(wanted) if 0 < n <= len(lines))
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _fields(cls: type) -> tuple[str, ...]:
+    """The fields of a fact class that can hold a string (a Loc holds none)."""
+    found = _FIELDS.get(cls)
+    if found is None:
+        plain = cls is Loc or not dataclasses.is_dataclass(cls)
+        found = _FIELDS[cls] = () if plain else tuple(f.name for f in dataclasses.fields(cls))
+    return found
