@@ -5,7 +5,8 @@ whole run's wall time; for the bench's slow rows.
 
     python bench/where.py TREE [--top 15] [-- extra check options]
 
-Runs `check TREE --no-cache --format json` with `extract` wrapped to time every job; the
+Runs `check TREE --no-cache --format json` with `extract` and the `ast` gate (`precheck`)
+wrapped to time every job; the
 workers are forked, so the wrapper is in them too, and each appends to one log file.
 """
 
@@ -26,20 +27,22 @@ def _wrap(log: str) -> None:
     import refusal_lint.static.extract.run as run
     import refusal_lint.static.workers as workers
 
-    inner = run.extract
+    def timing(inner: Any, stage: str) -> Any:
+        def timed(job: Any) -> Any:
+            start = time.process_time()
+            try:
+                return inner(job)
+            finally:
+                spent = time.process_time() - start
+                what = stage or ("prompts" if getattr(job, "prompts", False) else "full")
+                with open(log, "a", encoding="utf-8") as fh:
+                    fh.write(f"{spent:.4f}\t{job.kind}\t{what}\t{len(job.data)}\t{job.path}\n")
 
-    def timed(job: Any) -> Any:
-        start = time.process_time()
-        try:
-            return inner(job)
-        finally:
-            spent = time.process_time() - start
-            what = "prompts" if getattr(job, "prompts", False) else "full"
-            with open(log, "a", encoding="utf-8") as fh:
-                fh.write(f"{spent:.4f}\t{job.kind}\t{what}\t{len(job.data)}\t{job.path}\n")
+        return timed
 
-    run.extract = timed  # type: ignore[assignment]
-    workers.extract = timed  # type: ignore[assignment]
+    run.extract = workers.extract = timing(run.extract, "")  # type: ignore[assignment]
+    # The `ast` gate of a scanned file (its extraction, if it passes, is timed apart).
+    workers.precheck = timing(run.precheck, "gate")  # type: ignore[assignment]
 
 
 def main() -> None:

@@ -26,8 +26,9 @@ from typing import Any
 
 from refusal_lint.core.facts import FileFacts
 from refusal_lint.core.kinds import FileKind
+from refusal_lint.core.nogc import no_gc
 from refusal_lint.static.extract.job import Callee, Job, ScanJob
-from refusal_lint.static.extract.run import extract, no_gc, precheck, unchecked, unchecked_job
+from refusal_lint.static.extract.run import extract, precheck, unchecked, unchecked_job
 
 MEMORY_LIMIT = 6 * 1024**3  # bytes of address space a worker may use
 BACKSTOP = 30.0  # wall-clock seconds past the CPU limit before a blocked worker is given up

@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import gc
 import sys
 import warnings
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import NamedTuple
 
 from refusal_lint.core import sourcetext
 from refusal_lint.core.facts import FileFacts, Problem
 from refusal_lint.core.kinds import FileKind, ProblemKind, PromptForm
 from refusal_lint.core.model import Loc, Prompt
+from refusal_lint.core.nogc import no_gc
 from refusal_lint.core.prompttext import names_card_rule
 from refusal_lint.static.extract.data import cards as datacards
 from refusal_lint.static.extract.data import comments, jsonpos, yamlsafe
@@ -151,21 +150,6 @@ def _python(job: Job) -> FileFacts:
     if isinstance(checked, FileFacts):
         return checked
     return _walk(checked)
-
-
-@contextmanager
-def no_gc() -> Iterator[None]:
-    """An `ast` tree and the facts made of it hold no reference cycle, while the collector,
-    run every few hundred new objects, walks all of them again and again: parsing a large
-    file, or unpickling its facts, took three times as long with it on. Refcounting frees
-    them all the same."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 def _parse(job: Job, text: str) -> ast.Module | FileFacts:

@@ -11,11 +11,14 @@ follows them.
 
 from __future__ import annotations
 
+import ast
 import bisect
+import collections
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 
 from refusal_lint.core import prompttext
+from refusal_lint.core.nogc import no_gc
 
 # prompttext's words of refusing as bytes, for lowered text (the matches of re.I on the
 # text itself, without re.I's slow scan); its apostrophe also as the escapes a Python or
@@ -109,15 +112,18 @@ def python_lists_rules(data: bytes) -> bool:
     """`lists_rules` over a Python file's string values (`ast`, in C): its comments,
     docstrings and `reason=`/`detail=` values are no prompt text, and code (`"x-y": 1`)
     no rule line. A file `ast` cannot read is read whole, in doubt."""
-    import ast
+    with no_gc():
+        return _strings_list_rules(data)
 
+
+def _strings_list_rules(data: bytes) -> bool:
     try:
         tree = ast.parse(data)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return True
     skip: set[int] = set()
     parts: list[str] = []
-    for node in ast.walk(tree):
+    for node in _walk(tree):
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
             skip.add(id(node.value))  # a docstring, or a bare string statement
         elif isinstance(node, ast.keyword) and node.arg in ("reason", "detail"):
@@ -125,6 +131,24 @@ def python_lists_rules(data: bytes) -> bool:
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip:
             parts.append(node.value)
     return lists_rules("\n".join(parts).encode("utf-8", "surrogatepass"))
+
+
+_LEAVES = (ast.expr_context, ast.boolop, ast.operator, ast.unaryop, ast.cmpop)
+
+
+def _walk(tree: ast.AST) -> Iterator[ast.AST]:
+    """`ast.walk`'s nodes in its order (breadth first), without the markers (`Load`, `+`)
+    that hold nothing: half the nodes, and the generator layers of `iter_child_nodes`."""
+    todo = collections.deque([tree])
+    while todo:
+        node = todo.popleft()
+        for name in node._fields:
+            field = getattr(node, name, None)
+            if isinstance(field, list):
+                todo.extend(x for x in field if isinstance(x, ast.AST) and not isinstance(x, _LEAVES))
+            elif isinstance(field, ast.AST) and not isinstance(field, _LEAVES):
+                todo.append(field)
+        yield node
 
 
 def _fold(text: bytes) -> bytes:
