@@ -212,13 +212,32 @@ def precheck(job: Job) -> FileFacts | Job:
         return _precheck(job)
 
 
-def _precheck(job: Job) -> FileFacts | Job:
+def _read(job: Job, keep: bool) -> tuple[str, ast.Module] | FileFacts:
+    """The file's text and tree. The gate's is kept (`keep`) for the extraction that follows
+    it in the same worker when the file passes, which takes it."""
+    global _last
+    last, _last = _last, None
+    if last is not None and last[0] == job.path and last[1] is job.data:
+        return last[2], last[3]
     text = _text(job)
     if isinstance(text, FileFacts):
         return text
     tree = _parse(job, text)
     if isinstance(tree, FileFacts):
         return tree
+    if keep:
+        _last = (job.path, job.data, text, tree)
+    return text, tree
+
+
+_last: tuple[str, bytes, str, ast.Module] | None = None
+
+
+def _precheck(job: Job) -> FileFacts | Job:
+    read = _read(job, keep=True)
+    if isinstance(read, FileFacts):
+        return read
+    text, tree = read
     guard_names = frozenset(g.rsplit(".", 1)[-1] for g in job.guard_callables)
     deferred: list[ast.Call] | None = [] if job.defer and not job.prompts else None
     if (
@@ -239,12 +258,10 @@ def _precheck(job: Job) -> FileFacts | Job:
 def _walk(job: Job) -> FileFacts:
     from refusal_lint.static.extract.python import visitor as python
 
-    text = _text(job)
-    if isinstance(text, FileFacts):
-        return text
-    tree = _parse(job, text)
-    if isinstance(tree, FileFacts):
-        return tree
+    read = _read(job, keep=False)
+    if isinstance(read, FileFacts):
+        return read
+    text, tree = read
     try:
         # Documentation holds no prompt by content (DESIGN §2).
         ids = () if prefilter.no_prompt_by_content(job.path) else job.ids
