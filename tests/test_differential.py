@@ -182,6 +182,12 @@ EXPLICIT = [
         Spec("py-inline", BOTH, (("kwarg", ("seg-mix",)), ("md", ("invalid-cut",))), GUARDED),
         id="python-prompt-beside-prompt-file-python-card",
     ),
+    # Found by the 400-example run: an id picked by `next(...)` from a table whose keys are
+    # no card's; the text stage dropped the call, binding reports it RL304.
+    pytest.param(
+        Spec("json", ("invalid-cut",), (), (("genexp-inline", (LONG_ID,)),)),
+        id="genexp-inline-over-foreign-ids",
+    ),
 ]
 
 

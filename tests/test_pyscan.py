@@ -177,6 +177,27 @@ def test_text_stage_keeps_what_the_ast_stage_keeps() -> None:
     assert missed == []
 
 
+COMPUTED_ARGS = [
+    "refuse(next((r for r, p in TABLE.items() if p.search(q)), None))",
+    'refuse(f"{family}-mix")',
+    "refuse(pick(question))",
+    "Refusal(RULES[kind] if kind else DEFAULT)",
+]
+
+
+@pytest.mark.parametrize("call", COMPUTED_ARGS)
+def test_a_computed_argument_passes_both_stages_where_a_card_has_ids(call: str) -> None:
+    """With a card's ids known, a guard call with a computed argument is RL304 to binding: the
+    text stage keeps it as the ast gate does (the generated differential's 400-example run
+    found `next(...)` over a table of long ids dropped by the text stage alone)."""
+    from refusal_lint.static.gate.prefilter import python_worth_parsing
+
+    source = f"def check(q):\n    return {call}\n"
+    ids = frozenset({"invalid-cut"})
+    assert may_hold_facts(ast.parse(source), frozenset(), ids)
+    assert python_worth_parsing(source.encode(), (), ids)
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.text(st.characters(min_codepoint=33, max_codepoint=126, exclude_characters='"\\'), max_size=120))
 def test_any_string_without_white_space_is_an_id(rule: str) -> None:

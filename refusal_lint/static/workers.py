@@ -79,7 +79,11 @@ def _scan(job: ScanJob, conn: Connection, cpu_limit: float) -> None:
             notes.append(note)
         if data is None:
             continue
-        if not configured and not job.exhaustive and not python_worth_parsing(data, job.needles):
+        if (
+            not configured
+            and not job.exhaustive
+            and not python_worth_parsing(data, job.needles, frozenset(job.ids))
+        ):
             # Only the cheap word test here: the prompt shapes are looked for in the second
             # stage, which runs only where a card makes prompts matter.
             (prompt_only if may_hold_prompt(data, job.ids) else skips).append(rel)

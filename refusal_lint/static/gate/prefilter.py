@@ -123,11 +123,12 @@ def _call_end(data: bytes, open_at: int) -> int:
     return -1
 
 
-def _guard_call(data: bytes) -> bool:
+def _guard_call(data: bytes, ids: frozenset[str]) -> bool:
     """A call of a name holding the word refuse/refusal/refusals (DESIGN §2) whose arguments
-    may carry a rule id. Definitions (`def test_refusal_...(`), prose and calls that pass
-    only sentences or a library's keyword fields (`ResponseOutputRefusal(type="refusal")`)
-    are not; each call's own text is parsed to tell."""
+    may carry a rule id (with a card's `ids`, a computed one too: RL304). Definitions (`def
+    test_refusal_...(`), prose and calls that pass only sentences or a library's keyword
+    fields (`ResponseOutputRefusal(type="refusal")`) are not; each call's own text is parsed
+    to tell."""
     from refusal_lint.static.extract import vocab
     from refusal_lint.static.gate import pyscan
 
@@ -142,7 +143,7 @@ def _guard_call(data: bytes) -> bool:
             continue
         end = _call_end(data, m.end() - 1)
         if end < 0 or pyscan.call_text_may_fire(
-            data[start : end + 1], receiver=data[start - 1 : start] == b"."
+            data[start : end + 1], receiver=data[start - 1 : start] == b".", ids=ids
         ):
             return True
     return False
@@ -196,11 +197,12 @@ _URI_KEY = re.compile(
 )
 
 
-def python_worth_parsing(data: bytes, extra: tuple[bytes, ...]) -> bool:
+def python_worth_parsing(data: bytes, extra: tuple[bytes, ...], ids: frozenset[str] = frozenset()) -> bool:
     """Can this file hold a card, a guard, a payload or a suppression? (DESIGN §6; prompt
-    candidates are asked for separately, and only where there is a card.)"""
+    candidates are asked for separately, and only where there is a card.) `extra`: byte
+    needles (the cards' ids, configured guards' names); `ids`: the cards' rule ids."""
     low = data.lower()
-    if b"refus" in low and (_guard_call(data) or any(n in data for n in _PY_NEEDLES)):
+    if b"refus" in low and (_guard_call(data, ids) or any(n in data for n in _PY_NEEDLES)):
         return True
     if b"'rule'" in data or b'"rule"' in data or (b"rule" in data and _RULE_KEYWORD.search(data)):
         return True
@@ -280,7 +282,7 @@ def parse_error_matters(
         needles = {i.encode() for i in ids if len(i) > 2} | {
             g.rsplit(".", 1)[-1].encode() for g in guard_callables
         }
-        if python_worth_parsing(data, tuple(sorted(needles))):
+        if python_worth_parsing(data, tuple(sorted(needles)), frozenset(ids)):
             return True
     elif is_card_candidate(rel.rsplit("/", 1)[-1], rel, data):
         return True

@@ -305,15 +305,16 @@ def _call_alone(text: bytes) -> ast.Call | None:
     return node if isinstance(node, ast.Call) else None
 
 
-def call_text_may_fire(text: bytes, receiver: bool) -> bool:
+def call_text_may_fire(text: bytes, receiver: bool, ids: frozenset[str] = frozenset()) -> bool:
     """The text of one guard call (`refuse("seg-mix", ...)`), read alone: can its arguments
-    carry a rule id? In doubt (it does not parse alone, a name), yes."""
+    carry a rule id? In doubt (it does not parse alone, a name), yes. With a card's `ids`
+    known, a computed argument can too (RL304), as the `ast` gate has it."""
     node = _call_alone(text)
     if node is None:
         return True
     if receiver and not node.args and not node.keywords:
         return True  # `Rule.SEG_MIX.refuse()`: the receiver may be the rule
-    return _Relevance(_NO_MODULE, frozenset(), frozenset()).guard_call(node)
+    return _Relevance(_NO_MODULE, frozenset(), ids).guard_call(node)
 
 
 def extension_text_may_declare(text: bytes, module_names: frozenset[str]) -> bool:
