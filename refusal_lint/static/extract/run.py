@@ -24,6 +24,11 @@ from refusal_lint.static.gate import deferred as gate_deferred
 from refusal_lint.static.gate import prefilter, pyscan
 
 AST_DEPTH = 2000
+# A Python module past this size is generated (a data table, a schema): read whole it would
+# cost seconds and hundreds of MB (a 3.9 MB one: 14 s, 700 MB), so where it is needed it is
+# RL005 at once, in every mode; hand-written modules stay far below (the largest of the
+# bench's repositories: 0.48 MB).
+PY_READ_LIMIT = 1024 * 1024
 
 
 def _needed(job: Job) -> bool:
@@ -219,6 +224,11 @@ def _read(job: Job, keep: bool) -> tuple[str, ast.Module] | FileFacts:
     last, _last = _last, None
     if last is not None and last[0] == job.path and last[1] is job.data:
         return last[2], last[3]
+    if len(job.data) > PY_READ_LIMIT:
+        size = len(job.data) / 1024 / 1024
+        return unchecked_job(
+            job, f"a Python file of {size:.1f} MiB is past the 1 MiB read budget (generated code?)"
+        )
     text = _text(job)
     if isinstance(text, FileFacts):
         return text
