@@ -307,8 +307,7 @@ def _call_alone(text: bytes) -> ast.Call | None:
 
 def call_text_may_fire(text: bytes, receiver: bool, ids: frozenset[str] = frozenset()) -> bool:
     """The text of one guard call (`refuse("seg-mix", ...)`), read alone: can its arguments
-    carry a rule id? In doubt (it does not parse alone, a name), yes. With a card's `ids`
-    known, a computed argument can too (RL304), as the `ast` gate has it."""
+    carry a rule id (with a card's `ids`, a computed one: RL304)? In doubt, yes."""
     node = _call_alone(text)
     if node is None:
         return True
