@@ -6,9 +6,7 @@ another file; `resolve.py` binds them across the repo afterwards.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
-from typing import Any
 
 from refusal_lint.core.kinds import (
     FileKind,
@@ -19,7 +17,7 @@ from refusal_lint.core.kinds import (
     PromptForm,
     ValueKind,
 )
-from refusal_lint.core.model import Loc, Prompt, PromptLine
+from refusal_lint.core.model import Loc, Prompt
 
 # ---- symbolic Python values -------------------------------------------------------------
 
@@ -339,62 +337,3 @@ class FileFacts:
             or self.guards
             or self.protocol_errors
         )
-
-
-# ---- JSON codec for the cache and the worker pipe ---------------------------------------
-
-_TYPES: dict[str, type] = {
-    t.__name__: t
-    for t in (
-        Loc,
-        Prompt,
-        PromptLine,
-        Str,
-        Const,
-        Ref,
-        Param,
-        Dyn,
-        Join,
-        Sub,
-        Item,
-        DictV,
-        Op,
-        Seq,
-        CallV,
-        Each,
-        Attr,
-        Fmt,
-        Fn,
-        ParamItem,
-        ExtDecl,
-        PyExt,
-        CtorCall,
-        Guard,
-        ErrorUse,
-        Suppression,
-        ImportRef,
-        PyPrompt,
-        Problem,
-        FileFacts,
-    )
-}
-
-
-def encode(obj: Any) -> Any:
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        out: dict[str, Any] = {"_": type(obj).__name__}
-        for f in dataclasses.fields(obj):
-            out[f.name] = encode(getattr(obj, f.name))
-        return out
-    if isinstance(obj, (tuple, list)):
-        return [encode(x) for x in obj]
-    return obj
-
-
-def decode(data: Any) -> Any:
-    if isinstance(data, dict):
-        cls = _TYPES[data["_"]]
-        return cls(**{k: decode(v) for k, v in data.items() if k != "_"})
-    if isinstance(data, list):
-        return tuple(decode(x) for x in data)
-    return data

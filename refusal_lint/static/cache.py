@@ -166,11 +166,14 @@ class Cache:
         raw = self.entries.get(verdict)
         if raw is None:
             return None
-        from refusal_lint.core.facts import FileFacts, decode  # only a cache that holds facts pays for it
+        from refusal_lint.core.codec import decode  # only a cache that holds facts pays for it
+        from refusal_lint.core.facts import FileFacts
+        from refusal_lint.core.nogc import no_gc
 
         try:
-            facts = decode(raw)
-        except (KeyError, TypeError, ValueError):
+            with no_gc():
+                facts = decode(raw)
+        except (KeyError, TypeError, ValueError, AttributeError):
             return None
         if not isinstance(facts, FileFacts):
             return None
@@ -183,7 +186,7 @@ class Cache:
     def put_key(self, k: str, facts: FileFacts) -> None:
         if self.folder is None or (facts.problem is not None and facts.problem.kind == ProblemKind.UNCHECKED):
             return  # a limit hit or a crash depends on the limits and may pass: try again next run
-        from refusal_lint.core.facts import encode
+        from refusal_lint.core.codec import encode
 
         self.used[k] = encode(facts)
         self.dirty = True
