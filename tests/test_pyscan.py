@@ -208,3 +208,20 @@ def test_any_string_without_white_space_is_an_id(rule: str) -> None:
     assert spec.may_be_rule_id(rule)
     assert may_hold_facts(ast.parse(source), frozenset())
     assert python_worth_parsing(source.encode(), ())
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(['"', "'", "uri", "mediaType", "media_type", ":", "=", " ", "\n", "x", "_"]),
+        max_size=12,
+    )
+)
+def test_the_uri_key_literals_hold_every_match(parts: list[str]) -> None:
+    """The literal pre-check before `_URI_KEY` (a regex sre must try at every offset) never
+    hides one of its matches."""
+    from refusal_lint.static.gate import prefilter
+
+    data = "".join(parts).encode()
+    if prefilter._URI_KEY.search(data) is not None:
+        assert any(n in data for n in prefilter._URI_LITERALS)

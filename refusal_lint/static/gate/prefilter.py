@@ -195,6 +195,12 @@ _RULE_KEYWORD = re.compile(rb"[(,][ \t\r\n]*(?:" + _alternatives(vocab.RULE_KWAR
 _URI_KEY = re.compile(
     rb"[\"'](?:uri|" + _MEDIA + rb")[\"'][ \t\r\n]*:|(?<![A-Za-z0-9_])(?:" + _MEDIA + rb")[ \t]*=(?!=)"
 )
+# What any match of _URI_KEY holds: the regex has no literal prefix, so sre tries every
+# offset of a file; most files that say "uri" (security, during) have none of these.
+_URI_LITERALS = (
+    *(a + b"uri" + b for a in (b'"', b"'") for b in (b'"', b"'")),
+    *(k.encode() for k in sorted(vocab.MEDIA_KEYS)),
+)
 
 
 def python_worth_parsing(data: bytes, extra: tuple[bytes, ...], ids: frozenset[str] = frozenset()) -> bool:
@@ -208,7 +214,7 @@ def python_worth_parsing(data: bytes, extra: tuple[bytes, ...], ids: frozenset[s
         return True
     if b"AgentExtension(" in data and _extension_call(data):
         return True
-    if (b"uri" in data or b"edia" in data) and _URI_KEY.search(data) is not None:
+    if any(n in data for n in _URI_LITERALS) and _URI_KEY.search(data) is not None:
         return True
     return any(n in data for n in extra)
 
