@@ -174,8 +174,10 @@ class Relevance:
         if any(i in data for i in self._raw):
             return True
         low = data.lower()
-        if self._folded and any(f in low.translate(None, b"-_") for f in self._folded):
-            return True
+        if self._folded:
+            folded = low.translate(None, b"-_")  # once for every id, not once an id
+            if any(f in folded for f in self._folded):
+                return True
         return bool(self._halves) and self._near_miss(data, low)
 
     def _near_miss(self, data: bytes, low: bytes) -> bool:
