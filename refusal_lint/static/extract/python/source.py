@@ -8,6 +8,7 @@ f-string's parts are read from the tokens themselves, scanned here (PEP 701 nest
 from __future__ import annotations
 
 import ast
+import functools
 import io
 import re
 import tokenize
@@ -58,13 +59,17 @@ class Source:
         self.path = path
         self.text = text
         self.starts = sourcetext.line_starts(text)
-        self._lines = sourcetext.lines(text)
         self._ascii = text.isascii()
 
+    @functools.cached_property
+    def lines(self) -> list[str]:
+        """The text's lines as parsers number them (split once, only where asked for)."""
+        return sourcetext.lines(self.text)
+
     def char_col(self, line: int, byte_col: int) -> int:
-        if self._ascii or not 0 < line <= len(self._lines):
+        if self._ascii or not 0 < line <= len(self.lines):
             return byte_col
-        text = self._lines[line - 1]
+        text = self.lines[line - 1]
         if text.isascii():
             return byte_col
         return len(text.encode()[:byte_col].decode(errors="replace"))

@@ -8,6 +8,7 @@ core/facts.py (Str, Ref, Param, CallV, Each, ...) without running anything. The 
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 
 from refusal_lint.core.facts import (
     Attr,
@@ -32,7 +33,7 @@ from refusal_lint.core.model import Loc
 from refusal_lint.static.extract import vocab
 from refusal_lint.static.extract.python.scopes import ScopeTracker, dotted, last_name
 from refusal_lint.static.extract.python.source import Token
-from refusal_lint.static.extract.python.walk import children
+from refusal_lint.static.extract.python.walk import by_position, children
 
 
 class ValueBuilder(ScopeTracker):
@@ -128,14 +129,11 @@ class ValueBuilder(ScopeTracker):
         tokens = self.src.tokens(node)
         if len(tokens) == 1 and isinstance(node, ast.Constant):
             return self.string(tokens[0], node.value)
-        fields = (
-            [v.value for v in node.values if isinstance(v, ast.FormattedValue)]
-            if isinstance(node, ast.JoinedStr)
-            else []
-        )
+        # The f-strings' `{...}` fields, in order, across the tokens (CPython merged them).
+        fields = iter(node.values if isinstance(node, ast.JoinedStr) else ())
         values: list[Value] = []
         for token in tokens:
-            if token.parts or "f" in token.prefix.lower():
+            if "f" in token.prefix.lower():
                 values.append(self.fstring(token, fields))
             else:
                 literal: object = _evaluate(token.prefix, token.quote, token.body(self.src.text))
@@ -151,7 +149,7 @@ class ValueBuilder(ScopeTracker):
         body = token.body(self.src.text)
         return Str(value, loc, _value_lines(body, "r" in token.prefix.lower(), loc.line, value))
 
-    def fstring(self, token: Token, fields: list[ast.expr]) -> Value:
+    def fstring(self, token: Token, fields: Iterator[ast.expr]) -> Value:
         loc = self.src.loc_at(token.start, token.end)
         quote = token.quote
         prefix = token.prefix.replace("f", "").replace("F", "")
@@ -163,7 +161,8 @@ class ValueBuilder(ScopeTracker):
                 lines = _value_lines(part.raw, "r" in prefix.lower(), line, text)
                 parts.append(Str(text, Loc(self.path, line), lines, literal=False))
             else:
-                parts.append(self.value(fields.pop(0)) if fields else Dyn(loc))
+                field = next((v.value for v in fields if isinstance(v, ast.FormattedValue)), None)
+                parts.append(self.value(field) if field is not None else Dyn(loc))
             line += part.raw.count("\n")
         if len(parts) == 1 and isinstance(parts[0], Str):
             return Str(parts[0].value, loc, parts[0].lines)  # f"..." with no placeholder: a literal
@@ -290,8 +289,7 @@ def positional(node: ast.Call) -> list[ast.expr]:
 
 def _arg_nodes(node: ast.Call) -> list[ast.expr]:
     """Every argument's value, positional and keyword, in the order written."""
-    both: list[ast.AST] = [*node.args, *node.keywords]
-    both.sort(key=lambda n: (n.lineno, n.col_offset))  # type: ignore[attr-defined]
+    both = by_position([*node.args, *node.keywords])
     return [n.value if isinstance(n, (ast.keyword, ast.Starred)) else n for n in both]  # type: ignore[misc]
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import ast
 import dataclasses
 
-from refusal_lint.core import sourcetext
 from refusal_lint.core.facts import FileFacts, Str
 from refusal_lint.core.kinds import FileKind
 from refusal_lint.core.model import Loc
@@ -61,13 +60,13 @@ def extract(
         defs=tuple(ex.defs.items()),
         imports=tuple(ex.imports.items()),
         suppressions=tuple(suppressions(src)),
-        string_lines=_string_lines([ex.prompts, tuple(ex.defs.values()), ex.calls, ex.ctor_calls], text),
+        string_lines=_string_lines([ex.prompts, tuple(ex.defs.values()), ex.calls, ex.ctor_calls], src),
         ctor_calls=tuple(ex.ctor_calls),
         calls=tuple(ex.calls),
     )
 
 
-def _string_lines(values: list[object], text: str) -> tuple[tuple[int, str], ...]:
+def _string_lines(values: list[object], src: Source) -> tuple[tuple[int, str], ...]:
     """The file's text of each line that a string among `values` stands on."""
     wanted: set[int] = set()
     stack = list(values)
@@ -82,7 +81,7 @@ def _string_lines(values: list[object], text: str) -> tuple[tuple[int, str], ...
             stack.extend(getattr(v, name) for name in _fields(cls))
     if not wanted:
         return ()
-    lines = sourcetext.lines(text)
+    lines = src.lines
     return tuple((n, lines[n - 1]) for n in sorted(wanted) if 0 < n <= len(lines))
 
 

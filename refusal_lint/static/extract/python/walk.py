@@ -16,7 +16,8 @@ Handler = Callable[[Any], Any]
 _LEAVES = (ast.expr_context, ast.boolop, ast.operator, ast.unaryop, ast.cmpop)
 
 
-def _by_position(nodes: list[ast.AST]) -> list[ast.AST]:
+def by_position(nodes: list[ast.AST]) -> list[ast.AST]:
+    """In the order written (a call's positional and keyword arguments may interleave)."""
     return sorted(nodes, key=lambda n: (getattr(n, "lineno", 0), getattr(n, "col_offset", 0)))
 
 
@@ -26,7 +27,7 @@ def _arguments(args: ast.arguments) -> list[ast.AST]:
         if a is not None and a.annotation is not None:
             found.append(a.annotation)
     found += [d for d in (*args.defaults, *args.kw_defaults) if d is not None]
-    return _by_position(found)
+    return by_position(found)
 
 
 def children(node: ast.AST) -> Iterator[ast.AST]:
@@ -38,7 +39,7 @@ def children(node: ast.AST) -> Iterator[ast.AST]:
             yield value
     elif isinstance(node, ast.Call):
         yield node.func
-        yield from _by_position([*node.args, *node.keywords])
+        yield from by_position([*node.args, *node.keywords])
     elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         yield from node.decorator_list
         yield from _arguments(node.args)
@@ -50,7 +51,7 @@ def children(node: ast.AST) -> Iterator[ast.AST]:
         yield node.body
     elif isinstance(node, ast.ClassDef):
         yield from node.decorator_list
-        yield from _by_position([*node.bases, *node.keywords])
+        yield from by_position([*node.bases, *node.keywords])
         yield from node.body
     elif isinstance(node, ast.IfExp):
         yield node.body
