@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from refusal_lint.core import prompttext
-from refusal_lint.static.gate import relevance
+from refusal_lint.static.gate import prefilter, relevance
 
 # The plain spelling the fast path replaces: re.I over the text, one window per match.
 _PLAIN = re.compile(
@@ -81,6 +81,77 @@ def test_a_window_that_ends_inside_a_rule_line_needs_the_next_one() -> None:
         )
     finally:
         relevance._LEAD_IN = old
+
+
+_PY_PIECES = [
+    "from", "import", "from . import x", "from .a.b import (c,\n d)", "import os, sys as s",
+    "  ", "\t", "\n", "#", "x = 1", "(", ")", '"', "'", "system", "SYSTEM_PROMPT", "prompt",
+    "instructions=", "=", "==", ":", '"role": "system"', '("developer",', "(\n  'system', x)",
+    "SystemMessage(", "@agent.system_prompt", "goal =", "preamble=", '"system_prompt":',
+    "invalid", "invalid-cut", "seg_mix", "segmix", "seg-mixx", "seg-mx", "invalid-ct", "\\nseg-mixx", "Seg-Mix", "inv",
+]  # fmt: skip
+py_texts = st.lists(st.sampled_from(_PY_PIECES), max_size=40).map(lambda parts: " ".join(parts).encode())
+_PY_SOURCES = sorted(p for p in TESTDATA.rglob("*.py"))
+
+
+def plain_imports_of(data: bytes) -> list[tuple[int, str]]:
+    """`imports_of` spelt with the line-start patterns it replaces."""
+    out: list[tuple[int, str]] = []
+    for dots, module, names in re.findall(rb"^[ \t]*" + relevance._FROM.pattern, data, re.M):
+        base = module.decode()
+        out.append((len(dots), base))
+        text = names.split(b"#", 1)[0] if not names.startswith(b"(") else names
+        out += [
+            (len(dots), f"{base}.{n.decode()}" if base else n.decode())
+            for n in relevance._NAME.findall(text)
+            if n != b"as"
+        ]
+    for line in re.findall(rb"^[ \t]*" + relevance._IMPORT.pattern, data, re.M):
+        out += [(0, n.decode()) for n in relevance._NAME.findall(line.split(b"#", 1)[0]) if n != b"as"]
+    return out
+
+
+@settings(max_examples=400, deadline=None)
+@given(py_texts)
+def test_imports_of_is_the_line_start_search(data: bytes) -> None:
+    assert relevance.imports_of(data) == plain_imports_of(data)
+
+
+@settings(max_examples=400, deadline=None)
+@given(py_texts)
+def test_prompt_candidate_is_the_whole_file_search(data: bytes) -> None:
+    assert prefilter.python_prompt_candidate(data) is (
+        prefilter.prompt_words(data) and prefilter._PROMPT_SHAPE.search(data) is not None
+    )
+
+
+@pytest.mark.parametrize("path", _PY_SOURCES, ids=lambda p: str(p.relative_to(TESTDATA)))
+def test_text_questions_on_the_fixtures(path: Path) -> None:
+    data = path.read_bytes()
+    assert relevance.imports_of(data) == plain_imports_of(data)
+    assert prefilter.python_prompt_candidate(data) is (
+        prefilter.prompt_words(data) and prefilter._PROMPT_SHAPE.search(data) is not None
+    )
+
+
+def plain_names_ids(data: bytes, ids: list[str]) -> bool:
+    """Every token of the text, tested one by one (no halves, no length bound)."""
+    text = data.decode("ascii", "replace")
+    folded = text.lower().replace("-", "").replace("_", "")
+    return any(
+        i in text
+        or i.replace("-", "") in folded
+        or any(prompttext.near_miss(m[0], i) for m in prompttext.TOKEN.finditer(text))
+        for i in ids
+    )
+
+
+@settings(max_examples=400, deadline=None)
+@given(py_texts)
+def test_names_ids_misses_no_token_a_plain_scan_finds(data: bytes) -> None:
+    ids = ["invalid-cut", "seg-mix"]
+    if plain_names_ids(data, ids):
+        assert relevance.Relevance(ids).names_ids(data)
 
 
 def _helper_repo(root: Path) -> Repo:

@@ -81,8 +81,36 @@ def prompt_words(data: bytes) -> bool:
 
 
 def python_prompt_candidate(data: bytes) -> bool:
-    """Can this file hold a prompt candidate? Asked only where a card makes prompts matter."""
-    return prompt_words(data) and _PROMPT_SHAPE.search(data) is not None
+    """Can this file hold a prompt candidate? Asked only where a card makes prompts matter.
+
+    `_PROMPT_SHAPE.search(data) is not None`, tried only around the prompt words its
+    matches hold: a match holds one, and lies on that word's line, or (a tuple's
+    `(\n    "system",`) begins at a parenthesis before it; its key alternative, which
+    scans ahead from every quote, is then run on a line, not on the whole file."""
+    low = data.lower()
+    starts: set[int] = set()
+    for word in _PROMPT_WORDS:
+        at = low.find(word)
+        while at >= 0:
+            starts.add(at)
+            at = low.find(word, at + 1)
+    lo = hi = -1  # the region searched last
+    for at in sorted(starts):
+        begin = data.rfind(b"\n", 0, at) + 1
+        end = data.find(b"\n", at)
+        end = len(data) if end < 0 else end
+        if at > 0 and data[at - 1] in b"\"'":
+            k = at - 1
+            while k > 0 and data[k - 1] in b" \t\r\n":
+                k -= 1
+            if k > 0 and data[k - 1] == ord("("):
+                begin = min(begin, k - 1)
+        if lo <= begin and end <= hi:
+            continue
+        if _PROMPT_SHAPE.search(data, begin, end) is not None:
+            return True
+        lo, hi = begin, end
+    return False
 
 
 _ADK = re.compile(rb"^instruction\s*:", re.M)

@@ -48,7 +48,7 @@ _LISTED = re.compile(
     rb"|`[ \t]*" + _HYPHENATED + rb"[ \t]*`",
     re.M,
 )
-_TOKEN_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
+_RUN = re.compile(rb"[A-Za-z0-9_-]*")  # the bytes a token around a hit may span
 _NEAR_HITS = 400  # occurrences of an id's half looked at before the file is simply read
 
 
@@ -77,6 +77,25 @@ def _refusing(low: bytes) -> list[tuple[int, int]]:
     return out
 
 
+_TRIPLE = re.compile(rb"[A-Za-z0-9]-[A-Za-z0-9]")  # in every match of _LISTED: a charset prefix
+
+
+def _listed_search(data: bytes, pos: int, end: int) -> re.Match[bytes] | None:
+    """`_LISTED.search(data, pos, end)`, run only on lines holding a hyphenated token.
+
+    No match of `_LISTED` spans a line break, and each holds `_TRIPLE` (its hyphenated
+    token), so the leftmost match lies on the first line from `pos` that holds a triple
+    (or a later one): the slow alternation is tried there only, not at every offset."""
+    while (t := _TRIPLE.search(data, pos, end)) is not None:
+        start = data.rfind(b"\n", pos, t.start()) + 1 or pos
+        stop = data.find(b"\n", t.end(), end)
+        stop = end if stop < 0 else stop
+        if (m := _LISTED.search(data, start, stop)) is not None:
+            return m
+        pos = stop
+    return None
+
+
 def _listed_in_windows(data: bytes, spans: list[tuple[int, int]]) -> bool:
     """Does `_LISTED` match starting in some window [start, end + _LEAD_IN) and ending
     within it? Overlapping windows are scanned once: the leftmost match over their union
@@ -90,7 +109,7 @@ def _listed_in_windows(data: bytes, spans: list[tuple[int, int]]) -> bool:
         while j + 1 < len(spans) and starts[j + 1] < ends[j]:
             j += 1
         pos = starts[i]
-        while (m := _LISTED.search(data, pos, ends[j])) is not None:
+        while (m := _listed_search(data, pos, ends[j])) is not None:
             k = bisect.bisect_right(starts, m.start(), i, j + 1) - 1
             if _LISTED.match(data, m.start(), ends[k]) is not None:
                 return True
@@ -163,8 +182,9 @@ class Relevance:
         self._raw = [i.encode() for i in self.ids if i]
         self._folded = [f for i in self._raw if (f := _fold(i))]
         # One edit leaves one half of the id intact: look for either half, then at the token.
+        # A token shorter than `shortest` can neither be one edit away nor fold to the id.
         self._halves = [
-            (i.decode(), (i.lower()[: len(i) // 2], i.lower()[len(i) // 2 :]))
+            (i.decode(), (i.lower()[: len(i) // 2], i.lower()[len(i) // 2 :]), min(len(i) - 1, len(_fold(i))))
             for i in self._raw
             if len(i) >= 5
         ]
@@ -182,28 +202,27 @@ class Relevance:
 
     def _near_miss(self, data: bytes, low: bytes) -> bool:
         hits = 0
-        for rule_id, halves in self._halves:
+        rev = data[::-1]  # the token's left end, found by a forward match in C
+        for rule_id, halves, shortest in self._halves:
             for half in halves:
                 at = low.find(half)
                 while at >= 0:
                     hits += 1
                     if hits > _NEAR_HITS:
                         return True
-                    start, end = at, at + len(half)
-                    while start > 0 and data[start - 1] in _TOKEN_BYTES:
-                        start -= 1
-                    while end < len(data) and data[end] in _TOKEN_BYTES:
-                        end += 1
-                    token = data[start:end].decode("ascii", "replace")
-                    # `\nseg_mixx` in a string literal: the `n` belongs to the escape.
-                    if start > 0 and data[start - 1] == 92:
-                        token = token[1:]
-                    if any(
-                        prompttext.near_miss(t, rule_id)
-                        for m in prompttext.TOKEN.finditer(token)
-                        if (t := m[0])
-                    ):
-                        return True
+                    end = _RUN.match(data, at + len(half)).end()  # type: ignore[union-attr]
+                    start = len(data) - _RUN.match(rev, len(data) - at).end()  # type: ignore[union-attr]
+                    if end - start >= shortest:
+                        token = data[start:end].decode("ascii", "replace")
+                        # `\nseg_mixx` in a string literal: the `n` belongs to the escape.
+                        if start > 0 and data[start - 1] == 92:
+                            token = token[1:]
+                        if any(
+                            prompttext.near_miss(t, rule_id)
+                            for m in prompttext.TOKEN.finditer(token)
+                            if (t := m[0])
+                        ):
+                            return True
                     at = low.find(half, at + 1)
         return False
 
@@ -250,9 +269,24 @@ def _stem(path: str) -> str:
     return (parts[-2] if len(parts) > 1 else "") if name == "__init__" else name
 
 
-_FROM = re.compile(rb"^[ \t]*from[ \t]+(\.*)([A-Za-z0-9_.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)", re.M)
-_IMPORT = re.compile(rb"^[ \t]*import[ \t]+([^\n]*)", re.M)
+# Matched from their keyword on (a literal prefix: sre skips to it); the line's start is
+# checked apart, as `^[ \t]*` with re.M would be.
+_FROM = re.compile(rb"from[ \t]+(\.*)([A-Za-z0-9_.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)")
+_IMPORT = re.compile(rb"import[ \t]+([^\n]*)")
 _NAME = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+
+
+def _statements(pattern: re.Pattern[bytes], data: bytes) -> Iterator[re.Match[bytes]]:
+    """The matches `re.compile(rb"^[ \t]*" + pattern, re.M).finditer(data)` gives: at a
+    line's start after blanks, none overlapping the one before."""
+    pos = after = 0
+    while (m := pattern.search(data, pos)) is not None:
+        begin = data.rfind(b"\n", 0, m.start()) + 1
+        if begin >= after and not data[begin : m.start()].strip(b" \t"):
+            yield m
+            after = pos = m.end()
+        else:
+            pos = m.start() + 1
 
 
 def imports_of(data: bytes) -> list[tuple[int, str]]:
@@ -261,7 +295,8 @@ def imports_of(data: bytes) -> list[tuple[int, str]]:
     out: list[tuple[int, str]] = []
     if b"import" not in data:
         return out
-    for dots, module, names in _FROM.findall(data):
+    for m in _statements(_FROM, data):
+        dots, module, names = m.groups()
         level = len(dots)
         base = module.decode()
         out.append((level, base))
@@ -269,8 +304,8 @@ def imports_of(data: bytes) -> list[tuple[int, str]]:
             name = n.decode()
             if name != "as":
                 out.append((level, f"{base}.{name}" if base else name))
-    for line in _IMPORT.findall(data):
-        for n in _NAME.findall(line.split(b"#", 1)[0]):
+    for m in _statements(_IMPORT, data):
+        for n in _NAME.findall(m[1].split(b"#", 1)[0]):
             name = n.decode()
             if name != "as":
                 out.append((0, name))
