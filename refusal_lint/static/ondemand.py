@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 
 from refusal_lint.core.filekinds import kind_of
 from refusal_lint.core.kinds import FileKind
-from refusal_lint.static.gate import prefilter
 
 if TYPE_CHECKING:
     from refusal_lint.config import Config
@@ -24,16 +23,6 @@ if TYPE_CHECKING:
     from refusal_lint.static.extract.job import Callee
     from refusal_lint.static.gate.relevance import Relevance
     from refusal_lint.static.schedule import Extraction
-
-
-def _weak(rel: str, data: bytes) -> bool:
-    """May this file's prompt shapes list rules under words of refusing?"""
-    from refusal_lint.static.gate.relevance import lists_rules, python_lists_rules
-
-    if kind_of(rel) != FileKind.PYTHON:
-        return lists_rules(data)
-    # The most selective test first: most code has no word of refusing before a rule line.
-    return lists_rules(data) and prefilter.python_prompt_candidate(data) and python_lists_rules(data)
 
 
 class _Notes:
@@ -51,8 +40,12 @@ class _Notes:
             return None
         note = self.ex.cache.note(rel, entry.size, entry.mtime_ns, self.ctx)
         if what not in note:
-            data = self.ex.prompt_text(entry)
-            note[what] = compute(data) if data is not None else None
+            early = self.ex.answers.get(rel, {}) if self.ex.answers_context == self.ctx else {}
+            if what in early:
+                note[what] = early[what]
+            else:
+                data = self.ex.prompt_text(entry)
+                note[what] = compute(data) if data is not None else None
             self.ex.cache.touch()
         return note[what]
 
@@ -78,24 +71,25 @@ class _Notes:
 def relevant(
     ex: Extraction, entries: list[discover.Entry], relevance: Relevance, index: ModuleIndex
 ) -> tuple[set[str], set[str]]:
-    """The entries whose candidates can matter (relevance.py): those that can hold a card
+    """The entries whose candidates can matter (relevance.py, answers.py): those that can hold a card
     id or a near miss, in their own text or in that of a repo module they import (a
     prompt built from `POLICY` imported from another module); and those whose prompt
     shapes may list rules under words of refusing."""
-    from refusal_lint.static.schedule import context
+    from refusal_lint.static.gate import answers
 
     ex.card_ids = relevance.ids
     modules = sorted(rel for rel in ex.entries if kind_of(rel) == FileKind.PYTHON)
-    notes = _Notes(ex, context("relevance", list(relevance.ids), modules), index)
+    notes = _Notes(ex, answers.context(relevance.ids, modules), index)
 
     def names_ids(rel: str) -> bool:
         return bool(notes.noted(rel, "ids", relevance.names_ids))
 
     strong = relevance.reaches([e.rel for e in entries], modules, names_ids, notes.names, notes.imports)
-    listing = {
-        e.rel for e in entries if e.rel not in strong and notes.noted(e.rel, "lists", partial(_weak, e.rel))
-    }
-    return strong, listing
+
+    def lists(rel: str) -> bool:
+        return bool(notes.noted(rel, "lists", partial(answers.weak, rel)))
+
+    return strong, {e.rel for e in entries if e.rel not in strong and lists(e.rel)}
 
 
 def callers(ex: Extraction, helpers: frozenset[str], py_paths: list[str]) -> set[str]:

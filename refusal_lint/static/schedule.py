@@ -53,6 +53,9 @@ class Extraction:
         self.ids: tuple[str, ...] = ()  # the data cards' rule ids, known before Python is read
         self.card_ids: tuple[str, ...] = ()  # every card's, known once the tree is bound
         self.texts: dict[str, bytes | None] = {}  # the prompt stage's reads
+        # The prompt stage's text answers the scan gave (ondemand.answers), and their context.
+        self.answers: dict[str, dict[str, bool]] = {}
+        self.answers_context = ""
         # Scanned files whose parse waits for binding (gate/deferred.py, ondemand.settle):
         # the callees it must judge, and whether the file may hold prompt candidates.
         self.deferred: dict[str, tuple[tuple[Callee, ...], bool]] = {}
@@ -160,6 +163,7 @@ class Extraction:
             return
         configured = frozenset(self.roles.cards) | frozenset(self.roles.prompt_modules)
         known = frozenset(self.cache.entries)
+        relevance = self._relevance()
         # Largest first: the heavy files start early and the last batches are quick ones,
         # so the workers finish together (results do not depend on the order).
         batches: list[list[tuple[str, str, int, bytes | None]]] = [[]]
@@ -181,9 +185,22 @@ class Extraction:
                     known=known,
                     ids=self.ids,
                     exhaustive=self.settings.exhaustive,
+                    relevance=relevance,
                 )
             )
         self.scan_context = context
+
+    def _relevance(self) -> tuple[str, ...]:
+        """The ids the scan answers the prompt stage's text questions for: the data cards'
+        (a card makes the prompt stage run), while the workers hold each file's bytes."""
+        if not self.ids or self.settings.exhaustive:
+            return ()
+        from refusal_lint.static.gate import answers
+
+        ctx = answers.context(self.ids, self.entries)
+        if ctx != self.answers_context:
+            self.answers, self.answers_context = {}, ctx
+        return self.ids
 
     def _pool(self) -> Pool:
         if self.pool is None:
@@ -229,6 +246,7 @@ class Extraction:
             self._remember(entry, self.scan_context, PROMPT_ONLY)
             self.prompt_only.append(entry)
         self.notes.extend(results.notes)
+        self.answers.update(results.answers)
 
     def read_data(self, entries: list[discover.Entry]) -> None:
         """Phase 1: data and text files, cheap, in this process; their rule ids sharpen the

@@ -69,6 +69,13 @@ def _scan(job: ScanJob, conn: Connection, cpu_limit: float) -> None:
     from refusal_lint.static.discover.contents import read_bytes
     from refusal_lint.static.gate.prefilter import may_hold_prompt, python_worth_parsing
 
+    relevance = None
+    if job.relevance:
+        from refusal_lint.static.gate.answers import answers as answers_of
+        from refusal_lint.static.gate.relevance import Relevance
+
+        relevance = Relevance(job.relevance)
+    answers: dict[str, dict[str, bool]] = {}
     skips: list[str] = []
     prompt_only: list[str] = []  # read in a second stage, and only where a card makes them matter
     notes: list[str] = []
@@ -79,6 +86,9 @@ def _scan(job: ScanJob, conn: Connection, cpu_limit: float) -> None:
             notes.append(note)
         if data is None:
             continue
+        prompt = may_hold_prompt(data, job.ids)
+        if relevance is not None:
+            answers[rel] = answers_of(rel, data, relevance, prompt)
         if (
             not configured
             and not job.exhaustive
@@ -86,7 +96,7 @@ def _scan(job: ScanJob, conn: Connection, cpu_limit: float) -> None:
         ):
             # Only the cheap word test here: the prompt shapes are looked for in the second
             # stage, which runs only where a card makes prompts matter.
-            (prompt_only if may_hold_prompt(data, job.ids) else skips).append(rel)
+            (prompt_only if prompt else skips).append(rel)
             continue
         one = _one(job, rel, data)
         k = key(one)
@@ -96,13 +106,13 @@ def _scan(job: ScanJob, conn: Connection, cpu_limit: float) -> None:
         conn.send(("start", i))
         facts = _safe_extract(one, cpu_limit, scan=True)
         if isinstance(facts, Job):
-            conn.send(("deferred", i, k, facts.deferred, may_hold_prompt(data, job.ids)))
+            conn.send(("deferred", i, k, facts.deferred, prompt))
             continue
-        if not facts.complete and may_hold_prompt(data, job.ids):
+        if not facts.complete and prompt:
             conn.send(("prompt", i))  # no card, guard or payload: only its prompts may matter
             continue
         conn.send(("file", i, k, facts))
-    conn.send(("end", skips, notes, prompt_only))
+    conn.send(("end", skips, notes, prompt_only, answers))
 
 
 def _serve(conn: Connection, cpu_limit: float) -> None:
@@ -191,6 +201,7 @@ class Results:
     # scanned, its parse waiting for binding: (path, key, callees, may hold prompts)
     deferred: list[tuple[str, str, tuple[Callee, ...], bool]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    answers: dict[str, dict[str, bool]] = field(default_factory=dict)  # ondemand.answers, by path
 
 
 class Pool:
@@ -234,6 +245,7 @@ class Pool:
                 self.results.skipped += msg[1]
                 self.results.notes += msg[2]
                 self.results.prompt_only += msg[3]
+                self.results.answers.update(msg[4])
             else:
                 assert job is not None
                 self.results.facts[job.path] = msg[1]

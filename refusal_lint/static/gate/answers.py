@@ -1,0 +1,39 @@
+"""A file's answers to the prompt stage's text questions (ondemand.relevant): pure
+functions of its bytes and the cards' ids, so they can be asked where the bytes are at
+hand (a scan worker, in parallel with the others) and kept under one context."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+
+from refusal_lint.core.filekinds import kind_of
+from refusal_lint.core.kinds import FileKind
+from refusal_lint.static.gate import prefilter
+from refusal_lint.static.gate.relevance import Relevance, lists_rules, python_lists_rules
+
+
+def weak(rel: str, data: bytes) -> bool:
+    """May this file's prompt shapes list rules under words of refusing?"""
+    if kind_of(rel) != FileKind.PYTHON:
+        return lists_rules(data)
+    # The most selective test first: most code has no word of refusing before a rule line.
+    return lists_rules(data) and prefilter.python_prompt_candidate(data) and python_lists_rules(data)
+
+
+def answers(rel: str, data: bytes, relevance: Relevance, prompt: bool) -> dict[str, bool]:
+    """Can the file name a card id or a near miss ("ids"); and, where it may hold prompt
+    candidates (`prompt`) and names none, may they list rules ("lists")?"""
+    out = {"ids": relevance.names_ids(data)}
+    if prompt and not out["ids"]:
+        out["lists"] = weak(rel, data)
+    return out
+
+
+def context(ids: Iterable[str], rels: Iterable[str]) -> str:
+    """What the answers depend on besides the bytes: the cards' ids, and the tree's Python
+    modules (one a prompt imports from); the key they are kept under."""
+    modules = sorted(rel for rel in rels if kind_of(rel) == FileKind.PYTHON)
+    parts = ["relevance", sorted(set(ids)), modules]
+    return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:16]
