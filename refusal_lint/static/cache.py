@@ -104,6 +104,7 @@ class Cache:
         # is not even read; the verdict is SKIP or the key of its facts.
         self.stats: dict[str, list[Any]] = {}
         self.used_stats: dict[str, list[Any]] = {}
+        self.run_notes: dict[str, list[Any]] = {}  # notes this run keeps, and no cache saves
         self.dirty = False
         if memory is not None:
             self.entries, self.stats = memory.entries, memory.stats
@@ -148,7 +149,7 @@ class Cache:
         kept while the file and `context` stay the same; a fresh one otherwise. Each `kind`
         of note is kept apart."""
         key = NOTE + kind + "\0" + rel if kind else NOTE + rel
-        found = self.used_stats.get(key) or self.stats.get(key)
+        found = self.used_stats.get(key) or self.stats.get(key) or self.run_notes.get(key)
         fresh = not (
             isinstance(found, list) and found[:3] == [size, mtime_ns, context] and isinstance(found[3], dict)
         )
@@ -156,6 +157,8 @@ class Cache:
         if self.folder is not None and mtime_ns:
             self.used_stats[key] = row
             self.dirty = self.dirty or fresh  # an answer added to the dict: `touch`
+        else:
+            self.run_notes[key] = row  # no cache, or bytes not the disk's: kept for this run only
         return row[3]  # type: ignore[no-any-return]
 
     def touch(self) -> None:
