@@ -88,7 +88,8 @@ _PY_PIECES = [
     "  ", "\t", "\n", "#", "x = 1", "(", ")", '"', "'", "system", "SYSTEM_PROMPT", "prompt",
     "instructions=", "=", "==", ":", '"role": "system"', '("developer",', "(\n  'system', x)",
     "SystemMessage(", "@agent.system_prompt", "goal =", "preamble=", '"system_prompt":',
-    "invalid", "invalid-cut", "seg_mix", "segmix", "seg-mixx", "seg-mx", "invalid-ct", "\\nseg-mixx", "Seg-Mix", "inv",
+    "invalid", "invalid-cut", "seg_mix", "segmix", "seg-mixx", "seg-mx", "invalid-ct", "\\nseg-mixx",
+    "Seg-Mix", "inv",
 ]  # fmt: skip
 py_texts = st.lists(st.sampled_from(_PY_PIECES), max_size=40).map(lambda parts: " ".join(parts).encode())
 _PY_SOURCES = sorted(p for p in TESTDATA.rglob("*.py"))
@@ -132,6 +133,11 @@ def test_text_questions_on_the_fixtures(path: Path) -> None:
     assert prefilter.python_prompt_candidate(data) is (
         prefilter.prompt_words(data) and prefilter._PROMPT_SHAPE.search(data) is not None
     )
+
+
+def test_the_uri_literals_hold_the_words_looked_for_first() -> None:
+    """python_worth_parsing looks for `uri` or `edia` before the literals themselves."""
+    assert all(b"uri" in n or b"edia" in n for n in prefilter._URI_LITERALS)
 
 
 def plain_names_ids(data: bytes, ids: list[str]) -> bool:

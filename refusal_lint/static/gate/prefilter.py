@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from refusal_lint.core.filekinds import kind_of
 from refusal_lint.core.kinds import FileKind
 from refusal_lint.static.extract import vocab
+from refusal_lint.static.gate.lowered import lowered
 
 CARD_NAMES = frozenset(
     {
@@ -76,7 +77,7 @@ _PROMPT_SHAPE = re.compile(
 
 def prompt_words(data: bytes) -> bool:
     """The cheap first test: a word any prompt shape holds."""
-    low = data.lower()
+    low = lowered(data)
     return any(w in low for w in _PROMPT_WORDS)
 
 
@@ -87,7 +88,7 @@ def python_prompt_candidate(data: bytes) -> bool:
     matches hold: a match holds one, and lies on that word's line, or (a tuple's
     `(\n    "system",`) begins at a parenthesis before it; its key alternative, which
     scans ahead from every quote, is then run on a line, not on the whole file."""
-    low = data.lower()
+    low = lowered(data)
     starts: set[int] = set()
     for word in _PROMPT_WORDS:
         at = low.find(word)
@@ -235,14 +236,19 @@ def python_worth_parsing(data: bytes, extra: tuple[bytes, ...], ids: frozenset[s
     """Can this file hold a card, a guard, a payload or a suppression? (DESIGN §6; prompt
     candidates are asked for separately, and only where there is a card.) `extra`: byte
     needles (the cards' ids, configured guards' names); `ids`: the cards' rule ids."""
-    low = data.lower()
+    low = lowered(data)
     if b"refus" in low and (_guard_call(data, ids) or any(n in data for n in _PY_NEEDLES)):
         return True
-    if b"'rule'" in data or b'"rule"' in data or (b"rule" in data and _RULE_KEYWORD.search(data)):
+    # Each needle's common part first: one pass over a file that has none, not one a needle.
+    if b"rule" in data and (b"'rule'" in data or b'"rule"' in data or _RULE_KEYWORD.search(data)):
         return True
     if b"AgentExtension(" in data and _extension_call(data):
         return True
-    if any(n in data for n in _URI_LITERALS) and _URI_KEY.search(data) is not None:
+    if (
+        (b"uri" in data or b"edia" in data)
+        and any(n in data for n in _URI_LITERALS)
+        and _URI_KEY.search(data) is not None
+    ):
         return True
     return any(n in data for n in extra)
 

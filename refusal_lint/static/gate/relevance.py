@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 from refusal_lint.core import prompttext
 from refusal_lint.core.nogc import no_gc
+from refusal_lint.static.gate.lowered import lowered
 
 # prompttext's words of refusing as bytes, for lowered text (the matches of re.I on the
 # text itself, without re.I's slow scan); its apostrophe also as the escapes a Python or
@@ -121,7 +122,7 @@ def _listed_in_windows(data: bytes, spans: list[tuple[int, int]]) -> bool:
 def lists_rules(data: bytes) -> bool:
     """Can this text list rules where prompttext reads unknown ids (DESIGN §2 (a)): a
     hyphenated rule line or code token after a heading or lead-in that speaks of refusing?"""
-    low = data.lower()
+    low = lowered(data)
     if not any(w in low for w in _REFUSING_WORDS):
         return False  # the regex's words, found by C before the regex runs
     return _listed_in_windows(data, _refusing(low))
@@ -193,7 +194,7 @@ class Relevance:
         """Can this text hold a card id or a near miss of one?"""
         if any(i in data for i in self._raw):
             return True
-        low = data.lower()
+        low = lowered(data)
         if self._folded:
             folded = low.translate(None, b"-_")  # once for every id, not once an id
             if any(f in folded for f in self._folded):
