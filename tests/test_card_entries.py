@@ -3,8 +3,15 @@ conftest.py writes the rest): each entry, and the exact report."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from conftest import ABSENT, SURVEY_RULES, Repo, extension
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from refusal_lint.static.extract.data import cards as datacards
+from refusal_lint.static.extract.data import jsonpos
 
 CARD = ".well-known/agent-card.json"
 ONE_ERROR = "\nFound 1 error and 0 warnings.\n"
@@ -65,3 +72,38 @@ def test_rule_id_not_kebab_case(repo: Repo) -> None:
 
 def test_the_survey_agent_is_clean(repo: Repo) -> None:
     assert repo.agent().check() == "All checks passed!\n"
+
+
+_VALUES = st.sampled_from(
+    [None, 42, True, "x", "Rules this agent refuses", "https://standards.upperhandai.com/ext/refusals/v1"]
+)
+_DOCS = st.recursive(
+    _VALUES,
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(
+            st.sampled_from(
+                ["uri", "description", "params", "capabilities", "extensions", "name", "required"]
+            ),
+            inner,
+            max_size=4,
+        )
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_DOCS)
+def test_the_c_parser_gate_passes_every_document_with_an_entry(doc: object) -> None:
+    """A JSON card candidate's entries are looked for with positions only where the plain
+    document may hold one: never where find_extensions would find one."""
+    if datacards.find_extensions(jsonpos.parse(json.dumps(doc), "card.json")):
+        assert datacards.may_hold_extension(doc)
+
+
+def test_a_null_uri_in_foreign_data_is_no_entry() -> None:
+    """`"uri": null` in a plugin cache holds no entry: its file is not read with positions."""
+    assert not datacards.may_hold_extension({"plugins": [{"uri": None, "name": "probe"}]})
+    assert datacards.may_hold_extension({"uri": None, "params": {"seg-mix": "no"}})
+    assert datacards.may_hold_extension({"uri": 3, "description": "It refuses these."})

@@ -12,13 +12,13 @@ from refusal_lint.static.extract.data.tree import TNode
 
 def may_hold_extension(doc: object) -> bool:
     """Could a plain document hold a refusals extension entry: a string that is our URI (or
-    almost), or an entry whose `uri` is not a string (RL101)?"""
+    almost), or an entry whose `uri` is not a string (RL101) that `_entry` takes for ours?"""
     stack = [doc]
     while stack:
         node = stack.pop()
         if isinstance(node, dict):
             uri = node.get("uri", "")
-            if not isinstance(uri, str):
+            if not isinstance(uri, str) and _looks_ours(node):
                 return True
             stack.extend(node.values())
         elif isinstance(node, list):
@@ -26,6 +26,14 @@ def may_hold_extension(doc: object) -> bool:
         elif isinstance(node, str) and "efusal" in node.lower() and spec.uri_kind(node):
             return True
     return False
+
+
+def _looks_ours(entry: dict[object, object]) -> bool:
+    """`_entry`'s test for an entry whose uri is not a string, on a plain document (a
+    description that is not a string is taken as one that may speak of refusing)."""
+    desc = entry.get("description")
+    hint = "description" in entry and (not isinstance(desc, str) or "refus" in desc.lower())
+    return hint or isinstance(entry.get("params"), dict)
 
 
 def _params(decl: ExtDecl, entry: TNode) -> ExtDecl:
