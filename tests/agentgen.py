@@ -615,6 +615,29 @@ NOISE: dict[str, Files] = {
             """
         ),
     },
+    # A repo method named for refusals, no rule parameter, defined in a file with nothing
+    # else of ours and called elsewhere on an object of unknown class with a computed
+    # argument: binding finds the method by name (no guard), so its file must be read.
+    "method-defined-apart": {
+        "chains/__init__.py": "",
+        "chains/base.py": _py(
+            """
+            class Chain:
+                def absorb_refusal(self, outcome, model=None):
+                    return outcome
+            """
+        ),
+        "chains/run.py": _py(
+            """
+            import random
+
+
+            def run(chain):
+                outcome = random.choice(["stop", "go"])
+                return chain.absorb_refusal(outcome)
+            """
+        ),
+    },
     "big-vocab": {
         "gen/__init__.py": "",
         "gen/models.py": "".join(

@@ -94,28 +94,42 @@ def relevant(
 
 def callers(ex: Extraction, helpers: frozenset[str], py_paths: list[str]) -> set[str]:
     """Python files not read whole whose text calls one of `helpers`: a call site there
-    may pass a rule id to the helper (`block(Rule.ZODIAC, ...)`). Each file's answer for
-    each helper name is kept in its notes (the helpers grow from one binding to the next)."""
-    if not helpers:
+    may pass a rule id to the helper (`block(Rule.ZODIAC, ...)`)."""
+    return _naming(ex, helpers, py_paths, "calls", lambda word: rb"\b" + word + rb"\s*\(")
+
+
+def definers(ex: Extraction, methods: frozenset[str], py_paths: list[str]) -> set[str]:
+    """Python files not read whole whose text defines a function named one of `methods`:
+    binding binds `x.name(...)`, x of unknown class, to the repo's methods of that name
+    (`def absorb_refusal(self, outcome)`: no rule parameter, so no guard), wherever they are."""
+    return _naming(ex, methods, py_paths, "defs", lambda word: rb"\bdef[ \t]+" + word + rb"[ \t]*\(")
+
+
+def _naming(
+    ex: Extraction, names: frozenset[str], py_paths: list[str], kind: str, shape: Callable[[bytes], bytes]
+) -> set[str]:
+    """The files not read whole whose text holds `shape` of one of `names`. Each file's
+    answer for each name is kept in its notes (the names grow from one binding to the next)."""
+    if not names:
         return set()
-    names = sorted(helpers)
+    asked = sorted(names)
     out = set()
     for rel in py_paths:
         facts = ex.facts.get(rel)
         entry = ex.entries.get(rel)
         if entry is None or (facts is not None and facts.complete):
             continue
-        note = ex.cache.note(rel, entry.size, entry.mtime_ns, "", "calls")
-        if any(note.get(n) for n in names):
+        note = ex.cache.note(rel, entry.size, entry.mtime_ns, "", kind)
+        if any(note.get(n) for n in asked):
             out.add(rel)
             continue
-        todo = [n for n in names if n not in note]
+        todo = [n for n in asked if n not in note]
         data = ex.prompt_text(entry) if todo else None
         if data is None:
             continue
         for name in todo:
             word = name.encode()
-            note[name] = word in data and re.search(rb"\b" + re.escape(word) + rb"\s*\(", data) is not None
+            note[name] = word in data and re.search(shape(re.escape(word)), data) is not None
         ex.cache.touch()
         if any(note[n] for n in todo):
             out.add(rel)

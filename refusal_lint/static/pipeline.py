@@ -215,9 +215,9 @@ def _prompt_stage(
 
 
 def _bind(ex: Extraction, root: str, cfg: Config, py_paths: list[str], roles: Roles) -> Bound | None:
-    """Bind; modules that facts import, and files that call a helper binding follows, are
-    read on demand, even where the prefilter passed them over: bind, read what binding
-    found missing, bind again. A tree where no file
+    """Bind; modules that facts import, files that call a helper binding follows, and files
+    that define a method binding looked up by name, are read on demand, even where the
+    prefilter passed them over: bind, read what binding found missing, bind again. A tree where no file
     yielded anything, and no config names a file, has nothing to bind (None)."""
     if not (cfg.agents or roles.cards or any(f.has_facts() or f.problem for f in ex.facts.values())):
         return None
@@ -228,7 +228,11 @@ def _bind(ex: Extraction, root: str, cfg: Config, py_paths: list[str], roles: Ro
     tried: set[str] = set()
     for _ in range(IMPORT_ROUNDS):
         bound = agents.bind(root, cfg, ex.facts, index, roles)
-        wanted = bound.missing | ondemand.callers(ex, bound.helpers, py_paths)
+        wanted = (
+            bound.missing
+            | ondemand.callers(ex, bound.helpers, py_paths)
+            | ondemand.definers(ex, bound.methods, py_paths)
+        )
         need = [
             j for m in sorted(wanted - tried) if m in ex.entries and (j := ex.python_job(ex.entries[m], True))
         ]

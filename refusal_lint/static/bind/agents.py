@@ -71,7 +71,17 @@ def bind(root: str, cfg: Config, facts: dict[str, FileFacts], index: ModuleIndex
         for path in sorted(p for p, f in facts.items() if f.has_facts()):
             guards += [bg for g in facts[path].guards for bg in bind_guard(res, guard_ids, g, set())]
             errors += [be for e in facts[path].protocol_errors for be in bind_error(res, guard_ids, e, set())]
-    return Bound(decls, cards, agents, unclaimed, guards, errors, res.missing, frozenset(guard_ids.followed))
+    return Bound(
+        decls,
+        cards,
+        agents,
+        unclaimed,
+        guards,
+        errors,
+        res.missing,
+        frozenset(guard_ids.followed),
+        frozenset(guard_ids.methods_asked),
+    )
 
 
 def check(bound: Bound, facts: dict[str, FileFacts], roles: Roles) -> Checked:

@@ -59,8 +59,10 @@ class GuardIds:
         self._reach: dict[tuple[str, str], frozenset[str]] = {}
         # Helpers followed to their call sites: a call site may stand in a file not read yet.
         self.followed: set[str] = set()
-        # The repo's methods by name: what `x.name(...)` binds to when x's class is not known.
+        # The repo's methods by name: what `x.name(...)` binds to when x's class is not known;
+        # the names asked, for the files not read yet that may define one (ondemand.definers).
         self.methods: dict[str, list[Fn]] = {}
+        self.methods_asked: set[str] = set()
         for defs in res.defs.values():
             for v in defs.values():
                 if isinstance(v, Fn) and v.kind == FnKind.METHOD:
@@ -97,7 +99,10 @@ class GuardIds:
         if fn is not None:
             return [fn]
         name = method_name(call.func)
-        return list(self.methods.get(name, ())) if name else []
+        if not name:
+            return []
+        self.methods_asked.add(name)
+        return list(self.methods.get(name, ()))
 
     def id_param(self, fn: Fn) -> str | None:
         for name in RULE_PARAMS:
