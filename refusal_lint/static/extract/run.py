@@ -16,7 +16,7 @@ from refusal_lint.core.model import Loc, Prompt
 from refusal_lint.core.nogc import no_gc
 from refusal_lint.core.prompttext import names_card_rule
 from refusal_lint.static.extract.data import cards as datacards
-from refusal_lint.static.extract.data import comments, jsonpos, yamlsafe
+from refusal_lint.static.extract.data import comments, jsonpos
 from refusal_lint.static.extract.data import prompts as dataprompts
 from refusal_lint.static.extract.data.tree import ParseError, TNode, TooDeep
 from refusal_lint.static.extract.job import Job
@@ -131,6 +131,12 @@ class DataFormat(NamedTuple):
     place: Callable[[list[Prompt], str], list[Prompt]]
 
 
+def _yaml_documents(text: str, path: str) -> list[TNode]:
+    from refusal_lint.static.extract.data import yamlsafe  # PyYAML only for a YAML file read
+
+    return [yamlsafe.to_tree(doc, path) for doc in yamlsafe.compose_all(text)]
+
+
 def _yaml_lines(prompts: list[Prompt], text: str) -> list[Prompt]:
     source = text.splitlines()
     return [dataprompts.remap_lines(p, source) for p in prompts]
@@ -144,9 +150,7 @@ def _json_lines(prompts: list[Prompt], text: str) -> list[Prompt]:
 
 DATA_FORMATS = {
     FileKind.JSON: DataFormat(lambda text, path: [jsonpos.parse(text, path)], _json_lines),
-    FileKind.YAML: DataFormat(
-        lambda text, path: [yamlsafe.to_tree(doc, path) for doc in yamlsafe.compose_all(text)], _yaml_lines
-    ),
+    FileKind.YAML: DataFormat(_yaml_documents, _yaml_lines),
 }
 
 
