@@ -319,6 +319,14 @@ def prompt_content_call(rules: dict[str, str]) -> Files:
     }
 
 
+def prompt_lead_then_extra(rules: dict[str, str]) -> Files:
+    """A lead-in, a value known only at run time, then the rule lines (`LEAD + extra + RULES`):
+    the parts of one prompt, in source order."""
+    lead = f"{_LEAD} {_REFUSE}\n"
+    lines = "\n" + "\n".join(_rule_lines(rules)) + "\n"
+    return _bot("extra", f"import os\n\nSYSTEM_PROMPT = {lead!r} + os.environ.get('EXTRA', '') + {lines!r}\n")
+
+
 PROMPTS: dict[str, Callable[[dict[str, str]], Files]] = {
     "md": prompt_md,
     "kwarg": prompt_kwarg,
@@ -333,6 +341,7 @@ PROMPTS: dict[str, Callable[[dict[str, str]], Files]] = {
     "content-yaml": prompt_content_yaml,
     "content-dict": prompt_content_dict,
     "content-call": prompt_content_call,
+    "lead-then-extra": prompt_lead_then_extra,
 }
 
 

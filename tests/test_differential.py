@@ -188,6 +188,18 @@ EXPLICIT = [
         Spec("json", ("invalid-cut",), (), (("genexp-inline", (LONG_ID,)),)),
         id="genexp-inline-over-foreign-ids",
     ),
+    # A prompt listing a rule no card has (RL202) after a lead-in and a run-time value, in a
+    # file that names no card id: the text stage read its strings breadth first, the rule
+    # lines before the lead-in, and passed the file over.
+    pytest.param(
+        Spec(
+            "json",
+            ("invalid-cut",),
+            (("md", ("invalid-cut",)), ("lead-then-extra", ("pii-export",))),
+            GUARDED,
+        ),
+        id="unknown-rule-after-a-run-time-value",
+    ),
 ]
 
 

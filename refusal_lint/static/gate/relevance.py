@@ -142,15 +142,20 @@ def _strings_list_rules(data: bytes) -> bool:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return True
     skip: set[int] = set()
-    parts: list[str] = []
+    found: list[tuple[int, int, str]] = []
     for node in _walk(tree):
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
             skip.add(id(node.value))  # a docstring, or a bare string statement
         elif isinstance(node, ast.keyword) and node.arg in ("reason", "detail"):
             skip.update(id(n) for n in ast.walk(node.value))
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip:
-            parts.append(node.value)
-    return lists_rules("\n".join(parts).encode("utf-8", "surrogatepass"))
+            found.append((node.lineno, node.col_offset, node.value))
+    # In source order, as a prompt built of them reads (`LEAD + extra + "\n- x-y: ..."`; the
+    # walk is breadth first); as separate strings (items joined at run time) and as one
+    # (pieces added: `"- x-y" + ": reason"`).
+    found.sort(key=lambda f: (f[0], f[1]))
+    parts = [f[2] for f in found]
+    return any(lists_rules(sep.join(parts).encode("utf-8", "surrogatepass")) for sep in ("\n", ""))
 
 
 _LEAVES = (ast.expr_context, ast.boolop, ast.operator, ast.unaryop, ast.cmpop)
