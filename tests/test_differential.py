@@ -200,6 +200,29 @@ EXPLICIT = [
         ),
         id="unknown-rule-after-a-run-time-value",
     ),
+    # The same rule line written in pieces, and with its id filled in from a constant.
+    *(
+        pytest.param(
+            Spec(
+                "json",
+                ("invalid-cut",),
+                (("md", ("invalid-cut",)),),
+                GUARDED,
+                extra=(("bot/rules.py", code),),
+            ),
+            id=name,
+        )
+        for name, code in (
+            (
+                "unknown-rule-line-in-pieces",
+                'SYSTEM_PROMPT = "Refuse these:\\n" + "- zodiac-sign" + ": No star signs."\n',
+            ),
+            (
+                "unknown-rule-id-in-an-f-string",
+                'RULE = "zodiac-sign"\nSYSTEM_PROMPT = f"Refuse these:\\n- {RULE}: No star signs."\n',
+            ),
+        )
+    ),
 ]
 
 

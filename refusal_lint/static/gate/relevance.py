@@ -34,13 +34,21 @@ _REFUSING_LOW = re.compile(
 # string's quote), or between backticks.
 _MARKS = rb"(?:[ \t>*+\-0-9.)\[\]xX_\"'`]|\xe2\x80[\x98\x9c\xa2]|\\u20(?:18|1c|22)|\\t)*"
 _HYPHENATED = rb"[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)*-[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)*"
-_SEPARATOR = rb"(?:[ \t`\"'*_]|\xe2\x80[\x99\x9d])*(?::|=|-[ \t]|\xe2\x80[\x93\x94]|\\u201[34])"
+# Where a rule line's id is filled in at run time (`f"- {RULE}: ..."`, `"- %s: ..." % RULE`):
+# the value may be an id, so the line may be a rule line.
+_SLOT = rb"\{[^{}\n]*\}|%[sr]"
+# Quotes and `+` too: a line written in pieces (`"- x-y" + ": reason"`).
+_SEPARATOR = rb"(?:[ \t`\"'*_+]|\xe2\x80[\x99\x9d])*(?::|=|-[ \t]|\xe2\x80[\x93\x94]|\\u201[34])"
 # A reason is prose: two words at least (`"access-level": 1,` and `build-backend = "x"` are code).
 _REASON = rb"[ \t]*[^\s]+[ \t]+[^\s]"
 _LISTED = re.compile(
     rb"(?:^|\\n|\\r|[\"'`(])"
     + _MARKS
+    + rb"(?:"
     + _HYPHENATED
+    + rb"|"
+    + _SLOT
+    + rb")"
     + _SEPARATOR
     + _REASON
     + rb"|\|[ \t]*(?:\*\*)?[`\"']?"
@@ -78,14 +86,15 @@ def _refusing(low: bytes) -> list[tuple[int, int]]:
     return out
 
 
-_TRIPLE = re.compile(rb"[A-Za-z0-9]-[A-Za-z0-9]")  # in every match of _LISTED: a charset prefix
+# In every match of _LISTED (its hyphenated token, or a slot), with a charset prefix.
+_TRIPLE = re.compile(rb"[A-Za-z0-9]-[A-Za-z0-9]|" + _SLOT)
 
 
 def _listed_search(data: bytes, pos: int, end: int) -> re.Match[bytes] | None:
-    """`_LISTED.search(data, pos, end)`, run only on lines holding a hyphenated token.
+    """`_LISTED.search(data, pos, end)`, run only on lines holding a hyphenated token or a slot.
 
     No match of `_LISTED` spans a line break, and each holds `_TRIPLE` (its hyphenated
-    token), so the leftmost match lies on the first line from `pos` that holds a triple
+    token or slot), so the leftmost match lies on the first line from `pos` that holds a triple
     (or a later one): the slow alternation is tried there only, not at every offset."""
     while (t := _TRIPLE.search(data, pos, end)) is not None:
         start = data.rfind(b"\n", pos, t.start()) + 1 or pos
@@ -148,6 +157,11 @@ def _strings_list_rules(data: bytes) -> bool:
             skip.add(id(node.value))  # a docstring, or a bare string statement
         elif isinstance(node, ast.keyword) and node.arg in ("reason", "detail"):
             skip.update(id(n) for n in ast.walk(node.value))
+        elif isinstance(node, ast.JoinedStr) and id(node) not in skip:
+            # One text, each field a slot (`f"- {RULE}: ..."`: the field may hold an id).
+            skip.update(id(n) for n in ast.walk(node))
+            text = "".join(str(v.value) if isinstance(v, ast.Constant) else "{}" for v in node.values)
+            found.append((node.lineno, node.col_offset, text))
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip:
             found.append((node.lineno, node.col_offset, node.value))
     # In source order, as a prompt built of them reads (`LEAD + extra + "\n- x-y: ..."`; the
