@@ -200,7 +200,7 @@ EXPLICIT = [
         ),
         id="unknown-rule-after-a-run-time-value",
     ),
-    # The same rule line written in pieces, and with its id filled in from a constant.
+    # The same rule line written in pieces, and with its id or reason filled in from a constant.
     *(
         pytest.param(
             Spec(
@@ -220,6 +220,10 @@ EXPLICIT = [
             (
                 "unknown-rule-id-in-an-f-string",
                 'RULE = "zodiac-sign"\nSYSTEM_PROMPT = f"Refuse these:\\n- {RULE}: No star signs."\n',
+            ),
+            (
+                "unknown-rule-reason-in-an-f-string",
+                'REASON = "No star signs."\nSYSTEM_PROMPT = f"Refuse these:\\n- zodiac-sign: {REASON}"\n',
             ),
         )
     ),
