@@ -210,3 +210,13 @@ def test_a_warm_run_that_learns_nothing_rewrites_no_cache(tmp_path: Path) -> Non
     before = facts.stat().st_mtime_ns, facts.read_bytes()
     assert _run(root) == first
     assert (facts.stat().st_mtime_ns, facts.read_bytes()) == before
+
+
+def test_a_python_file_past_the_read_budget_is_not_parsed_to_ask() -> None:
+    """Its reading is bounded (RL005 where it is needed), so the question is not parsed either."""
+    from refusal_lint.core.sourcetext import PY_READ_LIMIT
+
+    huge = b"# refuse these\n" + b"x = 'a-b: c d'\n" * (PY_READ_LIMIT // 15 + 1)
+    assert len(huge) > PY_READ_LIMIT
+    assert relevance.python_lists_rules(huge)
+    assert not relevance.python_lists_rules(huge[:4096])  # a comment and code: no prompt text

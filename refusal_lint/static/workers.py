@@ -76,6 +76,10 @@ def _scan(job: ScanJob, conn: Connection, cpu_limit: float) -> None:
 
         relevance = Relevance(job.relevance)
     answers: dict[str, dict[str, bool]] = {}
+    # The batch's reading and text questions run under the CPU limit a file's parse has
+    # (a batch is far smaller than one file may take), so a worker that reads for long
+    # between parses is not stopped for it.
+    _cpu_budget(cpu_limit)
     skips: list[str] = []
     prompt_only: list[str] = []  # read in a second stage, and only where a card makes them matter
     notes: list[str] = []

@@ -15,6 +15,7 @@ from refusal_lint.core.kinds import FileKind, ProblemKind, PromptForm
 from refusal_lint.core.model import Loc, Prompt
 from refusal_lint.core.nogc import no_gc
 from refusal_lint.core.prompttext import names_card_rule
+from refusal_lint.core.sourcetext import PY_READ_LIMIT
 from refusal_lint.static.extract.data import cards as datacards
 from refusal_lint.static.extract.data import comments, jsonpos
 from refusal_lint.static.extract.data import prompts as dataprompts
@@ -24,11 +25,6 @@ from refusal_lint.static.gate import deferred as gate_deferred
 from refusal_lint.static.gate import prefilter, pyscan
 
 AST_DEPTH = 2000
-# A Python module past this size is generated (a data table, a schema): read whole it would
-# cost seconds and hundreds of MB (a 3.9 MB one: 14 s, 700 MB), so where it is needed it is
-# RL005 at once, in every mode; hand-written modules stay far below (the largest of the
-# bench's repositories: 0.48 MB).
-PY_READ_LIMIT = 1024 * 1024
 
 
 def _needed(job: Job) -> bool:

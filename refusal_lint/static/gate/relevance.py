@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 from refusal_lint.core import prompttext
 from refusal_lint.core.nogc import no_gc
+from refusal_lint.core.sourcetext import PY_READ_LIMIT
 from refusal_lint.static.gate.lowered import lowered
 
 # prompttext's words of refusing as bytes, for lowered text (the matches of re.I on the
@@ -141,7 +142,10 @@ def lists_rules(data: bytes) -> bool:
 def python_lists_rules(data: bytes) -> bool:
     """`lists_rules` over a Python file's string values (`ast`, in C): its comments,
     docstrings and `reason=`/`detail=` values are no prompt text, and code (`"x-y": 1`)
-    no rule line. A file `ast` cannot read is read whole, in doubt."""
+    no rule line. A file `ast` cannot read, or past the read budget (its reading is RL005
+    if it is needed), is read, in doubt."""
+    if len(data) > PY_READ_LIMIT:
+        return True
     with no_gc():
         return _strings_list_rules(data)
 
