@@ -11,15 +11,13 @@ follows them.
 
 from __future__ import annotations
 
-import ast
 import bisect
-import collections
 import re
 from collections.abc import Callable, Iterable, Iterator
 
 from refusal_lint.core import prompttext
-from refusal_lint.core.nogc import no_gc
 from refusal_lint.core.sourcetext import PY_READ_LIMIT
+from refusal_lint.static.gate import pystrings
 from refusal_lint.static.gate.lowered import lowered
 
 # prompttext's words of refusing as bytes, for lowered text (the matches of re.I on the
@@ -140,59 +138,15 @@ def lists_rules(data: bytes) -> bool:
 
 
 def python_lists_rules(data: bytes) -> bool:
-    """`lists_rules` over a Python file's string values (`ast`, in C): its comments,
-    docstrings and `reason=`/`detail=` values are no prompt text, and code (`"x-y": 1`)
-    no rule line. A file `ast` cannot read, or past the read budget (its reading is RL005
-    if it is needed), is read, in doubt."""
+    """`lists_rules` over a Python file's strings (pystrings.py): its comments, docstrings
+    and `reason=`/`detail=` values are no prompt text, and code (`"x-y": 1`) no rule line.
+    In source order, as a prompt built of them reads (`LEAD + extra + "\\n- x-y: ..."`); as
+    separate strings (items joined at run time) and as one (`"- x-y" + ": reason"`). A file
+    past the read budget (its reading is RL005 where needed) is read, in doubt."""
     if len(data) > PY_READ_LIMIT:
         return True
-    with no_gc():
-        return _strings_list_rules(data)
-
-
-def _strings_list_rules(data: bytes) -> bool:
-    try:
-        tree = ast.parse(data)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return True
-    skip: set[int] = set()
-    found: list[tuple[int, int, str]] = []
-    for node in _walk(tree):
-        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
-            skip.add(id(node.value))  # a docstring, or a bare string statement
-        elif isinstance(node, ast.keyword) and node.arg in ("reason", "detail"):
-            skip.update(id(n) for n in ast.walk(node.value))
-        elif isinstance(node, ast.JoinedStr) and id(node) not in skip:
-            # One text, each field a slot (`f"- {RULE}: ..."`: the field may hold an id).
-            skip.update(id(n) for n in ast.walk(node))
-            text = "".join(str(v.value) if isinstance(v, ast.Constant) else "{}" for v in node.values)
-            found.append((node.lineno, node.col_offset, text))
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip:
-            found.append((node.lineno, node.col_offset, node.value))
-    # In source order, as a prompt built of them reads (`LEAD + extra + "\n- x-y: ..."`; the
-    # walk is breadth first); as separate strings (items joined at run time) and as one
-    # (pieces added: `"- x-y" + ": reason"`).
-    found.sort(key=lambda f: (f[0], f[1]))
-    parts = [f[2] for f in found]
-    return any(lists_rules(sep.join(parts).encode("utf-8", "surrogatepass")) for sep in ("\n", ""))
-
-
-_LEAVES = (ast.expr_context, ast.boolop, ast.operator, ast.unaryop, ast.cmpop)
-
-
-def _walk(tree: ast.AST) -> Iterator[ast.AST]:
-    """`ast.walk`'s nodes in its order (breadth first), without the markers (`Load`, `+`)
-    that hold nothing: half the nodes, and the generator layers of `iter_child_nodes`."""
-    todo = collections.deque([tree])
-    while todo:
-        node = todo.popleft()
-        for name in node._fields:
-            field = getattr(node, name, None)
-            if isinstance(field, list):
-                todo.extend(x for x in field if isinstance(x, ast.AST) and not isinstance(x, _LEAVES))
-            elif isinstance(field, ast.AST) and not isinstance(field, _LEAVES):
-                todo.append(field)
-        yield node
+    parts = pystrings.strings(data)
+    return any(lists_rules(sep.join(parts)) for sep in (b"\n", b""))
 
 
 def _fold(text: bytes) -> bytes:
