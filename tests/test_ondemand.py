@@ -220,3 +220,25 @@ def test_a_python_file_past_the_read_budget_is_not_parsed_to_ask() -> None:
     assert len(huge) > PY_READ_LIMIT
     assert relevance.python_lists_rules(huge)
     assert not relevance.python_lists_rules(huge[:4096])  # a comment and code: no prompt text
+
+
+_LIST = "Refuse these:\n- zodiac-sign: No star signs at all.\n"
+
+
+@pytest.mark.parametrize(
+    ("rel", "text", "weak"),
+    [
+        ("prompts/analyst.md", _LIST, True),  # a prompt by its name
+        ("design/notes.md", _LIST, False),  # read without the ids, a text file holds no candidate
+        ("config/agent.json", json.dumps({"system_prompt": _LIST}), True),
+        ("config/agent.json", json.dumps({"notes": _LIST}), False),  # no prompt key
+        ("config/agent.json", '{"\\u0070rompt": ' + json.dumps(_LIST) + "}", True),  # a key spelt in escapes
+        ("crew/agents.yaml", "analyst:\n  role: |\n    " + _LIST.replace("\n", "\n    "), True),
+        ("ci/deploy.yml", "notes: |\n  " + _LIST.replace("\n", "\n  "), False),
+        ("ci/pipeline.yaml", "instructions: |\n  " + _LIST.replace("\n", "\n  "), True),
+    ],
+)
+def test_a_data_file_is_weak_only_where_it_can_hold_a_candidate(rel: str, text: str, weak: bool) -> None:
+    from refusal_lint.static.gate import answers
+
+    assert answers.weak(rel, text.encode()) is weak

@@ -13,13 +13,21 @@ from refusal_lint.core.kinds import FileKind
 from refusal_lint.static.gate import prefilter
 from refusal_lint.static.gate.relevance import Relevance, lists_rules, python_lists_rules
 
+# Escapes a JSON or YAML key may spell a prompt word with (`"\\u0070rompt"`).
+_ESCAPES = (b"\\u", b"\\x", b"\\U")
+
 
 def weak(rel: str, data: bytes) -> bool:
-    """May this file's prompt shapes list rules under words of refusing?"""
-    if kind_of(rel) != FileKind.PYTHON:
-        return lists_rules(data)
-    # The most selective test first: most code has no word of refusing before a rule line.
-    return lists_rules(data) and prefilter.python_prompt_candidate(data) and python_lists_rules(data)
+    """May this file's prompt shapes list rules under words of refusing? Asked of a file
+    that names no card id, which is read without the ids: so a text file can hold a
+    prompt only by its name, and a JSON or YAML file (not one by its name) only under a
+    prompt key, which holds a prompt word (extract/data/prompts.py)."""
+    kind = kind_of(rel)
+    if kind == FileKind.PYTHON:
+        # The most selective test first: most code has no word of refusing before a rule line.
+        return lists_rules(data) and prefilter.python_prompt_candidate(data) and python_lists_rules(data)
+    keyed = kind != FileKind.TEXT and (prefilter.prompt_words(data) or any(e in data for e in _ESCAPES))
+    return (prefilter.prompt_by_name(rel) or keyed) and lists_rules(data)
 
 
 def answers(rel: str, data: bytes, relevance: Relevance, prompt: bool) -> dict[str, bool]:
