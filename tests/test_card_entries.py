@@ -107,3 +107,24 @@ def test_a_null_uri_in_foreign_data_is_no_entry() -> None:
     assert not datacards.may_hold_extension({"plugins": [{"uri": None, "name": "probe"}]})
     assert datacards.may_hold_extension({"uri": None, "params": {"seg-mix": "no"}})
     assert datacards.may_hold_extension({"uri": 3, "description": "It refuses these."})
+
+
+@settings(max_examples=400, deadline=None)
+@given(_DOCS, st.booleans())
+def test_the_yaml_text_gate_passes_every_document_with_an_entry(doc: object, flow: bool) -> None:
+    """A YAML card candidate's positions are worked out only where its text may name an
+    entry: never where find_extensions would find one."""
+    import yaml
+
+    from refusal_lint.static.extract import run
+    from refusal_lint.static.extract.data import yamlsafe
+
+    text = yaml.safe_dump(doc, default_flow_style=flow)
+    roots = [yamlsafe.to_tree(d, "card.yaml") for d in yamlsafe.compose_all(text)]
+    if any(datacards.find_extensions(r) for r in roots):
+        assert run._may_name_entry("config/schema.yaml", text)
+
+
+def test_a_broken_yaml_card_candidate_is_still_a_syntax_error(repo: Repo) -> None:
+    repo.agent().write("config/schema.yaml", "refusal: [unclosed\n")
+    assert "config/schema.yaml:2:1: RL002" in repo.check()

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import posixpath
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -355,11 +354,10 @@ def data_job(
     kind = kind_of(entry.rel)
     if kind is None:
         return None
-    name = posixpath.basename(entry.rel)
     want_card = entry.rel in roles.cards or (
         not cfg.agents
         and kind != FileKind.TEXT
-        and (exhaustive or prefilter.is_card_candidate(name, entry.rel, data))
+        and (exhaustive or prefilter.is_card_candidate(entry.rel, data))
     )
     want_prompt = entry.rel in roles.prompt_files or (
         not cfg.agents and prefilter.is_prompt_file(entry.rel, kind, data)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import re
 import sys
 import warnings
 from collections.abc import Callable
@@ -86,15 +87,22 @@ def extract(job: Job) -> FileFacts:
             found = ()
         return FileFacts(job.path, FileKind.TEXT, prompts=found, suppressions=notes)
     try:
-        # A card candidate only: the C parser says whether any entry can be ours before
-        # positions are worked out (an API contract that says "refusal" holds none).
-        card_only = (
+        # A card candidate only: whether any entry can be ours is asked before positions are
+        # worked out (an API contract or a schema that says "refusal" holds none): of JSON
+        # by the C parser; of YAML not named as a card by its text, once it is parsed (a
+        # broken file is RL002).
+        card_only = not job.want_prompt and job.prompt_key is None
+        if (
             job.kind == FileKind.JSON
-            and not job.want_prompt
-            and job.prompt_key is None
+            and card_only
             and not job.exhaustive
-        )
-        if card_only and not datacards.may_hold_extension(jsonpos.validate(text)):
+            and not datacards.may_hold_extension(jsonpos.validate(text))
+        ):
+            return FileFacts(job.path, job.kind, suppressions=notes)
+        if job.kind == FileKind.YAML and card_only and not _may_name_entry(job.path, text):
+            from refusal_lint.static.extract.data import yamlsafe
+
+            yamlsafe.compose_all(text)
             return FileFacts(job.path, job.kind, suppressions=notes)
         fmt = DATA_FORMATS[job.kind]
         roots = fmt.documents(text, job.path)
@@ -115,6 +123,20 @@ def extract(job: Job) -> FileFacts:
     if prompts:
         prompts = fmt.place(prompts, text)
     return FileFacts(job.path, job.kind, exts=tuple(exts), prompts=tuple(prompts), suppressions=notes)
+
+
+# An entry is a mapping with a `uri` key, or a string that is our URI (which names the host);
+# an escape may spell either.
+_URI_KEY_WORD = re.compile(r"(?<![A-Za-z0-9_])uri(?![A-Za-z0-9_])")
+
+
+def _may_name_entry(path: str, text: str) -> bool:
+    """May a YAML card candidate's text hold a refusals extension entry? Without one, its
+    positions are not worked out (schema files that say "refusal" hold thousands of nodes);
+    a file named as a card is read whole, whatever it says."""
+    if prefilter.card_by_name(path) or "\\" in text or "upperhandai" in text.lower():
+        return True
+    return _URI_KEY_WORD.search(text) is not None
 
 
 class DataFormat(NamedTuple):

@@ -253,10 +253,13 @@ def python_worth_parsing(data: bytes, extra: tuple[bytes, ...], ids: frozenset[s
     return any(n in data for n in extra)
 
 
-def is_card_candidate(name: str, rel: str, data: bytes) -> bool:
-    return (
-        b"efusal" in data or b"EFUSAL" in data or name.lower() in CARD_NAMES or "/.well-known/" in "/" + rel
-    )
+def card_by_name(rel: str) -> bool:
+    """A file named as A2A serves cards (`agent-card.json`, under `.well-known/`)."""
+    return rel.rsplit("/", 1)[-1].lower() in CARD_NAMES or "/.well-known/" in "/" + rel
+
+
+def is_card_candidate(rel: str, data: bytes) -> bool:
+    return b"efusal" in data or b"EFUSAL" in data or card_by_name(rel)
 
 
 def prompt_by_name(rel: str) -> bool:
@@ -324,7 +327,7 @@ def parse_error_matters(
         }
         if python_worth_parsing(data, tuple(sorted(needles)), frozenset(ids)):
             return True
-    elif is_card_candidate(rel.rsplit("/", 1)[-1], rel, data):
+    elif is_card_candidate(rel, data):
         return True
     if not ids:
         return False
