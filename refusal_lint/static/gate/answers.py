@@ -10,10 +10,11 @@ from collections.abc import Iterable
 
 from refusal_lint.core.filekinds import kind_of
 from refusal_lint.core.kinds import FileKind
+from refusal_lint.static.extract import vocab
 from refusal_lint.static.gate import prefilter
 from refusal_lint.static.gate.relevance import Relevance, lists_rules, python_lists_rules
 
-# Escapes a JSON or YAML key may spell a prompt word with (`"\\u0070rompt"`).
+# Escapes a YAML key may spell a prompt word with (`"\\u0070rompt"`).
 _ESCAPES = (b"\\u", b"\\x", b"\\U")
 
 
@@ -26,8 +27,32 @@ def weak(rel: str, data: bytes) -> bool:
     if kind == FileKind.PYTHON:
         # The most selective test first: most code has no word of refusing before a rule line.
         return lists_rules(data) and prefilter.python_prompt_candidate(data) and python_lists_rules(data)
-    keyed = kind != FileKind.TEXT and (prefilter.prompt_words(data) or any(e in data for e in _ESCAPES))
+    if kind == FileKind.TEXT:
+        return prefilter.prompt_by_name(rel) and lists_rules(data)
+    if kind == FileKind.JSON:
+        # The C parser says exactly whether a key is a prompt key (a list of jailbreak texts
+        # that say "prompt" has none); asked only once the text can list rules at all.
+        return lists_rules(data) and _json_prompt_key(data)
+    keyed = prefilter.prompt_words(data) or any(e in data for e in _ESCAPES)
     return (prefilter.prompt_by_name(rel) or keyed) and lists_rules(data)
+
+
+def _json_prompt_key(data: bytes) -> bool:
+    """Does the document hold a key prompts stand under (a broken one: in doubt, yes)?"""
+    try:
+        doc = json.loads(data)
+    except (ValueError, RecursionError):
+        return True
+    stack = [doc]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if any(vocab.is_prompt_key(k) for k in node):
+                return True
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return False
 
 
 def answers(rel: str, data: bytes, relevance: Relevance, prompt: bool) -> dict[str, bool]:
