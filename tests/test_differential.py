@@ -200,6 +200,19 @@ EXPLICIT = [
         ),
         id="unknown-rule-after-a-run-time-value",
     ),
+    # A near miss of a card id written in pieces: the text stage joins a token across literals.
+    pytest.param(
+        Spec(
+            "json",
+            BOTH,
+            FULL,
+            GUARDED,
+            extra=(
+                ("bot/rules.py", 'SYSTEM_PROMPT = "Refuse these:\\n- seg" + "-mixx: Segments cannot mix."\n'),
+            ),
+        ),
+        id="near-miss-written-in-pieces",
+    ),
     # The same rule line written in pieces, and with its id or reason filled in from a constant.
     *(
         pytest.param(

@@ -89,7 +89,8 @@ _PY_PIECES = [
     "instructions=", "=", "==", ":", '"role": "system"', '("developer",', "(\n  'system', x)",
     "SystemMessage(", "@agent.system_prompt", "goal =", "preamble=", '"system_prompt":',
     "invalid", "invalid-cut", "seg_mix", "segmix", "seg-mixx", "seg-mx", "invalid-ct", "\\nseg-mixx",
-    "Seg-Mix", "inv",
+    "Seg-Mix", "inv", '"seg" + "-mixx"', "('seg'\n    '_mix')", '"inval" f"id-cux"', '"seg-" + "ment"',
+    '"a" + "b"',
 ]  # fmt: skip
 py_texts = st.lists(st.sampled_from(_PY_PIECES), max_size=40).map(lambda parts: " ".join(parts).encode())
 _PY_SOURCES = sorted(p for p in TESTDATA.rglob("*.py"))
@@ -140,14 +141,26 @@ def test_the_uri_literals_hold_the_words_looked_for_first() -> None:
     assert all(b"uri" in n or b"edia" in n for n in prefilter._URI_LITERALS)
 
 
+# A literal's end and the next one's start, as a plain regex over the text (forward only).
+_PLAIN_SEAM = re.compile(
+    rb"[\"'][ \t]*(?:\\?\r?\n[ \t]*)?(?:\+[ \t]*(?:\\?\r?\n[ \t]*)?)?[rRbBuUfF]{0,2}[\"']"
+)
+
+
 def plain_names_ids(data: bytes, ids: list[str]) -> bool:
-    """Every token of the text, tested one by one (no halves, no length bound)."""
+    """Every token of the text, and of the text with its literals' seams taken out (a
+    token written in pieces), tested one by one (no halves, no length bound)."""
     text = data.decode("ascii", "replace")
     folded = text.lower().replace("-", "").replace("_", "")
+    joined = _PLAIN_SEAM.sub(b"", data).decode("ascii", "replace")
     return any(
         i in text
         or i.replace("-", "") in folded
-        or any(prompttext.near_miss(m[0], i) for m in prompttext.TOKEN.finditer(text))
+        or any(
+            m[0] == i or prompttext.near_miss(m[0], i)
+            for t in (text, joined)
+            for m in prompttext.TOKEN.finditer(t)
+        )
         for i in ids
     )
 

@@ -189,19 +189,13 @@ class Relevance:
                     hits += 1
                     if hits > _NEAR_HITS:
                         return True
-                    end = _RUN.match(data, at + len(half)).end()  # type: ignore[union-attr]
-                    start = len(data) - _RUN.match(rev, len(data) - at).end()  # type: ignore[union-attr]
-                    if end - start >= shortest:
-                        token = data[start:end].decode("ascii", "replace")
-                        # `\nseg_mixx` in a string literal: the `n` belongs to the escape.
-                        if start > 0 and data[start - 1] == 92:
-                            token = token[1:]
-                        if any(
-                            prompttext.near_miss(t, rule_id)
-                            for m in prompttext.TOKEN.finditer(token)
-                            if (t := m[0])
-                        ):
-                            return True
+                    token = _token_around(data, rev, at, at + len(half))
+                    if len(token) >= shortest and any(
+                        t == rule_id or prompttext.near_miss(t, rule_id)
+                        for m in prompttext.TOKEN.finditer(token)
+                        if (t := m[0])
+                    ):
+                        return True
                     at = low.find(half, at + 1)
         return False
 
@@ -239,6 +233,40 @@ class Relevance:
                     grown.add(p)
             found |= grown
         return found.intersection(start)
+
+
+# Where a literal stops and the next goes on (`"seg" + "-mix"`, `"seg"\n    "-mix"` in
+# parentheses): a token may be written across it. _SEAM_BACK is its mirror, matched on
+# the reversed text.
+_SEAM = re.compile(rb"[\"'][ \t]*(?:\\?\r?\n[ \t]*)?(?:\+[ \t]*(?:\\?\r?\n[ \t]*)?)?[rRbBuUfF]{0,2}[\"']")
+_SEAM_BACK = re.compile(
+    rb"[\"'][rRbBuUfF]{0,2}(?:(?:[ \t]*\n\r?\\?)?[ \t]*\+)?(?:[ \t]*\n\r?\\?)?[ \t]*[\"']"
+)
+_PIECES = 8  # literals one token is followed across
+
+
+def _token_around(data: bytes, rev: bytes, start: int, end: int) -> str:
+    """The token holding data[start:end], its pieces joined across literals' seams."""
+    size = len(data)
+    pieces = [data[start:end]]
+    for _ in range(_PIECES):
+        after = _RUN.match(data, end).end()  # type: ignore[union-attr]
+        pieces.append(data[end:after])
+        seam = _SEAM.match(data, after)
+        if seam is None:
+            break
+        end = seam.end()
+    for _ in range(_PIECES):
+        before = size - _RUN.match(rev, size - start).end()  # type: ignore[union-attr]
+        pieces.insert(0, data[before:start])
+        seam = _SEAM_BACK.match(rev, size - before)
+        if seam is None:
+            # `\nseg_mixx` in a string literal: the `n` belongs to the escape.
+            if before > 0 and data[before - 1] == 92:
+                pieces[0] = pieces[0][1:]
+            break
+        start = size - seam.end()
+    return b"".join(pieces).decode("ascii", "replace")
 
 
 def _stem(path: str) -> str:
