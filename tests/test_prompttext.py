@@ -263,3 +263,27 @@ def test_python_prompt_lines_are_real_file_lines(tmp_path: Path) -> None:
     )
     data = check_json(tmp_path, "--select", "RL203")
     assert [(f["line"], f["rule_id"]) for f in data["findings"]] == [(4, "seg-mix"), (10, "invalid-cut")]
+
+
+_TOKENS = [
+    "seg-mix", "seg_mix", "SegMix", "seg-mixx", "seg-mi", "segmix", "seg-mixing", "invalid-cut",
+    "invalid_cutt", "invalidcut", "inval-cut", "s-e-g-m-i-x", "follow-up", "cut", "- ", ": ", "\n",
+]  # fmt: skip
+
+
+def _plain_near_misses(lines: tuple[PromptLine, ...], card_ids: list[str]) -> set[tuple[str, int]]:
+    """Every token tried against every id, as near_miss says (no length bound)."""
+    return {
+        (m[0], pl.line)
+        for pl in lines
+        for m in prompttext.TOKEN.finditer(pl.text)
+        if m[0] not in card_ids and any(prompttext.near_miss(m[0], r) for r in card_ids)
+    }
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_TOKENS), max_size=30), st.sampled_from([CARD_IDS, ["ab-cd"], ["s-e-g"]]))
+def test_near_misses_are_every_token_near_miss_says(pieces: list[str], ids: list[str]) -> None:
+    lines = tuple(PromptLine(t, i + 1) for i, t in enumerate(" ".join(pieces).splitlines()))
+    found = {(u.token, u.line) for u in prompttext.unknown_ids(lines, ids)}
+    assert _plain_near_misses(lines, ids) <= found

@@ -234,6 +234,7 @@ class Unknown:
 def unknown_ids(lines: tuple[PromptLine, ...], card_ids: list[str]) -> list[Unknown]:
     """RL202 candidates: (a) hyphenated ids listed as rules, (b) near misses of card ids."""
     ids = set(card_ids)
+    sizes = [(rid, len(rid), len(_fold_id(rid))) for rid in card_ids]
     out: dict[tuple[str, int], Unknown] = {}
     listing = _listing_lines(lines, ids)
     for i, pl in enumerate(lines):
@@ -250,8 +251,10 @@ def unknown_ids(lines: tuple[PromptLine, ...], card_ids: list[str]) -> list[Unkn
             token = m.group(0)
             if token in ids:
                 continue
-            for rid in card_ids:
-                if near_miss(token, rid):
+            size, folded = len(token), len(_fold_id(token))
+            for rid, rid_size, rid_folded in sizes:
+                # A near miss folds to the id's length, or is within one of its own.
+                if (folded == rid_folded or abs(size - rid_size) <= 1) and near_miss(token, rid):
                     out.setdefault((token, pl.line), Unknown(token, pl.line, m.start() + 1, rid))
                     break
     return sorted(out.values(), key=lambda u: (u.line, u.col))
