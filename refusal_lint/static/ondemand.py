@@ -77,10 +77,10 @@ class _Notes:
 def relevant(
     ex: Extraction, entries: list[discover.Entry], relevance: Relevance, index: ModuleIndex
 ) -> tuple[set[str], set[str]]:
-    """The entries whose candidates can matter (relevance.py, answers.py): those that can hold a card
-    id or a near miss, in their own text or in that of a repo module they import (a
-    prompt built from `POLICY` imported from another module); and those whose prompt
-    shapes may list rules under words of refusing."""
+    """The entries whose candidates can matter (relevance.py, answers.py): those that can
+    hold a card id or a near miss, in their own text or in that of a repo module they
+    import (a prompt built from `POLICY` imported from another module); and those whose
+    prompt shapes may list rules under words of refusing."""
     from refusal_lint.static.gate import answers
 
     ex.card_ids = relevance.ids

@@ -217,8 +217,8 @@ def _prompt_stage(
 def _bind(ex: Extraction, root: str, cfg: Config, py_paths: list[str], roles: Roles) -> Bound | None:
     """Bind; modules that facts import, files that call a helper binding follows, and files
     that define a method binding looked up by name, are read on demand, even where the
-    prefilter passed them over: bind, read what binding found missing, bind again. A tree where no file
-    yielded anything, and no config names a file, has nothing to bind (None)."""
+    prefilter passed them over: bind, read what binding found missing, bind again. A tree
+    where no file yielded anything, and no config names a file, has nothing to bind (None)."""
     if not (cfg.agents or roles.cards or any(f.has_facts() or f.problem for f in ex.facts.values())):
         return None
     from refusal_lint.static.bind import agents

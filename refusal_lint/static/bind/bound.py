@@ -86,7 +86,7 @@ class Bound:
     protocol_errors: list[BoundError]  # with no agent: every one of the tree
     missing: set[str]  # modules binding wanted but that were not read
     helpers: frozenset[str] = frozenset()  # helpers followed to their call sites, by name
-    methods: frozenset[str] = frozenset()  # method names calls on receivers of unknown class bound by
+    methods: frozenset[str] = frozenset()  # methods looked up by name (receivers of unknown class)
 
     @property
     def rule_ids(self) -> tuple[str, ...]:
