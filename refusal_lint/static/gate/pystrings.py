@@ -28,27 +28,41 @@ _LINE_END = re.compile(rb"[ \t]*(?:#[^\n]*)?(?:\r?\n|\Z)")
 
 
 def strings(data: bytes) -> list[bytes]:
-    """The bodies of the file's string literals that can be prompt text, in source order."""
+    """The bodies of the file's string literals that can be prompt text, in source order.
+    Linear in the file: each question is asked of the code between two tokens only."""
     out: list[bytes] = []
     depth = 0
     last = 0
+    line_start = 0
     for m in _TOKEN.finditer(data):
-        for b in _BRACKETS.findall(data, last, m.start()):
+        begin = m.start()
+        for b in _BRACKETS.findall(data, last, begin):
             depth = depth + 1 if b in b"([{" else max(0, depth - 1)
+        # Alone on its line: a line break between the last token and this one, then blanks.
+        nl = data.rfind(b"\n", last, begin)
+        alone = (nl >= 0 or last == 0) and not data[nl + 1 if nl >= 0 else 0 : begin].strip(b" \t")
+        if nl >= 0:
+            line_start = nl + 1
         last = m.end()
         prefix, body = m.group(2), m.group(3)
+        inner = data.rfind(b"\n", begin, last)
+        statement_line = line_start
+        if inner >= 0:
+            line_start = inner + 1  # the next token's line begins inside this one
         if body is None or b"b" in prefix.lower():
             continue  # a comment, or bytes
-        line_start = data.rfind(b"\n", 0, m.start()) + 1
-        if (
-            depth == 0
-            and not data[line_start : m.start()].strip(b" \t")
-            and _LINE_END.match(data, m.end())
-            and not data[:line_start].rstrip(b" \t\r\n").endswith(b"\\")
-        ):
+        if depth == 0 and alone and _LINE_END.match(data, last) and not _continued(data, statement_line):
             continue  # a docstring, or a bare string statement
-        if _PAYLOAD_KEYWORD.search(data, max(0, m.start() - 40), m.start()):
+        if _PAYLOAD_KEYWORD.search(data, max(0, begin - 40), begin):
             continue
         quotes = 3 if body[:3] in (b'"""', b"'''") else 1
         out.append(body[quotes:-quotes])
     return out
+
+
+def _continued(data: bytes, line_start: int) -> bool:
+    """Does the line before `line_start` end in a backslash (this line continues it)?"""
+    j = line_start - 1
+    while j >= 0 and data[j] in b" \t\r\n":
+        j -= 1
+    return j >= 0 and data[j] == 92
