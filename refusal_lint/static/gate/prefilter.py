@@ -95,9 +95,16 @@ def python_prompt_candidate(data: bytes) -> bool:
         while at >= 0:
             starts.add(at)
             at = low.find(word, at + 1)
-    lo = hi = -1  # the region searched last
+    lo = hi = -1  # the region searched last (whole lines)
+    line_start = seen = 0
     for at in sorted(starts):
-        begin = data.rfind(b"\n", 0, at) + 1
+        if at < hi:
+            continue  # on a line searched already: a `(` before it stands there too
+        nl = data.rfind(b"\n", seen, at)  # each line break found once, left to right
+        seen = at
+        if nl >= 0:
+            line_start = nl + 1
+        begin = line_start
         end = data.find(b"\n", at)
         end = len(data) if end < 0 else end
         if at > 0 and data[at - 1] in b"\"'":

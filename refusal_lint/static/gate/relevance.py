@@ -276,24 +276,32 @@ def _stem(path: str) -> str:
     return (parts[-2] if len(parts) > 1 else "") if name == "__init__" else name
 
 
-# Matched from their keyword on (a literal prefix: sre skips to it); the line's start is
-# checked apart, as `^[ \t]*` with re.M would be.
+# Matched where their keyword stands at a line's start after blanks, as `^[ \t]*` with
+# re.M would: the keyword is found by C, and the pattern tried only there.
 _FROM = re.compile(rb"from[ \t]+(\.*)([A-Za-z0-9_.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)")
 _IMPORT = re.compile(rb"import[ \t]+([^\n]*)")
 _NAME = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+_BLANKS = re.compile(rb"[ \t]*")
 
 
-def _statements(pattern: re.Pattern[bytes], data: bytes) -> Iterator[re.Match[bytes]]:
+def _statements(keyword: bytes, pattern: re.Pattern[bytes], data: bytes) -> Iterator[re.Match[bytes]]:
     """The matches `re.compile(rb"^[ \t]*" + pattern, re.M).finditer(data)` gives: at a
-    line's start after blanks, none overlapping the one before."""
-    pos = after = 0
-    while (m := pattern.search(data, pos)) is not None:
-        begin = data.rfind(b"\n", 0, m.start()) + 1
-        if begin >= after and not data[begin : m.start()].strip(b" \t"):
+    line's start after blanks, none overlapping the one before. Linear in the text: each
+    line's start and blanks are found once, left to right."""
+    after = pos = seen = 0
+    first = _BLANKS.match(data).end()  # type: ignore[union-attr]
+    line_start = 0
+    while (at := data.find(keyword, pos)) >= 0:
+        nl = data.rfind(b"\n", seen, at)
+        if nl >= 0:
+            line_start = nl + 1
+            first = _BLANKS.match(data, line_start).end()  # type: ignore[union-attr]
+        seen = at
+        if line_start >= after and first == at and (m := pattern.match(data, at)) is not None:
             yield m
             after = pos = m.end()
         else:
-            pos = m.start() + 1
+            pos = at + 1
 
 
 def imports_of(data: bytes) -> list[tuple[int, str]]:
@@ -302,7 +310,7 @@ def imports_of(data: bytes) -> list[tuple[int, str]]:
     out: list[tuple[int, str]] = []
     if b"import" not in data:
         return out
-    for m in _statements(_FROM, data):
+    for m in _statements(b"from", _FROM, data):
         dots, module, names = m.groups()
         level = len(dots)
         base = module.decode()
@@ -311,7 +319,7 @@ def imports_of(data: bytes) -> list[tuple[int, str]]:
             name = n.decode()
             if name != "as":
                 out.append((level, f"{base}.{name}" if base else name))
-    for m in _statements(_IMPORT, data):
+    for m in _statements(b"import", _IMPORT, data):
         for n in _NAME.findall(m[1].split(b"#", 1)[0]):
             name = n.decode()
             if name != "as":
