@@ -60,6 +60,12 @@ def code_fingerprint() -> str:
     return _code
 
 
+def context(*parts: object) -> str:
+    """What, besides a file's bytes, decided whether it is read (config roles, needles)
+    or what its notes answer (the cards' ids): the key a verdict or a note is kept under."""
+    return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:16]
+
+
 def key(job: Job) -> str:
     h = hashlib.sha256()
     meta = [

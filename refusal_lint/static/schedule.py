@@ -7,15 +7,21 @@ size and mtime, unread; prompt-only files are remembered for the second stage.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from refusal_lint.config import Config
 from refusal_lint.core.filekinds import kind_of
 from refusal_lint.core.kinds import FileKind
-from refusal_lint.static.cache import DEFERRED, PROMPT_ONLY, SKIP, Cache, deferred_verdict, read_deferred
+from refusal_lint.static.cache import (
+    DEFERRED,
+    PROMPT_ONLY,
+    SKIP,
+    Cache,
+    context,
+    deferred_verdict,
+    read_deferred,
+)
 from refusal_lint.static.cache import key as cache_key
 from refusal_lint.static.discover import walk as discover
 from refusal_lint.static.discover.contents import read_bytes
@@ -52,7 +58,7 @@ class Extraction:
         self.ids: tuple[str, ...] = ()  # the data cards' rule ids, known before Python is read
         self.card_ids: tuple[str, ...] = ()  # every card's, known once the tree is bound
         self.texts: dict[str, bytes | None] = {}  # the prompt stage's reads
-        # The prompt stage's text answers the scan gave (ondemand.answers), and their context.
+        # The prompt stage's text answers the scan gave (gate/answers.py), and their context.
         self.answers: dict[str, dict[str, bool]] = {}
         self.answers_context = ""
         # Scanned files whose parse waits for binding (gate/deferred.py, ondemand.settle):
@@ -341,11 +347,6 @@ class Extraction:
             ids=self.ids if ids is None else ids,
             content=content,
         )
-
-
-def context(*parts: object) -> str:
-    """What, besides a file's bytes, decided whether it is read (config roles, needles)."""
-    return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:16]
 
 
 def data_job(

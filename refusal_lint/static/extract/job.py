@@ -56,4 +56,4 @@ class ScanJob:
     known: frozenset[str] = frozenset()  # content keys the cache already holds
     ids: tuple[str, ...] = ()  # the cards' rule ids
     exhaustive: bool = False  # every shortcut off (tests): every file is parsed
-    relevance: tuple[str, ...] = ()  # ids to answer the prompt stage's text questions for (ondemand.answers)
+    relevance: tuple[str, ...] = ()  # ids to answer the prompt stage's text questions for (gate/answers.py)

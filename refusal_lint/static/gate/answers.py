@@ -4,12 +4,12 @@ hand (a scan worker, in parallel with the others) and kept under one context."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Iterable
 
 from refusal_lint.core.filekinds import kind_of
 from refusal_lint.core.kinds import FileKind
+from refusal_lint.static import cache
 from refusal_lint.static.extract import vocab
 from refusal_lint.static.gate import prefilter
 from refusal_lint.static.gate.relevance import Relevance, lists_rules, python_lists_rules
@@ -68,5 +68,4 @@ def context(ids: Iterable[str], rels: Iterable[str]) -> str:
     """What the answers depend on besides the bytes: the cards' ids, and the tree's Python
     modules (one a prompt imports from); the key they are kept under."""
     modules = sorted(rel for rel in rels if kind_of(rel) == FileKind.PYTHON)
-    parts = ["relevance", sorted(set(ids)), modules]
-    return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:16]
+    return cache.context("relevance", sorted(set(ids)), modules)
