@@ -87,16 +87,16 @@ def _refusing(low: bytes) -> list[tuple[int, int]]:
 
 
 # In every match of _LISTED (its hyphenated token, or a slot), with a charset prefix.
-_TRIPLE = re.compile(rb"[A-Za-z0-9]-[A-Za-z0-9]|" + _SLOT)
+_ANCHOR = re.compile(rb"[A-Za-z0-9]-[A-Za-z0-9]|" + _SLOT)
 
 
 def _listed_search(data: bytes, pos: int, end: int) -> re.Match[bytes] | None:
     """`_LISTED.search(data, pos, end)`, run only on lines holding a hyphenated token or a slot.
 
-    No match of `_LISTED` spans a line break, and each holds `_TRIPLE` (its hyphenated
-    token or slot), so the leftmost match lies on the first line from `pos` that holds a triple
+    No match of `_LISTED` spans a line break, and each holds `_ANCHOR` (its hyphenated
+    token or slot), so the leftmost match lies on the first line from `pos` that holds one
     (or a later one): the slow alternation is tried there only, not at every offset."""
-    while (t := _TRIPLE.search(data, pos, end)) is not None:
+    while (t := _ANCHOR.search(data, pos, end)) is not None:
         start = data.rfind(b"\n", pos, t.start()) + 1 or pos
         stop = data.find(b"\n", t.end(), end)
         stop = end if stop < 0 else stop
@@ -181,7 +181,7 @@ class Relevance:
 
     def _near_miss(self, data: bytes, low: bytes) -> bool:
         hits = 0
-        rev = data[::-1]  # the token's left end, found by a forward match in C
+        rev = b""  # the text reversed, once a half is found: a token's left end by a forward match
         for rule_id, halves, shortest in self._halves:
             for half in halves:
                 at = low.find(half)
@@ -189,6 +189,7 @@ class Relevance:
                     hits += 1
                     if hits > _NEAR_HITS:
                         return True
+                    rev = rev or data[::-1]
                     token = _token_around(data, rev, at, at + len(half))
                     if len(token) >= shortest and any(
                         t == rule_id or prompttext.near_miss(t, rule_id)
