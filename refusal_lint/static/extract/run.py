@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import re
 import sys
 import warnings
 from collections.abc import Callable
@@ -87,22 +86,7 @@ def extract(job: Job) -> FileFacts:
             found = ()
         return FileFacts(job.path, FileKind.TEXT, prompts=found, suppressions=notes)
     try:
-        # A card candidate only: whether any entry can be ours is asked before positions are
-        # worked out (an API contract or a schema that says "refusal" holds none): of JSON
-        # by the C parser; of YAML not named as a card by its text, once it is parsed (a
-        # broken file is RL002).
-        card_only = not job.want_prompt and job.prompt_key is None
-        if (
-            job.kind == FileKind.JSON
-            and card_only
-            and not job.exhaustive
-            and not datacards.may_hold_extension(jsonpos.validate(text))
-        ):
-            return FileFacts(job.path, job.kind, suppressions=notes)
-        if job.kind == FileKind.YAML and card_only and not _may_name_entry(job.path, text):
-            from refusal_lint.static.extract.data import yamlsafe
-
-            yamlsafe.compose_all(text)
+        if _holds_no_entry(job, text):
             return FileFacts(job.path, job.kind, suppressions=notes)
         fmt = DATA_FORMATS[job.kind]
         roots = fmt.documents(text, job.path)
@@ -125,18 +109,23 @@ def extract(job: Job) -> FileFacts:
     return FileFacts(job.path, job.kind, exts=tuple(exts), prompts=tuple(prompts), suppressions=notes)
 
 
-# An entry is a mapping with a `uri` key, or a string that is our URI (which names the host);
-# an escape may spell either.
-_URI_KEY_WORD = re.compile(r"(?<![A-Za-z0-9_])uri(?![A-Za-z0-9_])")
+def _holds_no_entry(job: Job, text: str) -> bool:
+    """A card candidate only, that holds no entry: asked before positions are worked out
+    (an API contract or a schema that says "refusal" holds none). JSON by the C parser; YAML
+    not named as a card by its text, once it is parsed (a broken file is RL002 all the same).
+    Raises the readers' ParseError."""
+    if job.want_prompt or job.prompt_key is not None:
+        return False
+    if job.kind == FileKind.JSON:
+        return not job.exhaustive and not datacards.may_hold_extension(jsonpos.validate(text))
+    if job.kind != FileKind.YAML or prefilter.card_by_name(job.path):
+        return False  # one named as a card is read whole
+    if datacards.text_may_hold_extension(text):
+        return False
+    from refusal_lint.static.extract.data import yamlsafe
 
-
-def _may_name_entry(path: str, text: str) -> bool:
-    """May a YAML card candidate's text hold a refusals extension entry? Without one, its
-    positions are not worked out (schema files that say "refusal" hold thousands of nodes);
-    a file named as a card is read whole, whatever it says."""
-    if prefilter.card_by_name(path) or "\\" in text or "upperhandai" in text.lower():
-        return True
-    return _URI_KEY_WORD.search(text) is not None
+    yamlsafe.compose_all(text)
+    return True
 
 
 class DataFormat(NamedTuple):

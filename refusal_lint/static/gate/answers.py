@@ -11,6 +11,7 @@ from refusal_lint.core.filekinds import kind_of
 from refusal_lint.core.kinds import FileKind
 from refusal_lint.static import cache
 from refusal_lint.static.extract import vocab
+from refusal_lint.static.extract.data.tree import plain_nodes
 from refusal_lint.static.gate import prefilter
 from refusal_lint.static.gate.relevance import Relevance, lists_rules, python_lists_rules
 
@@ -43,16 +44,7 @@ def _json_prompt_key(data: bytes) -> bool:
         doc = json.loads(data)
     except (ValueError, RecursionError):
         return True
-    stack = [doc]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, dict):
-            if any(vocab.is_prompt_key(k) for k in node):
-                return True
-            stack.extend(node.values())
-        elif isinstance(node, list):
-            stack.extend(node)
-    return False
+    return any(isinstance(n, dict) and any(vocab.is_prompt_key(k) for k in n) for n in plain_nodes(doc))
 
 
 def answers(rel: str, data: bytes, relevance: Relevance, prompt: bool) -> dict[str, bool]:

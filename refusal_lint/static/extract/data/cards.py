@@ -3,29 +3,37 @@
 from __future__ import annotations
 
 import dataclasses
+import re
+from urllib.parse import urlsplit
 
 from refusal_lint.core import spec
 from refusal_lint.core.facts import ExtDecl, ParamItem
 from refusal_lint.core.kinds import ParamsKind, ValueKind
-from refusal_lint.static.extract.data.tree import TNode
+from refusal_lint.static.extract.data.tree import TNode, plain_nodes
 
 
 def may_hold_extension(doc: object) -> bool:
     """Could a plain document hold a refusals extension entry: a string that is our URI (or
     almost), or an entry whose `uri` is not a string (RL101) that `_entry` takes for ours?"""
-    stack = [doc]
-    while stack:
-        node = stack.pop()
+    for node in plain_nodes(doc):
         if isinstance(node, dict):
             uri = node.get("uri", "")
             if not isinstance(uri, str) and _looks_ours(node):
                 return True
-            stack.extend(node.values())
-        elif isinstance(node, list):
-            stack.extend(node)
         elif isinstance(node, str) and "efusal" in node.lower() and spec.uri_kind(node):
             return True
     return False
+
+
+# Our URI, or a near miss of it, names this host (case aside); an entry object has a `uri` key.
+_HOST = (urlsplit(spec.URI).hostname or "").lower()
+_URI_KEY = re.compile(r"(?<![A-Za-z0-9_])uri(?![A-Za-z0-9_])")
+
+
+def text_may_hold_extension(text: str) -> bool:
+    """`may_hold_extension` asked of a YAML document's text, before it is turned into a
+    tree: a `uri` key, our host, or an escape (which may spell either)."""
+    return "\\" in text or _HOST in text.lower() or _URI_KEY.search(text) is not None
 
 
 def _looks_ours(entry: dict[object, object]) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from refusal_lint.core.kinds import ValueKind
@@ -36,3 +37,16 @@ class ParseError(Exception):
 
 class TooDeep(Exception):
     """A document nested or aliased past what we are willing to walk."""
+
+
+def plain_nodes(doc: object) -> Iterator[object]:
+    """Every node of a plain document (`json.loads`'s): objects, arrays and scalars, by an
+    explicit stack (a document may nest deeper than Python's recursion limit)."""
+    stack = [doc]
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, dict):
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
