@@ -213,6 +213,22 @@ EXPLICIT = [
         ),
         id="near-miss-written-in-pieces",
     ),
+    # A prompt built from a package's constant imported from inside it with a bare relative
+    # import (`from . import POLICY`): its text names no module, so the text stage, which
+    # followed only imports that name a module, passed the prompt over.
+    pytest.param(
+        Spec(
+            "json",
+            BOTH,
+            FULL,
+            GUARDED,
+            extra=(
+                ("bot/__init__.py", 'POLICY = "Refuse these:\\n- seg-mix: Segments cannot mix.\\n"\n'),
+                ("bot/persona.py", 'from . import POLICY\n\nSYSTEM_PROMPT = "You are a bot. " + POLICY\n'),
+            ),
+        ),
+        id="prompt-from-a-bare-relative-import",
+    ),
     # The same rule line written in pieces, and with its id or reason filled in from a constant.
     *(
         pytest.param(

@@ -119,6 +119,43 @@ def test_imports_of_is_the_line_start_search(data: bytes) -> None:
     assert relevance.imports_of(data) == plain_imports_of(data)
 
 
+_MODULES = ["a/__init__.py", "a/policy.py", "a/b/__init__.py", "a/b/rules.py", "src/a/policy.py", "tools.py"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.sampled_from(_MODULES),
+    st.integers(0, 3),
+    st.lists(st.sampled_from(["a", "b", "policy", "rules", "tools", "x"]), max_size=3).map(".".join),
+    st.sets(st.sampled_from(_MODULES), min_size=1),
+)
+def test_could_name_keeps_every_import_that_reaches_a_module(
+    importer: str, level: int, dotted: str, targets: set[str]
+) -> None:
+    """reaches() resolves only the imports `could_name` keeps: every import that resolves
+    to one of the modules looked for is among them."""
+    from refusal_lint.static.bind.resolve import ModuleIndex
+
+    found = ModuleIndex(_MODULES).module(importer, dotted, level)
+    if found in targets:
+        stems = frozenset(relevance._stem(t) for t in targets)
+        assert relevance.could_name(level, dotted, stems)
+
+
+@pytest.mark.parametrize(
+    ("text", "bare"),
+    [
+        (b"from . import POLICY\n", True),
+        (b"    from .. import (POLICY)\n", True),
+        (b"from .policy import POLICY\n", False),
+        (b"from a import POLICY\n", False),
+        (b"# from . import POLICY is not how\n", False),
+    ],
+)
+def test_bare_relative_import(text: bytes, bare: bool) -> None:
+    assert relevance.bare_relative(text) is bare
+
+
 @settings(max_examples=400, deadline=None)
 @given(py_texts)
 def test_prompt_candidate_is_the_whole_file_search(data: bytes) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -50,28 +50,39 @@ class _Notes:
             self.ex.cache.touch()
         return note[what]
 
-    def _resolved(self, rel: str, data: bytes) -> list[str]:
-        from refusal_lint.static.gate.relevance import imports_of
+    def _resolved(self, rel: str, stems: frozenset[str], data: bytes) -> list[str]:
+        from refusal_lint.static.gate.relevance import could_name, imports_of
 
-        found = (self.index.module(rel, dotted, level) for level, dotted in imports_of(data))
+        found = (
+            self.index.module(rel, dotted, level)
+            for level, dotted in imports_of(data)
+            if could_name(level, dotted, stems)
+        )
         return sorted({m for m in found if m is not None and m != rel})
 
-    def imports(self, rel: str) -> list[str]:
-        return list(self.noted(rel, "imports", partial(self._resolved, rel)) or ())
+    def imports(self, rel: str, stems: frozenset[str]) -> list[str]:
+        """The repo modules of `stems` (and the packages it imports from bare) the file imports."""
+        what = "imports " + _digest(s.encode() for s in sorted(stems))
+        return list(self.noted(rel, what, partial(self._resolved, rel, stems)) or ())
 
-    def names(self, rel: str, words: tuple[bytes, ...], pattern: re.Pattern[bytes]) -> bool:
-        entry = self.ex.entries.get(rel)
-        if entry is None:
+    def names(self, rel: str, words: tuple[bytes, ...], pattern: re.Pattern[bytes], relative: bool) -> bool:
+        from refusal_lint.static.gate.relevance import bare_relative
+
+        if rel not in self.ex.entries:
             return False
-        if "imports" in self.ex.cache.note(rel, entry.size, entry.mtime_ns, self.ctx):
-            return True  # known already: asking costs nothing
         # Kept by the words asked (a warm run asks the same rounds), so it reads no text.
-        what = "names " + hashlib.sha256(b"\0".join(words)).hexdigest()[:16]
+        what = "names " + _digest(words)
 
         def named(data: bytes) -> bool:
             return any(w in data for w in words) and pattern.search(data) is not None
 
-        return bool(self.noted(rel, what, named))
+        if self.noted(rel, what, named):
+            return True
+        return relative and bool(self.noted(rel, "relative", bare_relative))
+
+
+def _digest(words: Iterable[bytes]) -> str:
+    return hashlib.sha256(b"\0".join(words)).hexdigest()[:16]
 
 
 def relevant(

@@ -205,32 +205,38 @@ class Relevance:
         start: Iterable[str],
         modules: Iterable[str],
         matters: Callable[[str], bool],
-        names: Callable[[str, tuple[bytes, ...], re.Pattern[bytes]], bool],
-        imports: Callable[[str], Iterable[str]],
+        names: Callable[[str, tuple[bytes, ...], re.Pattern[bytes], bool], bool],
+        imports: Callable[[str, frozenset[str]], Iterable[str]],
     ) -> set[str]:
         """The files among `start` whose own text, or the text of a module they import
         (transitively), can matter: a candidate's value may be built from imported names.
 
         Walked back from the modules whose text matters: a file can import one only if its
-        text names it (`from agent.policy import POLICY`, `from . import policy`), so only
-        files naming one of the found modules (`names(path, words, pattern)`: a word
-        is in the text, and the pattern finds it as a name) have their imports
-        resolved."""
+        text names it (`from agent.policy import POLICY`, `from . import policy`) or, for a
+        package's `__init__.py`, if it lies in that package and imports from `.` bare
+        (`from . import POLICY`). So only such files (`names(path, words, pattern,
+        relative)`: a word is in the text and the pattern finds it as a name, or `relative`
+        and the text has a bare relative import) have their imports resolved, and of those
+        only the ones that can name a found module (`imports(path, stems)`)."""
         start = list(start)
         files = sorted(set(start).union(modules))
         found = {p for p in files if matters(p)}
         grown = found
         while grown:
-            stems = sorted({_stem(p) for p in grown} - {""})
-            if not stems:
+            py = [p for p in grown if p.endswith(".py")]
+            stems = frozenset(_stem(p) for p in py) - {""}
+            inits = {p for p in py if p == "__init__.py" or p.endswith("/__init__.py")}
+            packages = tuple(sorted(p[: -len("__init__.py")] for p in inits))
+            if not stems and not packages:
                 break
-            words = tuple(s.encode() for s in stems)
+            words = tuple(s.encode() for s in sorted(stems))
             named = re.compile(rb"\b(?:" + b"|".join(re.escape(w) for w in words) + rb")\b")
             grown = set()
             for p in files:
-                if p in found or not p.endswith(".py") or not names(p, words, named):
+                if p in found or not p.endswith(".py"):
                     continue
-                if any(m in found for m in imports(p)):
+                relative = p.startswith(packages)  # "" (a root package) holds every file
+                if names(p, words, named, relative) and any(m in found for m in imports(p, stems)):
                     grown.add(p)
             found |= grown
         return found.intersection(start)
@@ -303,6 +309,23 @@ def _statements(keyword: bytes, pattern: re.Pattern[bytes], data: bytes) -> Iter
             after = pos = m.end()
         else:
             pos = at + 1
+
+
+# `from . import X` (`from .. import X`): the module a package's `__init__.py` is imported by
+# from inside it, without its name (imports_of's spelling of a `from` line).
+_BARE_RELATIVE = re.compile(rb"^[ \t]*from[ \t]+\.+[ \t]+import[ \t(]", re.M)
+
+
+def bare_relative(data: bytes) -> bool:
+    """Does the text import from a package (`from . import X`) without naming it?"""
+    return b"import" in data and _BARE_RELATIVE.search(data) is not None
+
+
+def could_name(level: int, dotted: str, stems: frozenset[str]) -> bool:
+    """Can import (level, dotted) resolve to a module of one of `stems` (resolve.py's
+    ModuleIndex: its file is `dotted`'s last part, `.py` or a package), or to the package
+    `from . import X` imports from (level > 0, nothing named)?"""
+    return (level > 0 and not dotted) or dotted.rsplit(".", 1)[-1] in stems
 
 
 def imports_of(data: bytes) -> list[tuple[int, str]]:
