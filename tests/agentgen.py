@@ -217,6 +217,21 @@ def prompt_kwarg_imported_policy(rules: dict[str, str]) -> Files:
     }
 
 
+def prompt_package_policy(rules: dict[str, str]) -> Files:
+    """`SYSTEM_PROMPT = STARTER + POLICY`, POLICY a constant of the package, imported bare
+    (`from . import POLICY`): the importing text names no module."""
+    return {
+        "voice/__init__.py": f"POLICY = {chr(10).join(['', _REFUSE, *_rule_lines(rules)])!r}\n",
+        "voice/persona.py": _py(
+            f"""
+            from . import POLICY
+
+            SYSTEM_PROMPT = {_LEAD!r} + POLICY
+            """
+        ),
+    }
+
+
 def prompt_list_kwarg(rules: dict[str, str]) -> Files:
     """A list of instruction strings where one string is accepted."""
     items = [_LEAD, _REFUSE, *_rule_lines(rules)]
@@ -331,6 +346,7 @@ PROMPTS: dict[str, Callable[[dict[str, str]], Files]] = {
     "md": prompt_md,
     "kwarg": prompt_kwarg,
     "kwarg-imported-policy": prompt_kwarg_imported_policy,
+    "package-policy": prompt_package_policy,
     "list-kwarg": prompt_list_kwarg,
     "other-kwargs": prompt_other_kwargs,
     "system-call": prompt_system_call,
