@@ -119,6 +119,16 @@ def test_imports_of_is_the_line_start_search(data: bytes) -> None:
     assert relevance.imports_of(data) == plain_imports_of(data)
 
 
+_RULE_PIECES = ["rule", "rule_id", "=", "==", " ", "\n", "\t", "(", ",", "x", "prule", ")"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_RULE_PIECES), max_size=12).map(lambda parts: "".join(parts).encode()))
+def test_rule_keyword_is_the_plain_search(data: bytes) -> None:
+    plain = rb"[(,][ \t\r\n]*(?:rule|rule_id)[ \t]*=(?!=)"
+    assert prefilter.rule_keyword(data) is (re.search(plain, data) is not None)
+
+
 _MODULES = ["a/__init__.py", "a/policy.py", "a/b/__init__.py", "a/b/rules.py", "src/a/policy.py", "tools.py"]
 
 
@@ -174,8 +184,9 @@ def test_text_questions_on_the_fixtures(path: Path) -> None:
 
 
 def test_the_uri_literals_hold_the_words_looked_for_first() -> None:
-    """python_worth_parsing looks for `uri` or `edia` before the literals themselves."""
-    assert all(b"uri" in n or b"edia" in n for n in prefilter._URI_LITERALS)
+    """python_worth_parsing looks for `uri"`/`uri'` or `edia` before the literals themselves."""
+    assert all(b'uri"' in n or b"uri'" in n for n in prefilter._QUOTED_URI)
+    assert all(b"edia" in n for n in prefilter._MEDIA_WORDS)
 
 
 # A literal's end and the next one's start, as a plain regex over the text (forward only).

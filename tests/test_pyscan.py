@@ -224,4 +224,4 @@ def test_the_uri_key_literals_hold_every_match(parts: list[str]) -> None:
 
     data = "".join(parts).encode()
     if prefilter._URI_KEY.search(data) is not None:
-        assert any(n in data for n in prefilter._URI_LITERALS)
+        assert any(n in data for n in (*prefilter._QUOTED_URI, *prefilter._MEDIA_WORDS))

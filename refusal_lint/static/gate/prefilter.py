@@ -31,9 +31,13 @@ def _alternatives(words: Iterable[str]) -> bytes:
 # The words every prompt shape holds (DESIGN §2's table, declared in vocab.py): a name word,
 # a chat role, the system-call word, or a keyword argument that holds none of them.
 _NAME_WORDS = {w.rstrip("s") for w in vocab.PROMPT_NAME_WORDS}
+_COMMON = (b"system", b"prompt")
 _SHAPE_WORDS = _NAME_WORDS | vocab.CHAT_SYSTEM_ROLES | {vocab.SYSTEM_CALL_WORD}
 _OTHER_KWARGS = {k for k in vocab.PROMPT_KWARGS if not any(w in k for w in _SHAPE_WORDS)}
-_PROMPT_WORDS = tuple(sorted(w.encode() for w in _SHAPE_WORDS | _OTHER_KWARGS))
+# The most common first: `any` stops at the first a file holds.
+_PROMPT_WORDS = tuple(
+    sorted((w.encode() for w in _SHAPE_WORDS | _OTHER_KWARGS), key=lambda w: (w not in _COMMON, w))
+)
 _BARE_KWARGS = {k for k in vocab.PROMPT_KWARGS if not any(w in k.lower() for w in _NAME_WORDS)}
 
 
@@ -226,17 +230,32 @@ _PY_NEEDLES = (b"'rule'", b'"rule"', b"/refusal", b"upperhand.refusal", b"refusa
 # (or a `media_type=` keyword) a refusal Part, whatever its values are: names imported from
 # a sibling module (`{"uri": URI, "params": RULES}`) show no refusal word here.
 _MEDIA = _alternatives(vocab.MEDIA_KEYS)
-# A `rule=` keyword at any place of a call (`dict(detail=d, rule=r)`, `Part(reason=x, rule=r)`).
-_RULE_KEYWORD = re.compile(rb"[(,][ \t\r\n]*(?:" + _alternatives(vocab.RULE_KWARGS) + rb")[ \t]*=(?!=)")
 _URI_KEY = re.compile(
     rb"[\"'](?:uri|" + _MEDIA + rb")[\"'][ \t\r\n]*:|(?<![A-Za-z0-9_])(?:" + _MEDIA + rb")[ \t]*=(?!=)"
 )
 # What any match of _URI_KEY holds: the regex has no literal prefix, so sre tries every
-# offset of a file; most files that say "uri" (security, during) have none of these.
-_URI_LITERALS = (
-    *(a + b"uri" + b for a in (b'"', b"'") for b in (b'"', b"'")),
-    *(k.encode() for k in sorted(vocab.MEDIA_KEYS)),
-)
+# offset of a file; most files that say "uri" (security, during) have none of these. Each
+# family is asked by its common part first (`uri"`, `edia`): one pass where it is absent.
+_QUOTED_URI = tuple(a + b"uri" + b for a in (b'"', b"'") for b in (b'"', b"'"))
+_MEDIA_WORDS = tuple(k.encode() for k in sorted(vocab.MEDIA_KEYS))
+# A `rule=` keyword at any place of a call (`dict(detail=d, rule=r)`, `Part(reason=x, rule=r)`),
+# after a `(` or `,` and blanks.
+_RULE_AT = re.compile(rb"(?:" + _alternatives(vocab.RULE_KWARGS) + rb")[ \t]*=(?!=)")
+
+
+def rule_keyword(data: bytes) -> bool:
+    """Does a `rule=` keyword stand in a call? Looked for where `rule` stands, then back
+    over blanks to its `(` or `,`: a regex starting at those would be tried on most lines."""
+    at = data.find(b"rule")
+    while at >= 0:
+        if _RULE_AT.match(data, at) is not None:
+            before = at - 1
+            while before >= 0 and data[before] in b" \t\r\n":
+                before -= 1
+            if before >= 0 and data[before] in b"(,":
+                return True
+        at = data.find(b"rule", at + 1)
+    return False
 
 
 def python_worth_parsing(data: bytes, extra: tuple[bytes, ...], ids: frozenset[str] = frozenset()) -> bool:
@@ -247,15 +266,14 @@ def python_worth_parsing(data: bytes, extra: tuple[bytes, ...], ids: frozenset[s
     if b"refus" in low and (_guard_call(data, ids) or any(n in data for n in _PY_NEEDLES)):
         return True
     # Each needle's common part first: one pass over a file that has none, not one a needle.
-    if b"rule" in data and (b"'rule'" in data or b'"rule"' in data or _RULE_KEYWORD.search(data)):
+    if b"rule" in data and (b"'rule'" in data or b'"rule"' in data or rule_keyword(data)):
         return True
     if b"AgentExtension(" in data and _extension_call(data):
         return True
-    if (
-        (b"uri" in data or b"edia" in data)
-        and any(n in data for n in _URI_LITERALS)
-        and _URI_KEY.search(data) is not None
-    ):
+    quoted_uri = (b'uri"' in data or b"uri'" in data) and any(n in data for n in _QUOTED_URI)
+    if (quoted_uri or (b"edia" in data and any(n in data for n in _MEDIA_WORDS))) and _URI_KEY.search(
+        data
+    ) is not None:
         return True
     return any(n in data for n in extra)
 

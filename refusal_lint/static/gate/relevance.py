@@ -160,6 +160,7 @@ class Relevance:
         self.ids = tuple(sorted(set(ids)))
         self._raw = [i.encode() for i in self.ids if i]
         self._folded = [f for i in self._raw if (f := _fold(i))]
+        self._unfoldable = [i for i in self._raw if not _fold(i)]
         # One edit leaves one half of the id intact: look for either half, then at the token.
         # A token shorter than `shortest` can neither be one edit away nor fold to the id.
         self._halves = [
@@ -170,7 +171,9 @@ class Relevance:
 
     def names_ids(self, data: bytes) -> bool:
         """Can this text hold a card id or a near miss of one?"""
-        if any(i in data for i in self._raw):
+        # An id as written is also one folded (the folded text holds it): only an id that
+        # folds to nothing is looked for as written.
+        if any(i in data for i in self._unfoldable):
             return True
         low = lowered(data)
         if self._folded:
