@@ -21,6 +21,7 @@ from refusal_lint.static.settings import Settings
 if TYPE_CHECKING:
     from refusal_lint.core.model import Finding
     from refusal_lint.static.bind.bound import Agent, Bound
+    from refusal_lint.static.bind.resolve import ModuleIndex
     from refusal_lint.static.discover import walk as discover
 
 __all__ = ["Result", "Settings", "run"]
@@ -108,25 +109,25 @@ def _run(
     ex.read_data([e for e in walk.files if kind_of(e.rel) != FileKind.PYTHON])
     scope = py_entries if wanted is None else python_scope(wanted, ex.facts, py_entries, cfg, roles, root)
     ex.read_python(scope)
-    py_paths = [e.rel for e in py_entries]
-    bound = _bind(ex, root, cfg, py_paths, roles)
+    binder = _Binder(ex, root, cfg, roles, [e.rel for e in py_entries])
+    bound = binder.bind()
     if len(scope) < len(py_entries) and (bound is None or len(bound.agents) < 2):
         # The cards made one agent after all, which owns every file of the tree: read the rest.
         read = {e.rel for e in scope}
         ex.read_python([e for e in py_entries if e.rel not in read])
         scope = py_entries
-        bound = _bind(ex, root, cfg, py_paths, roles)
+        bound = binder.bind()
     ids = bound.rule_ids if bound else ()
     if not set(ids) <= set(ex.ids):
         # A card built in Python: its ids were not known when Python was first read, and a
         # file that mentions them may hold a guard passing one, or a prompt by its content.
         ex.ids = tuple(sorted({*ex.ids, *ids}))
         ex.read_python(scope)
-        bound = _bind(ex, root, cfg, py_paths, roles)
+        bound = binder.bind()
     if ex.deferred:
-        bound = _settle(ex, bound, root, cfg, py_paths, roles, wanted is None)
+        bound = _settle(ex, bound, binder, wanted is None)
     if bound is not None and bound.agents and ex.prompt_only:
-        bound = _prompt_stage(ex, bound, root, cfg, py_paths, roles)
+        bound = _prompt_stage(ex, bound, binder)
     result = Result(root, [], [], len(walk.files), ex.notes)
     if bound is not None:
         from refusal_lint.static.bind import agents
@@ -140,33 +141,21 @@ def _run(
     return result, owners
 
 
-def _settle(
-    ex: Extraction,
-    bound: Bound | None,
-    root: str,
-    cfg: Config,
-    py_paths: list[str],
-    roles: Roles,
-    whole: bool,
-) -> Bound | None:
+def _settle(ex: Extraction, bound: Bound | None, binder: _Binder, whole: bool) -> Bound | None:
     """Deferred files (gate/deferred.py): parsed where binding says they may hold a fact,
     settled as holding nothing where it says not; then bound again."""
-    from refusal_lint.static.bind.resolve import ModuleIndex
-
-    for rel in ondemand.settle(ex, bound, cfg, ModuleIndex(py_paths), whole):
+    for rel in ondemand.settle(ex, bound, binder.cfg, binder.index, whole):
         job = ex.python_job(ex.entries[rel], False)
         if job is not None:
             ex.submit(job)
     ex.drain()
-    return _bind(ex, root, cfg, py_paths, roles)
+    return binder.bind()
 
 
 PROMPT_CHUNK = 8  # files read at a time while looking for an agent's first prompt candidate
 
 
-def _prompt_stage(
-    ex: Extraction, bound: Bound, root: str, cfg: Config, py_paths: list[str], roles: Roles
-) -> Bound:
+def _prompt_stage(ex: Extraction, bound: Bound, binder: _Binder) -> Bound:
     """Prompt candidates, now that a card makes them matter (DESIGN §2 "What is read").
 
     Only an agent's scope counts (a monorepo's unrelated code beside the card is not read).
@@ -175,10 +164,10 @@ def _prompt_stage(
     (RL200 against RL201), so they are read in order, near the card first, up to the first
     candidate. REFUSAL_LINT_EXHAUSTIVE=1 reads them all: the output is the same."""
     from refusal_lint.static.bind.agents import has_counted, prompt_order
-    from refusal_lint.static.bind.resolve import ModuleIndex
     from refusal_lint.static.bind.scoping import in_scope
     from refusal_lint.static.gate.relevance import Relevance
 
+    cfg = binder.cfg
     single = len(bound.agents) == 1 and not cfg.agents
     eligible = [
         e
@@ -190,13 +179,13 @@ def _prompt_stage(
     if ex.settings.exhaustive:
         ex.card_ids = bound.rule_ids
         ex.read_prompts(eligible, content=True)
-        return _bind(ex, root, cfg, py_paths, roles) or bound
+        return binder.bind() or bound
     relevance = Relevance(bound.rule_ids)
-    strong, weak = ondemand.relevant(ex, eligible, relevance, ModuleIndex(py_paths))
+    strong, weak = ondemand.relevant(ex, eligible, relevance, binder.index)
     ex.read_prompts([e for e in eligible if e.rel in strong], content=True)
     ex.read_prompts([e for e in eligible if e.rel in weak])
     read = strong | weak
-    bound = _bind(ex, root, cfg, py_paths, roles) or bound
+    bound = binder.bind() or bound
     for i in range(len(bound.agents)):
         agent = bound.agents[i]
         if agent.prompt_spec is not None or agent.card is None or not agent.card.rules or has_counted(agent):
@@ -209,37 +198,53 @@ def _prompt_stage(
             chunk, rest = rest[:PROMPT_CHUNK], rest[PROMPT_CHUNK:]
             ex.read_prompts(chunk)
             read.update(e.rel for e in chunk)
-            bound = _bind(ex, root, cfg, py_paths, roles) or bound
+            bound = binder.bind() or bound
             agent = bound.agents[i]
     return bound
 
 
-def _bind(ex: Extraction, root: str, cfg: Config, py_paths: list[str], roles: Roles) -> Bound | None:
-    """Bind; modules that facts import, files that call a helper binding follows, and files
-    that define a method binding looked up by name, are read on demand, even where the
-    prefilter passed them over: bind, read what binding found missing, bind again. A tree
-    where no file yielded anything, and no config names a file, has nothing to bind (None)."""
-    if not (cfg.agents or roles.cards or any(f.has_facts() or f.problem for f in ex.facts.values())):
-        return None
-    from refusal_lint.static.bind import agents
-    from refusal_lint.static.bind.resolve import ModuleIndex
+class _Binder:
+    """Binding over the facts read so far. Modules that facts import, files that call a
+    helper binding follows, and files that define a method binding looked up by name, are
+    read on demand, even where the prefilter passed them over: bind, read what binding found
+    missing, bind again."""
 
-    index = ModuleIndex(py_paths)
-    tried: set[str] = set()
-    for _ in range(IMPORT_ROUNDS):
-        bound = agents.bind(root, cfg, ex.facts, index, roles)
-        wanted = (
-            bound.missing
-            | ondemand.callers(ex, bound.helpers, py_paths)
-            | ondemand.definers(ex, bound.methods, py_paths)
-        )
-        need = [
-            j for m in sorted(wanted - tried) if m in ex.entries and (j := ex.python_job(ex.entries[m], True))
-        ]
-        tried |= wanted
-        if not need:
-            break
-        for job in need:
-            ex.submit(job)
-        ex.drain()
-    return bound
+    def __init__(self, ex: Extraction, root: str, cfg: Config, roles: Roles, py_paths: list[str]) -> None:
+        self.ex, self.root, self.cfg, self.roles, self.py_paths = ex, root, cfg, roles, py_paths
+        self._index: ModuleIndex | None = None
+
+    @property
+    def index(self) -> ModuleIndex:
+        if self._index is None:
+            from refusal_lint.static.bind.resolve import ModuleIndex
+
+            self._index = ModuleIndex(self.py_paths)
+        return self._index
+
+    def bind(self) -> Bound | None:
+        """The tree bound; None where no file yielded anything and no config names a file."""
+        ex, cfg, py_paths = self.ex, self.cfg, self.py_paths
+        if not (cfg.agents or self.roles.cards or any(f.has_facts() or f.problem for f in ex.facts.values())):
+            return None
+        from refusal_lint.static.bind import agents
+
+        tried: set[str] = set()
+        for _ in range(IMPORT_ROUNDS):
+            bound = agents.bind(self.root, cfg, ex.facts, self.index, self.roles)
+            wanted = (
+                bound.missing
+                | ondemand.callers(ex, bound.helpers, py_paths)
+                | ondemand.definers(ex, bound.methods, py_paths)
+            )
+            need = [
+                j
+                for m in sorted(wanted - tried)
+                if m in ex.entries and (j := ex.python_job(ex.entries[m], True))
+            ]
+            tried |= wanted
+            if not need:
+                break
+            for job in need:
+                ex.submit(job)
+            ex.drain()
+        return bound
