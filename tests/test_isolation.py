@@ -60,6 +60,26 @@ def test_pool_survives_crash_and_hang(sabotage: None) -> None:
         assert results[ok].problem is None and len(results[ok].guards) == 1
 
 
+def test_own_work_runs_while_the_workers_parse() -> None:
+    """`finish(meanwhile)` takes this process's steps between the workers' messages, stops
+    asking once a step says none is left, and still collects every job."""
+    pool = workers.Pool(2, cpu_limit=5)
+    names = [f"m{i}.py" for i in range(6)]
+    for name in names:
+        pool.submit(Job(name, "python", GUARD))
+    steps: list[int] = []
+
+    def step() -> bool:
+        steps.append(len(steps))
+        return len(steps) < 3
+
+    results = pool.finish(step).facts
+    pool.close()
+    assert sorted(results) == names
+    assert all(len(results[n].guards) == 1 for n in names)
+    assert 1 <= len(steps) <= 3  # asked only while a worker is busy; never past its False
+
+
 def test_cli_reports_crash_and_keeps_other_findings(sabotage: None, tmp_path: Path) -> None:
     (tmp_path / "tools.py").write_bytes(GUARD)
     (tmp_path / "crash.py").write_bytes(GUARD)

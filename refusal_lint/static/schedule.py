@@ -61,6 +61,7 @@ class Extraction:
         # The prompt stage's text answers the scan gave (gate/answers.py), and their context.
         self.answers: dict[str, dict[str, bool]] = {}
         self.answers_context = ""
+        self.answers_ids: tuple[str, ...] = ()
         # Scanned files whose parse waits for binding (gate/deferred.py, ondemand.settle):
         # the callees it must judge, and whether the file may hold prompt candidates.
         self.deferred: dict[str, tuple[tuple[Callee, ...], bool]] = {}
@@ -204,8 +205,32 @@ class Extraction:
 
         ctx = answers.context(self.ids, self.entries)
         if ctx != self.answers_context:
-            self.answers, self.answers_context = {}, ctx
+            self.answers, self.answers_context, self.answers_ids = {}, ctx, self.ids
         return self.ids
+
+    def _data_answers(self) -> Callable[[], bool] | None:
+        """The prompt stage's text answers (gate/answers.py) for the data files it may read,
+        one file a step, where the scan answers Python's: this process would ask them after
+        the scan, serially; it asks them while the workers scan."""
+        if not self.answers_context:
+            return None
+        from refusal_lint.static.gate.answers import answers
+        from refusal_lint.static.gate.relevance import Relevance
+
+        answered = self.answers
+        todo = [e for e in self.prompt_only if kind_of(e.rel) != FileKind.PYTHON and e.rel not in answered]
+        relevance = Relevance(self.answers_ids)
+
+        def step() -> bool:
+            if not todo:
+                return False
+            entry = todo.pop()
+            data = self.prompt_text(entry)
+            if data is not None:
+                self.answers[entry.rel] = answers(entry.rel, data, relevance, True)
+            return bool(todo)
+
+        return step
 
     def _pool(self) -> Pool:
         if self.pool is None:
@@ -215,10 +240,10 @@ class Extraction:
         return self.pool
 
     def drain(self) -> None:
-        """Wait for the workers' facts."""
+        """Wait for the workers' facts (answering the data files' text questions meanwhile)."""
         if self.pool is None:
             return
-        results = self.pool.finish()
+        results = self.pool.finish(self._data_answers())
         for path, facts in results.facts.items():
             job = self.pending.pop(path, None)
             if job is not None:

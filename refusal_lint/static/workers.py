@@ -20,6 +20,7 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from typing import Any
@@ -321,11 +322,17 @@ class Pool:
             elif time.monotonic() >= w.deadline and not w.progressing(self.timeout):
                 self._fail(w, f"the parser made no progress on this file for {self.timeout:g} s")
 
-    def finish(self) -> Results:
+    def finish(self, meanwhile: Callable[[], bool] | None = None) -> Results:
+        """Wait for every job. `meanwhile`: this process's own work, one small step a call
+        (False once none is left), done while the workers are busy, between their messages."""
         try:
             while self.queue or self.busy:
                 self._dispatch()
                 if self.busy:
+                    if meanwhile is not None and meanwhile():
+                        self._collect(0.0)
+                        continue
+                    meanwhile = None
                     now = time.monotonic()
                     self._collect(max(0.0, min(w.deadline for w in self.busy) - now))
         except BaseException:
