@@ -110,8 +110,21 @@ class _Relevance:
         self.ids = ids
         self._names: set[str] | None = None
         self._strings: dict[str, str] | None = None
-        self.computed: frozenset[str] = frozenset()  # of the function being looked at
+        self.scope: ast.AST | None = None  # the function being looked at (None: the module)
+        self._computed: dict[int, frozenset[str]] = {}
         self.deferred: list[ast.Call] | None = None  # computed-id calls, where the caller asks
+
+    @property
+    def computed(self) -> frozenset[str]:
+        """The computed locals of the function being looked at (none at module level):
+        found when a call first asks, as most functions hold no call that does."""
+        scope = self.scope
+        if scope is None:
+            return frozenset()
+        found = self._computed.get(id(scope))
+        if found is None:
+            found = self._computed[id(scope)] = _computed_locals(scope)
+        return found
 
     def module_name(self, node: ast.expr) -> bool:
         """A name that may resolve to a module-level value (of this module or an import)."""
@@ -277,19 +290,20 @@ def may_hold_facts(
     call fact that matters (prompt candidates are the second stage's); `deferred`: see guard_call."""
     check = _Relevance(tree, guard_names, ids)
     check.deferred = deferred
-    stack: list[tuple[ast.AST, frozenset[str] | None]] = [(tree, frozenset())]
+    # Each node with the function whose locals it sees (a function's own: from its node on).
+    stack: list[tuple[ast.AST, ast.AST | None]] = [(tree, None)]
     while stack:
-        node, computed = stack.pop()
-        if computed is None:
-            computed = _computed_locals(node)  # entering a function: its own locals
-        check.computed = computed
+        node, scope = stack.pop()
+        if isinstance(node, _SCOPES):
+            scope = node
+        check.scope = scope
         if isinstance(node, ast.Call):
             if check.call(node):
                 return True
         elif isinstance(node, ast.Dict) and check.dict(node):
             return True
         for child in ast.iter_child_nodes(node):
-            stack.append((child, None if isinstance(child, _SCOPES) else computed))
+            stack.append((child, scope))
     return False
 
 
