@@ -8,12 +8,10 @@ both, so the order is spelled out here once.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 Handler = Callable[[Any], Any]
-# Markers with no children and nothing to find (`Load`, `+`, `not`, `<`): never walked.
-_LEAVES = (ast.expr_context, ast.boolop, ast.operator, ast.unaryop, ast.cmpop)
 
 
 def by_position(nodes: list[ast.AST]) -> list[ast.AST]:
@@ -30,42 +28,63 @@ def _arguments(args: ast.arguments) -> list[ast.AST]:
     return by_position(found)
 
 
-def children(node: ast.AST) -> Iterator[ast.AST]:
-    """The node's children in the order they are written."""
-    if isinstance(node, ast.Dict):
-        for key, value in zip(node.keys, node.values, strict=True):
-            if key is not None:
-                yield key
-            yield value
-    elif isinstance(node, ast.Call):
-        yield node.func
-        yield from by_position([*node.args, *node.keywords])
-    elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        yield from node.decorator_list
-        yield from _arguments(node.args)
-        if node.returns is not None:
-            yield node.returns
-        yield from node.body
-    elif isinstance(node, ast.Lambda):
-        yield from _arguments(node.args)
-        yield node.body
-    elif isinstance(node, ast.ClassDef):
-        yield from node.decorator_list
-        yield from by_position([*node.bases, *node.keywords])
-        yield from node.body
-    elif isinstance(node, ast.IfExp):
-        yield node.body
-        yield node.test
-        yield node.orelse
-    elif isinstance(node, ast.arguments):
-        yield from _arguments(node)
-    else:
-        for name in node._fields:
-            field = getattr(node, name, None)
-            if isinstance(field, list):
-                yield from (v for v in field if isinstance(v, ast.AST) and not isinstance(v, _LEAVES))
-            elif isinstance(field, ast.AST) and not isinstance(field, _LEAVES):
-                yield field
+def _dict(node: ast.Dict) -> list[ast.AST]:
+    out: list[ast.AST] = []
+    for key, value in zip(node.keys, node.values, strict=True):
+        if key is not None:
+            out.append(key)
+        out.append(value)
+    return out
+
+
+def _call(node: ast.Call) -> list[ast.AST]:
+    return [node.func, *by_position([*node.args, *node.keywords])]
+
+
+def _function(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.AST]:
+    returns = [node.returns] if node.returns is not None else []
+    return [*node.decorator_list, *_arguments(node.args), *returns, *node.body]
+
+
+def _class(node: ast.ClassDef) -> list[ast.AST]:
+    return [*node.decorator_list, *by_position([*node.bases, *node.keywords]), *node.body]
+
+
+# The nodes whose fields are not written in the order `_fields` gives.
+_IN_ORDER: dict[type, Callable[[Any], list[ast.AST]]] = {
+    ast.Dict: _dict,
+    ast.Call: _call,
+    ast.FunctionDef: _function,
+    ast.AsyncFunctionDef: _function,
+    ast.Lambda: lambda node: [*_arguments(node.args), node.body],
+    ast.ClassDef: _class,
+    ast.IfExp: lambda node: [node.body, node.test, node.orelse],
+    ast.arguments: _arguments,
+}
+# The fields that hold only markers with no children and nothing to find (`Load`, `+`,
+# `not`, `<`): never walked. Python's grammar names every such field so.
+_MARKER_FIELDS = frozenset({"ctx", "op", "ops"})
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def children(node: ast.AST) -> list[ast.AST]:
+    """The node's children in the order they are written (one lookup of its class, not a
+    test of each kind in turn: the walk asks this of every node)."""
+    cls = type(node)
+    in_order = _IN_ORDER.get(cls)
+    if in_order is not None:
+        return in_order(node)
+    fields = _FIELDS.get(cls)
+    if fields is None:
+        fields = _FIELDS[cls] = tuple(f for f in cls._fields if f not in _MARKER_FIELDS)
+    out: list[ast.AST] = []
+    for name in fields:
+        field = getattr(node, name, None)
+        if type(field) is list:
+            out.extend(v for v in field if isinstance(v, ast.AST))
+        elif isinstance(field, ast.AST):
+            out.append(field)
+    return out
 
 
 class Walker:

@@ -1,0 +1,31 @@
+"""The extractor's walk (extract/python/walk.py) visits every child `ast` gives, save the
+markers (`Load`, `+`, `not`, `<`), each once; the nodes it spells an order for (`_IN_ORDER`:
+a dict's keys and values in turn, a function's decorators first and its signature's
+annotations and defaults, not its `arguments`) are its own."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+
+from refusal_lint.static.extract.python.walk import _IN_ORDER, children
+
+_MARKERS = (ast.expr_context, ast.boolop, ast.operator, ast.unaryop, ast.cmpop)
+_SOURCES = sorted([*(ROOT / "refusal_lint").rglob("*.py"), *(ROOT / "testdata").rglob("*.py")])
+
+
+@pytest.mark.parametrize("path", _SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_children_are_the_ast_children_but_markers(path: Path) -> None:
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except (SyntaxError, UnicodeDecodeError):
+        pytest.skip("a broken file of a fixture (RL002)")
+    for node in ast.walk(tree):
+        if type(node) in _IN_ORDER:
+            continue
+        wanted = [c for c in ast.iter_child_nodes(node) if not isinstance(c, _MARKERS)]
+        got = children(node)
+        assert sorted(map(id, got)) == sorted(map(id, wanted)), type(node).__name__
