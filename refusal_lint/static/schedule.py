@@ -210,27 +210,17 @@ class Extraction:
 
     def _data_answers(self) -> Callable[[], bool] | None:
         """The prompt stage's text answers (gate/answers.py) for the data files it may read,
-        one file a step, where the scan answers Python's: this process would ask them after
-        the scan, serially; it asks them while the workers scan."""
+        where the scan answers Python's: asked while the workers scan, not after it, serially."""
         if not self.answers_context:
             return None
-        from refusal_lint.static.gate.answers import answers
-        from refusal_lint.static.gate.relevance import Relevance
+        from refusal_lint.static.gate.answers import stepwise
 
-        answered = self.answers
-        todo = [e for e in self.prompt_only if kind_of(e.rel) != FileKind.PYTHON and e.rel not in answered]
-        relevance = Relevance(self.answers_ids)
-
-        def step() -> bool:
-            if not todo:
-                return False
-            entry = todo.pop()
-            data = self.prompt_text(entry)
-            if data is not None:
-                self.answers[entry.rel] = answers(entry.rel, data, relevance, True)
-            return bool(todo)
-
-        return step
+        todo = {
+            e.rel: e
+            for e in self.prompt_only
+            if kind_of(e.rel) != FileKind.PYTHON and e.rel not in self.answers
+        }
+        return stepwise(list(todo), lambda rel: self.prompt_text(todo[rel]), self.answers_ids, self.answers)
 
     def _pool(self) -> Pool:
         if self.pool is None:

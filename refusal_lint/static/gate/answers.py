@@ -5,7 +5,7 @@ hand (a scan worker, in parallel with the others) and kept under one context."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from refusal_lint.core.filekinds import kind_of
 from refusal_lint.core.kinds import FileKind
@@ -54,6 +54,28 @@ def answers(rel: str, data: bytes, relevance: Relevance, prompt: bool) -> dict[s
     if prompt and not out["ids"]:
         out["lists"] = weak(rel, data)
     return out
+
+
+def stepwise(
+    rels: list[str],
+    text: Callable[[str], bytes | None],
+    ids: tuple[str, ...],
+    into: dict[str, dict[str, bool]],
+) -> Callable[[], bool]:
+    """A step that answers one of `rels` a call, into `into`, and says whether any is left:
+    for a caller that asks them between other work (workers.Pool.finish's `meanwhile`)."""
+    relevance = Relevance(ids)
+    todo = list(rels)
+
+    def step() -> bool:
+        if todo:
+            rel = todo.pop()
+            data = text(rel)
+            if data is not None:
+                into[rel] = answers(rel, data, relevance, True)
+        return bool(todo)
+
+    return step
 
 
 def context(ids: Iterable[str], rels: Iterable[str]) -> str:

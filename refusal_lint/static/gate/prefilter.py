@@ -271,9 +271,8 @@ def python_worth_parsing(data: bytes, extra: tuple[bytes, ...], ids: frozenset[s
     if b"AgentExtension(" in data and _extension_call(data):
         return True
     quoted_uri = (b'uri"' in data or b"uri'" in data) and any(n in data for n in _QUOTED_URI)
-    if (quoted_uri or (b"edia" in data and any(n in data for n in _MEDIA_WORDS))) and _URI_KEY.search(
-        data
-    ) is not None:
+    media = b"edia" in data and any(n in data for n in _MEDIA_WORDS)
+    if (quoted_uri or media) and _URI_KEY.search(data) is not None:
         return True
     return any(n in data for n in extra)
 

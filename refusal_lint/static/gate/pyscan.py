@@ -12,93 +12,9 @@ import ast
 
 from refusal_lint.core import spec
 from refusal_lint.static.extract import vocab
+from refusal_lint.static.gate.treenames import SCOPES, computed_locals, last, module_names, root_of
 
 _SELF = frozenset({"self", "cls"})
-
-
-def _last(node: ast.expr) -> str:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    return ""
-
-
-def _root(node: ast.expr) -> str | None:
-    while isinstance(node, ast.Attribute):
-        node = node.value
-    return node.id if isinstance(node, ast.Name) else None
-
-
-def _module_names(tree: ast.Module) -> set[str]:
-    """Names bound at module level (assignments, imports, classes, functions), into if/try."""
-    out: set[str] = set()
-    stack: list[ast.stmt] = list(tree.body)
-    while stack:
-        stmt = stack.pop()
-        if isinstance(stmt, ast.Assign):
-            out.update(t.id for t in stmt.targets if isinstance(t, ast.Name))
-        elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
-            out.add(stmt.target.id)
-        elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
-            out.update((a.asname or a.name).split(".")[0] for a in stmt.names)
-        elif isinstance(stmt, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
-            out.add(stmt.name)
-        elif isinstance(stmt, (ast.If, ast.Try, ast.With)):
-            stack.extend(stmt.body)
-            stack.extend(getattr(stmt, "orelse", []))
-            stack.extend(getattr(stmt, "finalbody", []))
-            for handler in getattr(stmt, "handlers", []):
-                stack.extend(handler.body)
-    return out
-
-
-_STRING_CALLS = frozenset({*vocab.WRAPPERS, *vocab.DEDENTS, *vocab.STRIPS, "format", "join"})
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
-
-
-def _own_nodes(fn: ast.AST) -> list[ast.AST]:  # a function's own body, nested scopes left out
-    out: list[ast.AST] = []
-    stack = list(ast.iter_child_nodes(fn))
-    while stack:
-        node = stack.pop()
-        out.append(node)
-        if not isinstance(node, (*_SCOPES, ast.ClassDef)):
-            stack.extend(ast.iter_child_nodes(node))
-    return out
-
-
-def _computed_locals(fn: ast.AST) -> frozenset[str]:
-    """Locals of a function every binding of which is a run-time computation (`x = pick(q)`):
-    never a literal id. Parameters and loop variables are left out (they may be one)."""
-    computed: set[str] = set()
-    other: set[str] = set()
-    if isinstance(fn, _SCOPES):
-        a = fn.args
-        other.update(p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg) if p)
-    for node in _own_nodes(fn):
-        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            value = node.value
-            dynamic = isinstance(value, (ast.IfExp, ast.BoolOp, ast.Await, ast.BinOp)) or (
-                isinstance(value, ast.Call) and _last(value.func) not in _STRING_CALLS
-            )
-            for t in targets:
-                if isinstance(t, ast.Name) and dynamic and not isinstance(node, ast.AugAssign):
-                    computed.add(t.id)
-                else:
-                    other.update(n.id for n in ast.walk(t) if isinstance(n, ast.Name))
-        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
-            other.update(n.id for n in ast.walk(node.target) if isinstance(n, ast.Name))
-        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
-            other.update(n.id for n in ast.walk(node.optional_vars) if isinstance(n, ast.Name))
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            other.add(node.name)
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            other.update(node.names)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            other.update((a.asname or a.name).split(".")[0] for a in node.names)
-    return frozenset(computed - other)
 
 
 class _Relevance:
@@ -123,16 +39,16 @@ class _Relevance:
             return frozenset()
         found = self._computed.get(id(scope))
         if found is None:
-            found = self._computed[id(scope)] = _computed_locals(scope)
+            found = self._computed[id(scope)] = computed_locals(scope)
         return found
 
     def module_name(self, node: ast.expr) -> bool:
         """A name that may resolve to a module-level value (of this module or an import)."""
-        root = _root(node)
+        root = root_of(node)
         if root is None or root in _SELF:
             return False
         if self._names is None:
-            self._names = _module_names(self.tree)
+            self._names = module_names(self.tree)
         return root in self._names
 
     def module_string(self, name: str) -> str | None:
@@ -184,7 +100,7 @@ class _Relevance:
             return False
         if isinstance(node, (ast.Name, ast.Attribute)):
             # `items[-1].raw` and a computed local (or its attributes) hold no literal id.
-            root = _root(node)
+            root = root_of(node)
             return (
                 root is not None
                 and root not in self.computed
@@ -229,7 +145,7 @@ class _Relevance:
         for sub in ast.walk(node):
             if sub is node:
                 continue
-            if isinstance(sub, ast.Call) and vocab.is_guard_name(_last(sub.func), self.guard_names):
+            if isinstance(sub, ast.Call) and vocab.is_guard_name(last(sub.func), self.guard_names):
                 return True
             if isinstance(sub, ast.Dict) and "rule" in _keys(sub):
                 return True
@@ -238,7 +154,7 @@ class _Relevance:
         return False
 
     def call(self, node: ast.Call) -> bool:
-        name = _last(node.func)
+        name = last(node.func)
         kw = {k.arg: k.value for k in node.keywords if k.arg is not None}
         if name == "AgentExtension":
             return self.string_or_name(kw.get("uri"), "uri")
@@ -294,7 +210,7 @@ def may_hold_facts(
     stack: list[tuple[ast.AST, ast.AST | None]] = [(tree, None)]
     while stack:
         node, scope = stack.pop()
-        if isinstance(node, _SCOPES):
+        if isinstance(node, SCOPES):
             scope = node
         check.scope = scope
         if isinstance(node, ast.Call):
@@ -341,7 +257,7 @@ def extension_text_may_declare(text: bytes, module_names: frozenset[str]) -> boo
         return any(k.arg is None for k in node.keywords)  # **kwargs may hold it
     if isinstance(uri, ast.Constant):
         return not isinstance(uri.value, str) or spec.uri_kind(uri.value) is not None
-    root = _root(uri)
+    root = root_of(uri)
     if root is not None:
         return root in _SELF or root in module_names
     return True
@@ -353,13 +269,13 @@ def may_hold_prompt(tree: ast.Module) -> bool:
     stack: list[tuple[ast.AST, frozenset[str]]] = [(tree, frozenset())]
     while stack:
         node, params = stack.pop()
-        if isinstance(node, _SCOPES):
+        if isinstance(node, SCOPES):
             a = node.args
             params = params | {
                 p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg) if p
             }
             if not isinstance(node, ast.Lambda) and any(
-                _last(d.func if isinstance(d, ast.Call) else d) in vocab.PROMPT_DECORATORS
+                last(d.func if isinstance(d, ast.Call) else d) in vocab.PROMPT_DECORATORS
                 for d in node.decorator_list
             ):
                 return True
@@ -373,7 +289,7 @@ def _prompt_node(node: ast.AST, params: frozenset[str]) -> bool:
     if isinstance(node, ast.Call):
         if any(k.arg in vocab.PROMPT_KWARGS and _prose(k.value, params) for k in node.keywords):
             return True
-        name = _last(node.func)
+        name = last(node.func)
         if vocab.is_system_call(name) or (
             name in ("from_template", "from_messages") and "SystemMessage" in ast.dump(node.func)
         ):
@@ -406,7 +322,7 @@ def _prose(value: ast.expr, params: frozenset[str]) -> bool:
     if isinstance(value, ast.Constant):
         return isinstance(value.value, str) and any(c.isspace() for c in value.value.strip())
     if isinstance(value, (ast.Name, ast.Attribute)):
-        root = _root(value)
+        root = root_of(value)
         return root is not None and (root in _SELF or root not in params)
     if isinstance(value, (ast.List, ast.Tuple)):
         # instruction strings, or text blocks (`[{"type": "text", "text": ...}]`)

@@ -1,0 +1,94 @@
+"""What the `ast` gate (pyscan.py) knows of a file's names, from its tree: a callee's last
+name, a dotted name's root, the names bound at module level, and a function's locals that
+only ever hold run-time computations."""
+
+from __future__ import annotations
+
+import ast
+
+from refusal_lint.static.extract import vocab
+
+
+def last(node: ast.expr) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return ""
+
+
+def root_of(node: ast.expr) -> str | None:
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def module_names(tree: ast.Module) -> set[str]:
+    """Names bound at module level (assignments, imports, classes, functions), into if/try."""
+    out: set[str] = set()
+    stack: list[ast.stmt] = list(tree.body)
+    while stack:
+        stmt = stack.pop()
+        if isinstance(stmt, ast.Assign):
+            out.update(t.id for t in stmt.targets if isinstance(t, ast.Name))
+        elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+            out.add(stmt.target.id)
+        elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            out.update((a.asname or a.name).split(".")[0] for a in stmt.names)
+        elif isinstance(stmt, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            out.add(stmt.name)
+        elif isinstance(stmt, (ast.If, ast.Try, ast.With)):
+            stack.extend(stmt.body)
+            stack.extend(getattr(stmt, "orelse", []))
+            stack.extend(getattr(stmt, "finalbody", []))
+            for handler in getattr(stmt, "handlers", []):
+                stack.extend(handler.body)
+    return out
+
+
+_STRING_CALLS = frozenset({*vocab.WRAPPERS, *vocab.DEDENTS, *vocab.STRIPS, "format", "join"})
+SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+
+
+def _own_nodes(fn: ast.AST) -> list[ast.AST]:  # a function's own body, nested scopes left out
+    out: list[ast.AST] = []
+    stack = list(ast.iter_child_nodes(fn))
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        if not isinstance(node, (*SCOPES, ast.ClassDef)):
+            stack.extend(ast.iter_child_nodes(node))
+    return out
+
+
+def computed_locals(fn: ast.AST) -> frozenset[str]:
+    """Locals of a function every binding of which is a run-time computation (`x = pick(q)`):
+    never a literal id. Parameters and loop variables are left out (they may be one)."""
+    computed: set[str] = set()
+    other: set[str] = set()
+    if isinstance(fn, SCOPES):
+        a = fn.args
+        other.update(p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg) if p)
+    for node in _own_nodes(fn):
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            value = node.value
+            dynamic = isinstance(value, (ast.IfExp, ast.BoolOp, ast.Await, ast.BinOp)) or (
+                isinstance(value, ast.Call) and last(value.func) not in _STRING_CALLS
+            )
+            for t in targets:
+                if isinstance(t, ast.Name) and dynamic and not isinstance(node, ast.AugAssign):
+                    computed.add(t.id)
+                else:
+                    other.update(n.id for n in ast.walk(t) if isinstance(n, ast.Name))
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+            other.update(n.id for n in ast.walk(node.target) if isinstance(n, ast.Name))
+        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+            other.update(n.id for n in ast.walk(node.optional_vars) if isinstance(n, ast.Name))
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            other.add(node.name)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            other.update(node.names)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            other.update((a.asname or a.name).split(".")[0] for a in node.names)
+    return frozenset(computed - other)
