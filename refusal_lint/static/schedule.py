@@ -27,7 +27,7 @@ from refusal_lint.static.discover import walk as discover
 from refusal_lint.static.discover.contents import read_bytes
 from refusal_lint.static.discover.roles import Roles
 from refusal_lint.static.extract.job import Callee, Job, ScanJob
-from refusal_lint.static.gate import prefilter
+from refusal_lint.static.gate import datafiles, prefilter
 from refusal_lint.static.settings import Settings
 
 if TYPE_CHECKING:
@@ -220,7 +220,7 @@ class Extraction:
             for e in self.prompt_only
             if kind_of(e.rel) != FileKind.PYTHON and e.rel not in self.answers
         }
-        return stepwise(list(todo), lambda rel: self.prompt_text(todo[rel]), self.answers_ids, self.answers)
+        return stepwise(list(todo), lambda rel: self._peek(todo[rel]), self.answers_ids, self.answers)
 
     def _pool(self) -> Pool:
         if self.pool is None:
@@ -277,7 +277,7 @@ class Extraction:
             context(
                 "data", sorted(roles.cards), sorted(roles.prompt_files.items()), bool(cfg.agents), exhaustive
             ),
-            lambda e, d: data_job(e, d, cfg, roles, exhaustive),
+            lambda e, d: datafiles.job(e, d, cfg, roles, exhaustive),
             # Documentation is never a prompt; other text files are, by their name or content.
             lambda e: (
                 kind_of(e.rel) != FileKind.TEXT
@@ -329,6 +329,16 @@ class Extraction:
                 self.submit(self._python(entry.rel, data, prompts=True, ids=ids, content=content))
         self.drain()
 
+    def _peek(self, entry: discover.Entry) -> bytes | None:
+        """`prompt_text`, but a file that cannot be read now is left for it to read (and note),
+        so what is noted never depends on how far the workers' wait got."""
+        if entry.rel not in self.texts:
+            data, _ = read_bytes(entry.rel, entry.abs, entry.size, entry.data, self.cfg.max_file_size, False)
+            if data is None:
+                return None
+            self.texts[entry.rel] = data
+        return self.texts[entry.rel]
+
     def prompt_text(self, entry: discover.Entry) -> bytes | None:
         """A file's bytes, read once for the prompt stage (its gate and its parse)."""
         if entry.rel not in self.texts:
@@ -362,35 +372,3 @@ class Extraction:
             ids=self.ids if ids is None else ids,
             content=content,
         )
-
-
-def data_job(
-    entry: discover.Entry, data: bytes, cfg: Config, roles: Roles, exhaustive: bool = False
-) -> Job | str | None:
-    kind = kind_of(entry.rel)
-    if kind is None:
-        return None
-    want_card = entry.rel in roles.cards or (
-        not cfg.agents
-        and kind != FileKind.TEXT
-        and (exhaustive or prefilter.is_card_candidate(entry.rel, data))
-    )
-    want_prompt = entry.rel in roles.prompt_files or (
-        not cfg.agents and prefilter.is_prompt_file(entry.rel, kind, data)
-    )
-    if want_prompt and not want_card and entry.rel not in roles.prompt_files:
-        return PROMPT_ONLY  # a prompt file matters only where a card does: read in the second stage
-    if (kind == FileKind.TEXT and want_prompt) or (kind != FileKind.TEXT and (want_card or want_prompt)):
-        return Job(
-            entry.rel,
-            kind,
-            data,
-            want_card,
-            want_prompt,
-            roles.prompt_files.get(entry.rel),
-            read_whole=entry.rel in roles.cards,  # configured: RL100 when unreadable, whatever it says
-            exhaustive=exhaustive,
-        )
-    if not cfg.agents and not prefilter.no_prompt_by_content(entry.rel):
-        return PROMPT_ONLY  # strings under prompt keys, or that name a card rule, in an agent's scope
-    return None
