@@ -93,6 +93,11 @@ AGREEING_PROMPTS = [p for p in sorted(agentgen.PROMPTS) if p != "system-message-
 AGREEING_NOISE = tuple(n for n in sorted(agentgen.NOISE) if n not in DIFFERING_NOISE)
 
 
+def _with_files(name: str, *files: tuple[str, str]) -> object:
+    """The whole agent (both rules, prompt file, guards) with `files` added verbatim."""
+    return pytest.param(Spec("json", BOTH, FULL, GUARDED, extra=files), id=name)
+
+
 def _xfail(reason: str) -> pytest.MarkDecorator:
     return pytest.mark.xfail(strict=True, reason=f"issue 20: {reason}")
 
@@ -201,33 +206,17 @@ EXPLICIT = [
         id="unknown-rule-after-a-run-time-value",
     ),
     # A near miss of a card id written in pieces: the text stage joins a token across literals.
-    pytest.param(
-        Spec(
-            "json",
-            BOTH,
-            FULL,
-            GUARDED,
-            extra=(
-                ("bot/rules.py", 'SYSTEM_PROMPT = "Refuse these:\\n- seg" + "-mixx: Segments cannot mix."\n'),
-            ),
-        ),
-        id="near-miss-written-in-pieces",
+    _with_files(
+        "near-miss-written-in-pieces",
+        ("bot/rules.py", 'SYSTEM_PROMPT = "Refuse these:\\n- seg" + "-mixx: Segments cannot mix."\n'),
     ),
     # A prompt built from a package's constant imported from inside it with a bare relative
     # import (`from . import POLICY`): its text names no module, so the text stage, which
     # followed only imports that name a module, passed the prompt over.
-    pytest.param(
-        Spec(
-            "json",
-            BOTH,
-            FULL,
-            GUARDED,
-            extra=(
-                ("bot/__init__.py", 'POLICY = "Refuse these:\\n- seg-mix: Segments cannot mix.\\n"\n'),
-                ("bot/persona.py", 'from . import POLICY\n\nSYSTEM_PROMPT = "You are a bot. " + POLICY\n'),
-            ),
-        ),
-        id="prompt-from-a-bare-relative-import",
+    _with_files(
+        "prompt-from-a-bare-relative-import",
+        ("bot/__init__.py", 'POLICY = "Refuse these:\\n- seg-mix: Segments cannot mix.\\n"\n'),
+        ("bot/persona.py", 'from . import POLICY\n\nSYSTEM_PROMPT = "You are a bot. " + POLICY\n'),
     ),
     # The same rule line written in pieces, and with its id or reason filled in from a constant.
     *(
