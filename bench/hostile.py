@@ -28,6 +28,8 @@ GATES: dict[str, Callable[[bytes], object]] = {
     "lists_rules": relevance.lists_rules,
     "python_lists_rules": relevance.python_lists_rules,
     "imports_of": relevance.imports_of,
+    "bare_relative": relevance.bare_relative,
+    "rule_keyword": prefilter.rule_keyword,
     "pystrings": strings,
 }
 INPUTS = {
@@ -42,6 +44,8 @@ INPUTS = {
     "an id's half, repeated": b"seg " * 240_000,
     "blanks, then imports": b" " * 500_000 + b"import " * 60_000,
     "many short lines": b'P = "refuse - a-b: c d"\n' * 40_000,
+    "rule keywords in blanks": b"f(" + b" \n rule =" * 100_000,
+    "relative imports": b"from . import x\n" * 60_000,
 }
 
 
