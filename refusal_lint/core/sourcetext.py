@@ -48,6 +48,14 @@ def line_col(starts: list[int], offset: int) -> tuple[int, int]:
     return line + 1, offset - starts[line]
 
 
+def before_blanks(data: bytes, at: int) -> int:
+    """The offset of the last byte before `at` that is no blank or line break (-1: none)."""
+    i = at - 1
+    while i >= 0 and data[i] in b" \t\r\n":
+        i -= 1
+    return i
+
+
 def lines(text: str) -> list[str]:
     """The text's lines as parsers number them (`\\n`-separated; a `\\r` before it dropped)."""
     return [line.removesuffix("\r") for line in text.split("\n")]

@@ -9,6 +9,7 @@ from collections.abc import Iterable
 
 from refusal_lint.core.filekinds import kind_of
 from refusal_lint.core.kinds import FileKind
+from refusal_lint.core.sourcetext import before_blanks
 from refusal_lint.static.extract import vocab
 from refusal_lint.static.gate.lowered import lowered
 
@@ -112,11 +113,9 @@ def python_prompt_candidate(data: bytes) -> bool:
         end = data.find(b"\n", at)
         end = len(data) if end < 0 else end
         if at > 0 and data[at - 1] in b"\"'":
-            k = at - 1
-            while k > 0 and data[k - 1] in b" \t\r\n":
-                k -= 1
-            if k > 0 and data[k - 1] == ord("("):
-                begin = min(begin, k - 1)
+            k = before_blanks(data, at - 1)
+            if k >= 0 and data[k] == ord("("):
+                begin = min(begin, k)
         if lo <= begin and end <= hi:
             continue
         if _PROMPT_SHAPE.search(data, begin, end) is not None:
@@ -249,9 +248,7 @@ def rule_keyword(data: bytes) -> bool:
     at = data.find(b"rule")
     while at >= 0:
         if _RULE_AT.match(data, at) is not None:
-            before = at - 1
-            while before >= 0 and data[before] in b" \t\r\n":
-                before -= 1
+            before = before_blanks(data, at)
             if before >= 0 and data[before] in b"(,":
                 return True
         at = data.find(b"rule", at + 1)

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import re
 
+from refusal_lint.core.sourcetext import before_blanks
+
 # Each quote form as an unrolled loop (runs of plain characters, then one escape or lone quote).
 _STRING = (
     rb'"""[^"\\]*(?:(?:\\[\s\S]|"(?!""))[^"\\]*)*"""'
@@ -62,7 +64,5 @@ def strings(data: bytes) -> list[bytes]:
 
 def _continued(data: bytes, line_start: int) -> bool:
     """Does the line before `line_start` end in a backslash (this line continues it)?"""
-    j = line_start - 1
-    while j >= 0 and data[j] in b" \t\r\n":
-        j -= 1
+    j = before_blanks(data, line_start)
     return j >= 0 and data[j] == 92
