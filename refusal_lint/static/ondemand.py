@@ -6,14 +6,14 @@ runs its literal words first (C's memchr), so a file that cannot match costs no 
 
 from __future__ import annotations
 
-import hashlib
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from refusal_lint.core.filekinds import kind_of
 from refusal_lint.core.kinds import FileKind
+from refusal_lint.static.cache import context
 
 if TYPE_CHECKING:
     from refusal_lint.config import Config
@@ -62,7 +62,7 @@ class _Notes:
 
     def imports(self, rel: str, stems: frozenset[str]) -> list[str]:
         """The repo modules of `stems` (and the packages it imports from bare) the file imports."""
-        what = "imports " + _digest(s.encode() for s in sorted(stems))
+        what = "imports " + context(sorted(stems))
         return list(self.noted(rel, what, partial(self._resolved, rel, stems)) or ())
 
     def names(self, rel: str, words: tuple[bytes, ...], pattern: re.Pattern[bytes], relative: bool) -> bool:
@@ -71,7 +71,7 @@ class _Notes:
         if rel not in self.ex.entries:
             return False
         # Kept by the words asked (a warm run asks the same rounds), so it reads no text.
-        what = "names " + _digest(words)
+        what = "names " + context([w.decode() for w in words])
 
         def named(data: bytes) -> bool:
             return any(w in data for w in words) and pattern.search(data) is not None
@@ -79,10 +79,6 @@ class _Notes:
         if self.noted(rel, what, named):
             return True
         return relative and bool(self.noted(rel, "relative", bare_relative))
-
-
-def _digest(words: Iterable[bytes]) -> str:
-    return hashlib.sha256(b"\0".join(words)).hexdigest()[:16]
 
 
 def relevant(

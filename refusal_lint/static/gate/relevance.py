@@ -316,12 +316,12 @@ def _statements(keyword: bytes, pattern: re.Pattern[bytes], data: bytes) -> Iter
 
 # `from . import X` (`from .. import X`): the module a package's `__init__.py` is imported by
 # from inside it, without its name (imports_of's spelling of a `from` line).
-_BARE_RELATIVE = re.compile(rb"^[ \t]*from[ \t]+\.+[ \t]+import[ \t(]", re.M)
+_BARE_RELATIVE = re.compile(rb"from[ \t]+\.+[ \t]+import[ \t(]")
 
 
 def bare_relative(data: bytes) -> bool:
     """Does the text import from a package (`from . import X`) without naming it?"""
-    return b"import" in data and _BARE_RELATIVE.search(data) is not None
+    return b"import" in data and next(_statements(b"from", _BARE_RELATIVE, data), None) is not None
 
 
 def could_name(level: int, dotted: str, stems: frozenset[str]) -> bool:
