@@ -67,12 +67,13 @@ class Extraction:
         self.deferred: dict[str, tuple[tuple[Callee, ...], bool]] = {}
 
     def read(self, entry: discover.Entry, configured: bool) -> bytes | None:
-        data, note = read_bytes(
-            entry.rel, entry.abs, entry.size, entry.data, self.cfg.max_file_size, configured
-        )
+        data, note = self._bytes(entry, configured)
         if note is not None:
             self.notes.append(note)
         return data
+
+    def _bytes(self, entry: discover.Entry, configured: bool) -> tuple[bytes | None, str | None]:
+        return read_bytes(entry.rel, entry.abs, entry.size, entry.data, self.cfg.max_file_size, configured)
 
     def _remember(self, entry: discover.Entry, context: str, verdict: str) -> None:
         """What the cache answers for this file while its size and mtime stay (never for bytes
@@ -333,7 +334,7 @@ class Extraction:
         """`prompt_text`, but a file that cannot be read now is left for it to read (and note),
         so what is noted never depends on how far the workers' wait got."""
         if entry.rel not in self.texts:
-            data, _ = read_bytes(entry.rel, entry.abs, entry.size, entry.data, self.cfg.max_file_size, False)
+            data, _ = self._bytes(entry, False)
             if data is None:
                 return None
             self.texts[entry.rel] = data
