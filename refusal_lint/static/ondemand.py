@@ -6,6 +6,7 @@ runs its literal words first (C's memchr), so a file that cannot match costs no 
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from functools import partial
@@ -62,7 +63,7 @@ class _Notes:
 
     def imports(self, rel: str, stems: frozenset[str]) -> list[str]:
         """The repo modules of `stems` (and the packages it imports from bare) the file imports."""
-        what = "imports " + context(sorted(stems))
+        what = _note_key("imports", tuple(sorted(stems)))
         return list(self.noted(rel, what, partial(self._resolved, rel, stems)) or ())
 
     def names(self, rel: str, words: tuple[bytes, ...], pattern: re.Pattern[bytes], relative: bool) -> bool:
@@ -71,7 +72,7 @@ class _Notes:
         if rel not in self.ex.entries:
             return False
         # Kept by the words asked (a warm run asks the same rounds), so it reads no text.
-        what = "names " + context([w.decode() for w in words])
+        what = _note_key("names", tuple(w.decode() for w in words))
 
         def named(data: bytes) -> bool:
             return any(w in data for w in words) and pattern.search(data) is not None
@@ -79,6 +80,13 @@ class _Notes:
         if self.noted(rel, what, named):
             return True
         return relative and bool(self.noted(rel, "relative", bare_relative))
+
+
+@functools.lru_cache(maxsize=64)
+def _note_key(kind: str, names: tuple[str, ...]) -> str:
+    """The key a note of `kind` about `names` is kept under: the same for every file a round
+    asks, so it is worked out once a round, not once a file."""
+    return kind + " " + context(list(names))
 
 
 def relevant(
