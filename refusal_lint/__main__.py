@@ -1,3 +1,3 @@
-from refusal_lint.cli import main
+from refusal_lint.cli import run
 
-main()
+run()

@@ -138,6 +138,18 @@ def test_python_dash_m(tmp_path: Path) -> None:
     )
     assert proc.returncode == 1
     assert "RL102" in proc.stdout
+    # The process exits without the interpreter's teardown (cli.run): what it printed and
+    # wrote must be whole all the same, and the same as the in-process run's.
+    assert proc.stdout == run_cli("check", str(BROKEN), "--no-cache").stdout
+    out = tmp_path / "report.json"
+    args = ["check", str(BROKEN), "--no-cache", "--format", "json", "--output", str(out)]
+    proc = subprocess.run([sys.executable, "-m", "refusal_lint", *args], capture_output=True, timeout=60)
+    assert proc.returncode == 1 and proc.stdout == b""
+    assert out.read_text(encoding="utf-8") == run_cli(*args[:-2]).stdout
+    usage = subprocess.run(
+        [sys.executable, "-m", "refusal_lint", "check", str(tmp_path / "none")], capture_output=True, timeout=60
+    )
+    assert usage.returncode == 2 and usage.stderr.startswith(b"refusal-lint: error:")
 
 
 def test_suppression_on_the_last_line_of_a_multiline_call(tmp_path: Path) -> None:
