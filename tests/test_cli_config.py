@@ -146,9 +146,8 @@ def test_python_dash_m(tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, "-m", "refusal_lint", *args], capture_output=True, timeout=60)
     assert proc.returncode == 1 and proc.stdout == b""
     assert out.read_text(encoding="utf-8") == run_cli(*args[:-2]).stdout
-    usage = subprocess.run(
-        [sys.executable, "-m", "refusal_lint", "check", str(tmp_path / "none")], capture_output=True, timeout=60
-    )
+    missing = [sys.executable, "-m", "refusal_lint", "check", str(tmp_path / "none")]
+    usage = subprocess.run(missing, capture_output=True, timeout=60)
     assert usage.returncode == 2 and usage.stderr.startswith(b"refusal-lint: error:")
 
 
