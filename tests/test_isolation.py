@@ -80,6 +80,27 @@ def test_own_work_runs_while_the_workers_parse() -> None:
     assert 1 <= len(steps) <= 3  # asked only while a worker is busy; never past its False
 
 
+def test_a_worker_collects_cycles_though_forked_from_a_paused_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    """pipeline.run pauses the cyclic collector in the main process (core/nogc.py); a
+    worker forked from it starts with the collector on again and pauses it only per file."""
+    import gc
+
+    from refusal_lint.core.nogc import no_gc
+    from refusal_lint.static.extract.run import unchecked
+
+    def report(job: Job) -> FileFacts:
+        return unchecked(job.path, job.kind, f"collector on: {gc.isenabled()}")
+
+    monkeypatch.setattr(workers, "extract", report)
+    with no_gc():
+        pool = workers.Pool(1, cpu_limit=5)
+        pool.submit(Job("m.py", "python", GUARD))
+        facts = pool.finish().facts["m.py"]
+        pool.close()
+    assert gc.isenabled()
+    assert facts.problem is not None and facts.problem.message.startswith("collector on: True")
+
+
 def test_cli_reports_crash_and_keeps_other_findings(sabotage: None, tmp_path: Path) -> None:
     (tmp_path / "tools.py").write_bytes(GUARD)
     (tmp_path / "crash.py").write_bytes(GUARD)

@@ -10,6 +10,7 @@ from refusal_lint.config import Config
 from refusal_lint.core.errors import UsageError
 from refusal_lint.core.filekinds import kind_of
 from refusal_lint.core.kinds import FileKind
+from refusal_lint.core.nogc import no_gc
 from refusal_lint.static import filter as filtering
 from refusal_lint.static import ondemand
 from refusal_lint.static.discover.projects import Owners, Wanted, project_root, python_scope
@@ -62,6 +63,11 @@ def _targets(paths: list[str], cfg: Config) -> tuple[list[str], str, Wanted | No
 def run(paths: list[str], cfg: Config, settings: Settings) -> Result:
     """Check PATHs: folders whole, files by their agents (DESIGN §1). Paths in the result are
     relative to `Result.root`; reporters show them relative to the current folder."""
+    with no_gc():  # a run's facts and cache notes hold no cycle (core/nogc.py)
+        return _checked(paths, cfg, settings)
+
+
+def _checked(paths: list[str], cfg: Config, settings: Settings) -> Result:
     for p in paths:
         if not settings.contents.exists(p):
             raise UsageError(f"{p}: no such file or folder")

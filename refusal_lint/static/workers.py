@@ -134,7 +134,9 @@ def _serve(conn: Connection, cpu_limit: float) -> None:
 
 def _worker_main(conn: Connection, cpu_limit: float) -> None:
     import faulthandler
+    import gc
 
+    gc.enable()  # forked from a run that paused it: a worker pauses it itself, per file
     faulthandler.disable()  # a crash is reported by the parent, as RL005, not as a dump
     try:
         import resource
