@@ -62,8 +62,7 @@ _NEAR_HITS = 400  # occurrences of an id's half looked at before the file is sim
 
 
 # Each alternative of _REFUSING_LOW starts with one of _STARTS (found by C before the regex
-# runs); every text it matches holds one of _REFUSING_WORDS.
-_REFUSING_WORDS = (b"refus", b"declin", b"will not", b"won", b"must not", b"must never", b"never ")
+# runs).
 _STARTS = (b"refus", b"declin", b"will not", b"won", b"must ", b"never ")
 _LEAD_IN = 8192  # bytes after a word of refusing within which a list it leads in must start
 
@@ -131,10 +130,8 @@ def _listed_in_windows(data: bytes, spans: list[tuple[int, int]]) -> bool:
 def lists_rules(data: bytes) -> bool:
     """Can this text list rules where prompttext reads unknown ids (DESIGN §2 (a)): a
     hyphenated rule line or code token after a heading or lead-in that speaks of refusing?"""
-    low = lowered(data)
-    if not any(w in low for w in _REFUSING_WORDS):
-        return False  # the regex's words, found by C before the regex runs
-    return _listed_in_windows(data, _refusing(low))
+    spans = _refusing(lowered(data))  # no word of refusing: no regex runs at all
+    return bool(spans) and _listed_in_windows(data, spans)
 
 
 def python_lists_rules(data: bytes) -> bool:
