@@ -103,6 +103,27 @@ def test_warm_run_starts_no_parser(agent: Path) -> None:
     assert warm.stderr.splitlines()[-1] == "[]"
 
 
+def test_an_edit_keeps_the_data_files_answers(agent: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The prompt stage's text answers for a data file are kept in the cache's notes: a run
+    after one Python file changed does not work them out again while the workers scan."""
+    from refusal_lint.static.gate import answers
+
+    (agent / "config").mkdir()
+    (agent / "config" / "settings.yaml").write_text("system_prompt: Answer in one line.\n")
+    first = _codes(agent)
+    asked: list[str] = []
+    real = answers.answers
+
+    def spy(rel: str, data: bytes, relevance: object, prompt: bool) -> dict[str, bool]:
+        asked.append(rel)
+        return real(rel, data, relevance, prompt)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(answers, "answers", spy)
+    _edit(agent / "survey_agent" / "tools.py", '"""Cross one question', '"""Cross a question')
+    assert _codes(agent) == first
+    assert "config/settings.yaml" not in asked
+
+
 @pytest.mark.parametrize("case", ["monorepo-rl004", "py-rl305", "prompt-rl203", "py-rl002"])
 def test_parallel_results_equal_serial(case: str) -> None:
     runs = [

@@ -155,17 +155,26 @@ class Cache:
         kept while the file and `context` stay the same; a fresh one otherwise. Each `kind`
         of note is kept apart."""
         key = NOTE + kind + "\0" + rel if kind else NOTE + rel
-        found = self.used_stats.get(key) or self.stats.get(key) or self.run_notes.get(key)
-        fresh = not (
-            isinstance(found, list) and found[:3] == [size, mtime_ns, context] and isinstance(found[3], dict)
-        )
-        row: list[Any] = [size, mtime_ns, context, {}] if fresh or found is None else found
+        found = self._kept(key, size, mtime_ns, context)
+        fresh = found is None
+        row: list[Any] = [size, mtime_ns, context, {}] if found is None else found
         if self.folder is not None and mtime_ns:
             self.used_stats[key] = row
             self.dirty = self.dirty or fresh  # an answer added to the dict: `touch`
         else:
             self.run_notes[key] = row  # no cache, or bytes not the disk's: kept for this run only
         return row[3]  # type: ignore[no-any-return]
+
+    def kept_note(self, rel: str, size: int, mtime_ns: int, context: str) -> dict[str, Any] | None:
+        """The note `note` would give, if one is kept; unlike `note`, it keeps nothing."""
+        found = self._kept(NOTE + rel, size, mtime_ns, context)
+        return None if found is None else found[3]
+
+    def _kept(self, key: str, size: int, mtime_ns: int, context: str) -> list[Any] | None:
+        found = self.used_stats.get(key) or self.stats.get(key) or self.run_notes.get(key)
+        if isinstance(found, list) and found[:3] == [size, mtime_ns, context] and isinstance(found[3], dict):
+            return found
+        return None
 
     def touch(self) -> None:
         """Something kept (a note's answer) changed in place: save this run's cache."""

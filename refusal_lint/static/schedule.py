@@ -219,9 +219,14 @@ class Extraction:
         todo = {
             e.rel: e
             for e in self.prompt_only
-            if kind_of(e.rel) != FileKind.PYTHON and e.rel not in self.answers
+            if kind_of(e.rel) != FileKind.PYTHON and e.rel not in self.answers and not self._answered(e)
         }
         return stepwise(list(todo), lambda rel: self._peek(todo[rel]), self.answers_ids, self.answers)
+
+    def _answered(self, entry: discover.Entry) -> bool:
+        """Does the cache keep this file's answers already (a run after one file changed)?"""
+        note = self.cache.kept_note(entry.rel, entry.size, entry.mtime_ns, self.answers_context)
+        return note is not None and "ids" in note and (bool(note["ids"]) or "lists" in note)
 
     def _pool(self) -> Pool:
         if self.pool is None:
