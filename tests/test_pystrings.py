@@ -4,6 +4,7 @@ least everything that can be prompt text (python_lists_rules is sound only so)."
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -109,3 +110,25 @@ def test_every_list_ast_finds_is_found_in_real_files(path: Path) -> None:
         pytest.skip("not Python the running CPython reads")
     if expected:
         assert relevance.python_lists_rules(data)
+
+
+# The token regex pystrings had, with the prefix before the quote: the engine tried it at
+# every offset. The group-free one, and the prefix read back from the quote, find the same.
+_PREFIXED = re.compile(rb"(#[^\r\n]*)|([rRbBuUfF]{0,2})(" + pystrings._STRING + rb")")
+
+
+_BITS = ["r", "b", "F", "u", "x", "_", '"', "'", '"""', "#", "\\", "\n", " ", "(", "a"]
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(st.sampled_from(_BITS)))
+def test_tokens_are_the_prefixed_regex_tokens(pieces: list[str]) -> None:
+    data = "".join(pieces).encode()
+    old = [(m.start(), m.end(), m[1] is not None) for m in _PREFIXED.finditer(data)]
+    new = []
+    last = 0
+    for m in pystrings._TOKEN.finditer(data):
+        comment = data[m.start()] == ord("#")
+        new.append((m.start() if comment else pystrings._prefix(data, last, m.start()), m.end(), comment))
+        last = m.end()
+    assert new == old

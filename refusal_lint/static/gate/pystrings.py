@@ -23,7 +23,11 @@ _STRING = (
     rb'|"[^"\\\n]*(?:\\[\s\S][^"\\\n]*)*"'
     rb"|'[^'\\\n]*(?:\\[\s\S][^'\\\n]*)*'"
 )
-_TOKEN = re.compile(rb"(#[^\r\n]*)|([rRbBuUfF]{0,2})(" + _STRING + rb")")
+# Every match starts at `#` or a quote, and the pattern has no group, so the regex engine
+# skips to those bytes in C (a group, or the prefix before the quote, makes it try every
+# offset: 2.5x slower); a string's prefix (`rb`, `f`) is read back from its quote (`_prefix`).
+_TOKEN = re.compile(rb"#[^\r\n]*|" + _STRING)
+_PREFIX_LETTERS = frozenset(b"rRbBuUfF")
 _BRACKETS = re.compile(rb"[(\[{]|[)\]}]")
 _PAYLOAD_KEYWORD = re.compile(rb"(?:reason|detail)[ \t]*=[ \t]*\Z")
 _LINE_END = re.compile(rb"[ \t]*(?:#[^\n]*)?(?:\r?\n|\Z)")
@@ -37,7 +41,10 @@ def strings(data: bytes) -> list[bytes]:
     last = 0
     line_start = 0
     for m in _TOKEN.finditer(data):
-        begin = m.start()
+        begin = quote = m.start()
+        comment = data[quote] == 35  # `#`
+        if not comment:
+            begin = _prefix(data, last, quote)
         for b in _BRACKETS.findall(data, last, begin):
             depth = depth + 1 if b in b"([{" else max(0, depth - 1)
         # Alone on its line: a line break between the last token and this one, then blanks.
@@ -46,12 +53,12 @@ def strings(data: bytes) -> list[bytes]:
         if nl >= 0:
             line_start = nl + 1
         last = m.end()
-        prefix, body = m.group(2), m.group(3)
+        prefix, body = data[begin:quote], m[0]
         inner = data.rfind(b"\n", begin, last)
         statement_line = line_start
         if inner >= 0:
             line_start = inner + 1  # the next token's line begins inside this one
-        if body is None or b"b" in prefix.lower():
+        if comment or b"b" in prefix.lower():
             continue  # a comment, or bytes
         if depth == 0 and alone and _LINE_END.match(data, last) and not _continued(data, statement_line):
             continue  # a docstring, or a bare string statement
@@ -60,6 +67,15 @@ def strings(data: bytes) -> list[bytes]:
         quotes = 3 if body[:3] in (b'"""', b"'''") else 1
         out.append(body[quotes:-quotes])
     return out
+
+
+def _prefix(data: bytes, last: int, quote: int) -> int:
+    """Where the literal whose quote is at `quote` begins: up to two prefix letters before
+    it, after the last token (the span `[rRbBuUfF]{0,2}` before the quote matched, leftmost)."""
+    begin = quote
+    while quote - begin < 2 and begin > last and data[begin - 1] in _PREFIX_LETTERS:
+        begin -= 1
+    return begin
 
 
 def _continued(data: bytes, line_start: int) -> bool:
