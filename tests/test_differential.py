@@ -16,7 +16,9 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 from unittest import mock
 
 import agentgen
@@ -252,6 +254,35 @@ EXPLICIT = [
 def test_shape_same_with_shortcuts_off(spec: Spec, tmp_path: Path) -> None:
     spec.write(tmp_path)
     differential(tmp_path)
+
+
+_AHEAD_IDS = ("prompt-from-a-bare-relative-import", "json-card-md-literal", "no-prompt")
+_AHEAD = [p for p in EXPLICIT if p.id in _AHEAD_IDS]
+
+
+@pytest.mark.parametrize("steps", [0, 3, 10**9])
+@pytest.mark.parametrize("spec", _AHEAD)
+def test_notes_asked_ahead_change_nothing(
+    spec: Spec, steps: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The prompt stage's text questions asked ahead, during binding's waits on the workers
+    (ondemand.warming), give the output of a run that asks them only in the prompt stage,
+    however far they got: here none, some, or all, taken at once where the wait would be."""
+    from refusal_lint.static import ondemand
+
+    spec.write(tmp_path)
+    expected = check_json(tmp_path, exhaustive=False)
+    real = ondemand.warming
+
+    def ahead(*args: Any) -> Callable[[], bool]:
+        step = real(*args)
+        for _ in range(steps):
+            if not step():
+                break
+        return lambda: False
+
+    monkeypatch.setattr(ondemand, "warming", ahead)
+    assert check_json(tmp_path, exhaustive=False) == expected
 
 
 # Noise that gives a false finding today, name -> why (none now: the carded bench's inspect_ai

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -31,10 +31,13 @@ class _Notes:
     """One file's answers, computed from its text once and kept in the cache's notes while
     the file, the ids and the tree's modules stay the same."""
 
-    def __init__(self, ex: Extraction, ctx: str, index: ModuleIndex) -> None:
+    def __init__(self, ex: Extraction, ctx: str, index: ModuleIndex, ahead: bool = False) -> None:
         self.ex = ex
         self.ctx = ctx
         self.index = index
+        # Worked out ahead (warming): a file that cannot be read now is left for the prompt
+        # stage to read, note and answer, so what is noted never depends on the workers' pace.
+        self.ahead = ahead
 
     def noted(self, rel: str, what: str, compute: Callable[[bytes], Any]) -> Any:
         entry = self.ex.entries.get(rel)
@@ -46,7 +49,9 @@ class _Notes:
             if what in early:
                 note[what] = early[what]
             else:
-                data = self.ex.prompt_text(entry)
+                data = self.ex.peek_text(entry) if self.ahead else self.ex.prompt_text(entry)
+                if data is None and self.ahead:
+                    return None
                 note[what] = compute(data) if data is not None else None
             self.ex.cache.touch()
         return note[what]
@@ -96,21 +101,59 @@ def relevant(
     hold a card id or a near miss, in their own text or in that of a repo module they
     import (a prompt built from `POLICY` imported from another module); and those whose
     prompt shapes may list rules under words of refusing."""
+    ex.card_ids = relevance.ids
+    steps = _relevant(_Notes(ex, _context(ex, relevance), index), [e.rel for e in entries], relevance)
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            return done.value  # type: ignore[no-any-return]
+
+
+def warming(
+    ex: Extraction, entries: list[discover.Entry], ids: tuple[str, ...], index: ModuleIndex
+) -> Callable[[], bool]:
+    """`relevant`'s notes worked out ahead, a file a call (False once none is left), for
+    binding's and settling's waits on the workers, where a core is idle: `relevant` then
+    finds them noted. Only notes are kept, each a function of a file's bytes and the
+    context, so the output is the same however far it got; the ids are the data cards'
+    (binding's may add a Python card's: then these notes are simply not asked)."""
+    from refusal_lint.static.gate.relevance import Relevance
+
+    relevance = Relevance(ids)
+    steps = _relevant(
+        _Notes(ex, _context(ex, relevance), index, ahead=True), [e.rel for e in entries], relevance
+    )
+
+    def step() -> bool:
+        return next(steps, False) is None
+
+    return step
+
+
+def _context(ex: Extraction, relevance: Relevance) -> str:
     from refusal_lint.static.gate import answers
 
-    ex.card_ids = relevance.ids
-    modules = sorted(rel for rel in ex.entries if kind_of(rel) == FileKind.PYTHON)
-    notes = _Notes(ex, answers.context(relevance.ids, modules), index)
+    return answers.context(relevance.ids, (rel for rel in ex.entries if kind_of(rel) == FileKind.PYTHON))
+
+
+def _relevant(
+    notes: _Notes, start: list[str], relevance: Relevance
+) -> Generator[None, None, tuple[set[str], set[str]]]:
+    from refusal_lint.static.gate import answers
+
+    modules = sorted(rel for rel in notes.ex.entries if kind_of(rel) == FileKind.PYTHON)
 
     def names_ids(rel: str) -> bool:
         return bool(notes.noted(rel, "ids", relevance.names_ids))
 
-    strong = relevance.reaches([e.rel for e in entries], modules, names_ids, notes.names, notes.imports)
-
-    def lists(rel: str) -> bool:
-        return bool(notes.noted(rel, "lists", partial(answers.weak, rel)))
-
-    return strong, {e.rel for e in entries if e.rel not in strong and lists(e.rel)}
+    strong = yield from relevance.reaches(start, modules, names_ids, notes.names, notes.imports)
+    weak = set()
+    for rel in start:
+        if rel not in strong and notes.noted(rel, "lists", partial(answers.weak, rel)):
+            weak.add(rel)
+        yield
+    return strong, weak
 
 
 def callers(ex: Extraction, helpers: frozenset[str], py_paths: list[str]) -> set[str]:

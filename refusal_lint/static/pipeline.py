@@ -116,6 +116,9 @@ def _run(
     scope = py_entries if wanted is None else python_scope(wanted, ex.facts, py_entries, cfg, roles, root)
     ex.read_python(scope)
     binder = _Binder(ex, root, cfg, roles, [e.rel for e in py_entries])
+    if ex.ids and ex.prompt_only and not settings.exhaustive:
+        # The prompt stage's text questions, asked ahead while binding waits on the workers.
+        ex.meanwhile = ondemand.warming(ex, list(ex.prompt_only), ex.ids, binder.index)
     bound = binder.bind()
     if len(scope) < len(py_entries) and (bound is None or len(bound.agents) < 2):
         # The cards made one agent after all, which owns every file of the tree: read the rest.
@@ -174,6 +177,7 @@ def _prompt_stage(ex: Extraction, bound: Bound, binder: _Binder) -> Bound:
     from refusal_lint.static.gate.relevance import Relevance
 
     cfg = binder.cfg
+    ex.meanwhile = None  # what it asked ahead is asked now
     single = len(bound.agents) == 1 and not cfg.agents
     eligible = [
         e

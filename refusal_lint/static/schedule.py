@@ -58,6 +58,8 @@ class Extraction:
         self.ids: tuple[str, ...] = ()  # the data cards' rule ids, known before Python is read
         self.card_ids: tuple[str, ...] = ()  # every card's, known once the tree is bound
         self.texts: dict[str, bytes | None] = {}  # the prompt stage's reads
+        # This process's own work for the workers' waits, a step a call (ondemand.warming).
+        self.meanwhile: Callable[[], bool] | None = None
         # The prompt stage's text answers the scan gave (gate/answers.py), and their context.
         self.answers: dict[str, dict[str, bool]] = {}
         self.answers_context = ""
@@ -221,7 +223,7 @@ class Extraction:
             for e in self.prompt_only
             if kind_of(e.rel) != FileKind.PYTHON and e.rel not in self.answers and not self._answered(e)
         }
-        return stepwise(list(todo), lambda rel: self._peek(todo[rel]), self.answers_ids, self.answers)
+        return stepwise(list(todo), lambda rel: self.peek_text(todo[rel]), self.answers_ids, self.answers)
 
     def _answered(self, entry: discover.Entry) -> bool:
         """Does the cache keep this file's answers already (a run after one file changed)?"""
@@ -239,7 +241,14 @@ class Extraction:
         """Wait for the workers' facts (answering the data files' text questions meanwhile)."""
         if self.pool is None:
             return
-        results = self.pool.finish(self._data_answers())
+        steps = [s for s in (self._data_answers(), self.meanwhile) if s is not None]
+
+        def step() -> bool:
+            if steps and not steps[0]():
+                steps.pop(0)
+            return bool(steps)
+
+        results = self.pool.finish(step)
         for path, facts in results.facts.items():
             job = self.pending.pop(path, None)
             if job is not None:
@@ -335,7 +344,7 @@ class Extraction:
                 self.submit(self._python(entry.rel, data, prompts=True, ids=ids, content=content))
         self.drain()
 
-    def _peek(self, entry: discover.Entry) -> bytes | None:
+    def peek_text(self, entry: discover.Entry) -> bytes | None:
         """`prompt_text`, but a file that cannot be read now is left for it to read (and note),
         so what is noted never depends on how far the workers' wait got."""
         if entry.rel not in self.texts:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 
 from refusal_lint.core import prompttext
 from refusal_lint.core.sourcetext import PY_READ_LIMIT
@@ -207,7 +207,7 @@ class Relevance:
         matters: Callable[[str], bool],
         names: Callable[[str, tuple[bytes, ...], re.Pattern[bytes], bool], bool],
         imports: Callable[[str, frozenset[str]], Iterable[str]],
-    ) -> set[str]:
+    ) -> Generator[None, None, set[str]]:
         """The files among `start` whose own text, or the text of a module they import
         (transitively), can matter: a candidate's value may be built from imported names.
 
@@ -217,11 +217,18 @@ class Relevance:
         (`from . import POLICY`). So only such files (`names(path, words, pattern,
         relative)`: a word is in the text and the pattern finds it as a name, or `relative`
         and the text has a bare relative import) have their imports resolved, and of those
-        only the ones that can name a found module (`imports(path, stems)`)."""
+        only the ones that can name a found module (`imports(path, stems)`).
+
+        A generator, a step a file (`yield`), returning the set: the steps can be taken while
+        the workers are busy (ondemand.warming); ondemand.relevant takes them all."""
         start = list(start)
         files = sorted(set(start).union(modules))
-        found = {p for p in files if matters(p)}
-        grown = found
+        found = set()
+        for p in files:
+            if matters(p):
+                found.add(p)
+            yield
+        grown = set(found)
         while grown:
             py = [p for p in grown if p.endswith(".py")]
             stems = frozenset(_stem(p) for p in py) - {""}
@@ -238,6 +245,7 @@ class Relevance:
                 relative = p.startswith(packages)  # "" (a root package) holds every file
                 if names(p, words, named, relative) and any(m in found for m in imports(p, stems)):
                     grown.add(p)
+                yield
             found |= grown
         return found.intersection(start)
 
