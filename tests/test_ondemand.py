@@ -305,3 +305,66 @@ def test_a_data_file_is_weak_only_where_it_can_hold_a_candidate(rel: str, text: 
     from refusal_lint.static.gate import answers
 
     assert answers.weak(rel, text.encode()) is weak
+
+
+# A prompt-only module the scan answers "may list rules" (no card id in it): the prompt
+# stage reads it as its weak set, and read_ahead starts that reading before binding.
+_WEAK = 'SYSTEM_PROMPT = """You must not do these:\n- {name}: the reason for it here\n"""\n'
+
+
+def _weak_agent(tmp_path: Path) -> Path:
+    root = tmp_path / "agent"
+    shutil.copytree(TESTDATA / "survey-agent", root, ignore=shutil.ignore_patterns("expected.txt"))
+    (root / "survey_agent" / "persona.py").write_text(_WEAK)
+    return root
+
+
+def test_a_read_guessed_ahead_is_used_once_and_changes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from refusal_lint.static import ondemand, workers
+
+    root = _weak_agent(tmp_path)
+    submitted: list[str] = []
+    real_submit = workers.Pool.submit
+
+    def spy(self: workers.Pool, job: object) -> None:
+        submitted.append(getattr(job, "path", ""))
+        real_submit(self, job)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(workers.Pool, "submit", spy)
+    guessed = _run(root, "--no-cache")
+    assert submitted.count("survey_agent/persona.py") == 1  # the guess, taken by the prompt stage
+    monkeypatch.setattr(ondemand, "read_ahead", lambda ex: None)
+    assert _run(root, "--no-cache") == guessed
+    monkeypatch.setenv("REFUSAL_LINT_EXHAUSTIVE", "1")
+    assert _run(root, "--no-cache") == guessed
+
+
+def test_another_job_for_a_file_guessed_ahead_gets_its_own_facts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One job a path in the workers: a different job for a file being guessed waits for
+    the guess, then runs (the guess is kept aside, by its own key)."""
+    from refusal_lint.static import ondemand, schedule
+    from refusal_lint.static.extract.run import extract
+
+    root = _weak_agent(tmp_path)
+    expected = _run(root, "--no-cache")
+    real = ondemand.read_ahead
+    seen: list[bool] = []
+
+    def ahead_then_whole(self: schedule.Extraction) -> None:
+        real(self)
+        rel = "survey_agent/persona.py"
+        seen.append(rel in self.guessing)
+        job = self.python_job(self.entries[rel], True)
+        assert job is not None
+        self.submit(job)
+        self.drain()
+        assert self.facts[rel] == extract(job)
+        del self.facts[rel]  # the run goes on as it would have
+
+    monkeypatch.setattr(ondemand, "read_ahead", ahead_then_whole)
+    assert _run(root, "--no-cache") == expected
+    assert seen == [True]

@@ -156,6 +156,58 @@ def _relevant(
     return strong, weak
 
 
+def waiting(ex: Extraction) -> Callable[[], bool]:
+    """This process's work while it waits on the workers, a step a call (False once none
+    is left): the data files' text answers, then `ex.meanwhile` (warming)."""
+    steps = [s for s in (data_answers(ex), ex.meanwhile) if s is not None]
+
+    def step() -> bool:
+        if steps and not steps[0]():
+            steps.pop(0)
+        return bool(steps)
+
+    return step
+
+
+def data_answers(ex: Extraction) -> Callable[[], bool] | None:
+    """The prompt stage's text answers (gate/answers.py) for the data files it may read,
+    where the scan answers Python's: asked while the workers scan, not after it, serially;
+    not again where the cache's notes keep them (a run after one file changed)."""
+    if not ex.answers_context:
+        return None
+    from refusal_lint.static.gate.answers import stepwise
+
+    def answered(entry: discover.Entry) -> bool:
+        note = ex.cache.kept_note(entry.rel, entry.size, entry.mtime_ns, ex.answers_context)
+        return note is not None and "ids" in note and (bool(note["ids"]) or "lists" in note)
+
+    todo = {
+        e.rel: e
+        for e in ex.prompt_only
+        if kind_of(e.rel) != FileKind.PYTHON and e.rel not in ex.answers and not answered(e)
+    }
+    return stepwise(list(todo), lambda rel: ex.peek_text(todo[rel]), ex.answers_ids, ex.answers)
+
+
+def read_ahead(ex: Extraction) -> None:
+    """Start the prompt stage's likely reads of Python files now, while binding runs in
+    the main process: the files whose prompt shapes the scan found may list rules (the
+    weak set of `relevant`, read as `Extraction.read_prompts` reads it). Their facts are
+    kept aside and used only by the same job (`Extraction.submit`): a wrong guess costs
+    the work, never a change of output."""
+    from refusal_lint.static.gate import prefilter
+
+    for entry in ex.prompt_only:
+        rel = entry.rel
+        if kind_of(rel) != FileKind.PYTHON or not ex.answers.get(rel, {}).get("lists"):
+            continue
+        if rel in ex.pending or rel in ex.facts:
+            continue
+        data = ex.peek_text(entry)
+        if data is not None and prefilter.python_prompt_candidate(data):
+            ex.guess(ex.prompt_job(rel, data))
+
+
 def callers(ex: Extraction, helpers: frozenset[str], py_paths: list[str]) -> set[str]:
     """Python files not read whole whose text calls one of `helpers`: a call site there
     may pass a rule id to the helper (`block(Rule.ZODIAC, ...)`)."""

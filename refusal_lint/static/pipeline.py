@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING
 
 from refusal_lint.config import Config
@@ -81,6 +82,7 @@ def _checked(paths: list[str], cfg: Config, settings: Settings) -> Result:
     exclude_base = cfg.base if cfg.source else root
     walk = settings.contents.walk(root, targets, list(cfg.exclude), exclude_base)
     ex = Extraction(root, cfg, settings, roles)
+    ex.waiting = partial(ondemand.waiting, ex)
     try:
         result, owners = _run(ex, walk, root, cfg, settings, roles, wanted)
     finally:
@@ -117,7 +119,8 @@ def _run(
     ex.read_python(scope)
     binder = _Binder(ex, root, cfg, roles, [e.rel for e in py_entries])
     if ex.ids and ex.prompt_only and not settings.exhaustive:
-        # The prompt stage's text questions, asked ahead while binding waits on the workers.
+        # The prompt stage's likely reads and text questions, started while binding runs.
+        ondemand.read_ahead(ex)
         ex.meanwhile = ondemand.warming(ex, list(ex.prompt_only), ex.ids, binder.index)
     bound = binder.bind()
     if len(scope) < len(py_entries) and (bound is None or len(bound.agents) < 2):

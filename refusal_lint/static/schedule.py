@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from refusal_lint.config import Config
 from refusal_lint.core.filekinds import kind_of
-from refusal_lint.core.kinds import FileKind
+from refusal_lint.core.kinds import FileKind, ProblemKind
 from refusal_lint.static.cache import (
     DEFERRED,
     PROMPT_ONLY,
@@ -52,13 +52,19 @@ class Extraction:
         self.cache = Cache(cache_dir, settings.memory)
         self.entries: dict[str, discover.Entry] = {}
         self.pending: dict[str, Job] = {}
+        # The prompt stage's reads guessed ahead (ondemand.read_ahead): the files in the
+        # workers, and the facts back, by job key, until the same job asks (none may: unused).
+        self.guessing: set[str] = set()
+        self.ahead: dict[str, FileFacts] = {}
         self.scan_context = ""
         self.pool: Pool | None = None
         self.prompt_only: list[discover.Entry] = []  # read only where a card makes prompts matter
         self.ids: tuple[str, ...] = ()  # the data cards' rule ids, known before Python is read
         self.card_ids: tuple[str, ...] = ()  # every card's, known once the tree is bound
         self.texts: dict[str, bytes | None] = {}  # the prompt stage's reads
-        # This process's own work for the workers' waits, a step a call (ondemand.warming).
+        # This process's own work while it waits on the workers, a step a call, made anew
+        # for each wait (pipeline: ondemand.waiting); and the warming that takes its turn.
+        self.waiting: Callable[[], Callable[[], bool]] | None = None
         self.meanwhile: Callable[[], bool] | None = None
         # The prompt stage's text answers the scan gave (gate/answers.py), and their context.
         self.answers: dict[str, dict[str, bool]] = {}
@@ -151,6 +157,13 @@ class Extraction:
         if hit is not None:
             self.facts[job.path] = hit
             return
+        if self.ahead and (guessed := self.ahead.pop(cache_key(job), None)) is not None:
+            self.done(job, guessed)  # the same job, done ahead: the same facts
+            return
+        if job.path in self.guessing:
+            self.drain()  # one job a path in the workers: the guess comes back first
+            self.submit(job)
+            return
         from refusal_lint.static.extract import run as extract_run  # YAML and JSON readers: only when needed
 
         if job.kind != FileKind.PYTHON:
@@ -211,25 +224,6 @@ class Extraction:
             self.answers, self.answers_context, self.answers_ids = {}, ctx, self.ids
         return self.ids
 
-    def _data_answers(self) -> Callable[[], bool] | None:
-        """The prompt stage's text answers (gate/answers.py) for the data files it may read,
-        where the scan answers Python's: asked while the workers scan, not after it, serially."""
-        if not self.answers_context:
-            return None
-        from refusal_lint.static.gate.answers import stepwise
-
-        todo = {
-            e.rel: e
-            for e in self.prompt_only
-            if kind_of(e.rel) != FileKind.PYTHON and e.rel not in self.answers and not self._answered(e)
-        }
-        return stepwise(list(todo), lambda rel: self.peek_text(todo[rel]), self.answers_ids, self.answers)
-
-    def _answered(self, entry: discover.Entry) -> bool:
-        """Does the cache keep this file's answers already (a run after one file changed)?"""
-        note = self.cache.kept_note(entry.rel, entry.size, entry.mtime_ns, self.answers_context)
-        return note is not None and "ids" in note and (bool(note["ids"]) or "lists" in note)
-
     def _pool(self) -> Pool:
         if self.pool is None:
             from refusal_lint.static.workers import Pool
@@ -238,20 +232,17 @@ class Extraction:
         return self.pool
 
     def drain(self) -> None:
-        """Wait for the workers' facts (answering the data files' text questions meanwhile)."""
+        """Wait for the workers' facts, doing this process's own work meanwhile (ondemand.waiting)."""
         if self.pool is None:
             return
-        steps = [s for s in (self._data_answers(), self.meanwhile) if s is not None]
-
-        def step() -> bool:
-            if steps and not steps[0]():
-                steps.pop(0)
-            return bool(steps)
-
-        results = self.pool.finish(step)
+        results = self.pool.finish(self.waiting() if self.waiting is not None else None)
         for path, facts in results.facts.items():
             job = self.pending.pop(path, None)
-            if job is not None:
+            if job is not None and path in self.guessing:
+                self.guessing.discard(path)
+                if facts.problem is None or facts.problem.kind != ProblemKind.UNCHECKED:
+                    self.ahead[cache_key(job)] = facts  # a limit hit is tried again, as uncached
+            elif job is not None:
                 self.done(job, facts)
             else:
                 self.facts[path] = facts  # a crash or a hang inside a batch: not cached
@@ -340,9 +331,23 @@ class Extraction:
             kind = kind_of(entry.rel) or FileKind.TEXT
             if kind != FileKind.PYTHON:
                 self.submit(Job(entry.rel, kind, data, want_prompt=True, ids=ids if content else ()))
-            elif content or prefilter.python_prompt_candidate(data):
-                self.submit(self._python(entry.rel, data, prompts=True, ids=ids, content=content))
+            elif content:
+                self.submit(self._python(entry.rel, data, prompts=True, ids=ids, content=True))
+            elif prefilter.python_prompt_candidate(data):
+                self.submit(self.prompt_job(entry.rel, data))
         self.drain()
+
+    def prompt_job(self, rel: str, data: bytes) -> Job:
+        """A Python file's prompt candidates of the shapes the prompt stage reads by form."""
+        return self._python(rel, data, prompts=True, ids=self.ids)
+
+    def guess(self, job: Job) -> None:
+        """Start `job` in the workers ahead of need (ondemand.read_ahead): its facts come
+        back aside, for `submit` to give the same job."""
+        if self.cache.get(job) is None:
+            self.pending[job.path] = job
+            self.guessing.add(job.path)
+            self._pool().submit(job)
 
     def peek_text(self, entry: discover.Entry) -> bytes | None:
         """`prompt_text`, but a file that cannot be read now is left for it to read (and note),
