@@ -7,12 +7,13 @@ Imported only when some file yielded facts: a tree with none never loads the bin
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 from refusal_lint.config import Config
 from refusal_lint.core import prompttext
 from refusal_lint.core.facts import DictV, ExtDecl, FileFacts, Str
 from refusal_lint.core.kinds import PromptForm
-from refusal_lint.core.model import Finding, Loc, Prompt, RuleSet
+from refusal_lint.core.model import Finding, Loc, Prompt, PromptLine, RuleSet
 from refusal_lint.static.bind import scoping
 from refusal_lint.static.bind.bound import (
     Agent,
@@ -153,8 +154,15 @@ def has_counted(agent: Agent) -> bool:
 
 
 def _counts(prompt: Prompt, agent: Agent) -> bool:
-    ids = [r.rule_id for r in agent.card.rules] if agent.card else []
-    return prompt.derived or prompttext.matters(prompt.lines, ids)
+    ids = tuple(r.rule_id for r in agent.card.rules) if agent.card else ()
+    return prompt.derived or _matters(prompt.lines, ids)
+
+
+@functools.lru_cache(maxsize=4096)
+def _matters(lines: tuple[PromptLine, ...], ids: tuple[str, ...]) -> bool:
+    """prompttext.matters, once a candidate and card: a run binds the same candidates
+    again after each on-demand read (a pure function of the text and the ids)."""
+    return prompttext.matters(lines, list(ids))
 
 
 def _prompts(res: Resolver, facts: dict[str, FileFacts], files: set[str], ids: set[str]) -> list[Prompt]:
