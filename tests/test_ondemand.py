@@ -8,6 +8,7 @@ import json
 import re
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import TESTDATA, Repo, run_cli
@@ -368,3 +369,33 @@ def test_another_job_for_a_file_guessed_ahead_gets_its_own_facts(
     monkeypatch.setattr(ondemand, "read_ahead", ahead_then_whole)
     assert _run(root, "--no-cache") == expected
     assert seen == [True]
+
+
+def test_a_guess_that_crashed_is_not_tried_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A guessed read that crashes its worker gives the prompt stage's job its verdict as it
+    is (a file no finding needs: nothing; one that is needed: RL005): the same job would
+    crash again, or spend its CPU limit again."""
+    import os
+    import signal
+    import threading
+
+    from refusal_lint.static import ondemand, workers
+    from refusal_lint.static.extract.run import extract
+
+    root = _weak_agent(tmp_path)
+    tries = tmp_path / "tries"
+
+    def crashing(job: Any) -> Any:
+        if job.path.endswith("persona.py"):
+            with open(tries, "a") as fh:
+                fh.write(f"{os.getpid()}\n")
+            signal.pthread_kill(threading.get_ident(), signal.SIGSEGV)
+        return extract(job)
+
+    monkeypatch.setattr(workers, "extract", crashing)  # workers are forked: they inherit it
+    guessed = _run(root, "--no-cache")
+    assert len(tries.read_text().splitlines()) == 1
+    tries.unlink()
+    monkeypatch.setattr(ondemand, "read_ahead", lambda ex: None)
+    assert _run(root, "--no-cache") == guessed
+    assert len(tries.read_text().splitlines()) == 1

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from refusal_lint.config import Config
 from refusal_lint.core.filekinds import kind_of
-from refusal_lint.core.kinds import FileKind, ProblemKind
+from refusal_lint.core.kinds import FileKind
 from refusal_lint.static.cache import (
     DEFERRED,
     PROMPT_ONLY,
@@ -240,8 +240,8 @@ class Extraction:
             job = self.pending.pop(path, None)
             if job is not None and path in self.guessing:
                 self.guessing.discard(path)
-                if facts.problem is None or facts.problem.kind != ProblemKind.UNCHECKED:
-                    self.ahead[cache_key(job)] = facts  # a limit hit is tried again, as uncached
+                # A limit hit too (RL005, never cached): the same job would spend the limit again.
+                self.ahead[cache_key(job)] = facts
             elif job is not None:
                 self.done(job, facts)
             else:
