@@ -9,7 +9,6 @@ the cache never answers such an entry by size and mtime (its content key still w
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
@@ -18,6 +17,8 @@ from refusal_lint.core.filekinds import kind_of
 from refusal_lint.static.discover import walk as discover
 
 if TYPE_CHECKING:
+    import subprocess
+
     import pathspec
 
 
@@ -180,15 +181,18 @@ def _folder(path: str) -> str:
     return path
 
 
+def _process(cwd: str, args: list[str], request: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+    """`git ARGS` in `cwd`, its output captured (subprocess imported here: only --git-index
+    and a named file's staged copy pay for it, not every run's start-up)."""
+    import subprocess
+
+    return subprocess.run(["git", *args], cwd=cwd, input=request, capture_output=True, check=False)
+
+
 def _git(cwd: str, *args: str) -> list[str]:
     """A git command's NUL-separated output, one item a record."""
     try:
-        done = subprocess.run(
-            ["git", "--literal-pathspecs", "-c", "core.quotePath=false", *args],
-            cwd=cwd,
-            capture_output=True,
-            check=False,
-        )
+        done = _process(cwd, ["--literal-pathspecs", "-c", "core.quotePath=false", *args])
     except OSError as exc:
         raise UsageError(f"--git-index: cannot run git ({exc.strerror or exc})") from None
     if done.returncode != 0:
@@ -200,7 +204,7 @@ def _git(cwd: str, *args: str) -> list[str]:
 def _run_git(cwd: str, *args: str) -> bytes | None:
     """A git command's output; None when it fails or git cannot run."""
     try:
-        done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, check=False)
+        done = _process(cwd, list(args))
     except OSError:
         return None
     return done.stdout if done.returncode == 0 else None
@@ -208,9 +212,7 @@ def _run_git(cwd: str, *args: str) -> bytes | None:
 
 def _git_top(folder: str) -> str:
     try:
-        done = subprocess.run(
-            ["git", "rev-parse", "--show-toplevel"], cwd=_folder(folder), capture_output=True, check=False
-        )
+        done = _process(_folder(folder), ["rev-parse", "--show-toplevel"])
     except OSError as exc:
         raise UsageError(f"--git-index: cannot run git ({exc.strerror or exc})") from None
     if done.returncode != 0:
@@ -223,9 +225,7 @@ def _cat_blobs(top: str, blobs: list[str]) -> list[bytes]:
     if not blobs:
         return []
     request = "".join(b + "\n" for b in blobs).encode()
-    done = subprocess.run(
-        ["git", "cat-file", "--batch"], cwd=top, input=request, capture_output=True, check=False
-    )
+    done = _process(top, ["cat-file", "--batch"], request)
     if done.returncode != 0:
         why = done.stderr.decode("utf-8", "replace").strip()
         raise UsageError(f"--git-index: git cat-file failed: {why}")
