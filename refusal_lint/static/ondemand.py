@@ -31,7 +31,7 @@ class _Notes:
     """One file's answers, computed from its text once and kept in the cache's notes while
     the file, the ids and the tree's modules stay the same."""
 
-    def __init__(self, ex: Extraction, ctx: str, index: ModuleIndex, ahead: bool = False) -> None:
+    def __init__(self, ex: Extraction, ctx: str, index: ModuleIndex, ahead: bool) -> None:
         self.ex = ex
         self.ctx = ctx
         self.index = index
@@ -102,7 +102,7 @@ def relevant(
     import (a prompt built from `POLICY` imported from another module); and those whose
     prompt shapes may list rules under words of refusing."""
     ex.card_ids = relevance.ids
-    steps = _relevant(_Notes(ex, _context(ex, relevance), index), [e.rel for e in entries], relevance)
+    steps = _relevant(ex, [e.rel for e in entries], relevance, index, ahead=False)
     while True:
         try:
             next(steps)
@@ -120,10 +120,7 @@ def warming(
     (binding's may add a Python card's: then these notes are simply not asked)."""
     from refusal_lint.static.gate.relevance import Relevance
 
-    relevance = Relevance(ids)
-    steps = _relevant(
-        _Notes(ex, _context(ex, relevance), index, ahead=True), [e.rel for e in entries], relevance
-    )
+    steps = _relevant(ex, [e.rel for e in entries], Relevance(ids), index, ahead=True)
 
     def step() -> bool:
         return next(steps, False) is None
@@ -131,18 +128,14 @@ def warming(
     return step
 
 
-def _context(ex: Extraction, relevance: Relevance) -> str:
-    from refusal_lint.static.gate import answers
-
-    return answers.context(relevance.ids, (rel for rel in ex.entries if kind_of(rel) == FileKind.PYTHON))
-
-
 def _relevant(
-    notes: _Notes, start: list[str], relevance: Relevance
+    ex: Extraction, start: list[str], relevance: Relevance, index: ModuleIndex, ahead: bool
 ) -> Generator[None, None, tuple[set[str], set[str]]]:
+    """`relevant`, a step a file: (strong, weak) once done."""
     from refusal_lint.static.gate import answers
 
-    modules = sorted(rel for rel in notes.ex.entries if kind_of(rel) == FileKind.PYTHON)
+    modules = sorted(rel for rel in ex.entries if kind_of(rel) == FileKind.PYTHON)
+    notes = _Notes(ex, answers.context(relevance.ids, modules), index, ahead)
 
     def names_ids(rel: str) -> bool:
         return bool(notes.noted(rel, "ids", relevance.names_ids))

@@ -53,9 +53,9 @@ class Extraction:
         self.entries: dict[str, discover.Entry] = {}
         self.pending: dict[str, Job] = {}
         # The prompt stage's reads guessed ahead (ondemand.read_ahead): the files in the
-        # workers, and the facts back, by job key, until the same job asks (none may: unused).
+        # workers, and the facts back, by job, until the same job asks (none may: unused).
         self.guessing: set[str] = set()
-        self.ahead: dict[str, FileFacts] = {}
+        self.ahead: dict[Job, FileFacts] = {}
         self.scan_context = ""
         self.pool: Pool | None = None
         self.prompt_only: list[discover.Entry] = []  # read only where a card makes prompts matter
@@ -157,7 +157,7 @@ class Extraction:
         if hit is not None:
             self.facts[job.path] = hit
             return
-        if self.ahead and (guessed := self.ahead.pop(cache_key(job), None)) is not None:
+        if (guessed := self.ahead.pop(job, None)) is not None:
             self.done(job, guessed)  # the same job, done ahead: the same facts
             return
         if job.path in self.guessing:
@@ -241,7 +241,7 @@ class Extraction:
             if job is not None and path in self.guessing:
                 self.guessing.discard(path)
                 # A limit hit too (RL005, never cached): the same job would spend the limit again.
-                self.ahead[cache_key(job)] = facts
+                self.ahead[job] = facts
             elif job is not None:
                 self.done(job, facts)
             else:
