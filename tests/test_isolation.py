@@ -80,6 +80,36 @@ def test_own_work_runs_while_the_workers_parse() -> None:
     assert 1 <= len(steps) <= 3  # asked only while a worker is busy; never past its False
 
 
+def test_a_guess_never_holds_back_the_jobs_a_run_needs(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A spare job (Extraction.guess) takes a worker only when no other job waits, and
+    `finish` waits for it only when asked: here the guess cannot end before the ordinary
+    wait has returned (it waits for a file written after), so no timing decides it. Were
+    the guess waited for, it would give up after a minute and the first wait return it."""
+    gate = tmp_path / "go"
+
+    def blocked(job: Job) -> FileFacts:
+        if job.path == "guess.py":
+            give_up = time.monotonic() + 60
+            while not gate.exists() and time.monotonic() < give_up:
+                time.sleep(0.01)
+        return real_extract(job)
+
+    monkeypatch.setattr(workers, "extract", blocked)
+    pool = workers.Pool(2, cpu_limit=5, backstop=20)
+    pool.submit(Job("guess.py", "python", GUARD), spare=True)
+    names = [f"n{i}.py" for i in range(4)]
+    for name in names:
+        pool.submit(Job(name, "python", GUARD))
+    assert sorted(pool.finish().facts) == names  # the guess is still out
+    gate.write_text("")
+    late = pool.finish(spare=True).facts
+    pool.close()
+    assert list(late) == ["guess.py"]
+    assert late["guess.py"].problem is None and len(late["guess.py"].guards) == 1
+
+
 def test_a_worker_collects_cycles_though_forked_from_a_paused_run(monkeypatch: pytest.MonkeyPatch) -> None:
     """pipeline.run pauses the cyclic collector in the main process (core/nogc.py); a
     worker forked from it starts with the collector on again and pauses it only per file."""

@@ -329,9 +329,9 @@ def test_a_read_guessed_ahead_is_used_once_and_changes_nothing(
     submitted: list[str] = []
     real_submit = workers.Pool.submit
 
-    def spy(self: workers.Pool, job: object) -> None:
+    def spy(self: workers.Pool, job: object, spare: bool = False) -> None:
         submitted.append(getattr(job, "path", ""))
-        real_submit(self, job)  # type: ignore[arg-type]
+        real_submit(self, job, spare)  # type: ignore[arg-type]
 
     monkeypatch.setattr(workers.Pool, "submit", spy)
     guessed = _run(root, "--no-cache")

@@ -161,7 +161,7 @@ class Extraction:
             self.done(job, guessed)  # the same job, done ahead: the same facts
             return
         if job.path in self.guessing:
-            self.drain()  # one job a path in the workers: the guess comes back first
+            self.drain(guesses=True)  # one job a path in the workers: the guess comes back first
             self.submit(job)
             return
         from refusal_lint.static.extract import run as extract_run  # YAML and JSON readers: only when needed
@@ -231,11 +231,12 @@ class Extraction:
             self.pool = Pool(self.settings.jobs, self.settings.parse_timeout)
         return self.pool
 
-    def drain(self) -> None:
-        """Wait for the workers' facts, doing this process's own work meanwhile (ondemand.waiting)."""
+    def drain(self, guesses: bool = False) -> None:
+        """Wait for the workers' facts, doing this process's own work meanwhile
+        (ondemand.waiting); for the guesses still out too where `guesses`."""
         if self.pool is None:
             return
-        results = self.pool.finish(self.waiting() if self.waiting is not None else None)
+        results = self.pool.finish(self.waiting() if self.waiting is not None else None, spare=guesses)
         for path, facts in results.facts.items():
             job = self.pending.pop(path, None)
             if job is not None and path in self.guessing:
@@ -347,7 +348,7 @@ class Extraction:
         if self.cache.get(job) is None:
             self.pending[job.path] = job
             self.guessing.add(job.path)
-            self._pool().submit(job)
+            self._pool().submit(job, spare=True)
 
     def peek_text(self, entry: discover.Entry) -> bytes | None:
         """`prompt_text`, but a file that cannot be read now is left for it to read (and note),

@@ -163,6 +163,7 @@ class _Worker:
         self.deadline = 0.0
         self.cpu_seen = -1.0  # the worker's CPU seconds when its deadline was last set
         self.index = -1  # the file of a ScanJob being parsed; -1 while reading
+        self.spare = False  # its job is a guess (Pool.spare)
 
     def cpu_seconds(self) -> float:
         """CPU time the worker has used (Linux /proc); -1 where it cannot be told."""
@@ -183,8 +184,9 @@ class _Worker:
         self.deadline = time.monotonic() + timeout
         return True
 
-    def give(self, job: Job | ScanJob, timeout: float) -> None:
+    def give(self, job: Job | ScanJob, timeout: float, spare: bool) -> None:
         self.job = job
+        self.spare = spare
         self.deadline = time.monotonic() + timeout
         self.cpu_seen = self.cpu_seconds()
         self.index = -1
@@ -222,26 +224,36 @@ class Pool:
         # Wall-clock seconds a file may take: far past its CPU limit, for a worker blocked idle.
         self.timeout = backstop if backstop is not None else cpu_limit * 4 + BACKSTOP
         self.queue: list[Job | ScanJob] = []
+        # Guesses (Extraction.guess): given a worker only when no job waits, and waited for
+        # only when asked, so a wrong guess never holds back a file the run needs.
+        self.spare: list[Job] = []
         self.idle: list[_Worker] = []
         self.busy: list[_Worker] = []
         self.results = Results()
 
-    def submit(self, job: Job | ScanJob) -> None:
-        self.queue.append(job)
+    def submit(self, job: Job | ScanJob, spare: bool = False) -> None:
+        if spare:
+            assert isinstance(job, Job)
+            self.spare.append(job)
+        else:
+            self.queue.append(job)
         # A second worker (and its start-up) only pays once work piles up.
         if (
             not self.idle
             and len(self.idle) + len(self.busy) < self.size
-            and (not self.busy or len(self.queue) > 1)
+            and (not self.busy or len(self.queue) + len(self.spare) > 1)
         ):
             self.idle.append(_Worker(self.ctx, self.cpu_limit))
         self._dispatch()
         self._collect(0.0)
 
     def _dispatch(self) -> None:
-        while self.idle and self.queue:
+        while self.idle and (self.queue or self.spare):
             w = self.idle.pop()
-            w.give(self.queue.pop(0), self.timeout)
+            if self.queue:
+                w.give(self.queue.pop(0), self.timeout, spare=False)
+            else:
+                w.give(self.spare.pop(0), self.timeout, spare=True)
             self.busy.append(w)
 
     def _message(self, w: _Worker, msg: tuple[Any, ...]) -> bool:
@@ -324,11 +336,13 @@ class Pool:
             elif time.monotonic() >= w.deadline and not w.progressing(self.timeout):
                 self._fail(w, f"the parser made no progress on this file for {self.timeout:g} s")
 
-    def finish(self, meanwhile: Callable[[], bool] | None = None) -> Results:
-        """Wait for every job. `meanwhile`: this process's own work, one small step a call
-        (False once none is left), done while the workers are busy, between their messages."""
+    def finish(self, meanwhile: Callable[[], bool] | None = None, spare: bool = False) -> Results:
+        """Wait for every job, the spare ones too where `spare` (those done are returned
+        either way). `meanwhile`: this process's own work, one small step a call (False
+        once none is left), done while the workers are busy, between their messages."""
         try:
-            while self.queue or self.busy:
+            self._dispatch()
+            while self.queue or any(not w.spare for w in self.busy) or (spare and (self.spare or self.busy)):
                 self._dispatch()
                 if self.busy:
                     if meanwhile is not None and meanwhile():
