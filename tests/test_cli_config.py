@@ -151,6 +151,34 @@ def test_python_dash_m(tmp_path: Path) -> None:
     assert usage.returncode == 2 and usage.stderr.startswith(b"refusal-lint: error:")
 
 
+def test_a_one_shot_command_runs_without_the_collector_a_server_with_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """cli.run pauses the cyclic collector for its process (the run's heap is freed by the
+    exit); a command that keeps serving turns it back on."""
+    import gc
+
+    from refusal_lint import cli
+    from refusal_lint.server import app
+
+    seen: list[bool] = []
+
+    def exit_(code: int) -> None:
+        raise SystemExit(code)
+
+    monkeypatch.setattr(app, "serve", lambda: seen.append(gc.isenabled()))
+    try:
+        with monkeypatch.context() as one_shot:
+            one_shot.setattr(cli.os, "_exit", exit_)
+            one_shot.setattr(cli, "main", lambda: seen.append(gc.isenabled()))
+            with pytest.raises(SystemExit):
+                cli.run()
+        assert run_cli("server").exit_code == 0  # collector still paused, as cli.run left it
+    finally:
+        gc.enable()
+    assert seen == [False, True]
+
+
 def test_suppression_on_the_last_line_of_a_multiline_call(tmp_path: Path) -> None:
     (tmp_path / "tools.py").write_text(
         "from policy import refuse, pick\n\n\ndef f(x):\n    return refuse(\n        pick(x),\n"

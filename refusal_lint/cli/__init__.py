@@ -3,6 +3,7 @@ package (options, then a function that runs it); exits.py sets the exit status."
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 import threading
@@ -28,7 +29,13 @@ def run() -> None:
     interpreter's teardown. A run's heap holds the facts of thousands of files, and freeing
     them one by one at exit costs 10-30 ms of every run for nothing (mypy exits so too). The
     ordinary exit stays where it can matter: a thread of ours still running, or an output
-    that cannot be flushed (a closed pipe), which Python's own exit reports."""
+    that cannot be flushed (a closed pipe), which Python's own exit reports.
+
+    The cyclic collector stays paused for the whole process, as it is over a run
+    (core/nogc.py): re-enabled after the run, its first collection walked every fact of the
+    run once more, 35-90 ms of a warm run on a large tree. A command that keeps running
+    (the language server, the stub) turns it back on (nogc.long_running)."""
+    gc.disable()
     try:
         main()
         code: object = 0

@@ -6,6 +6,8 @@ import sys
 
 import click
 
+from refusal_lint.core import nogc
+
 
 @click.command()
 def server() -> None:
@@ -18,4 +20,5 @@ def server() -> None:
             err=True,
         )
         sys.exit(2)
+    nogc.long_running()
     app.serve()

@@ -8,6 +8,7 @@ import click
 
 from refusal_lint.cli import options
 from refusal_lint.cli.exits import guarded, status
+from refusal_lint.core import nogc
 from refusal_lint.core.errors import UsageError
 
 
@@ -57,6 +58,7 @@ def _stub(card: str, host: str, port: int, rule_for: tuple[str, ...], record_fil
             f"refusal-lint stub: {agent.name} refuses every message ({rules}); Ctrl-C ends it", err=True
         )
 
+    nogc.long_running()
     recorder = serve.run(agent, sock, url, ready)
     if record is not None:
         import json

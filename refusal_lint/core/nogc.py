@@ -24,3 +24,9 @@ def no_gc() -> Iterator[None]:
     finally:
         if was:
             gc.enable()
+
+
+def long_running() -> None:
+    """A command that serves until stopped collects as usual (cli.run pauses the collector
+    for a one-shot command's process, which ends with the run)."""
+    gc.enable()
