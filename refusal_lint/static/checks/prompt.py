@@ -180,7 +180,9 @@ def _reasons(p: Prompt, rules: dict[str, Rule]) -> list[Finding]:
 def check_prompts(
     card: RuleSet, prompts: list[Prompt], configured: str | None = None, root: str = ""
 ) -> list[Finding]:
-    """The agent's prompt candidates that count against its card."""
+    """The agent's prompt candidates that count against its card. A derived one mentions
+    every rule (the map is interpolated), but what it states in its own words, beside the
+    interpolation, is checked like any other prompt's lines (RL202, RL203)."""
     if not card.usable or not card.rules:
         return []
     if not prompts:
@@ -189,8 +191,7 @@ def check_prompts(
     ids = [r.rule_id for r in card.rules]
     rules = card.rule_map()
     for p in prompts:
-        if not p.derived:
-            out += _unknown(p, ids) + _reasons(p, rules)
+        out += _unknown(p, ids) + _reasons(p, rules)
     return out
 
 
