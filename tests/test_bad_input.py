@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import check_json, run_cli, snapshot
+from conftest import Repo, check_json, run_cli, snapshot
 
 
 def _card_dir(tmp_path: Path, data: bytes, name: str = "agent-card.json") -> Path:
@@ -113,3 +113,20 @@ def test_json_nan_and_infinity_are_valid(tmp_path: Path) -> None:
     root = _card_dir(tmp_path, b'{"refusal": null, "score": NaN, "max": Infinity, "min": -Infinity}')
     data = check_json(root)
     assert data["findings"] == []
+
+
+def test_a_stray_latin1_byte_in_a_prompt_file_hides_none_of_its_rules(repo: Repo) -> None:
+    """A text prompt has no syntax a stray byte breaks: it is read with U+FFFD for the byte,
+    so its rules are checked (no RL002, no false RL200); --fix, which must write back the
+    file's own bytes, leaves it alone and says so."""
+    root = repo.agent().root
+    prompt = root / "agent/system_prompt.md"
+    prompt.write_bytes(prompt.read_bytes().replace(b"analyst", b"analyst (caf\xe9 edition)"))
+    prompt.write_bytes(prompt.read_bytes().replace(b"- seg-mix: ", b"- seg-mix: Families may be crossed. "))
+    before = snapshot(root)
+    report = check_json(root, "--no-cache")
+    found = [(f["code"], f["path"], f["line"]) for f in report["findings"]]
+    assert found == [("RL203", "agent/system_prompt.md", 5)]
+    fixed = run_cli("check", str(root), "--no-cache", "--fix", cwd=root)
+    assert "agent/system_prompt.md: not fixed, cannot read it" in fixed.stderr
+    assert snapshot(root) == before
