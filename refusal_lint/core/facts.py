@@ -297,6 +297,7 @@ class FileFacts:
     protocol_errors: tuple[ErrorUse, ...] = ()
     defs: tuple[tuple[str, Value], ...] = ()
     imports: tuple[tuple[str, ImportRef], ...] = ()
+    stars: tuple[ImportRef, ...] = ()  # `from m import *`: where a name bound nowhere else may come from
     suppressions: tuple[Suppression, ...] = ()
     # Python: the file's own text of each line a string literal stands on, so a prompt built
     # from strings can place its findings on the file's real column.
@@ -324,6 +325,7 @@ class FileFacts:
             or self.suppressions
             or self.defs
             or self.imports
+            or self.stars
             or self.calls
             or self.ctor_calls
         )

@@ -94,6 +94,7 @@ class Resolver:
         python = {p: f for p, f in facts.items() if f.kind == FileKind.PYTHON and f.complete}
         self.defs = {p: dict(f.defs) for p, f in python.items()}
         self.imports = {p: dict(f.imports) for p, f in python.items()}
+        self.stars = {p: f.stars for p, f in python.items() if f.stars}
         self.string_lines = {p: dict(f.string_lines) for p, f in python.items()}
         # Modules a lookup needed but that were not read (or only scanned): read them, bind again.
         self.missing: set[str] = set()
@@ -131,6 +132,13 @@ class Resolver:
             if sub is not None and rest:
                 return self.lookup(sub, ".".join(rest), depth + 1)
             return None
+        if parts[0].startswith("_"):
+            return None  # `import *` binds no private name
+        for star in reversed(self.stars.get(module, ())):  # a name bound nowhere else: the last binds it
+            mod = self.index.module(module, star.module, star.level)
+            found = self.lookup(mod, dotted, depth + 1) if mod is not None else None
+            if found is not None:
+                return found
         return None
 
     # ---- values ------------------------------------------------------------------------

@@ -12,7 +12,7 @@ import ast
 
 from refusal_lint.core import spec
 from refusal_lint.static.extract import vocab
-from refusal_lint.static.gate.treenames import SCOPES, computed_locals, last, module_names, root_of
+from refusal_lint.static.gate.treenames import SCOPES, binds, computed_locals, last, module_names, root_of
 
 _SELF = frozenset({"self", "cls"})
 
@@ -49,7 +49,7 @@ class _Relevance:
             return False
         if self._names is None:
             self._names = module_names(self.tree)
-        return root in self._names
+        return binds(self._names, root)
 
     def module_string(self, name: str) -> str | None:
         """The value of a module-level `NAME = "..."` (or an f-string of such names) of this file."""
@@ -259,7 +259,7 @@ def extension_text_may_declare(text: bytes, module_names: frozenset[str]) -> boo
         return not isinstance(uri.value, str) or spec.uri_kind(uri.value) is not None
     root = root_of(uri)
     if root is not None:
-        return root in _SELF or root in module_names
+        return root in _SELF or binds(module_names, root)
     return True
 
 

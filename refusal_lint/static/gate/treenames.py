@@ -5,6 +5,7 @@ only ever hold run-time computations."""
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterable
 
 from refusal_lint.static.extract import vocab
 
@@ -23,8 +24,18 @@ def root_of(node: ast.expr) -> str | None:
     return node.id if isinstance(node, ast.Name) else None
 
 
+STAR = "*"  # in module_names: a `from m import *`, which may bind any public name
+
+
+def binds(names: Iterable[str], name: str) -> bool:
+    """Do a module's top-level `names` (module_names) bind `name`: one of them, or any public
+    name where a star import stands among them (binding follows it: bind/resolve.py)."""
+    return name in names or (STAR in names and not name.startswith("_"))
+
+
 def module_names(tree: ast.Module) -> set[str]:
-    """Names bound at module level (assignments, imports, classes, functions), into if/try."""
+    """Names bound at module level (assignments, imports, classes, functions), into if/try;
+    `STAR` for a star import."""
     out: set[str] = set()
     stack: list[ast.stmt] = list(tree.body)
     while stack:

@@ -100,7 +100,10 @@ class Definitions(ExtractorState):
                     self.imports[name_path] = ImportRef(name_path, None, 0)
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
-        if not self.at_module_level() or any(alias.name == "*" for alias in node.names):
+        if not self.at_module_level():
+            return
+        if any(alias.name == "*" for alias in node.names):
+            self.stars.append(ImportRef(node.module or "", "*", node.level))
             return
         module = node.module or ""
         for alias in node.names:

@@ -65,6 +65,7 @@ class ExtractorState(ValueBuilder):
         self.payload_guards: dict[int, Guard] = {}  # dict literal -> its payload guard
         self.defs: dict[str, Value] = {}
         self.imports: dict[str, ImportRef] = {}
+        self.stars: list[ImportRef] = []  # `from m import *` at module level, in order
         self.guards: list[Guard] = []
         self.error_uses: list[ErrorUse] = []
         self.exts: list[PyExt] = []

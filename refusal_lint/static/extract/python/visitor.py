@@ -59,6 +59,7 @@ def extract(
         protocol_errors=tuple(ex.error_uses),
         defs=tuple(ex.defs.items()),
         imports=tuple(ex.imports.items()),
+        stars=tuple(ex.stars),
         suppressions=tuple(suppressions(src)),
         string_lines=_string_lines([ex.prompts, tuple(ex.defs.values()), ex.calls, ex.ctor_calls], src),
         ctor_calls=tuple(ex.ctor_calls),
