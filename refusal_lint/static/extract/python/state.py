@@ -20,6 +20,7 @@ from refusal_lint.core.facts import (
     PyExt,
     PyPrompt,
     Ref,
+    Seq,
     Str,
     Value,
 )
@@ -146,7 +147,9 @@ class ExtractorState(ValueBuilder):
 
     def prompt_arg(self, node: ast.expr, source: str, form: PromptForm) -> None:
         value = self.value(node)
-        if isinstance(value, (Str, Join, Op, Ref, Dyn, Fmt, CallV)):
+        # A list or tuple where one string is accepted (`instructions=[...]`, text blocks):
+        # binding reads each item (bind/bound.py).
+        if isinstance(value, (Str, Join, Op, Ref, Dyn, Fmt, CallV, Seq)):
             self.prompts.append(PyPrompt(self.loc(node), value, source, form))
 
     def key_loc(self, node: ast.Dict, key: str) -> Loc:
