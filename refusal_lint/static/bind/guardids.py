@@ -69,7 +69,9 @@ class GuardIds:
                     self.methods.setdefault(v.qualname.rsplit(".", 1)[-1], []).append(v)
 
     def _index(self, call: CallV) -> None:
-        name = getattr(call.func, "name", "").rsplit(".", 1)[-1]
+        # The name the call spells: a function-level import's key (`emit@1:emitter:emit`,
+        # extract/python/state.py) spells it before its `@`.
+        name = getattr(call.func, "name", "").rsplit(".", 1)[-1].split("@", 1)[0]
         if name:
             self.by_name.setdefault(name, []).append(call)
         for v in (*call.args, *(v for _, v in call.kwargs)):
