@@ -128,6 +128,21 @@ def test_ordinary_prompts_give_no_prompt_findings(text: str) -> None:
     assert all(not prompttext.mentions(lines, rid) for rid in CARD_IDS)
 
 
+def test_ordinary_hyphenated_items_of_a_rule_list_are_no_unknown_ids() -> None:
+    """A list that states a card rule under words of refusing: its other hyphenated ids
+    are RL202 (DESIGN §2 (a)), but an everyday compound or a sentence-case word is prose."""
+    lines = _lines(
+        """Refuse these, naming the rule:
+        - seg-mix: Segmentation families cannot be crossed; ask for one family per cut.
+        - follow-up: ask one clarifying question at a time.
+        - Month-end: figures are final after the close.
+        - geo-drill: Regions cannot be drilled below state level.
+        - Seg-mixx: a near miss is one whatever its case.
+        """
+    )
+    assert [u.token for u in prompttext.unknown_ids(lines, CARD_IDS)] == ["geo-drill", "Seg-mixx"]
+
+
 def test_rule_line_forms() -> None:
     forms = [
         "- seg-mix: Reason.",

@@ -231,6 +231,57 @@ class Unknown:
     suggestion: str | None
 
 
+# Everyday hyphenated compounds a rule list may hold as items (`- follow-up: ask one
+# question at a time`): prose, never an unknown id (DESIGN §2). A near miss of a card id
+# is still one, whatever its spelling (b).
+_COMPOUNDS = frozenset(
+    {
+        "follow-up",
+        "real-time",
+        "state-of-the-art",
+        "up-to-date",
+        "step-by-step",
+        "long-term",
+        "short-term",
+        "e-mail",
+        "check-in",
+        "opt-in",
+        "opt-out",
+        "sign-in",
+        "sign-up",
+        "log-in",
+        "built-in",
+        "well-known",
+        "one-time",
+        "end-to-end",
+        "third-party",
+        "first-party",
+        "day-to-day",
+        "in-depth",
+        "high-level",
+        "low-level",
+        "open-source",
+        "read-only",
+        "so-called",
+        "multi-step",
+        "non-english",
+        "month-end",
+        "year-end",
+        "week-end",
+        "time-sensitive",
+        "out-of-scope",
+        "off-topic",
+        "on-topic",
+    }
+)
+
+
+def _prose(token: str) -> bool:
+    """Ordinary hyphenated prose: an everyday compound, or a word in sentence case
+    (`Follow-up:`, `Month-end:`), which no kebab-case rule id is."""
+    return token.lower() in _COMPOUNDS or (token[0].isupper() and token[1:] == token[1:].lower())
+
+
 def unknown_ids(lines: tuple[PromptLine, ...], card_ids: list[str]) -> list[Unknown]:
     """RL202 candidates: (a) hyphenated ids listed as rules, (b) near misses of card ids."""
     ids = set(card_ids)
@@ -245,7 +296,7 @@ def unknown_ids(lines: tuple[PromptLine, ...], card_ids: list[str]) -> list[Unkn
                 found.append((parsed.rule_id, parsed.col))
             found += [(m.group(1).strip(), m.start(1) + 1) for m in _CODE.finditer(pl.text)]
             for token, col in found:
-                if "-" in token and token not in ids and TOKEN.fullmatch(token):
+                if "-" in token and token not in ids and TOKEN.fullmatch(token) and not _prose(token):
                     out.setdefault((token, pl.line), Unknown(token, pl.line, col, nearest(token, card_ids)))
         for m in TOKEN.finditer(pl.text):
             token = m.group(0)
