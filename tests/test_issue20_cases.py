@@ -853,3 +853,47 @@ D_CASES = {
 def test_exact_findings(case: Case, mode: str, repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
     want = case.build(repo)
     assert findings_of(repo.root, mode, monkeypatch) == want
+
+
+STAR_CYCLE = {
+    "pkg/__init__.py": "from .a import *\nfrom .b import *\n",
+    "pkg/a.py": "from pkg import *\nfrom .b import *\n\nMODE = 1\n",
+    "pkg/b.py": "from pkg import *\nfrom .a import *\n\nURI = %r\nRULES = %r\n",
+    "pkg/card.py": (
+        "from pkg import *\nfrom a2a.types import AgentCapabilities, AgentCard, AgentExtension\n\n"
+        "CARD = AgentCard(\n    name='Survey Analyst',\n"
+        "    capabilities=AgentCapabilities(extensions=[AgentExtension(uri=URI, params=%s)]),\n)\n"
+    ),
+}
+
+
+@pytest.mark.parametrize(("params", "rules"), [("RULES", sorted(SURVEY_RULES)), ("UNDEFINED_RULES", [])])
+def test_star_imports_in_a_cycle_resolve_once(repo: Repo, params: str, rules: list[str]) -> None:
+    """Star imports that form cycles and diamonds are followed each (module, name) once:
+    a name found in one resolves, one bound nowhere ends the search (no exponential walk),
+    the same in both modes."""
+    repo.prompt()
+    repo.tools()
+    for rel, text in STAR_CYCLE.items():
+        if rel == "pkg/b.py":
+            text = text % (URI, SURVEY_RULES)
+        elif rel == "pkg/card.py":
+            text = text % params
+        repo.put(rel, text)
+    outputs = []
+    for mode in ({}, {"REFUSAL_LINT_EXHAUSTIVE": "1"}):
+        proc = subprocess.run(
+            [sys.executable, "-m", "refusal_lint", "check", ".", "--no-cache", "--format", "json"],
+            cwd=repo.root,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env={**os.environ, **mode},
+        )
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        outputs.append(proc.stdout)
+    report = json.loads(outputs[0])
+    assert outputs[1] == outputs[0]
+    assert report["findings"] == []
+    assert [a["card"]["path"] for a in report["agents"]] == ["pkg/card.py"]
+    assert sorted(report["agents"][0]["rules"]) == rules

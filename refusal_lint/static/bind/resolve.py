@@ -95,6 +95,7 @@ class Resolver:
         self.defs = {p: dict(f.defs) for p, f in python.items()}
         self.imports = {p: dict(f.imports) for p, f in python.items()}
         self.stars = {p: f.stars for p, f in python.items() if f.stars}
+        self._star_memo: dict[tuple[str, str], Value | None] = {}
         self.string_lines = {p: dict(f.string_lines) for p, f in python.items()}
         # Modules a lookup needed but that were not read (or only scanned): read them, bind again.
         self.missing: set[str] = set()
@@ -132,14 +133,25 @@ class Resolver:
             if sub is not None and rest:
                 return self.lookup(sub, ".".join(rest), depth + 1)
             return None
-        if parts[0].startswith("_"):
+        if parts[0].startswith("_") or module not in self.stars:
             return None  # `import *` binds no private name
-        for star in reversed(self.stars.get(module, ())):  # a name bound nowhere else: the last binds it
+        return self._starred(module, dotted, depth)
+
+    def _starred(self, module: str, dotted: str, depth: int) -> Value | None:
+        """A name bound nowhere else in `module`, from its star imports (the last binds it).
+        Each (module, name) is looked up once: star imports may form cycles and diamonds."""
+        key = (module, dotted)
+        if key in self._star_memo:
+            return self._star_memo[key]
+        self._star_memo[key] = None  # in progress: a cycle back here finds nothing
+        found = None
+        for star in reversed(self.stars[module]):
             mod = self.index.module(module, star.module, star.level)
             found = self.lookup(mod, dotted, depth + 1) if mod is not None else None
             if found is not None:
-                return found
-        return None
+                break
+        self._star_memo[key] = found
+        return found
 
     # ---- values ------------------------------------------------------------------------
 
