@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import check_json
+from conftest import Repo, check_json
 
 URI = "https://standards.upperhandai.com/ext/refusals/v1"
 
@@ -41,3 +41,34 @@ def test_system_named_prompt_file_is_found(tmp_path: Path) -> None:
     data = check_json(tmp_path)
     assert data["findings"] == []
     assert data["agents"][0]["prompt"] == {"path": "system.md", "line": 1, "derived": False}
+
+
+def test_a_shared_helpers_call_sites_count_for_the_agent_owning_them(repo: Repo) -> None:
+    """A refusal helper in both configured agents' globs: each call site fires the rules of
+    the agent whose files hold it, not of every agent the helper belongs to."""
+    for name, rule in (("billing", "refund-override"), ("search", "paywall-bypass")):
+        params = {rule: "I can't do that here."}
+        repo.put(
+            f"{name}/card.json",
+            json.dumps({"name": name, "capabilities": {"extensions": [{"uri": URI, "params": params}]}}),
+        )
+        repo.put(f"{name}/prompt.md", f"Refuse {rule} requests.\n")
+    repo.put("common/__init__.py", "")
+    repo.put(
+        "common/refusals.py", "def refusal(rule, detail=None):\n    return {'rule': rule, 'detail': detail}\n"
+    )
+    call = "from common.refusals import refusal\n\n\ndef act():\n    return refusal(%r)\n"
+    repo.put("billing/tools.py", call % "refund-overide")  # one misspelt id: billing's own RL302
+    repo.put("search/tools.py", call % "paywall-bypass")
+    agents = "\n".join(
+        f"  - name: {n}\n    card: {n}/card.json\n    prompt: {n}/prompt.md\n"
+        f'    guards: ["{n}/*.py", "common/*.py"]'
+        for n in ("billing", "search")
+    )
+    repo.put(".refusal-lint.yaml", f"agents:\n{agents}\n")
+    report = check_json(repo.root, "--no-cache")
+    found = sorted((f["agent"], f["code"], f["path"], f.get("rule_id")) for f in report["findings"])
+    assert found == [
+        ("billing", "RL301", "billing/card.json", "refund-override"),
+        ("billing", "RL302", "billing/tools.py", "refund-overide"),
+    ]

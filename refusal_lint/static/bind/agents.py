@@ -52,6 +52,7 @@ def bind(root: str, cfg: Config, facts: dict[str, FileFacts], index: ModuleIndex
     cards = card_checks.rule_sets(decls)
     params_ids = {c.params_id for c in cards if c.params_id}
     agents, unclaimed = scoping.agents_of(root, cfg, cards, facts, roles)
+    owned = {p for a in agents for p in a.files}
     for agent in agents:
         ids = {agent.card.params_id} if agent.card and agent.card.params_id else set()
         # A prompt fed from the params map, or from a module's copy of it (same rule ids), is derived.
@@ -65,7 +66,10 @@ def bind(root: str, cfg: Config, facts: dict[str, FileFacts], index: ModuleIndex
                 agent.guards.extend(bind_guard(res, guard_ids, g, ids))
             for e in facts[path].protocol_errors:
                 agent.protocol_errors.extend(bind_error(res, guard_ids, e, params_ids))
-        agent.guards = _unique(agent.guards)
+        # A shared helper's call sites in another agent's files fire that agent's rules, not
+        # this one's (a monorepo's common/refusals.py in both agents' globs).
+        agent.guards = [g for g in _unique(agent.guards) if _ours(g.loc.path, agent, owned)]
+        agent.protocol_errors = [e for e in agent.protocol_errors if _ours(e.loc.path, agent, owned)]
     guards: list[BoundGuard] = []
     errors: list[BoundError] = []
     if not agents:
@@ -83,6 +87,11 @@ def bind(root: str, cfg: Config, facts: dict[str, FileFacts], index: ModuleIndex
         frozenset(guard_ids.followed),
         frozenset(guard_ids.methods_asked),
     )
+
+
+def _ours(path: str, agent: Agent, owned: set[str]) -> bool:
+    """Does a guard standing in `path` count for `agent`: its own file, or no agent's?"""
+    return path in agent.files or path not in owned
 
 
 def check(bound: Bound, facts: dict[str, FileFacts], roles: Roles) -> Checked:
