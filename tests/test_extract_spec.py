@@ -12,7 +12,8 @@ import pytest
 from refusal_lint.core.facts import CallV, Each, FileFacts, Fmt, Fn, Str
 from refusal_lint.static.bind.bound import bind_guard
 from refusal_lint.static.bind.guardids import GuardIds
-from refusal_lint.static.bind.resolve import ModuleIndex, Resolver
+from refusal_lint.static.bind.modules import ModuleIndex
+from refusal_lint.static.bind.resolve import Resolver
 from refusal_lint.static.extract.python import visitor as python
 
 

@@ -145,7 +145,7 @@ def test_could_name_keeps_every_import_that_reaches_a_module(
 ) -> None:
     """reaches() resolves only the imports `could_name` keeps: every import that resolves
     to one of the modules looked for is among them."""
-    from refusal_lint.static.bind.resolve import ModuleIndex
+    from refusal_lint.static.bind.modules import ModuleIndex
 
     found = ModuleIndex(_MODULES).module(importer, dotted, level)
     if found in targets:

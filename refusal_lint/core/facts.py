@@ -162,7 +162,8 @@ class Fn:
 
 @dataclass(frozen=True)
 class Op:
-    """A string transform applied to a value: dedent, strip, lstrip, rstrip, cleandoc, value."""
+    """A string transform applied to a value: dedent, strip, lstrip, rstrip, cleandoc, value;
+    `JOIN` + a separator: the separator's `.join` of a list bound elsewhere."""
 
     op: str
     base: Value
@@ -170,6 +171,7 @@ class Op:
 
 
 Value = Str | Const | Ref | Param | Dyn | Join | Sub | DictV | Op | Seq | CallV | Each | Attr | Fmt | Fn
+JOIN = "join:"  # Op.op of `sep.join(NAME)`: JOIN + sep
 
 # ---- card declarations --------------------------------------------------------------------
 

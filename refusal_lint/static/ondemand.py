@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from refusal_lint.config import Config
     from refusal_lint.core.facts import FileFacts, Value
     from refusal_lint.static.bind.bound import Bound
-    from refusal_lint.static.bind.resolve import ModuleIndex
+    from refusal_lint.static.bind.modules import ModuleIndex
     from refusal_lint.static.discover import walk as discover
     from refusal_lint.static.extract.job import Callee
     from refusal_lint.static.gate.relevance import Relevance

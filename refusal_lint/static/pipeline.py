@@ -23,7 +23,7 @@ from refusal_lint.static.settings import Settings
 if TYPE_CHECKING:
     from refusal_lint.core.model import Finding
     from refusal_lint.static.bind.bound import Agent, Bound
-    from refusal_lint.static.bind.resolve import ModuleIndex
+    from refusal_lint.static.bind.modules import ModuleIndex
     from refusal_lint.static.discover import walk as discover
 
 __all__ = ["Result", "Settings", "run"]
@@ -229,7 +229,7 @@ class _Binder:
     @property
     def index(self) -> ModuleIndex:
         if self._index is None:
-            from refusal_lint.static.bind.resolve import ModuleIndex
+            from refusal_lint.static.bind.modules import ModuleIndex
 
             self._index = ModuleIndex(self.py_paths)
         return self._index

@@ -26,7 +26,8 @@ from refusal_lint.static.bind.bound import (
     py_prompts,
 )
 from refusal_lint.static.bind.guardids import GuardIds
-from refusal_lint.static.bind.resolve import ModuleIndex, Resolver
+from refusal_lint.static.bind.modules import ModuleIndex
+from refusal_lint.static.bind.resolve import Resolver
 from refusal_lint.static.checks import card as card_checks
 from refusal_lint.static.checks import files as file_checks
 from refusal_lint.static.checks import registry

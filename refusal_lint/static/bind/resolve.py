@@ -5,10 +5,8 @@ Only what extraction recorded is read; no module of the user's is imported or ru
 
 from __future__ import annotations
 
-import posixpath
-from collections.abc import Iterable
-
 from refusal_lint.core.facts import (
+    JOIN,
     Attr,
     CallV,
     Const,
@@ -30,43 +28,9 @@ from refusal_lint.core.facts import (
 )
 from refusal_lint.core.kinds import FileKind, FnKind, ValueKind
 from refusal_lint.core.model import Loc
+from refusal_lint.static.bind.modules import ModuleIndex
 
 MAX_DEPTH = 40
-
-
-class ModuleIndex:
-    """Finds the file an import names, within the scanned tree."""
-
-    def __init__(self, py_paths: Iterable[str]) -> None:
-        self.by_tail: dict[str, list[str]] = {}
-        for p in py_paths:
-            parts = p.split("/")
-            tail = parts[-2] + "/__init__.py" if parts[-1] == "__init__.py" and len(parts) > 1 else parts[-1]
-            self.by_tail.setdefault(tail, []).append(p)
-
-    def _find(self, rel: str, near: str) -> str | None:
-        parts = rel.split("/")
-        tail = "/".join(parts[-2:]) if parts[-1] == "__init__.py" else parts[-1]
-        hits = [p for p in self.by_tail.get(tail, []) if p == rel or p.endswith("/" + rel)]
-        if not hits:
-            return None
-        return max(hits, key=lambda p: (len(posixpath.commonprefix([p, near])), -len(p)))
-
-    def module(self, importer: str, dotted: str, level: int) -> str | None:
-        """The file of module `dotted` imported from `importer` (relative when level > 0)."""
-        tail = dotted.replace(".", "/")
-        if level:
-            folder = posixpath.dirname(importer)
-            for _ in range(level - 1):
-                folder = posixpath.dirname(folder)
-            base = posixpath.join(folder, tail) if tail else folder
-            for candidate in (base + ".py", posixpath.join(base, "__init__.py")):
-                if self._find(candidate, importer) == candidate:
-                    return candidate
-            return None
-        if not tail:
-            return None
-        return self._find(tail + ".py", importer) or self._find(tail + "/__init__.py", importer)
 
 
 def join_strs(a: Str, b: Str, loc: Loc) -> Str:
@@ -191,6 +155,11 @@ class Resolver:
             )
         if isinstance(value, Attr):
             return self.attr(self.resolve(value.base, depth + 1), value.name, value.loc, depth)
+        if isinstance(value, Op) and value.op.startswith(JOIN):
+            joined = self.joined(value, depth)
+            if joined is None:
+                return Dyn(value.loc, self.refs(value.base))
+            return self.resolve(joined, depth + 1)
         if isinstance(value, Op):
             base = self.resolve(value.base, depth + 1)
             if not isinstance(base, Str):
@@ -208,6 +177,18 @@ class Resolver:
                 new = getattr(base.value, value.op)()
             return Str(new, base.loc, _shift(base.value, new, base.lines), literal=False)
         return value
+
+    def joined(self, op: Op, depth: int = 0) -> Join | None:
+        """`sep.join(NAME)` as the Join of NAME's items, where NAME is a literal list or tuple."""
+        seq = self.resolve(op.base, depth + 1)
+        if not isinstance(seq, Seq):
+            return None
+        text = op.op[len(JOIN) :]
+        sep = Str(text, op.loc, (op.loc.line,) * (text.count("\n") + 1))  # a line each of its lines
+        parts: list[Value] = []
+        for i, item in enumerate(seq.items):
+            parts.extend((sep, item) if i else (item,))
+        return Join(tuple(parts), op.loc)
 
     def attr(self, base: Value | None, name: str, loc: Loc, depth: int = 0) -> Value | None:
         """`base.name`: a field of a repo class's instance (`Check("seg-mix", ...).rule`)."""
@@ -374,6 +355,9 @@ def placeholder_text(resolver: Resolver, value: Value) -> Str | None:
     if isinstance(value, Ref):
         found = resolver.lookup(value.module, value.name)
         return placeholder_text(resolver, found) if found is not None else None
+    if isinstance(value, Op) and value.op.startswith(JOIN):
+        joined = resolver.joined(value)
+        return placeholder_text(resolver, joined) if joined is not None else None
     if isinstance(value, Op):
         base = placeholder_text(resolver, value.base)
         return resolver.resolve_str(Op(value.op, base, value.loc)) if base is not None else None

@@ -11,6 +11,7 @@ import ast
 from collections.abc import Iterator
 
 from refusal_lint.core.facts import (
+    JOIN,
     Attr,
     CallV,
     Const,
@@ -247,6 +248,17 @@ class ValueBuilder(ScopeTracker):
                     parts.append(sep)
                 parts.append(self.value(el.value if isinstance(el, ast.Starred) else el))
             return Join(tuple(parts), loc) if parts else Str("", loc, (loc.line,))
+        if (
+            name == "join"
+            and isinstance(node.func, ast.Attribute)
+            and isinstance(node.func.value, ast.Constant)
+            and isinstance(node.func.value.value, str)
+            and len(node.args) == 1
+            and not node.keywords
+            and isinstance(node.args[0], (ast.Name, ast.Attribute))
+        ):
+            # "\n".join(LINES), LINES a list bound elsewhere: joined once binding knows it.
+            return Op(JOIN + node.func.value.value, self.value(node.args[0]), loc)
         call = self.call_of(node, loc)
         return call if call is not None else Dyn(loc, self.refs_in(node))
 
