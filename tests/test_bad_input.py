@@ -130,3 +130,18 @@ def test_a_stray_latin1_byte_in_a_prompt_file_hides_none_of_its_rules(repo: Repo
     fixed = run_cli("check", str(root), "--no-cache", "--fix", cwd=root)
     assert "agent/system_prompt.md: not fixed, cannot read it" in fixed.stderr
     assert snapshot(root) == before
+
+
+def test_a_file_over_max_file_size_is_noted_once(repo: Repo) -> None:
+    """Skipped unread, with one note however many stages would have read it (the scan and
+    the prompt stage both ask for a prompt-shaped Python file)."""
+    root = repo.agent().root
+    (root / ".refusal-lint.yaml").write_text("max-file-size: 1000\n")
+    big = "SYSTEM_PROMPT = '''You are the survey analyst.\n" + "Answer from the tables only.\n" * 80 + "'''\n"
+    (root / "agent/big_prompt.py").write_text(big)
+    result = run_cli("check", str(root), "--no-cache", cwd=root)
+    notes = [line for line in result.stderr.splitlines() if "over max-file-size" in line]
+    size = len(big.encode())
+    assert notes == [
+        f"refusal-lint: note: agent/big_prompt.py: skipped, {size} bytes is over max-file-size (1000)"
+    ]

@@ -140,7 +140,8 @@ def _run(
         bound = _settle(ex, bound, binder, wanted is None)
     if bound is not None and bound.agents and ex.prompt_only:
         bound = _prompt_stage(ex, bound, binder)
-    result = Result(root, [], [], len(walk.files), ex.notes)
+    # A file read by two stages (the scan, then the prompt stage) is noted once.
+    result = Result(root, [], [], len(walk.files), list(dict.fromkeys(ex.notes)))
     if bound is not None:
         from refusal_lint.static.bind import agents
 
