@@ -178,11 +178,13 @@ class Resolver:
             return Str(new, base.loc, _shift(base.value, new, base.lines), literal=False)
         return value
 
-    def joined(self, op: Op, depth: int = 0) -> Join | None:
+    def joined(self, op: Op, depth: int = 0) -> Join | Str | None:
         """`sep.join(NAME)` as the Join of NAME's items, where NAME is a literal list or tuple."""
         seq = self.resolve(op.base, depth + 1)
         if not isinstance(seq, Seq):
             return None
+        if not seq.items:
+            return Str("", op.loc, (op.loc.line,))  # `"\n".join([])`
         text = op.op[len(JOIN) :]
         sep = Str(text, op.loc, (op.loc.line,) * (text.count("\n") + 1))  # a line each of its lines
         parts: list[Value] = []
