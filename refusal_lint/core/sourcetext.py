@@ -24,8 +24,9 @@ class Decoded(NamedTuple):
     bom: bool
 
 
-def decode(data: bytes, python: bool = False) -> Decoded:
-    """UTF-8 with an optional BOM; Python by its coding cookie (PEP 263). Raises
+def decode(data: bytes, python: bool = False, errors: str = "strict") -> Decoded:
+    """UTF-8 with an optional BOM; Python by its coding cookie (PEP 263); `errors` as
+    `bytes.decode` takes it. Raises
     UnicodeDecodeError, ValueError (NUL bytes: binary), and for Python SyntaxError or
     LookupError (a bad or unknown cookie)."""
     if b"\x00" in data:
@@ -34,7 +35,7 @@ def decode(data: bytes, python: bool = False) -> Decoded:
     if python:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
         encoding = "utf-8" if encoding == "utf-8-sig" else encoding
-    return Decoded(data.decode(encoding).removeprefix("\ufeff"), encoding, data.startswith(BOM))
+    return Decoded(data.decode(encoding, errors).removeprefix("\ufeff"), encoding, data.startswith(BOM))
 
 
 def line_starts(text: str) -> list[int]:

@@ -63,39 +63,31 @@ def unchecked_job(job: Job, why: str) -> FileFacts:
     return unchecked(job.path, job.kind, why) if _needed(job) else _nothing(job)
 
 
-def _text_file(job: Job, text: str) -> FileFacts:
-    """A text file is a prompt by its name, or (form: content) by naming a card rule."""
-    notes = comments.suppressions(job.path, job.kind, text)
-    if prefilter.prompt_by_name(job.path) or job.prompt_key is not None:
-        found: tuple[Prompt, ...] = (dataprompts.text_prompt(job.path, text),)
-    elif not prefilter.no_prompt_by_content(job.path) and names_card_rule(text, frozenset(job.ids)):
-        found = (dataprompts.text_prompt(job.path, text, form=PromptForm.CONTENT),)
-    else:
-        found = ()
-    return FileFacts(job.path, FileKind.TEXT, prompts=found, suppressions=notes)
-
-
 def extract(job: Job) -> FileFacts:
     if job.kind == FileKind.PYTHON:
         with no_gc():
             return _python(job)
     try:
-        text = sourcetext.decode(job.data).text
+        # A text file has no syntax for a stray byte to break (RL002 is a parser's): a
+        # Latin-1 `é` in a prompt must not hide its rules (a false RL200), so it is read
+        # with U+FFFD for the byte. --fix, which decodes strictly, leaves such a file alone.
+        text = sourcetext.decode(job.data, errors="replace" if job.kind == FileKind.TEXT else "strict").text
     except UnicodeDecodeError as exc:
-        if job.kind == FileKind.TEXT:
-            # No syntax for a stray byte to break (RL002 is a parser's): a Latin-1 `é` in a
-            # prompt file must not hide its rules (a false RL200). --fix, which decodes
-            # strictly, leaves such a file alone.
-            text = job.data.decode("utf-8", "replace").removeprefix("\ufeff")
-            return _text_file(job, text)
         line = job.data.count(b"\n", 0, exc.start) + 1
         col = exc.start - (job.data.rfind(b"\n", 0, exc.start) + 1) + 1
         return _problem(job, f"not valid UTF-8 (byte 0x{job.data[exc.start]:02x})", line, col)
     except ValueError as exc:
         return _problem(job, str(exc))
-    if job.kind == FileKind.TEXT:
-        return _text_file(job, text)
     notes = comments.suppressions(job.path, job.kind, text)
+    if job.kind == FileKind.TEXT:
+        # A text file is a prompt by its name, or (form: content) by naming a card rule.
+        if prefilter.prompt_by_name(job.path) or job.prompt_key is not None:
+            found: tuple[Prompt, ...] = (dataprompts.text_prompt(job.path, text),)
+        elif not prefilter.no_prompt_by_content(job.path) and names_card_rule(text, frozenset(job.ids)):
+            found = (dataprompts.text_prompt(job.path, text, form=PromptForm.CONTENT),)
+        else:
+            found = ()
+        return FileFacts(job.path, FileKind.TEXT, prompts=found, suppressions=notes)
     try:
         if _holds_no_entry(job, text):
             return FileFacts(job.path, job.kind, suppressions=notes)

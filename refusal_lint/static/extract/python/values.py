@@ -238,27 +238,20 @@ class ValueBuilder(ScopeTracker):
             and isinstance(node.func.value.value, (str, bytes))
             and len(node.args) == 1
             and not node.keywords
-            and isinstance(node.args[0], (ast.List, ast.Tuple))
         ):
-            # "\n".join(["You are ...", "- seg-mix: ..."]): a prompt written line by line.
-            sep = self.value(node.func.value)
-            parts: list[Value] = []
-            for i, el in enumerate(node.args[0].elts):
-                if i:
-                    parts.append(sep)
-                parts.append(self.value(el.value if isinstance(el, ast.Starred) else el))
-            return Join(tuple(parts), loc) if parts else Str("", loc, (loc.line,))
-        if (
-            name == "join"
-            and isinstance(node.func, ast.Attribute)
-            and isinstance(node.func.value, ast.Constant)
-            and isinstance(node.func.value.value, str)
-            and len(node.args) == 1
-            and not node.keywords
-            and isinstance(node.args[0], (ast.Name, ast.Attribute))
-        ):
-            # "\n".join(LINES), LINES a list bound elsewhere: joined once binding knows it.
-            return Op(JOIN + node.func.value.value, self.value(node.args[0]), loc)
+            items, sep_text = node.args[0], node.func.value.value
+            if isinstance(items, (ast.List, ast.Tuple)):
+                # "\n".join(["You are ...", "- seg-mix: ..."]): a prompt written line by line.
+                sep = self.value(node.func.value)
+                parts: list[Value] = []
+                for i, el in enumerate(items.elts):
+                    if i:
+                        parts.append(sep)
+                    parts.append(self.value(el.value if isinstance(el, ast.Starred) else el))
+                return Join(tuple(parts), loc) if parts else Str("", loc, (loc.line,))
+            if isinstance(items, (ast.Name, ast.Attribute)) and isinstance(sep_text, str):
+                # "\n".join(LINES), LINES a list bound elsewhere: joined once binding knows it.
+                return Op(JOIN + sep_text, self.value(items), loc)
         call = self.call_of(node, loc)
         return call if call is not None else Dyn(loc, self.refs_in(node))
 
