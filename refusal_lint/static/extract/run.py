@@ -144,7 +144,8 @@ class DataFormat(NamedTuple):
 def _yaml_documents(text: str, path: str) -> list[TNode]:
     from refusal_lint.static.extract.data import yamlsafe  # PyYAML only for a YAML file read
 
-    return [yamlsafe.to_tree(doc, path) for doc in yamlsafe.compose_all(text)]
+    lines = text.splitlines()
+    return [yamlsafe.to_tree(doc, path, lines=lines) for doc in yamlsafe.compose_all(text)]
 
 
 def _yaml_lines(prompts: list[Prompt], text: str) -> list[Prompt]:

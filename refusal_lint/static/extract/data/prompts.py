@@ -35,7 +35,8 @@ def _string_prompt(node: TNode, prose: bool = False) -> Prompt | None:
         return None
     if prose and not any(c.isspace() for c in str(node.value).strip()):
         return None
-    return text_prompt(node.loc.path, str(node.value), node.loc.line, PromptForm.DATA_KEY)
+    text = node.written if node.written is not None else str(node.value)
+    return text_prompt(node.loc.path, text, node.loc.line, PromptForm.DATA_KEY)
 
 
 def remap_lines(prompt: Prompt, source: list[str]) -> Prompt:

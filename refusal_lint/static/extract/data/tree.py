@@ -16,6 +16,9 @@ class TNode:
     value: object = None  # scalars
     items: tuple[tuple[TNode, TNode], ...] = ()  # object members, in order, duplicates kept
     elems: tuple[TNode, ...] = ()  # array elements
+    # A folded block scalar (YAML `>`) as written, its lines not joined: a prompt is read so
+    # (a rule list written a line a rule is one), a card's reason as the folded value.
+    written: str | None = None
 
     def get(self, key: str) -> tuple[TNode, TNode] | None:
         """The last member named `key` (the one a parser keeps)."""

@@ -74,8 +74,20 @@ def _loc(node: yaml.Node, path: str) -> Loc:
     return Loc(path, s.line + 1, s.column + 1, e.line + 1, e.column + 1)
 
 
-def to_tree(root: yaml.Node, path: str, budget: int = NODE_BUDGET) -> TNode:
-    """Convert a composed node graph to TNode, visiting at most `budget` nodes (aliases included)."""
+def _as_written(node: yaml.ScalarNode, lines: list[str]) -> str:
+    """A block scalar's lines as the file holds them, without the block's indentation."""
+    end = node.end_mark.line + (1 if node.end_mark.column else 0)
+    block = lines[node.start_mark.line + 1 : end]
+    while block and not block[-1].strip():
+        block.pop()
+    first = next((ln for ln in block if ln.strip()), "")
+    indent = len(first) - len(first.lstrip(" "))
+    return "\n".join(ln[indent:] if ln.strip() else "" for ln in block)
+
+
+def to_tree(root: yaml.Node, path: str, budget: int = NODE_BUDGET, lines: list[str] | None = None) -> TNode:
+    """Convert a composed node graph to TNode, visiting at most `budget` nodes (aliases
+    included); with the file's `lines`, folded scalars keep their text as written too."""
     count = 0
 
     def conv(node: yaml.Node, depth: int) -> TNode:
@@ -93,10 +105,13 @@ def to_tree(root: yaml.Node, path: str, budget: int = NODE_BUDGET) -> TNode:
         assert isinstance(node, yaml.ScalarNode)
         kind = _SCALAR.get(node.tag, ValueKind.STRING)
         loc = _loc(node, path)
+        written = None
         if node.style in ("|", ">"):
             # A block scalar's text starts on the line after its indicator.
             loc = Loc(path, loc.line + 1, 1, loc.end_line, loc.end_col)
-        return TNode(kind, loc, _scalar_value(node, kind))
+            if node.style == ">" and kind == ValueKind.STRING and lines is not None:
+                written = _as_written(node, lines)
+        return TNode(kind, loc, _scalar_value(node, kind), written=written)
 
     return conv(root, 0)
 

@@ -1,0 +1,64 @@
+"""A YAML prompt in a folded block scalar (`>`, CrewAI's usual style) is read as written."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from refusal_lint.core.kinds import ValueKind
+from refusal_lint.static.extract.data import yamlsafe
+from refusal_lint.static.extract.data.prompts import data_prompts
+from refusal_lint.static.extract.data.tree import TNode
+
+
+def _backstory(text: str) -> TNode:
+    lines = text.splitlines()
+    (doc,) = yamlsafe.compose_all(text)
+    root = yamlsafe.to_tree(doc, "agents.yaml", lines=lines)
+    member = root.items[0][1].get("backstory")
+    assert member is not None
+    return member[1]
+
+
+_WORD = st.text(alphabet="abcdefghij-:", min_size=1, max_size=8).filter(lambda w: w[0] not in "-:")
+_LINE = st.lists(_WORD, min_size=1, max_size=5).map(" ".join)
+
+
+@given(st.lists(_LINE, min_size=1, max_size=6), st.sampled_from([">", ">-", ">+"]), st.integers(2, 6))
+def test_a_folded_scalar_is_its_lines_as_written_and_folds_to_yamls_value(
+    lines: list[str], indicator: str, indent: int
+) -> None:
+    pad = " " * indent
+    text = (
+        f"analyst:\n  backstory: {indicator}\n"
+        + "".join(f"  {pad}{line}\n" for line in lines)
+        + "  role: x\n"
+    )
+    node = _backstory(text)
+    assert node.kind == ValueKind.STRING
+    assert node.written == "\n".join(lines)
+    assert str(node.value).rstrip("\n") == " ".join(lines)  # YAML's own reading is kept
+
+
+def test_blank_and_more_indented_lines_keep_their_places() -> None:
+    text = "a:\n  backstory: >\n    You refuse:\n\n      - seg-mix: no\n    - invalid-cut: no\n\n\nb: 1\n"
+    node = _backstory(text)
+    assert node.written == "You refuse:\n\n  - seg-mix: no\n- invalid-cut: no"
+    root = yamlsafe.to_tree(yamlsafe.compose_all(text)[0], "crew/agents.yaml", lines=text.splitlines())
+    (prompt,) = data_prompts("crew/prompts.yaml", root)
+    assert [(pl.line, pl.text) for pl in prompt.lines] == [
+        (3, "You refuse:"),
+        (4, ""),
+        (5, "  - seg-mix: no"),
+        (6, "- invalid-cut: no"),
+    ]
+
+
+def test_a_literal_scalar_and_a_card_reason_are_not_rewritten() -> None:
+    text = "analyst:\n  backstory: |\n    one\n    two\n  reason: >\n    folded\n    reason\n"
+    lines = text.splitlines()
+    root = yamlsafe.to_tree(yamlsafe.compose_all(text)[0], "agents.yaml", lines=lines)
+    entry = root.items[0][1]
+    backstory, reason = entry.get("backstory"), entry.get("reason")
+    assert backstory is not None and backstory[1].written is None
+    assert reason is not None and reason[1].value == "folded reason\n"  # a card reads the value
