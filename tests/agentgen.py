@@ -462,6 +462,26 @@ def guard_error_envelope(ids: list[str], rules_mod: str | None) -> Files:
     )
 
 
+def guard_caught_as_error(ids: list[str], rules_mod: str | None) -> Files:
+    """A raised refusal caught in another module and sent as a protocol error: RL305."""
+    files = guard_raise_class(ids, rules_mod)
+    files["tools/server.py"] = _py(
+        """
+        from a2a.utils.errors import ServerError
+
+        from tools import raising
+
+
+        def handle(kind):
+            try:
+                return raising.check(kind)
+            except raising.Refusal as exc:
+                raise ServerError(error=str(exc))
+        """
+    )
+    return files
+
+
 def guard_method_unknown_receiver(ids: list[str], rules_mod: str | None) -> Files:
     """A repo method with no rule parameter called on an object of unknown class: no guard."""
     files = guard_literal(ids, rules_mod)
@@ -514,6 +534,7 @@ GUARDS: dict[str, Callable[[list[str], str | None], Files]] = {
     "genexp-imported": guard_genexp_imported,
     "payload": guard_payload,
     "error-envelope": guard_error_envelope,
+    "caught-as-error": guard_caught_as_error,
     "method-unknown-receiver": guard_method_unknown_receiver,
     "rules-subscript": guard_rules_subscript,
     "script-folder": guard_script_folder,

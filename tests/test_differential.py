@@ -116,6 +116,7 @@ EXPLICIT = [
     ),
     pytest.param(Spec("json", BOTH, FULL, (("enum-helper", BOTH),)), id="enum-through-helper"),
     pytest.param(Spec("json", BOTH, FULL, (("error-envelope", BOTH),)), id="error-envelope"),
+    pytest.param(Spec("json", BOTH, FULL, (("caught-as-error", BOTH),)), id="caught-as-error"),
     pytest.param(
         Spec("json", BOTH, FULL, (("method-unknown-receiver", BOTH),)), id="method-unknown-receiver"
     ),

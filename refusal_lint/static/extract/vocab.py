@@ -64,6 +64,17 @@ def is_guard_name(name: str, extra: frozenset[str] = frozenset()) -> bool:
     return name in extra or any(w in GUARD_WORDS for w in words(name))
 
 
+def catches_refusal(node: ast.ExceptHandler, extra: frozenset[str] = frozenset()) -> bool:
+    """`except Refusal:`, `except (ValueError, RefusalError) as exc:`: a handler of a class
+    named as guards are (Python's own `ConnectionRefusedError` is none)."""
+    types = node.type.elts if isinstance(node.type, ast.Tuple) else [node.type]
+    return any(
+        is_guard_name(t.id if isinstance(t, ast.Name) else t.attr, extra)
+        for t in types
+        if isinstance(t, (ast.Name, ast.Attribute))
+    )
+
+
 def is_prompt_name(name: str) -> bool:
     """An assigned name that holds prompt text (DESIGN §2, Python assignments)."""
     return name.lower().strip("_") == "system_message" or any(w in PROMPT_NAME_WORDS for w in words(name))

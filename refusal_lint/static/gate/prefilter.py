@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from refusal_lint.core import spec
 from refusal_lint.core.filekinds import kind_of
 from refusal_lint.core.kinds import FileKind
 from refusal_lint.core.sourcetext import before_blanks
@@ -256,12 +257,24 @@ def rule_keyword(data: bytes) -> bool:
     return False
 
 
+# `except Refusal as exc:` where the file builds a protocol error (or an `"error"` envelope):
+# the refusal caught may be sent as that error (RL305). A handler's type holds no colon.
+_CAUGHT = re.compile(rb"\bexcept\b[^:]*?refus")
+_ERROR_NEEDLES = (*(n.encode() for n in sorted(spec.PROTOCOL_ERRORS)), b'"error"', b"'error'")
+
+
+def _caught_as_error(data: bytes, low: bytes) -> bool:
+    return any(n in data for n in _ERROR_NEEDLES) and _CAUGHT.search(low) is not None
+
+
 def python_worth_parsing(data: bytes, extra: tuple[bytes, ...], ids: frozenset[str] = frozenset()) -> bool:
     """Can this file hold a card, a guard, a payload or a suppression? (DESIGN §6; prompt
     candidates are asked for separately, and only where there is a card.) `extra`: byte
     needles (the cards' ids, configured guards' names); `ids`: the cards' rule ids."""
     low = lowered(data)
-    if b"refus" in low and (_guard_call(data, ids) or any(n in data for n in _PY_NEEDLES)):
+    if b"refus" in low and (
+        _guard_call(data, ids) or any(n in data for n in _PY_NEEDLES) or _caught_as_error(data, low)
+    ):
         return True
     # Each needle's common part first: one pass over a file that has none, not one a needle.
     if b"rule" in data and (b"'rule'" in data or b'"rule"' in data or rule_keyword(data)):

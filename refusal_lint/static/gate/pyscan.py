@@ -176,6 +176,17 @@ class _Relevance:
             isinstance(a, ast.Constant) and a.value in self.ids for a in (*node.args, *kw.values())
         )
 
+    def handler(self, node: ast.ExceptHandler) -> bool:
+        """`except Refusal: raise ServerError(...)`: a caught refusal sent as a protocol error."""
+        if not vocab.catches_refusal(node, self.guard_names):
+            return False
+        for sub in (n for stmt in node.body for n in ast.walk(stmt)):
+            if isinstance(sub, ast.Call) and last(sub.func) in spec.PROTOCOL_ERRORS:
+                return True
+            if isinstance(sub, ast.Dict) and isinstance(_keys(sub).get("error"), (ast.Dict, ast.Call)):
+                return True
+        return False
+
     def dict(self, node: ast.Dict) -> bool:
         keys = _keys(node)
         if "uri" in keys and ("params" in keys or self.string_or_name(keys["uri"], "uri")):
@@ -216,7 +227,9 @@ def may_hold_facts(
         if isinstance(node, ast.Call):
             if check.call(node):
                 return True
-        elif isinstance(node, ast.Dict) and check.dict(node):
+        elif (isinstance(node, ast.Dict) and check.dict(node)) or (
+            isinstance(node, ast.ExceptHandler) and check.handler(node)
+        ):
             return True
         for child in ast.iter_child_nodes(node):
             stack.append((child, scope))

@@ -287,6 +287,13 @@ class Recognisers(ExtractorState):
         ):
             self.close_error()
 
+    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
+        super().visit_ExceptHandler(node)
+        self.caught.append(vocab.catches_refusal(node, self.guard_plain))
+
+    def leave_ExceptHandler(self, original_node: ast.ExceptHandler) -> None:
+        self.caught.pop()
+
     def visit_Subscript(self, node: ast.Subscript) -> None:
         if self.open_errors:
             value = self.value(node)

@@ -62,6 +62,8 @@ class ExtractorState(ValueBuilder):
         self.all_cards: list[CardCall] = []  # every AgentCard(...) of the file
         self.open_cards: list[CardCall] = []  # the enclosing AgentCard(...) calls
         self.open_errors: list[OpenError] = []  # protocol errors being built, innermost last
+        # The `except` handlers being walked, innermost last: does each catch a refusal?
+        self.caught: list[bool] = []
         self.consumed: set[int] = set()  # dict literals already taken as a Part's data
         self.payload_guards: dict[int, Guard] = {}  # dict literal -> its payload guard
         self.defs: dict[str, Value] = {}
@@ -125,6 +127,16 @@ class ExtractorState(ValueBuilder):
     def close_error(self) -> None:
         closed = self.open_errors.pop()
         use = closed.use
+        if (
+            use.rule is None
+            and not closed.lookups
+            and not self.open_errors
+            and self.caught
+            and self.caught[-1]
+        ):
+            # `except Refusal as exc: raise ServerError(...)`: the refusal caught is sent as
+            # the error, whichever it was (its id is not known here: `rule_id` null).
+            use = ErrorUse(use.loc, use.name, Dyn(use.loc))
         if use.rule is None and not closed.lookups:
             return
         if self.open_errors:
