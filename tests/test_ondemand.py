@@ -130,6 +130,25 @@ def test_rule_keyword_is_the_plain_search(data: bytes) -> None:
     assert prefilter.rule_keyword(data) is (re.search(plain, data) is not None)
 
 
+_NAMING_PIECES = ["emit", "def", " ", "\t", "(", "\n", "x", "_", "é", ".", "emit_", "refuse"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.sampled_from(_NAMING_PIECES), max_size=14).map(lambda parts: "".join(parts).encode()),
+    st.sampled_from(["emit", "refuse", "x", "_emit"]),
+)
+def test_binding_text_questions_are_the_word_boundary_search(data: bytes, name: str) -> None:
+    """callers' and definers' shapes, searched from their literal prefix, with the word
+    boundary checked by hand: the answers of the plain `\\b` regex."""
+    from refusal_lint.static import ondemand
+
+    word = re.escape(name.encode())
+    for shape in (word + rb"\s*\(", rb"def[ \t]+" + word + rb"[ \t]*\("):
+        plain = re.search(rb"\b" + shape, data) is not None
+        assert ondemand._starting_a_word(re.compile(shape), data) is plain
+
+
 _MODULES = ["a/__init__.py", "a/policy.py", "a/b/__init__.py", "a/b/rules.py", "src/a/policy.py", "tools.py"]
 
 

@@ -204,45 +204,72 @@ def read_ahead(ex: Extraction) -> None:
 def callers(ex: Extraction, helpers: frozenset[str], py_paths: list[str]) -> set[str]:
     """Python files not read whole whose text calls one of `helpers`: a call site there
     may pass a rule id to the helper (`block(Rule.ZODIAC, ...)`)."""
-    return _naming(ex, helpers, py_paths, "calls", lambda word: rb"\b" + word + rb"\s*\(")
+    return _naming(ex, helpers, py_paths, "calls", lambda word: word + rb"\s*\(")
 
 
 def definers(ex: Extraction, methods: frozenset[str], py_paths: list[str]) -> set[str]:
     """Python files not read whole whose text defines a function named one of `methods`:
     binding binds `x.name(...)`, x of unknown class, to the repo's methods of that name
     (`def absorb_refusal(self, outcome)`: no rule parameter, so no guard), wherever they are."""
-    return _naming(ex, methods, py_paths, "defs", lambda word: rb"\bdef[ \t]+" + word + rb"[ \t]*\(")
+    return _naming(ex, methods, py_paths, "defs", lambda word: rb"def[ \t]+" + word + rb"[ \t]*\(")
 
 
 def _naming(
     ex: Extraction, names: frozenset[str], py_paths: list[str], kind: str, shape: Callable[[bytes], bytes]
 ) -> set[str]:
-    """The files not read whole whose text holds `shape` of one of `names`. Each file's
-    answer for each name is kept in its notes (the names grow from one binding to the next)."""
+    """The files not read whole whose text holds `shape` of one of `names`, starting a
+    word (`shape` starts with one: a literal prefix the regex engine scans for fast, where
+    a leading `\\b` would have it try every offset). Each file's
+    answer for each name is kept in its notes (the names grow from one binding to the
+    next), and this run's by name (`ex.named`): binding asks again every round, so each
+    round looks only at the files and names not asked yet, not at every file of the tree."""
     if not names:
         return set()
-    asked = sorted(names)
-    out = set()
-    for rel in py_paths:
-        facts = ex.facts.get(rel)
-        entry = ex.entries.get(rel)
-        if entry is None or (facts is not None and facts.complete):
-            continue
-        note = ex.cache.note(rel, entry.size, entry.mtime_ns, "", kind)
-        if any(note.get(n) for n in asked):
-            out.add(rel)
-            continue
-        todo = [n for n in asked if n not in note]
-        data = ex.prompt_text(entry) if todo else None
-        if data is None:
-            continue
-        for name in todo:
-            word = name.encode()
-            note[name] = word in data and re.search(shape(re.escape(word)), data) is not None
-        ex.cache.touch()
-        if any(note[n] for n in todo):
-            out.add(rel)
+    unread = [
+        rel
+        for rel in py_paths
+        if rel in ex.entries and ((facts := ex.facts.get(rel)) is None or not facts.complete)
+    ]
+    asked = ex.named.setdefault(kind, {})
+    out: set[str] = set()
+    for name in sorted(names):
+        seen, holding = asked.setdefault(name, (set(), set()))
+        word = name.encode()
+        pattern = re.compile(shape(re.escape(word)))
+        for rel in unread:
+            if rel in seen:
+                continue
+            entry = ex.entries[rel]
+            note = ex.cache.note(rel, entry.size, entry.mtime_ns, "", kind)
+            if name not in note:
+                data = ex.prompt_text(entry)
+                if data is None:
+                    continue  # unreadable now: asked again next time, as before
+                note[name] = word in data and _starting_a_word(pattern, data)
+                ex.cache.touch()
+            seen.add(rel)
+            if note[name]:
+                holding.add(rel)
+        out.update(rel for rel in holding if rel in ex.entries and not _complete(ex, rel))
     return out
+
+
+_WORD = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
+
+def _starting_a_word(pattern: re.Pattern[bytes], data: bytes) -> bool:
+    """`re.search(rb"\\b" + pattern.pattern, data)`, for a pattern that starts with a word byte."""
+    m = pattern.search(data)
+    while m is not None:
+        if m.start() == 0 or data[m.start() - 1] not in _WORD:
+            return True
+        m = pattern.search(data, m.start() + 1)
+    return False
+
+
+def _complete(ex: Extraction, rel: str) -> bool:
+    facts = ex.facts.get(rel)
+    return facts is not None and facts.complete
 
 
 JUDGE_ROUNDS = 3  # modules read, one round at a time, to know a deferred file's callees

@@ -62,6 +62,8 @@ class Extraction:
         self.ids: tuple[str, ...] = ()  # the data cards' rule ids, known before Python is read
         self.card_ids: tuple[str, ...] = ()  # every card's, known once the tree is bound
         self.texts: dict[str, bytes | None] = {}  # the prompt stage's reads
+        # ondemand._naming's answers this run: by kind and name, the files asked, those holding it.
+        self.named: dict[str, dict[str, tuple[set[str], set[str]]]] = {}
         # This process's own work while it waits on the workers, a step a call, made anew
         # for each wait (pipeline: ondemand.waiting); and the warming that takes its turn.
         self.waiting: Callable[[], Callable[[], bool]] | None = None
