@@ -9,7 +9,8 @@ import shutil
 import stat
 from pathlib import Path
 
-from conftest import TESTDATA, fixture_repo, run_cli, snapshot
+import pytest
+from conftest import TESTDATA, VARIANTS, fixture_repo, run_cli, snapshot
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -169,3 +170,24 @@ def test_rewritten_literal_parses_to_the_reason(literal: str, reason: str) -> No
     ast.parse(f"x = {new}\n")
     assert fix.literal_value(new) == reason
     assert new.startswith(opening) and new.endswith(opening[len(prefix) :])
+
+
+_FIXABLE_DRIFTS = sorted(
+    n for n, v in VARIANTS.items() if n.endswith("-drift") and "fixable with the `--fix` option" in v.expected
+)
+
+
+def test_fixable_drifts_exist() -> None:
+    assert len(_FIXABLE_DRIFTS) >= 5
+
+
+@pytest.mark.parametrize("name", _FIXABLE_DRIFTS)
+def test_fix_turns_a_drift_twin_back_into_its_clean_twin(name: str, tmp_path: Path) -> None:
+    """A drift twin differs from its clean twin by one reason: --fix rewrites that line, in
+    the file that holds it (a prompt joined from modules too), and nothing else."""
+    root = tmp_path / "repo"
+    shutil.copytree(fixture_repo(name), root, ignore=shutil.ignore_patterns("expected.txt"))
+    run_cli("check", str(root), "--fix", "--no-cache")
+    clean = fixture_repo(name.removesuffix("-drift"))
+    want = {p: h for p, h in snapshot(clean).items() if p != "expected.txt"}
+    assert snapshot(root) == want

@@ -162,7 +162,7 @@ def test_rule_line_forms() -> None:
 
 def test_whole_token_mentions() -> None:
     lines = _lines("Avoid seg-mixing.\nThe seg-mix-v2 rule.\nUse seg-mix, please.")
-    assert prompttext.mentions(lines, "seg-mix") == [3]
+    assert [pl.line for pl in prompttext.mentions(lines, "seg-mix")] == [3]
 
 
 @pytest.mark.parametrize(
@@ -223,7 +223,7 @@ def test_inserted_rule_line_is_mentioned_with_its_reason(
     where = min(where, len(lines))
     lines.insert(where, f"{marker}{rule_id}: {reason}")
     numbered = tuple(PromptLine(t, i + 1) for i, t in enumerate(lines))
-    assert where + 1 in prompttext.mentions(numbered, rule_id)
+    assert where + 1 in [pl.line for pl in prompttext.mentions(numbered, rule_id)]
     stated = [rl for rl in prompttext.rule_lines(numbered) if rl.line == where + 1]
     assert len(stated) == 1 and stated[0].rule_id == rule_id and stated[0].states(reason)
 

@@ -28,6 +28,11 @@ class Str:
     loc: Loc
     lines: tuple[int, ...] = ()  # real file line of each line of `value`
     literal: bool = True  # a plain literal written at this spot (fixable in place)
+    # The file of each line, where some is not `loc.path` (strings of several modules joined).
+    paths: tuple[str, ...] = ()
+
+    def line_paths(self) -> tuple[str, ...]:
+        return self.paths or (self.loc.path,) * len(self.lines)
 
 
 @dataclass(frozen=True)

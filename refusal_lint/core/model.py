@@ -133,6 +133,7 @@ class PromptLine:
     text: str  # the prompt's own line (dedented, unquoted, unescaped)
     line: int
     source: str = ""  # the file's line where it differs from `text` (a YAML, JSON or Python string)
+    path: str = ""  # the file holding the line, where it is not the prompt's (`BASE + POLICY` imported)
 
 
 @dataclass(frozen=True)

@@ -52,6 +52,7 @@ class RuleLine:
     line: int
     col: int
     wrapped: str = ""  # the reason with the indented lines that continue a wrapped list item
+    path: str = ""  # its file, where it is not the prompt's (PromptLine.path)
 
     def states(self, reason: str) -> bool:
         """Does this line state `reason` (white space folded), on one line or wrapped?"""
@@ -109,14 +110,15 @@ def rule_lines(lines: tuple[PromptLine, ...]) -> list[RuleLine]:
                 line=pl.line,
                 col=col,
                 wrapped=_clean_reason(wrapped) if wrapped != reason else "",
+                path=pl.path,
             )
         )
     return out
 
 
-def mentions(lines: tuple[PromptLine, ...], rule_id: str) -> list[int]:
+def mentions(lines: tuple[PromptLine, ...], rule_id: str) -> list[PromptLine]:
     """Lines where `rule_id` stands as a whole token."""
-    return [pl.line for pl in lines if rule_id in pl.text and rule_id in TOKEN.findall(pl.text)]
+    return [pl for pl in lines if rule_id in pl.text and rule_id in TOKEN.findall(pl.text)]
 
 
 CONTENT_WORDS = 3  # prose: white space and a few words, not an id, a path or a label
@@ -229,6 +231,7 @@ class Unknown:
     line: int
     col: int
     suggestion: str | None
+    path: str = ""  # its file, where it is not the prompt's (PromptLine.path)
 
 
 # Everyday hyphenated compounds a rule list may hold as items (`- follow-up: ask one
@@ -286,7 +289,7 @@ def unknown_ids(lines: tuple[PromptLine, ...], card_ids: list[str]) -> list[Unkn
     """RL202 candidates: (a) hyphenated ids listed as rules, (b) near misses of card ids."""
     ids = set(card_ids)
     sizes = [(rid, len(rid), len(_fold_id(rid))) for rid in card_ids]
-    out: dict[tuple[str, int], Unknown] = {}
+    out: dict[tuple[str, str, int], Unknown] = {}
     listing = _listing_lines(lines, ids)
     for i, pl in enumerate(lines):
         if i in listing:
@@ -297,7 +300,10 @@ def unknown_ids(lines: tuple[PromptLine, ...], card_ids: list[str]) -> list[Unkn
             found += [(m.group(1).strip(), m.start(1) + 1) for m in _CODE.finditer(pl.text)]
             for token, col in found:
                 if "-" in token and token not in ids and TOKEN.fullmatch(token) and not _prose(token):
-                    out.setdefault((token, pl.line), Unknown(token, pl.line, col, nearest(token, card_ids)))
+                    out.setdefault(
+                        (token, pl.path, pl.line),
+                        Unknown(token, pl.line, col, nearest(token, card_ids), pl.path),
+                    )
         for m in TOKEN.finditer(pl.text):
             token = m.group(0)
             if token in ids:
@@ -306,6 +312,8 @@ def unknown_ids(lines: tuple[PromptLine, ...], card_ids: list[str]) -> list[Unkn
             for rid, rid_size, rid_folded in sizes:
                 # A near miss folds to the id's length, or is within one of its own.
                 if (folded == rid_folded or abs(size - rid_size) <= 1) and near_miss(token, rid):
-                    out.setdefault((token, pl.line), Unknown(token, pl.line, m.start() + 1, rid))
+                    out.setdefault(
+                        (token, pl.path, pl.line), Unknown(token, pl.line, m.start() + 1, rid, pl.path)
+                    )
                     break
-    return sorted(out.values(), key=lambda u: (u.line, u.col))
+    return sorted(out.values(), key=lambda u: (u.path, u.line, u.col))

@@ -181,12 +181,18 @@ def py_ext_decl(res: Resolver, ext: PyExt) -> ExtDecl | None:
 
 def _str_prompt(res: Resolver, text: Str, derived: bool, form: PromptForm) -> Prompt:
     values = text.value.split("\n")
-    lines = text.lines if len(text.lines) == len(values) else tuple(text.loc.line for _ in values)
-    source = res.string_lines.get(text.loc.path, {})
+    here = text.loc.path
+    if len(text.lines) == len(values):
+        lines, paths = text.lines, text.line_paths()
+    else:
+        lines, paths = tuple(text.loc.line for _ in values), (here,) * len(values)
     return Prompt(
-        Loc(text.loc.path, lines[0] if lines else text.loc.line),
+        Loc(here, lines[0] if lines else text.loc.line),
         tuple(
-            PromptLine(v.rstrip("\r"), ln, source.get(ln, "")) for v, ln in zip(values, lines, strict=True)
+            PromptLine(
+                v.rstrip("\r"), ln, res.string_lines.get(path, {}).get(ln, ""), "" if path == here else path
+            )
+            for v, ln, path in zip(values, lines, paths, strict=True)
         ),
         derived,
         form,

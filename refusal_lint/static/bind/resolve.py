@@ -5,6 +5,8 @@ Only what extraction recorded is read; no module of the user's is imported or ru
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from refusal_lint.core.facts import (
     JOIN,
     Attr,
@@ -30,22 +32,39 @@ from refusal_lint.core.kinds import FileKind, FnKind, ValueKind
 from refusal_lint.core.model import Loc
 from refusal_lint.static.bind.modules import ModuleIndex
 
+T = TypeVar("T")
+
 MAX_DEPTH = 40
 
 
 def join_strs(a: Str, b: Str, loc: Loc) -> Str:
-    """`a + b` with each line of the result on the file line where its text starts."""
+    """`a + b` with each line of the result on the file line where its text starts (and
+    in the file: `BASE + POLICY`, POLICY imported, has lines of two modules)."""
+    ap, bp = a.line_paths(), b.line_paths()
     if not (a.lines and b.lines):
-        lines = a.lines or b.lines
+        lines, paths = (a.lines, ap) if a.lines else (b.lines, bp)
     elif a.value.endswith("\n") or not a.value:
-        lines = a.lines[:-1] + b.lines  # b starts a fresh line: it is where that line's text is
+        lines, paths = (
+            a.lines[:-1] + b.lines,
+            ap[:-1] + bp,
+        )  # b starts a fresh line: it is where that line's text is
     else:
-        lines = a.lines + b.lines[1:]
-    return Str(a.value + b.value, loc, lines, literal=False)
+        lines, paths = a.lines + b.lines[1:], ap + bp[1:]
+    return Str(a.value + b.value, loc, lines, literal=False, paths=own_paths(paths, loc))
 
 
-def _shift(value: str, new: str, lines: tuple[int, ...]) -> tuple[int, ...]:
-    """Lines of `new`, which is `value` with some leading and trailing text removed."""
+def own_paths(paths: tuple[str, ...], loc: Loc) -> tuple[str, ...]:
+    """`Str.paths` for a string at `loc`: none where every line is in loc's own file."""
+    return () if all(p == loc.path for p in paths) else paths
+
+
+def moved(s: Str, loc: Loc) -> Str:
+    """`s` standing at `loc` (a Join's), each line still in its own file; no longer a literal."""
+    return Str(s.value, loc, s.lines, literal=False, paths=own_paths(s.line_paths(), loc))
+
+
+def _shift(value: str, new: str, lines: tuple[T, ...]) -> tuple[T, ...]:
+    """Lines (or their files) of `new`, which is `value` with some leading and trailing text removed."""
     start = value.find(new) if new else 0
     dropped = value[: max(start, 0)].count("\n")
     return lines[dropped : dropped + new.count("\n") + 1]
@@ -144,15 +163,11 @@ class Resolver:
                 out = parts[0]
                 for p in parts[1:]:
                     out = join_strs(out, p, value.loc)  # type: ignore[arg-type]
-                return Str(out.value, value.loc, out.lines, literal=False)  # type: ignore[union-attr]
+                return moved(out, value.loc)  # type: ignore[arg-type]
             return Dyn(value.loc, tuple(r for p in value.parts for r in self.refs(p)))
         if isinstance(value, Fmt):
             base = self.resolve(value.base, depth + 1)
-            return (
-                Str(base.value, base.loc, base.lines, literal=False)
-                if isinstance(base, Str)
-                else Dyn(value.loc)
-            )
+            return moved(base, base.loc) if isinstance(base, Str) else Dyn(value.loc)
         if isinstance(value, Attr):
             return self.attr(self.resolve(value.base, depth + 1), value.name, value.loc, depth)
         if isinstance(value, Op) and value.op.startswith(JOIN):
@@ -168,14 +183,20 @@ class Resolver:
                 import textwrap
 
                 new = textwrap.dedent(base.value)
-                return Str(new, base.loc, base.lines, literal=False)
+                return Str(new, base.loc, base.lines, literal=False, paths=base.paths)
             if value.op == "cleandoc":
                 import inspect
 
                 new = inspect.cleandoc(base.value)
             else:
                 new = getattr(base.value, value.op)()
-            return Str(new, base.loc, _shift(base.value, new, base.lines), literal=False)
+            return Str(
+                new,
+                base.loc,
+                _shift(base.value, new, base.lines),
+                literal=False,
+                paths=_shift(base.value, new, base.paths) if base.paths else (),
+            )
         return value
 
     def joined(self, op: Op, depth: int = 0) -> Join | Str | None:

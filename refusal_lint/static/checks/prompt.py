@@ -92,7 +92,10 @@ _PLACEHOLDER = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{…\}|\{[A-Za-z_][A-Za-z0-9_
 def _on_file_line(loc: Loc, rule_id: str, prompt: Prompt) -> Loc:
     """Where the id stands on the file's own line: a prompt line taken from a YAML, JSON or
     Python string is dedented and unquoted, so its column is not the file's."""
-    source = next((pl.source for pl in prompt.lines if pl.line == loc.line and pl.source), "")
+    path = "" if loc.path == prompt.loc.path else loc.path
+    source = next(
+        (pl.source for pl in prompt.lines if (pl.path, pl.line) == (path, loc.line) and pl.source), ""
+    )
     m = re.search(r"(?<![\w-])" + re.escape(rule_id) + r"(?![\w-])", source)
     if m is None:
         return loc
@@ -105,7 +108,7 @@ def mention_lines(prompts: list[Prompt], rule_id: str) -> list[Loc]:
         if p.derived:
             out.append(p.loc)
             continue
-        out.extend(Loc(p.loc.path, ln) for ln in prompttext.mentions(p.lines, rule_id))
+        out.extend(Loc(pl.path or p.loc.path, pl.line) for pl in prompttext.mentions(p.lines, rule_id))
     return out
 
 
@@ -140,7 +143,9 @@ def _unknown(p: Prompt, ids: list[str]) -> list[Finding]:
         hint = f"; did you mean `{u.suggestion}`?" if u.suggestion else ""
         out.append(
             RL202.finding(
-                _on_file_line(Loc(p.loc.path, u.line, u.col, u.line, u.col + len(u.token)), u.token, p),
+                _on_file_line(
+                    Loc(u.path or p.loc.path, u.line, u.col, u.line, u.col + len(u.token)), u.token, p
+                ),
                 f"the prompt names rule `{u.token}`, which the card does not advertise{hint}",
                 rule_id=u.token,
             )
@@ -161,12 +166,16 @@ def _reasons(p: Prompt, rules: dict[str, Rule]) -> list[Finding]:
         edit = (
             None
             if rl.wrapped
-            else Edit(path=p.loc.path, line=rl.line, old=rl.reason, new=stated.reason, kind=EditKind.TEXT)
+            else Edit(
+                path=rl.path or p.loc.path, line=rl.line, old=rl.reason, new=stated.reason, kind=EditKind.TEXT
+            )
         )
         out.append(
             RL203.finding(
                 _on_file_line(
-                    Loc(p.loc.path, rl.line, rl.col, rl.line, rl.col + len(rl.rule_id)), rl.rule_id, p
+                    Loc(rl.path or p.loc.path, rl.line, rl.col, rl.line, rl.col + len(rl.rule_id)),
+                    rl.rule_id,
+                    p,
                 ),
                 f'the prompt gives `{rl.rule_id}` the reason "{rl.wrapped or rl.reason}"; '
                 f'the card says "{stated.reason}"',
