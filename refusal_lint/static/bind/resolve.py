@@ -44,10 +44,8 @@ def join_strs(a: Str, b: Str, loc: Loc) -> Str:
     if not (a.lines and b.lines):
         lines, paths = (a.lines, ap) if a.lines else (b.lines, bp)
     elif a.value.endswith("\n") or not a.value:
-        lines, paths = (
-            a.lines[:-1] + b.lines,
-            ap[:-1] + bp,
-        )  # b starts a fresh line: it is where that line's text is
+        # b starts a fresh line: it is where that line's text is
+        lines, paths = a.lines[:-1] + b.lines, ap[:-1] + bp
     else:
         lines, paths = a.lines + b.lines[1:], ap + bp[1:]
     return Str(a.value + b.value, loc, lines, literal=False, paths=own_paths(paths, loc))
