@@ -121,13 +121,14 @@ def _unique(guards: list[BoundGuard]) -> list[BoundGuard]:
     for g in guards:
         key = (g.loc, g.status, g.rule_id)
         old = best.get(key)
-        if old is None or (g.reason, g.extra_keys, g.media_near) > (
-            old.reason,
-            old.extra_keys,
-            old.media_near,
-        ):
+        if old is None or _says(g) > _says(old):
             best[key] = g
     return list(best.values())
+
+
+def _says(g: BoundGuard) -> tuple[bool, str, tuple[str, ...], bool, str]:
+    """How much a guard says, to keep the one that says most (None: says nothing)."""
+    return (g.reason is not None, g.reason or "", g.extra_keys, g.media_near is not None, g.media_near or "")
 
 
 def _copies_of(res: Resolver, card: RuleSet) -> set[str]:
