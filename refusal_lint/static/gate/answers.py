@@ -11,6 +11,7 @@ from refusal_lint.core.filekinds import kind_of
 from refusal_lint.core.kinds import FileKind
 from refusal_lint.static import cache
 from refusal_lint.static.extract import vocab
+from refusal_lint.static.extract.data import prompts as dataprompts
 from refusal_lint.static.extract.data.tree import plain_nodes
 from refusal_lint.static.gate import prefilter
 from refusal_lint.static.gate.relevance import Relevance, lists_rules, python_lists_rules
@@ -20,22 +21,33 @@ _ESCAPES = (b"\\u", b"\\x", b"\\U")
 
 
 def weak(rel: str, data: bytes) -> bool:
-    """May this file's prompt shapes list rules under words of refusing? Asked of a file
-    that names no card id, which is read without the ids: so a text file can hold a
-    prompt only by its name, and a JSON or YAML file (not one by its name) only under a
-    prompt key, which holds a prompt word (extract/data/prompts.py)."""
+    """May this file's prompt shapes count without naming a card id: list rules under words
+    of refusing, or (a template, a YAML or JSON string) be derived from the rules by a
+    placeholder (`{% for rule_id, reason in rules.items() %}`)? Asked of a file that names
+    no card id, which is read without the ids: so a text file can hold a prompt only by its
+    name, and a JSON or YAML file (not one by its name) only under a prompt key, which
+    holds a prompt word (extract/data/prompts.py)."""
     kind = kind_of(rel)
     if kind == FileKind.PYTHON:
         # The most selective test first: most code has no word of refusing before a rule line.
         return lists_rules(data) and prefilter.python_prompt_candidate(data) and python_lists_rules(data)
     if kind == FileKind.TEXT:
-        return prefilter.prompt_by_name(rel) and lists_rules(data)
+        return prefilter.prompt_by_name(rel) and (lists_rules(data) or _derivable(data, escaped=False))
     if kind == FileKind.JSON:
         # The C parser says exactly whether a key is a prompt key (a list of jailbreak texts
         # that say "prompt" has none); asked only once the text can list rules at all.
-        return lists_rules(data) and _json_prompt_key(data)
+        return (lists_rules(data) or _derivable(data)) and _json_prompt_key(data)
     keyed = prefilter.prompt_words(data) or any(e in data for e in _ESCAPES)
-    return (prefilter.prompt_by_name(rel) or keyed) and lists_rules(data)
+    return (prefilter.prompt_by_name(rel) or keyed) and (lists_rules(data) or _derivable(data))
+
+
+def _derivable(data: bytes, escaped: bool = True) -> bool:
+    """Can a string of the file be derived (dataprompts.derived)? Its placeholder stands in
+    the text as written, unless an escape of a JSON or YAML string spells it (`\\u007b`):
+    then, in doubt, yes."""
+    if escaped and any(e in data for e in _ESCAPES):
+        return True
+    return b"{" in data and dataprompts.derived(data.decode("utf-8", "replace"))
 
 
 def _json_prompt_key(data: bytes) -> bool:

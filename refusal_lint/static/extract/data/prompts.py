@@ -16,7 +16,8 @@ from refusal_lint.static.extract.vocab import is_prompt_key
 _PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}|\{%(.*?)%\}|\{([A-Za-z_][A-Za-z0-9_.]*)\}", re.S)
 
 
-def _derived(text: str) -> bool:
+def derived(text: str) -> bool:
+    """A template placeholder that names the rules (`{{ rule_id }}`, `{% for r in rules %}`)."""
     for m in _PLACEHOLDER.finditer(text):
         inner = next(g for g in m.groups() if g is not None).lower()
         if "rule" in inner or "refusal" in inner:
@@ -26,7 +27,7 @@ def _derived(text: str) -> bool:
 
 def text_prompt(path: str, text: str, first_line: int = 1, form: PromptForm = PromptForm.FILE) -> Prompt:
     lines = tuple(PromptLine(t, first_line + i) for i, t in enumerate(text.splitlines()))
-    return Prompt(Loc(path, first_line, 1), lines, _derived(text), form)
+    return Prompt(Loc(path, first_line, 1), lines, derived(text), form)
 
 
 def _string_prompt(node: TNode, prose: bool = False) -> Prompt | None:
