@@ -277,8 +277,17 @@ def test_scan_batch_blames_one_file_and_goes_on(sabotage: None, tmp_path: Path) 
 
 def test_newer_syntax_is_no_syntax_error(tmp_path: Path) -> None:
     # PEP 695 (Python 3.12): valid code that CPython 3.11's parser rejects is never RL002
-    # (DESIGN §6); where this Python reads it, it is read like any file.
-    (tmp_path / "tools.py").write_text("type RuleId = str\n\nrefuse('seg-mix')\n")
+    # (DESIGN §6); it is read like any file, rewritten in place where this Python is older.
+    (tmp_path / "tools.py").write_text(
+        "type RuleId = str\n\n\ndef first[T](x: list[T]) -> T:\n    return x[0]\n\n\nrefuse('seg-mix')\n"
+    )
+    data = check_json(tmp_path)
+    assert [(f["path"], f["code"], f["line"]) for f in data["findings"]] == [("tools.py", "RL001", 8)]
+
+
+def test_newer_syntax_no_rewrite_covers_is_unchecked(tmp_path: Path) -> None:
+    # PEP 701 (3.12): an f-string reusing its quotes has no rewrite of the same length.
+    (tmp_path / "tools.py").write_text("x = {'a': 1}\nmsg = f\"{x[\"a\"]}\"\nrefuse('seg-mix')\n")
     data = check_json(tmp_path)
     got = [(f["path"], f["code"], f["line"]) for f in data["findings"]]
     if sys.version_info >= (3, 12):

@@ -21,6 +21,7 @@ from refusal_lint.static.extract.data import comments, jsonpos
 from refusal_lint.static.extract.data import prompts as dataprompts
 from refusal_lint.static.extract.data.tree import ParseError, TNode, TooDeep
 from refusal_lint.static.extract.job import Job
+from refusal_lint.static.extract.python import newer
 from refusal_lint.static.gate import deferred as gate_deferred
 from refusal_lint.static.gate import prefilter, pyscan
 
@@ -172,24 +173,33 @@ def _python(job: Job) -> FileFacts:
     return _walk(checked)
 
 
-def _parse(job: Job, text: str) -> ast.Module | FileFacts:
+def _parse(job: Job, text: str) -> tuple[str, ast.Module] | FileFacts:
     """CPython's parser at a bounded depth: a tree it cannot build within AST_DEPTH levels
-    (50,000 chained `+`, 20,000 `.attr`) is RL005, a file it rejects RL002 (if needed)."""
+    (50,000 chained `+`, 20,000 `.attr`) is RL005, a file it rejects RL002 (if needed). A
+    file of newer Python is read as python/newer.py rewrites it (the text read with it)."""
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(AST_DEPTH)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return ast.parse(text)
-    except SyntaxError as exc:
-        if _newer_syntax(text, str(exc.msg)):
-            version = ".".join(map(str, sys.version_info[:2]))
-            return unchecked_job(
-                job,
-                f"CPython {version} cannot parse this file ({exc.msg}, line {exc.lineno}), but a newer"
-                " Python's grammar can: run refusal-lint on that Python",
-            )
-        return _problem(job, f"syntax error: {exc.msg}", exc.lineno or 1, exc.offset or 1)
+            try:
+                return text, ast.parse(text)
+            except SyntaxError as exc:
+                module = newer.parses(text, str(exc.msg))
+                if module is None:
+                    return _problem(job, f"syntax error: {exc.msg}", exc.lineno or 1, exc.offset or 1)
+                readable = newer.rewritten(module, text)
+                if readable is not None:
+                    try:
+                        return readable, ast.parse(readable)
+                    except SyntaxError:
+                        pass  # more newer syntax than the rewrite covers
+                version = ".".join(map(str, sys.version_info[:2]))
+                return unchecked_job(
+                    job,
+                    f"CPython {version} cannot parse this file ({exc.msg}, line {exc.lineno}), but a"
+                    " newer Python's grammar can: run refusal-lint on that Python",
+                )
     except RecursionError:
         return unchecked_job(job, f"nested more than {AST_DEPTH} levels deep")
     except MemoryError:
@@ -198,23 +208,6 @@ def _parse(job: Job, text: str) -> ast.Module | FileFacts:
         return _problem(job, f"the parser could not read this file ({exc})")
     finally:
         sys.setrecursionlimit(limit)
-
-
-def _newer_syntax(text: str, message: str) -> bool:
-    """Is a file this Python's parser rejects one that a newer Python reads (PEP 695's
-    `type X = ...`, PEP 701's f-strings on 3.11)? libcst's grammar, which follows the newest
-    Python, says; it is asked only here, so valid newer code is never RL002 (DESIGN §6)."""
-    if "too many nested" in message or "too complex" in message:
-        return False  # a parser limit, not a grammar: libcst's native parser may crash on it
-    try:
-        import libcst
-    except ImportError:
-        return False
-    try:
-        libcst.parse_module(text)
-    except Exception:  # ParserSyntaxError, or whatever else it raises on broken text
-        return False
-    return True
 
 
 def _text(job: Job) -> str | FileFacts:
@@ -247,9 +240,10 @@ def _read(job: Job, keep: bool) -> tuple[str, ast.Module] | FileFacts:
     text = _text(job)
     if isinstance(text, FileFacts):
         return text
-    tree = _parse(job, text)
-    if isinstance(tree, FileFacts):
-        return tree
+    parsed = _parse(job, text)
+    if isinstance(parsed, FileFacts):
+        return parsed
+    text, tree = parsed
     if keep:
         _last = (job.path, job.data, text, tree)
     return text, tree
