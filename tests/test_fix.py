@@ -191,3 +191,30 @@ def test_fix_turns_a_drift_twin_back_into_its_clean_twin(name: str, tmp_path: Pa
     clean = fixture_repo(name.removesuffix("-drift"))
     want = {p: h for p, h in snapshot(clean).items() if p != "expected.txt"}
     assert snapshot(root) == want
+
+
+def test_fix_escapes_the_reason_in_a_json_prompt(tmp_path: Path) -> None:
+    """A JSON string holds a card reason with quotes or a backslash escaped: the file stays
+    JSON, states the card's reason, and a second run finds nothing."""
+    reason = 'For "severe" weather, see C:\\alerts.'
+    card = {
+        "name": "Weather",
+        "capabilities": {
+            "extensions": [
+                {
+                    "uri": "https://standards.upperhandai.com/ext/refusals/v1",
+                    "params": {"severe-alert": reason},
+                }
+            ]
+        },
+    }
+    (tmp_path / "agent-card.json").write_text(json.dumps(card, indent=2) + "\n")
+    prompts = tmp_path / "prompts"
+    prompts.mkdir()
+    old = "You are the weather bot. Refuse and name the rule:\n- severe-alert: For severe weather, see it.\n"
+    (prompts / "extra_prompt.json").write_text(json.dumps({"system_prompt": old}, indent=2) + "\n")
+    assert sorted(f[2] for f in _findings(tmp_path)) == ["RL203", "RL301"]
+    run_cli("check", str(tmp_path), "--fix", "--no-cache")
+    fixed = json.loads((prompts / "extra_prompt.json").read_text())["system_prompt"]
+    assert f"- severe-alert: {reason}\n" in fixed
+    assert [f[2] for f in _findings(tmp_path)] == ["RL301"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import json
 import os
 import re
 import stat
@@ -101,8 +102,9 @@ def rewrite_literal(source: str, new: str) -> str | None:
     return out if literal_value(out) == new else None
 
 
-def _apply(text: str, edit: Edit, starts: list[int]) -> tuple[str, str | None]:
-    """The text with one edit made, or the reason it was not."""
+def _apply(text: str, edit: Edit, starts: list[int], json_string: bool = False) -> tuple[str, str | None]:
+    """The text with one edit made, or the reason it was not (`json_string`: the line's
+    text stands in a JSON string, where the reasons are written escaped)."""
     if edit.line - 1 >= len(starts):
         return text, "the file changed on disk since it was read"
     if edit.kind == EditKind.LITERAL:
@@ -118,10 +120,16 @@ def _apply(text: str, edit: Edit, starts: list[int]) -> tuple[str, str | None]:
         return text[:a] + new + text[b:], None
     end = starts[edit.line] if edit.line < len(starts) else len(text)
     line = text[starts[edit.line - 1] : end]
-    if line.count(edit.old) != 1:
+    old, new = (_json_body(edit.old), _json_body(edit.new)) if json_string else (edit.old, edit.new)
+    if line.count(old) != 1:
         return text, "the prompt line is not written out verbatim here (generated or escaped)"
-    at = starts[edit.line - 1] + line.index(edit.old)
-    return text[:at] + edit.new + text[at + len(edit.old) :], None
+    at = starts[edit.line - 1] + line.index(old)
+    return text[:at] + new + text[at + len(old) :], None
+
+
+def _json_body(value: str) -> str:
+    """`value` as a JSON string's body (`"` and `\\` escaped, other text as it is)."""
+    return json.dumps(value, ensure_ascii=False)[1:-1]
 
 
 def _still_reads(path: str, before: str, after: str, news: list[str]) -> bool:
@@ -145,6 +153,15 @@ def _still_reads(path: str, before: str, after: str, news: list[str]) -> bool:
             return False
         flat = repr(data)
         return all(repr(new)[1:-1] in flat or new in flat for new in news)
+    if is_kind(path, FileKind.JSON):
+        from refusal_lint.static.extract.data.tree import plain_nodes
+
+        try:
+            doc = json.loads(after)
+        except (ValueError, RecursionError):
+            return False
+        strings = [n for n in plain_nodes(doc) if isinstance(n, str)]
+        return all(any(new in s for s in strings) for new in news)
     return True
 
 
@@ -158,7 +175,7 @@ def plan_text(path: str, text: str, findings: list[Finding]) -> tuple[str, list[
     # From the end of the file backwards, so earlier edits keep their positions.
     for f in sorted(findings, key=lambda f: (f.edit.line, f.edit.col) if f.edit else (0, 0), reverse=True):
         assert f.edit is not None
-        candidate, why = _apply(after, f.edit, sourcetext.line_starts(after))
+        candidate, why = _apply(after, f.edit, sourcetext.line_starts(after), is_kind(path, FileKind.JSON))
         if why is not None:
             skipped.append(f"{path}:{f.loc.line}: {f.code} not fixed: {why}")
             continue
