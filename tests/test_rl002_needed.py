@@ -22,6 +22,10 @@ IDS = ("seg-mix", "invalid-cut")
     [
         (".vscode/settings.json", FileKind.JSON, b'{\n  // editor\n  "a": 1\n}\n', IDS, False),
         (".vscode/launch.json", FileKind.JSON, b'{\n  // x\n  "id": "argsPrompt"\n}\n', IDS, False),
+        # This tool's own settings name it, and say no refusal word.
+        (".vscode/settings.json", FileKind.JSON, b'{\n  // x\n  "refusal-lint.args": [],\n}\n', IDS, False),
+        (".pre-commit-config.yaml", FileKind.YAML, b"- id: refusal-lint\n\targs: [x]\n", IDS, False),
+        ("conf/x.json", FileKind.JSON, b'{\n  // x\n  "refusal-lint": "refusals"\n', IDS, True),
         ("cli/langgraph.json", FileKind.JSON, b"", IDS, False),
         (".well-known/agent-card.json", FileKind.JSON, b"", (), True),  # a card by its place
         ("agent.json", FileKind.JSON, b"{", (), True),  # a card by its name

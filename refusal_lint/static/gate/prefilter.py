@@ -294,7 +294,19 @@ def card_by_name(rel: str) -> bool:
 
 
 def is_card_candidate(rel: str, data: bytes) -> bool:
-    return b"efusal" in data or b"EFUSAL" in data or card_by_name(rel)
+    return _refusal_word(data) or card_by_name(rel)
+
+
+def _refusal_word(data: bytes) -> bool:
+    """A refusal word, not this tool's own name: an editor's settings or a pre-commit
+    config that runs `refusal-lint` holds no card (our URI says `refusals/v1`)."""
+    for needle in (b"efusal", b"EFUSAL"):
+        at = data.find(needle)
+        while at >= 0:
+            if data[at + 6 : at + 11].lower() not in (b"-lint", b"_lint"):
+                return True
+            at = data.find(needle, at + 1)
+    return False
 
 
 def prompt_by_name(rel: str) -> bool:
