@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from refusal_lint.core import spec
 from refusal_lint.core.model import PromptLine
 
 TOKEN = re.compile(r"[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)*")
@@ -146,18 +147,6 @@ def _fold_id(text: str) -> str:
     return text.lower().replace("-", "").replace("_", "")
 
 
-def _one_edit(a: str, b: str) -> bool:
-    if a == b or abs(len(a) - len(b)) > 1:
-        return False
-    if len(a) == len(b):
-        return sum(x != y for x, y in zip(a, b, strict=True)) == 1
-    short, long_ = (a, b) if len(a) < len(b) else (b, a)
-    i = 0
-    while i < len(short) and short[i] == long_[i]:
-        i += 1
-    return short[i:] == long_[i + 1 :]
-
-
 def near_miss(token: str, rule_id: str) -> bool:
     if token == rule_id:
         return False
@@ -166,7 +155,7 @@ def near_miss(token: str, rule_id: str) -> bool:
     low = token.lower()
     if low.startswith(rule_id + "-") or low.startswith(rule_id + "_"):
         return False
-    return len(rule_id) >= 5 and _one_edit(low, rule_id)
+    return len(rule_id) >= 5 and spec.one_edit(low, rule_id)
 
 
 def nearest(token: str, ids: list[str]) -> str | None:

@@ -46,10 +46,26 @@ def uri_kind(uri: str) -> str | None:
 
 
 def media_type_kind(value: str) -> str | None:
-    """'exact', 'near' (RL306) or None."""
+    """'exact', 'near' (RL306: the same after folding case and refusal/refusals, or one
+    edit away, `+jsn`) or None."""
     if value == MEDIA_TYPE:
         return "exact"
     folded = re.sub(r"[^a-z]", "", value.lower())
-    if re.fullmatch(r"applicationvndupperhandrefusals?(json)?", folded):
+    if re.fullmatch(r"applicationvndupperhandrefusals?(json)?", folded) or one_edit(
+        value.lower(), MEDIA_TYPE
+    ):
         return "near"
     return None
+
+
+def one_edit(a: str, b: str) -> bool:
+    """Are `a` and `b` one insertion, deletion or substitution apart?"""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        return sum(x != y for x, y in zip(a, b, strict=True)) == 1
+    short, long_ = (a, b) if len(a) < len(b) else (b, a)
+    i = 0
+    while i < len(short) and short[i] == long_[i]:
+        i += 1
+    return short[i:] == long_[i + 1 :]

@@ -75,6 +75,18 @@ def catches_refusal(node: ast.ExceptHandler, extra: frozenset[str] = frozenset()
     )
 
 
+def part_media(keys: dict[str, ast.expr]) -> ast.expr | None:
+    """A dict literal Part's media type, from its string keys: `{"data": ..., "mediaType":
+    ...}` (A2A 1.0), or `{"kind": "data", "data": ..., "metadata": {"mediaType": ...}}` (0.3)."""
+    media = next((keys[k] for k in MEDIA_KEYS if k in keys), None)
+    meta = keys.get("metadata")
+    if media is None and isinstance(meta, ast.Dict):
+        for k, v in zip(meta.keys, meta.values, strict=True):
+            if isinstance(k, ast.Constant) and k.value in MEDIA_KEYS:
+                media = v  # the last of a repeated key, as Python keeps
+    return media
+
+
 def is_prompt_name(name: str) -> bool:
     """An assigned name that holds prompt text (DESIGN §2, Python assignments)."""
     return name.lower().strip("_") == "system_message" or any(w in PROMPT_NAME_WORDS for w in words(name))

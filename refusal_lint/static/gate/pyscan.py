@@ -193,7 +193,7 @@ class _Relevance:
             return True
         if "rule" in keys and ("reason" in keys or "detail" in keys):
             return True
-        media = next((keys[k] for k in vocab.MEDIA_KEYS if k in keys), None)
+        media = vocab.part_media(keys)
         if media is not None and "data" in keys and self.string_or_name(media, "media"):
             return True
         return isinstance(keys.get("error"), ast.Dict) and self.refusal_inside(node)

@@ -252,9 +252,9 @@ class Recognisers(ExtractorState):
                         card_name,
                     )
                 )
-        media_key = next((k for k in keys if k in vocab.MEDIA_KEYS), None)
-        if media_key is not None and "data" in keys:
-            self.part(keys[media_key], keys["data"], loc)
+        media = vocab.part_media(keys)
+        if media is not None and "data" in keys:
+            self.part(media, keys["data"], loc)
         if id(node) not in self.consumed:
             self.payload(node, loc, GuardKind.PAYLOAD)
         self.dict_prompts(keys)
