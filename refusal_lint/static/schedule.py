@@ -109,6 +109,8 @@ class Extraction:
                 continue
             if verdict is not None and (facts := self.cache.facts_for(verdict)) is not None:
                 self.facts[entry.rel] = facts
+                if datafiles.read_again(entry, facts, self.roles):
+                    self.prompt_only.append(entry)
                 continue
             out.append(entry)
         return out
@@ -138,17 +140,15 @@ class Extraction:
             self._remember(entry, context, cache_key(job))
             self.submit(job)
             found = self.facts.get(entry.rel)
+            if found is not None and datafiles.read_again(entry, found, self.roles):
+                self.prompt_only.append(entry)
             if found is not None and found.holds_nothing():
-                # A card candidate that holds none: remembered as passed over (see drain),
-                # or as a file whose strings may still be prompts where a card makes them matter.
+                # A card candidate that holds none: remembered as passed over (see drain), or
+                # as a file whose strings may still be prompts where a card makes them matter
+                # (exhaustive: also a prompt file whose parse error cannot matter yet).
                 del self.facts[entry.rel]
-                # (Exhaustive: a prompt file whose parse error cannot matter yet, read
-                # again where the card's ids are known, as the default run reads it.)
-                later = (
-                    (not job.want_prompt or job.exhaustive)
-                    and not self.cfg.agents
-                    and not prefilter.no_prompt_by_content(entry.rel)
-                )
+                later = not self.cfg.agents and not prefilter.no_prompt_by_content(entry.rel)
+                later = later and (not job.want_prompt or job.exhaustive)
                 self._remember(entry, context, PROMPT_ONLY if later else SKIP)
                 if later:
                     self.prompt_only.append(entry)
@@ -333,7 +333,8 @@ class Extraction:
                 continue
             kind = kind_of(entry.rel) or FileKind.TEXT
             if kind != FileKind.PYTHON:
-                self.submit(Job(entry.rel, kind, data, want_prompt=True, ids=ids if content else ()))
+                card = datafiles.wants_card(entry.rel, data, self.cfg, self.roles, self.settings.exhaustive)
+                self.submit(Job(entry.rel, kind, data, card, True, ids=ids if content else ()))
             elif content:
                 self.submit(self._python(entry.rel, data, prompts=True, ids=ids, content=True))
             elif prefilter.python_prompt_candidate(data):

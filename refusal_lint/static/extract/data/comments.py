@@ -25,6 +25,16 @@ def _codes(m: re.Match[str]) -> tuple[str, ...]:
     return tuple(c.strip().upper() for c in (m.group(1) or "").split(",") if c.strip())
 
 
+_WORDS = re.compile(rb"refusal-lint:\s*ignore")  # every form's (_BODY's) own words
+
+
+def may_hold(kind: FileKind | None, data: bytes) -> bool:
+    """Can a file of this kind hold a suppression comment?"""
+    return (
+        kind in (FileKind.YAML, FileKind.TEXT) and b"refusal-lint" in data and _WORDS.search(data) is not None
+    )
+
+
 def suppressions(path: str, kind: FileKind, text: str) -> tuple[Suppression, ...]:
     if "refusal-lint" not in text or kind not in (FileKind.YAML, FileKind.TEXT):
         return ()
