@@ -16,6 +16,7 @@ from refusal_lint.core.facts import (
     CallV,
     Const,
     DictV,
+    Dyn,
     FileFacts,
     Fn,
     Guard,
@@ -153,6 +154,8 @@ class GuardIds:
                 not_ids += 1  # prose (`get_refusal_message("I cannot help")`) is never a rule id
             elif isinstance(leaf, Param):
                 out.extend(self._through_helper(leaf, loc, hops))
+            elif self._own_field(leaf):
+                out.append(Fired(GuardStatus.PASSTHROUGH, loc))
             elif isinstance(leaf, (Const, DictV, Fn, Seq)):
                 not_ids += 1
             else:
@@ -160,6 +163,19 @@ class GuardIds:
         if leaves and not_ids == len(leaves):
             return None
         return out
+
+    def _own_field(self, leaf: Value) -> bool:
+        """`self.rule` in a method of a repo class with a `rule` field or parameter: the
+        object's own id, which the calls constructing it fire (`Refusal("seg-mix", ...)`
+        is the guard), as an exception's `exc.rule` is pass-through."""
+        if not isinstance(leaf, Dyn) or len(leaf.refs) != 1:
+            return False
+        ref = leaf.refs[0]
+        owner, _, name = ref.name.rpartition(".")
+        if not owner or name not in RULE_PARAMS:
+            return False
+        cls = self.res.lookup(ref.module, owner)
+        return isinstance(cls, Fn) and cls.kind == FnKind.CLASS and (name in cls.params or name in cls.kwonly)
 
     def _through_helper(self, param: Param, loc: Loc, hops: int) -> list[Fired]:
         head, _, rest = param.name.partition(".")
