@@ -23,8 +23,16 @@ if TYPE_CHECKING:
 
 
 def select_and_suppress(
-    findings: list[Finding], facts: dict[str, FileFacts], cfg: Config, settings: Settings, root: str
+    findings: list[Finding],
+    facts: dict[str, FileFacts],
+    cfg: Config,
+    settings: Settings,
+    root: str,
+    unchecked: frozenset[str] = frozenset(),
 ) -> list[Finding]:
+    """`unchecked`: the files of agents whose RL2xx/RL3xx checks did not run (no usable
+    card): a suppression there that may be meant for one hid nothing only because of that,
+    and is no RL003 (a card finding never cascades into others)."""
     kept = [f for f in findings if settings.wants(f.code)]
     if cfg.per_file_ignores:
         specs = [(discover.gitignore_spec([glob]), codes) for glob, codes in cfg.per_file_ignores]
@@ -51,8 +59,17 @@ def select_and_suppress(
             continue
         out.append(f)
     if settings.wants(file_checks.RL003.code) and len(used) < len(own):
-        out += file_checks.unused_suppressions(s for key, s in sorted(own.items()) if key not in used)
+        out += file_checks.unused_suppressions(
+            s
+            for key, s in sorted(own.items())
+            if key not in used and not (key[0] in unchecked and _for_agent_checks(s.codes))
+        )
     return sorted(out, key=lambda f: f.sort_key())
+
+
+def _for_agent_checks(codes: tuple[str, ...]) -> bool:
+    """May a suppression be meant for an agent's RL2xx/RL3xx findings (every code: maybe)?"""
+    return not codes or any(c.startswith(("RL2", "RL3")) for c in codes)
 
 
 def unrecorded(

@@ -148,7 +148,8 @@ def _run(
         checked = agents.check(bound, ex.facts, roles)
         result.findings, result.agents = checked.findings, checked.agents
         result.facts_found = checked.facts_found
-    result.findings = filtering.select_and_suppress(result.findings, ex.facts, cfg, settings, root)
+    unchecked = frozenset(p for a in result.agents if not a.checked for p in a.files)
+    result.findings = filtering.select_and_suppress(result.findings, ex.facts, cfg, settings, root, unchecked)
     ex.cache.save()
     owners = Owners(wanted, result.agents, roles, cfg, root) if wanted is not None else None
     return result, owners

@@ -63,6 +63,11 @@ class Agent:
     files: set[str] = field(default_factory=set)
     prompt_spec: str | None = None  # the configured `prompt:`, if any
 
+    @property
+    def checked(self) -> bool:
+        """Do its RL2xx/RL3xx checks run: a card whose params are usable (not RL100/RL103/RL104)?"""
+        return self.card is not None and self.card.usable
+
 
 @dataclass(frozen=True)
 class Unclaimed:

@@ -313,7 +313,7 @@ def check(agent: Agent | None, run: Run) -> list[Finding]:
     if agent is None:
         cardless = [] if run.configured_cards else check_cardless(run.bound.guards)
         return cardless + check_guards(None, run.bound.guards, run.bound.protocol_errors)
-    if agent.card is None or not agent.card.usable:
+    if agent.card is None or not agent.checked:
         return []
     return check_guards(agent.card, agent.guards, agent.protocol_errors)
 
