@@ -28,7 +28,7 @@ from refusal_lint.core.facts import (
 from refusal_lint.core.kinds import FnKind, GuardKind, GuardStatus, ParamsKind, PromptForm, ValueKind
 from refusal_lint.core.model import Loc, Prompt, PromptLine, RuleSet
 from refusal_lint.static.bind.guardids import GuardIds
-from refusal_lint.static.bind.resolve import Resolver, placeholder_text
+from refusal_lint.static.bind.resolve import Resolver, bind_arg, placeholder_text
 from refusal_lint.static.extract import vocab
 
 
@@ -255,6 +255,24 @@ def _from_map(res: Resolver, value: Value | None, params_ids: set[str]) -> bool:
     return False
 
 
+def _reason(res: Resolver, value: Value | None, params_ids: set[str]) -> tuple[str | None, Loc | None, bool]:
+    """A guard's reason to compare (its text, where it stands, whether a literal there), or
+    none: absent, from the params map, or not a string known statically."""
+    if value is None or _from_map(res, value, params_ids):
+        return None, None, False
+    r = res.resolve_str(value)
+    return (r.value, value.loc, isinstance(value, Str)) if r is not None else (None, None, False)
+
+
+def _site_arg(res: Resolver, ids: GuardIds, param: Param, site: CallV) -> Value | None:
+    """The argument a helper's call site passes to `param`, where the site calls that helper
+    itself (a chain of helpers binds the id only: its reasons are not followed)."""
+    fn = res.lookup(param.loc.path, param.func) if param.func else None
+    if not isinstance(fn, Fn) or fn not in ids.callees(site):
+        return None
+    return bind_arg(fn, site, param.name)
+
+
 def bind_guard(res: Resolver, ids: GuardIds, g: Guard, params_ids: set[str]) -> list[BoundGuard]:
     """The guard as the checks see it: one BoundGuard per id it fires (a helper's ids stand
     at the call sites passing them), or one that only carries its payload's shape."""
@@ -266,13 +284,7 @@ def bind_guard(res: Resolver, ids: GuardIds, g: Guard, params_ids: set[str]) -> 
             media_near = media.value
         elif kind is None and not g.shaped:
             return []  # some other Part (application/json, ...) with no refusal keys
-    reason: str | None = None
-    reason_loc = None
-    literal = False
-    if g.reason is not None and not _from_map(res, g.reason, params_ids):
-        r = res.resolve_str(g.reason)
-        if r is not None:
-            reason, reason_loc, literal = r.value, g.reason.loc, isinstance(g.reason, Str)
+    reason, reason_loc, literal = _reason(res, g.reason, params_ids)
     # The payload's shape alone (RL306), where no id is fired at the payload itself.
     shape = BoundGuard(
         loc=g.loc,
@@ -295,15 +307,21 @@ def bind_guard(res: Resolver, ids: GuardIds, g: Guard, params_ids: set[str]) -> 
     out: list[BoundGuard] = []
     for f in fired:
         here = f.loc == g.loc
+        if not here and f.site is not None and isinstance(g.reason, Param):
+            # A helper's reason parameter: the reason its call site passes (RL303 there).
+            reason, reason_loc, literal = _reason(res, _site_arg(res, ids, g.reason, f.site), params_ids)
+            here_reason = True
+        else:
+            here_reason = here
         out.append(
             BoundGuard(
                 loc=f.loc,
                 kind=g.kind,
                 status=f.status,
                 rule_id=f.rule.value if f.rule else None,
-                reason=reason if here else None,
-                reason_loc=reason_loc if here else None,
-                reason_literal=literal and here,
+                reason=reason if here_reason else None,
+                reason_loc=reason_loc if here_reason else None,
+                reason_literal=literal and here_reason,
                 # The payload's shape (RL306) stands at the payload, with the id only if it is there.
                 extra_keys=g.extra_keys if here else (),
                 media_near=media_near if here else None,

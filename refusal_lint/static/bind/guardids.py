@@ -8,6 +8,7 @@ call sites, transitively; a loop variable over a literal table fires each of its
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -40,6 +41,7 @@ class Fired:
     status: GuardStatus
     loc: Loc
     rule: Str | None = None
+    site: CallV | None = None  # the helper call passing the id, where `loc` is that call's
 
 
 class GuardIds:
@@ -193,7 +195,8 @@ class GuardIds:
                 continue
             for name in rest.split(".") if rest else ():
                 arg = Attr(arg, name, arg.loc)
-            out.extend(self.fired(arg, site.loc, hops + 1) or ())
+            for f in self.fired(arg, site.loc, hops + 1) or ():
+                out.append(dataclasses.replace(f, site=site) if f.loc == site.loc and f.site is None else f)
         # A helper no call site feeds is pass-through: it forwards refusals, fires none itself.
         real = [f for f in out if f.status != GuardStatus.PASSTHROUGH]
         return real or [Fired(GuardStatus.PASSTHROUGH, loc)]
