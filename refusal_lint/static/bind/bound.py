@@ -307,21 +307,19 @@ def bind_guard(res: Resolver, ids: GuardIds, g: Guard, params_ids: set[str]) -> 
     out: list[BoundGuard] = []
     for f in fired:
         here = f.loc == g.loc
+        said = (reason, reason_loc, literal) if here else (None, None, False)
         if not here and f.site is not None and isinstance(g.reason, Param):
             # A helper's reason parameter: the reason its call site passes (RL303 there).
-            reason, reason_loc, literal = _reason(res, _site_arg(res, ids, g.reason, f.site), params_ids)
-            here_reason = True
-        else:
-            here_reason = here
+            said = _reason(res, _site_arg(res, ids, g.reason, f.site), params_ids)
         out.append(
             BoundGuard(
                 loc=f.loc,
                 kind=g.kind,
                 status=f.status,
                 rule_id=f.rule.value if f.rule else None,
-                reason=reason if here_reason else None,
-                reason_loc=reason_loc if here_reason else None,
-                reason_literal=literal and here_reason,
+                reason=said[0],
+                reason_loc=said[1],
+                reason_literal=said[2],
                 # The payload's shape (RL306) stands at the payload, with the id only if it is there.
                 extra_keys=g.extra_keys if here else (),
                 media_near=media_near if here else None,
