@@ -132,7 +132,8 @@ RL305 = Code(
     severity=Severity.ERROR,
     summary="a refusal is raised or returned as a protocol error",
     what="""a refusal travels in a JSON-RPC error (`JSONRPCError`, `ServerError`, `A2AError`,
-`InvalidParamsError`, `HTTPException`, an `{"error": ...}` envelope).""",
+`InvalidParamsError`, `HTTPException`, an `{"error": ...}` envelope): a guard or payload
+inside it, or an error built where a refusal exception is caught (`except Refusal:`).""",
     why="""the spec makes a refused request a successful exchange: a normal result carrying a
 text Part and a refusal data Part.""",
     fix="return the two Parts in the result instead of raising the error.",
