@@ -225,3 +225,20 @@ def test_the_uri_key_literals_hold_every_match(parts: list[str]) -> None:
     data = "".join(parts).encode()
     if prefilter._URI_KEY.search(data) is not None:
         assert any(n in data for n in (*prefilter._QUOTED_URI, *prefilter._MEDIA_WORDS))
+
+
+def test_a_parts_media_type_is_the_first_written_whatever_the_hash_seed() -> None:
+    """Where a dict literal Part names its media type twice, the first key written decides,
+    in the extractor and the gate alike (not the order of a set of key names)."""
+    import ast
+
+    from refusal_lint.static.extract import vocab
+    from refusal_lint.static.extract.python.state import str_keys
+
+    for first, second in (("mediaType", "media_type"), ("media_type", "mediaType")):
+        node = ast.parse(f'{{"data": d, "{first}": "a", "{second}": "b"}}', mode="eval").body
+        meta = ast.parse(f'{{"data": d, "metadata": {{"{first}": "a", "{second}": "b"}}}}', mode="eval").body
+        for part in (node, meta):
+            assert isinstance(part, ast.Dict)
+            media = vocab.part_media(str_keys(part))
+            assert isinstance(media, ast.Constant) and media.value == "a"

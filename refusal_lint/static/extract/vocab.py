@@ -76,15 +76,24 @@ def catches_refusal(node: ast.ExceptHandler, extra: frozenset[str] = frozenset()
 
 
 def part_media(keys: dict[str, ast.expr]) -> ast.expr | None:
-    """A dict literal Part's media type, from its string keys: `{"data": ..., "mediaType":
-    ...}` (A2A 1.0), or `{"kind": "data", "data": ..., "metadata": {"mediaType": ...}}` (0.3)."""
-    media = next((keys[k] for k in MEDIA_KEYS if k in keys), None)
+    """A dict literal Part's media type, from its string keys in the order written:
+    `{"data": ..., "mediaType": ...}` (A2A 1.0), or `{"kind": "data", "data": ...,
+    "metadata": {"mediaType": ...}}` (0.3)."""
+    media = next((v for k, v in keys.items() if k in MEDIA_KEYS), None)
     meta = keys.get("metadata")
-    if media is None and isinstance(meta, ast.Dict):
-        for k, v in zip(meta.keys, meta.values, strict=True):
-            if isinstance(k, ast.Constant) and k.value in MEDIA_KEYS:
-                media = v  # the last of a repeated key, as Python keeps
-    return media
+    return metadata_media(meta) if media is None and isinstance(meta, ast.Dict) else media
+
+
+def metadata_media(meta: ast.Dict) -> ast.expr | None:
+    """The media type a Part's `metadata` literal holds (a2a-sdk 0.3), the first written."""
+    return next(
+        (
+            v
+            for k, v in zip(meta.keys, meta.values, strict=True)
+            if isinstance(k, ast.Constant) and k.value in MEDIA_KEYS
+        ),
+        None,
+    )
 
 
 def is_prompt_name(name: str) -> bool:

@@ -162,8 +162,7 @@ class _Relevance:
             return self.refusal_inside(node)
         if vocab.is_guard_name(name, self.guard_names) and self.guard_call(node):
             return True
-        media = next((kw[k] for k in vocab.MEDIA_KEYS if k in kw), None)
-        if media is not None and self.string_or_name(media, "media"):
+        if any(self.string_or_name(kw[k], "media") for k in vocab.MEDIA_KEYS if k in kw):
             return True
         if isinstance(kw.get("metadata"), ast.Dict) and "data" in kw:
             meta = _keys(kw["metadata"])  # type: ignore[arg-type]

@@ -85,11 +85,7 @@ class Recognisers(ExtractorState):
         media = self.kwarg(node, *vocab.MEDIA_KEYS)
         meta = self.kwarg(node, "metadata")
         if media is None and isinstance(meta, ast.Dict) and self.kwarg(node, "data") is not None:
-            # a2a-sdk 0.3: DataPart(data=..., metadata={"mediaType": ...})
-            media = next(
-                (v for k, v in zip(meta.keys, meta.values, strict=True) if str_key(k) in vocab.MEDIA_KEYS),
-                None,
-            )
+            media = vocab.metadata_media(meta)  # a2a-sdk 0.3: DataPart(data=..., metadata={...})
         if media is not None:
             data = self.kwarg(node, "data") or self.first_arg(node)
             self.part(media, data, loc)
