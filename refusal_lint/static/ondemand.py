@@ -250,8 +250,8 @@ def _naming(
             seen.add(rel)
             if note[name]:
                 holding.add(rel)
-        out.update(rel for rel in holding if rel in ex.entries and not _complete(ex, rel))
-    return out
+        out.update(holding)
+    return out.intersection(unread)
 
 
 _WORD = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
@@ -265,11 +265,6 @@ def _starting_a_word(pattern: re.Pattern[bytes], data: bytes) -> bool:
             return True
         m = pattern.search(data, m.start() + 1)
     return False
-
-
-def _complete(ex: Extraction, rel: str) -> bool:
-    facts = ex.facts.get(rel)
-    return facts is not None and facts.complete
 
 
 JUDGE_ROUNDS = 3  # modules read, one round at a time, to know a deferred file's callees
