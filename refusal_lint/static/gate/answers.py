@@ -5,14 +5,13 @@ hand (a scan worker, in parallel with the others) and kept under one context."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 
 from refusal_lint.core.filekinds import kind_of
 from refusal_lint.core.kinds import FileKind
 from refusal_lint.static import cache
 from refusal_lint.static.extract import vocab
 from refusal_lint.static.extract.data import prompts as dataprompts
-from refusal_lint.static.extract.data.tree import plain_nodes
 from refusal_lint.static.gate import prefilter
 from refusal_lint.static.gate.relevance import Relevance, lists_rules, python_lists_rules
 
@@ -34,9 +33,7 @@ def weak(rel: str, data: bytes) -> bool:
     if kind == FileKind.TEXT:
         return prefilter.prompt_by_name(rel) and (lists_rules(data) or _derivable(data, escaped=False))
     if kind == FileKind.JSON:
-        # The C parser says exactly whether a key is a prompt key (a list of jailbreak texts
-        # that say "prompt" has none); asked only once the text can list rules at all.
-        return (lists_rules(data) or _derivable(data)) and _json_prompt_key(data)
+        return _json_candidates_list_rules(data)
     keyed = prefilter.prompt_words(data) or any(e in data for e in _ESCAPES)
     return (prefilter.prompt_by_name(rel) or keyed) and (lists_rules(data) or _derivable(data))
 
@@ -50,13 +47,48 @@ def _derivable(data: bytes, escaped: bool = True) -> bool:
     return b"{" in data and dataprompts.derived(data.decode("utf-8", "replace"))
 
 
-def _json_prompt_key(data: bytes) -> bool:
-    """Does the document hold a key prompts stand under (a broken one: in doubt, yes)?"""
+class _Members(list[tuple[str, object]]):
+    """A JSON object's members in order, duplicates kept, as the position-aware reader
+    keeps them (extract/data/jsonpos.py): each is read."""
+
+
+def _json_candidates_list_rules(data: bytes) -> bool:
+    """May a string under a prompt key (extract/data/prompts.py: each its own candidate)
+    list rules or be derived from them? Asked of each such string as the reader decodes it,
+    alone, as the check reads it; not of the file's text, where a log's or an API schema's
+    refusal wording and an unrelated hyphenated line kilobytes away would meet. A document
+    the C parser rejects (JSON with comments) is asked as text."""
     try:
-        doc = json.loads(data)
+        doc = json.loads(data, object_pairs_hook=_Members)
     except (ValueError, RecursionError):
-        return True
-    return any(isinstance(n, dict) and any(vocab.is_prompt_key(k) for k in n) for n in plain_nodes(doc))
+        return lists_rules(data) or _derivable(data)
+    stack: list[object] = [doc]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _Members):
+            for key, value in node:
+                if vocab.is_prompt_key(key) and any(_lists_or_derived(s) for s in _strings(value)):
+                    return True
+                stack.append(value)
+        elif isinstance(node, list):
+            stack.extend(node)
+    return False
+
+
+def _strings(node: object) -> Iterator[str]:
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, str):
+            yield n
+        elif isinstance(n, _Members):
+            stack.extend(v for _, v in n)
+        elif isinstance(n, list):
+            stack.extend(n)
+
+
+def _lists_or_derived(text: str) -> bool:
+    return lists_rules(text.encode("utf-8", "surrogatepass")) or ("{" in text and dataprompts.derived(text))
 
 
 def answers(rel: str, data: bytes, relevance: Relevance, prompt: bool) -> dict[str, bool]:
