@@ -340,6 +340,36 @@ def test_a_data_file_is_weak_only_where_it_can_hold_a_candidate(rel: str, text: 
     assert answers.weak(rel, text.encode()) is weak
 
 
+# A string as a rule list is written, each part spelt plainly, in escapes or not at all.
+_JSON_TEXT = st.tuples(
+    st.sampled_from(["Refuse these:", "\\u0072efuse:", "You won\u2019t", "Notes:", "{% for r in RULES %}"]),
+    st.sampled_from(["\n- ", "\\n- ", " "]),
+    st.sampled_from(["x-y", '\\"x-y\\"', "seg\\u002dmix", "{name}"]),
+    st.sampled_from([": ", "="]),
+    st.sampled_from(["two words", "\u00e9t\u00e9 ici"]),
+).map("".join)
+_JSON_KEY = st.sampled_from(
+    ["prompt", "system_prompt", "instructions", "notes", "Instruction", "\\u0070rompt"]
+)
+_JSON_DOC = st.recursive(
+    _JSON_TEXT | st.integers() | st.none(),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_JSON_KEY, inner, max_size=3),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_JSON_DOC, st.booleans())
+def test_a_json_file_unparsed_by_its_words_is_one_no_string_of_which_lists_rules(
+    doc: Any, ascii: bool
+) -> None:
+    from refusal_lint.static.gate import answers
+
+    text = json.dumps(doc, ensure_ascii=ascii)
+    data = text.replace("\\\\u", "\\u").encode()  # escapes as written, as well as escaped backslashes
+    assert answers._json_candidates_list_rules(data) is answers.strings_list_rules(data)
+
+
 # A prompt-only module the scan answers "may list rules" (no card id in it): the prompt
 # stage reads it as its weak set, and read_ahead starts that reading before binding.
 _WEAK = 'SYSTEM_PROMPT = """You must not do these:\n- {name}: the reason for it here\n"""\n'

@@ -13,7 +13,8 @@ from refusal_lint.static import cache
 from refusal_lint.static.extract import vocab
 from refusal_lint.static.extract.data import prompts as dataprompts
 from refusal_lint.static.gate import prefilter
-from refusal_lint.static.gate.relevance import Relevance, lists_rules, python_lists_rules
+from refusal_lint.static.gate.lowered import lowered
+from refusal_lint.static.gate.relevance import Relevance, lists_rules, may_refuse, python_lists_rules
 
 # Escapes a YAML key may spell a prompt word with (`"\\u0070rompt"`).
 _ESCAPES = (b"\\u", b"\\x", b"\\U")
@@ -57,7 +58,16 @@ def _json_candidates_list_rules(data: bytes) -> bool:
     list rules or be derived from them? Asked of each such string as the reader decodes it,
     alone, as the check reads it; not of the file's text, where a log's or an API schema's
     refusal wording and an unrelated hyphenated line kilobytes away would meet. A document
-    the C parser rejects (JSON with comments) is asked as text."""
+    the C parser rejects (JSON with comments) is asked as text. Unparsed where no string
+    can: the bytes hold neither a word of refusing (a rule list's lead-in) nor `rule` (a
+    placeholder's), nor an escape that could spell one."""
+    if b"\\u" not in data and not may_refuse(data) and b"rule" not in lowered(data):
+        return False
+    return strings_list_rules(data)
+
+
+def strings_list_rules(data: bytes) -> bool:
+    """`_json_candidates_list_rules`, every document parsed."""
     try:
         doc = json.loads(data, object_pairs_hook=_Members)
     except (ValueError, RecursionError):

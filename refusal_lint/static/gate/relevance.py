@@ -89,6 +89,13 @@ def _refusing(low: bytes) -> list[tuple[int, int]]:
 _ANCHOR = re.compile(rb"[A-Za-z0-9]-[A-Za-z0-9]|" + _SLOT)
 
 
+def may_refuse(data: bytes) -> bool:
+    """Can some text of these bytes speak of refusing (`_refusing`), as written? Each word
+    of refusing starts with one of `_STARTS`."""
+    low = lowered(data)
+    return any(w in low for w in _STARTS)
+
+
 def _listed_search(data: bytes, pos: int, end: int) -> re.Match[bytes] | None:
     """`_LISTED.search(data, pos, end)`, run only on lines holding a hyphenated token or a slot.
 
