@@ -15,7 +15,9 @@ from conftest import TESTDATA, check_json, fixture_repo, run_cli
 @pytest.fixture
 def agent(tmp_path: Path) -> Path:
     dest = tmp_path / "agent"
-    shutil.copytree(TESTDATA / "survey-agent", dest, ignore=shutil.ignore_patterns("expected.txt", ".refusal_lint_cache"))
+    shutil.copytree(
+        TESTDATA / "survey-agent", dest, ignore=shutil.ignore_patterns("expected.txt", ".refusal_lint_cache")
+    )
     return dest
 
 
@@ -140,7 +142,9 @@ def test_a_cache_written_by_other_code_is_never_used(tmp_path: Path, monkeypatch
     from refusal_lint.static import cache
 
     root = tmp_path / "agent"
-    shutil.copytree(TESTDATA / "py-rl302", root, ignore=shutil.ignore_patterns("expected.txt", ".refusal_lint_cache"))
+    shutil.copytree(
+        TESTDATA / "py-rl302", root, ignore=shutil.ignore_patterns("expected.txt", ".refusal_lint_cache")
+    )
     monkeypatch.setattr(cache, "_code", "extractor-a")
     want = _codes(root)
     assert ("RL302", "seg_mix") in want

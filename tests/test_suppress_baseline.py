@@ -87,6 +87,34 @@ def test_baseline_hides_recorded_findings_and_survives_moves(tmp_path: Path) -> 
     assert "RL302 [astro-cut] in survey/tools.py matches no finding now" in data["findings"][0]["message"]
 
 
+def test_a_baseline_kept_in_the_repo_is_no_prompt(tmp_path: Path) -> None:
+    """The usual place for a baseline is the repo's root: its entries quote the prompt
+    lines they record (an RL203's `- x-y: reason`), and are no prompt themselves."""
+    root = _copy("prompt-rl203", tmp_path)
+    before = _found(root)
+    assert [c for _, _, c in before] == ["RL203"] * 3
+    base = root / ".refusal-lint-baseline.json"
+    assert run_cli("check", str(root), "--no-cache", "--write-baseline", str(base)).exit_code == 0
+    assert _found(root, "--baseline", str(base)) == []
+    assert _found(root) == before
+    assert run_cli("check", str(root), "--no-cache", "--write-baseline", str(base)).exit_code == 0
+    assert len(json.loads(base.read_text())["findings"]) == 3
+
+
+@pytest.mark.parametrize("fmt", ["json", "sarif", "rdjson", "gitlab"])
+def test_a_report_left_in_the_repo_is_no_prompt(tmp_path: Path, fmt: str) -> None:
+    """A CI step that writes its report into the checkout (`--output report.json`) leaves
+    a file that quotes every finding's prompt line and message: the next run finds the same."""
+    root = _copy("prompt-rl203", tmp_path)
+    before = _found(root)
+    assert before
+    result = run_cli(
+        "check", str(root), "--no-cache", "--format", fmt, "--output", str(root / f"report-{fmt}.json")
+    )
+    assert result.exit_code == 1
+    assert _found(root) == before
+
+
 def test_baseline_from_config(tmp_path: Path) -> None:
     root = _copy("py-rl302", tmp_path)
     run_cli("check", str(root), "--no-cache", "--write-baseline", str(root / "refusal-baseline.json"))

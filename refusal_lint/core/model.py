@@ -58,7 +58,9 @@ class Finding:
         return (self.loc.path, self.loc.line, self.loc.col, self.code, self.rule_id or "")
 
 
-REPO = "https://github.com/upperhand/refusal-lint"
+TOOL = "refusal-lint"
+BASELINE_FORMAT = f"{TOOL}-baseline/1"  # a baseline file's "format"
+REPO = f"https://github.com/upperhand/{TOOL}"
 RULE_PAGES = "docs/rules"  # one page a code, generated from the registry (python -m refusal_lint.rulepages)
 
 

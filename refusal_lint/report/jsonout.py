@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from refusal_lint import __version__
 from refusal_lint.codes import CODES
+from refusal_lint.core.model import TOOL
 
 if TYPE_CHECKING:
     from refusal_lint.core.model import Finding
@@ -74,7 +75,7 @@ def summary(report: Report) -> dict[str, int]:
 
 def render(report: Report) -> str:
     doc = {
-        "tool": {"name": "refusal-lint", "version": __version__},
+        "tool": {"name": TOOL, "version": __version__},
         "agents": [agent_dict(a) for a in report.agents],
         "findings": [finding_dict(f) for f in report.findings],
         "summary": summary(report),

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from refusal_lint import __version__
 from refusal_lint.codes import CODES, REPO, Code, is_error
+from refusal_lint.core.model import TOOL
 from refusal_lint.report.base import fingerprints, tagged
 
 if TYPE_CHECKING:
@@ -77,7 +78,7 @@ def render(report: Report) -> str:
     order = list(CODES)
     fps = fingerprints(report.findings)
     driver = {
-        "name": "refusal-lint",
+        "name": TOOL,
         "version": __version__,
         "semanticVersion": __version__,
         "informationUri": INFO_URI,

@@ -18,10 +18,10 @@ from refusal_lint.core import sourcetext
 from refusal_lint.core.errors import UsageError
 from refusal_lint.core.filekinds import is_kind
 from refusal_lint.core.kinds import FileKind
-from refusal_lint.core.model import Finding
+from refusal_lint.core.model import BASELINE_FORMAT, Finding
 from refusal_lint.static.discover.contents import DISK
 
-FORMAT = "refusal-lint-baseline/1"
+FORMAT = BASELINE_FORMAT
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from refusal_lint.codes import CODES, REPO
+from refusal_lint.core.model import TOOL
 from refusal_lint.report.base import tagged
 
 if TYPE_CHECKING:
@@ -28,5 +29,5 @@ def render(report: Report) -> str:
                 "code": {"value": f.code, "url": code.url},
             }
         )
-    doc = {"source": {"name": "refusal-lint", "url": REPO}, "diagnostics": diagnostics}
+    doc = {"source": {"name": TOOL, "url": REPO}, "diagnostics": diagnostics}
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"

@@ -7,7 +7,7 @@ import re
 
 from refusal_lint.core.filekinds import is_kind
 from refusal_lint.core.kinds import FileKind, PromptForm, ValueKind
-from refusal_lint.core.model import Loc, Prompt, PromptLine
+from refusal_lint.core.model import BASELINE_FORMAT, TOOL, Loc, Prompt, PromptLine
 from refusal_lint.core.prompttext import names_card_rule
 from refusal_lint.static.extract.data.tree import TNode
 from refusal_lint.static.extract.vocab import is_prompt_key
@@ -102,6 +102,8 @@ def data_prompts(path: str, root: TNode, ids: frozenset[str] = frozenset()) -> l
     """Discovered prompts of a YAML or JSON file (DESIGN §2): every string of a *prompt*
     file; ADK `instruction:`; CrewAI agents.yaml/tasks.yaml; strings under prompt keys; and
     with the cards' `ids`, any string that mentions one (a template block of a pipeline)."""
+    if own_report(root):
+        return []
     lower = path.lower()
     name = lower.rsplit("/", 1)[-1]
     yaml = is_kind(path, FileKind.YAML)
@@ -139,6 +141,38 @@ def data_prompts(path: str, root: TNode, ids: frozenset[str] = frozenset()) -> l
         stack.extend(v for _, v in n.items if not (ids and _extension_entry(n)))
         stack.extend(n.elems)
     return sorted(out, key=lambda p: (p.loc.line, p.loc.col))
+
+
+_OWN_CHECK = re.compile(r"RL[0-9]{3} ")
+
+
+def own_report(root: TNode) -> bool:
+    """A report or baseline this tool wrote (JSON, SARIF, rdjson, GitLab; `--output`,
+    `--write-baseline`): it quotes prompt lines and findings, and is never a prompt itself."""
+    if root.kind == ValueKind.ARRAY:  # GitLab Code Quality: each issue one of our checks
+        return bool(root.elems) and all(_OWN_CHECK.match(str(_scalar(e, "check_name"))) for e in root.elems)
+    return (
+        _scalar(root, "format") == BASELINE_FORMAT
+        or _scalar(root, "tool", "name") == TOOL
+        or _scalar(root, "source", "name") == TOOL
+        or _scalar(_first(_member(root, "runs")), "tool", "driver", "name") == TOOL
+    )
+
+
+def _member(node: TNode | None, *keys: str) -> TNode | None:
+    for key in keys:
+        found = node.get(key) if node is not None and node.kind == ValueKind.OBJECT else None
+        node = found[1] if found is not None else None
+    return node
+
+
+def _first(node: TNode | None) -> TNode | None:
+    return node.elems[0] if node is not None and node.kind == ValueKind.ARRAY and node.elems else None
+
+
+def _scalar(node: TNode | None, *keys: str) -> object:
+    found = _member(node, *keys)
+    return found.value if found is not None and found.kind == ValueKind.STRING else None
 
 
 def _extension_entry(node: TNode) -> bool:
