@@ -185,14 +185,20 @@ def _prompts(res: Resolver, facts: dict[str, FileFacts], files: set[str], ids: s
         found += f.prompts
         found += [p for pp in f.py_prompts for p in py_prompts(res, pp.value, ids, pp.form)]
     out: list[Prompt] = []
-    seen: set[tuple[str, int]] = set()
+    seen: dict[tuple[str, int], int] = {}
     lines: set[tuple[str, int]] = set()
     for p in sorted(found, key=lambda p: p.form == PromptForm.CONTENT):  # table shapes first
         key = (p.loc.path, p.loc.line)
         mine = {(p.loc.path, pl.line) for pl in p.lines}
-        if key in seen or (p.form == PromptForm.CONTENT and mine <= lines):
+        if key in seen:
+            # One template, two candidates: `TEMPLATE = "...{rules}"` and `SYSTEM_PROMPT =
+            # TEMPLATE.format(rules=RULES)`. Filled from the params map it is derived.
+            if p.derived and not out[seen[key]].derived:
+                out[seen[key]] = p
             continue
-        seen.add(key)
+        if p.form == PromptForm.CONTENT and mine <= lines:
+            continue
+        seen[key] = len(out)
         lines |= mine
         out.append(p)
     return out

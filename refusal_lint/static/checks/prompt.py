@@ -86,7 +86,10 @@ CODES = (RL200, RL201, RL202, RL203)
 
 
 # Template or f-string placeholders (f-string parts that are not literal read as `{…}`).
-_PLACEHOLDER = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{…\}|\{[A-Za-z_][A-Za-z0-9_.\[\]'\"-]*\}")
+# A slot filled in at run time: Jinja, `.format`/f-string, and `%` (`"- x-y: %s" % RULES["x-y"]`).
+_PLACEHOLDER = re.compile(
+    r"\{\{.*?\}\}|\{%.*?%\}|\{…\}|\{[A-Za-z_][A-Za-z0-9_.\[\]'\"-]*\}|%(?:\([A-Za-z_][A-Za-z0-9_]*\))?[sr]"
+)
 
 
 def _on_file_line(loc: Loc, rule_id: str, prompt: Prompt) -> Loc:
