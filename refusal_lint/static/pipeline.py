@@ -172,11 +172,12 @@ PROMPT_CHUNK = 8  # files read at a time while looking for an agent's first prom
 def _prompt_stage(ex: Extraction, bound: Bound, binder: _Binder) -> Bound:
     """Prompt candidates, now that a card makes them matter (DESIGN §2 "What is read").
 
-    Only an agent's scope counts (a monorepo's unrelated code beside the card is not read).
-    There, a file is parsed when its text, or that of a module it imports, can hold what
-    a finding reads (relevance.py); the rest can only say that *some* candidate exists
-    (RL200 against RL201), so they are read in order, near the card first, up to the first
-    candidate. REFUSAL_LINT_EXHAUSTIVE=1 reads them all: the output is the same."""
+    An agent's scope counts; beside several discovered agents, so does a file no agent's
+    root holds, which is RL004 if it yields a candidate. In an agent's scope, a file is
+    parsed when its text, or that of a module it imports, can hold what a finding reads
+    (relevance.py); the rest can only say that *some* candidate exists (RL200 against
+    RL201), so they are read in order, near the card first, up to the first candidate.
+    REFUSAL_LINT_EXHAUSTIVE=1 reads them all: the output is the same."""
     from refusal_lint.static.bind.agents import has_counted, prompt_order
     from refusal_lint.static.bind.scoping import in_scope
     from refusal_lint.static.gate.relevance import Relevance
@@ -191,19 +192,30 @@ def _prompt_stage(ex: Extraction, bound: Bound, binder: _Binder) -> Bound:
         or in_scope(e.rel, bound.agents, bool(cfg.agents))
         or (not cfg.agents and prefilter.prompt_by_name(e.rel))
     ]
+    unowned = _unowned(ex, bound) if not single and not cfg.agents else []
     if ex.settings.exhaustive:
         ex.card_ids = bound.rule_ids
         ex.read_prompts(eligible, content=True)
+        listed = {e.rel for e in eligible}
+        ex.read_prompts([e for e in unowned if e.rel not in listed], content=True)
         return binder.bind() or bound
     relevance = Relevance(bound.rule_ids)
     strong, weak = ondemand.relevant(ex, eligible, relevance, binder.index)
     ex.read_prompts([e for e in eligible if e.rel in strong], content=True)
     ex.read_prompts([e for e in eligible if e.rel in weak])
     read = strong | weak
+    # A file no agent's root holds is RL004 where it yields a candidate: each is read as the
+    # exhaustive reading reads it (by its content where its text can name a card id).
+    unowned = [e for e in unowned if e.rel not in read]
+    named = {e.rel for e in unowned if (data := ex.prompt_text(e)) is not None and relevance.names_ids(data)}
+    ex.read_prompts([e for e in unowned if e.rel in named], content=True)
+    ex.read_prompts([e for e in unowned if e.rel not in named])
+    read.update(e.rel for e in unowned)
     bound = binder.bind() or bound
     for i in range(len(bound.agents)):
         agent = bound.agents[i]
-        if agent.prompt_spec is not None or agent.card is None or not agent.card.rules or has_counted(agent):
+        # Without rules too: `agents[].prompts` names the first candidate found (DESIGN §2).
+        if agent.prompt_spec is not None or has_counted(agent):
             continue
         rest = sorted((e for e in eligible if e.rel not in read), key=lambda e: prompt_order(agent, e.rel))
         while rest and not (
@@ -216,6 +228,14 @@ def _prompt_stage(ex: Extraction, bound: Bound, binder: _Binder) -> Bound:
             bound = binder.bind() or bound
             agent = bound.agents[i]
     return bound
+
+
+def _unowned(ex: Extraction, bound: Bound) -> list[discover.Entry]:
+    """Several discovered agents: the prompt-only files no agent's root holds (RL004 where
+    one yields a candidate)."""
+    from refusal_lint.static.bind.scoping import claimed
+
+    return [e for e in ex.prompt_only if not claimed(e.rel, bound.agents)]
 
 
 class _Binder:

@@ -62,6 +62,7 @@ class Agent:
     protocol_errors: list[BoundError] = field(default_factory=list)
     files: set[str] = field(default_factory=set)
     prompt_spec: str | None = None  # the configured `prompt:`, if any
+    roots: tuple[str, ...] = ()  # discovered: its cards' folders, which claim the files under them
 
     @property
     def checked(self) -> bool:

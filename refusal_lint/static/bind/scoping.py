@@ -34,6 +34,12 @@ def in_scope(path: str, agents: list[Agent], configured: bool) -> bool:
     return bool(owner(path, [a.root for a in agents]))
 
 
+def claimed(path: str, agents: list[Agent]) -> bool:
+    """Does an agent's root hold `path` (discovered agents: a card's root, or the roots that
+    several cards of one agent share)? A file none holds is RL004 where it yields a fact."""
+    return any(root == "" or path.startswith(root + "/") for a in agents for root in a.roots)
+
+
 def _same_agent(a: RuleSet, b: RuleSet) -> bool:
     """Two card sources of one agent: one's root holds the other's, and they have the same
     name or exactly the same rules. (Sibling agents never merge, whatever their names.)"""
@@ -66,7 +72,7 @@ def _discovered_agents(
         roots = sorted({agent_root(c.loc.path) for c in group})
         top = roots[0] if len(roots) == 1 else posixpath.commonpath(roots) if all(roots) else ""
         name = primary.agent_name or (posixpath.basename(top) if top else os.path.basename(root)) or "agent"
-        agent = Agent(name, top, primary)
+        agent = Agent(name, top, primary, roots=tuple(roots))
         agents.append(agent)
         for r in roots:
             root_of.setdefault(r, agent)
