@@ -218,3 +218,29 @@ def test_fix_escapes_the_reason_in_a_json_prompt(tmp_path: Path) -> None:
     fixed = json.loads((prompts / "extra_prompt.json").read_text())["system_prompt"]
     assert f"- severe-alert: {reason}\n" in fixed
     assert [f[2] for f in _findings(tmp_path)] == ["RL301"]
+
+
+@pytest.mark.parametrize("quote", ["'", '"'])
+def test_fix_escapes_the_reason_in_a_python_prompt_line(tmp_path: Path, quote: str) -> None:
+    """A rule line in a Python string of either quote: the card's reason, quotes and a
+    backslash in it, is written escaped for that literal; the file parses and states it."""
+    reason = 'I can\'t give "tax" advice \\ see a professional.'
+    card = {
+        "name": "Portfolio",
+        "capabilities": {
+            "extensions": [
+                {"uri": "https://standards.upperhandai.com/ext/refusals/v1", "params": {"tax-advice": reason}}
+            ]
+        },
+    }
+    (tmp_path / "agent-card.json").write_text(json.dumps(card, indent=2) + "\n")
+    (tmp_path / "settings.py").write_text(
+        f"INSTRUCTIONS = [\n    {quote}You are Portfolio Copilot. Refuse and name the rule:{quote},\n"
+        f"    {quote}tax-advice: Not a tax adviser.{quote},\n]\n"
+    )
+    assert sorted(f[2] for f in _findings(tmp_path)) == ["RL203", "RL301"]
+    result = run_cli("check", str(tmp_path), "--fix", "--no-cache")
+    assert "not fixed" not in result.stderr
+    tree = ast.parse((tmp_path / "settings.py").read_text())
+    assert f"tax-advice: {reason}" in ast.literal_eval(tree.body[0].value)  # type: ignore[attr-defined]
+    assert [f[2] for f in _findings(tmp_path)] == ["RL301"]

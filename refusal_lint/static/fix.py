@@ -17,7 +17,7 @@ import re
 import stat
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from refusal_lint.core import sourcetext
 from refusal_lint.core.filekinds import is_kind
@@ -175,18 +175,31 @@ def plan_text(path: str, text: str, findings: list[Finding]) -> tuple[str, list[
     # From the end of the file backwards, so earlier edits keep their positions.
     for f in sorted(findings, key=lambda f: (f.edit.line, f.edit.col) if f.edit else (0, 0), reverse=True):
         assert f.edit is not None
-        candidate, why = _apply(after, f.edit, sourcetext.line_starts(after), is_kind(path, FileKind.JSON))
+        why: str | None = "the reason cannot be written there safely"
+        for edit in _spellings(path, f.edit):
+            candidate, failed = _apply(
+                after, edit, sourcetext.line_starts(after), is_kind(path, FileKind.JSON)
+            )
+            if failed is None and _still_reads(path, after, candidate, [f.edit.new]):
+                why = None
+                break
+            why = failed or why
         if why is not None:
             skipped.append(f"{path}:{f.loc.line}: {f.code} not fixed: {why}")
-            continue
-        if not _still_reads(path, after, candidate, [f.edit.new]):
-            skipped.append(
-                f"{path}:{f.loc.line}: {f.code} not fixed: the reason cannot be written there safely"
-            )
             continue
         after = candidate
         fixed.append(f)
     return after, fixed, skipped
+
+
+def _spellings(path: str, edit: Edit) -> list[Edit]:
+    """The edit as the card writes the reason; in a Python prompt line also with its quotes
+    and backslashes escaped, for the string literal it stands in (`'... I can\\'t ...'`):
+    _still_reads keeps the one whose file reads the reason."""
+    if edit.kind != EditKind.TEXT or not is_kind(path, FileKind.PYTHON):
+        return [edit]
+    escaped = edit.new.replace("\\", "\\\\").replace("'", "\\'").replace('"', '\\"')
+    return [edit] if escaped == edit.new else [edit, replace(edit, new=escaped)]
 
 
 def plan(findings: list[Finding], root: str, read: Callable[[str], bytes] = DISK.read) -> Plan:
