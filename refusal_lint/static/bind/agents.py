@@ -54,6 +54,10 @@ def bind(root: str, cfg: Config, facts: dict[str, FileFacts], index: ModuleIndex
     params_ids = {c.params_id for c in cards if c.params_id}
     agents, unclaimed = scoping.agents_of(root, cfg, cards, facts, roles)
     owned = {p for a in agents for p in a.files}
+    # A pass-through helper no agent's files hold (a monorepo's common/parts.py) serves them
+    # all: its payload is bound for each at the call sites in that agent's files, and what
+    # stands in the helper itself (its payload's shape, RL306) once, under the first agent.
+    shared = sorted(p for p, f in facts.items() if agents and p not in owned and f.guards and not f.claims())
     for agent in agents:
         ids = {agent.card.params_id} if agent.card and agent.card.params_id else set()
         # A prompt fed from the params map, or from a module's copy of it (same rule ids), is derived.
@@ -67,6 +71,13 @@ def bind(root: str, cfg: Config, facts: dict[str, FileFacts], index: ModuleIndex
                 agent.guards.extend(bind_guard(res, guard_ids, g, ids))
             for e in facts[path].protocol_errors:
                 agent.protocol_errors.extend(bind_error(res, guard_ids, e, params_ids))
+        for path in shared:
+            for g in facts[path].guards:
+                agent.guards.extend(
+                    bg
+                    for bg in bind_guard(res, guard_ids, g, ids)
+                    if bg.loc.path in agent.files or agent is agents[0]
+                )
         # A shared helper's call sites in another agent's files fire that agent's rules, not
         # this one's (a monorepo's common/refusals.py in both agents' globs).
         agent.guards = [g for g in _unique(agent.guards) if _ours(g.loc.path, agent, owned)]
