@@ -227,13 +227,17 @@ def test_deferred_file_with_a_rule_parameter_is_parsed(repo: Repo) -> None:
     ]
 
 
-def test_deferred_file_in_a_two_card_tree_keeps_its_rl004(repo: Repo) -> None:
+@pytest.mark.parametrize("errors", [NO_RULE, WITH_RULE], ids=["no-rule", "rule"])
+def test_deferred_file_in_a_two_card_tree_is_rl004_where_it_guards(repo: Repo, errors: str) -> None:
+    """Outside both agents' folders, `raise CutRefusal(message)` is RL004 only where the class
+    takes a rule (a guard, whose id is computed: RL304 too); a class without one makes the
+    call no guard, and the file nobody's, in both modes (the gate that defers it agrees)."""
     for name in ("alpha", "beta"):
         repo.card(rel=f"{name}/.well-known/agent-card.json")
         repo.tools(rel=f"{name}/agent/tools.py")
-    raising(repo, NO_RULE, module="shared.errors", root="shared")
+    raising(repo, errors, module="shared.errors", root="shared")
     found = same_both_ways(repo.root)
-    assert ("RL004", "shared/flow.py", 1, None) in found, found
+    assert (("RL004", "shared/flow.py", 1, None) in found) == (errors == WITH_RULE), found
 
 
 @pytest.mark.parametrize(("here", "there"), [(WITH_RULE, NO_RULE), (NO_RULE, WITH_RULE)], ids=["near", "far"])

@@ -53,6 +53,9 @@ def bind(root: str, cfg: Config, facts: dict[str, FileFacts], index: ModuleIndex
     cards = card_checks.rule_sets(decls)
     params_ids = {c.params_id for c in cards if c.params_id}
     agents, unclaimed = scoping.agents_of(root, cfg, cards, facts, roles)
+    # A file whose only facts are calls that bind to no guard (`refuse_politely("Sorry")`, a
+    # repo function with no id parameter) yields no fact: it is no agent's, and no RL004.
+    unclaimed = [u for u in unclaimed if not _only_non_guards(res, guard_ids, facts[u.path])]
     owned = {p for a in agents for p in a.files}
     # A pass-through helper no agent's files hold (a monorepo's common/parts.py) serves them
     # all: its payload is bound for each at the call sites in that agent's files, and what
@@ -99,6 +102,11 @@ def bind(root: str, cfg: Config, facts: dict[str, FileFacts], index: ModuleIndex
         frozenset(guard_ids.followed),
         frozenset(guard_ids.methods_asked),
     )
+
+
+def _only_non_guards(res: Resolver, guard_ids: GuardIds, f: FileFacts) -> bool:
+    only_guards = not (f.exts or f.py_exts or f.prompts or f.py_prompts or f.protocol_errors)
+    return only_guards and not any(bind_guard(res, guard_ids, g, set()) for g in f.guards)
 
 
 def _ours(path: str, agent: Agent, owned: set[str]) -> bool:
