@@ -273,8 +273,9 @@ JUDGE_ROUNDS = 3  # modules read, one round at a time, to know a deferred file's
 def settle(ex: Extraction, bound: Bound | None, cfg: Config, index: ModuleIndex, whole: bool) -> list[str]:
     """The deferred files (gate/deferred.py) to parse after all; the others are settled as
     holding nothing but prompt candidates maybe. A file is settled only where its facts
-    would have bound to nothing: one agent, which takes every file with facts (RL004 and
-    the card-less tree's binding need no such file), no class built with a card's params
+    would have bound to nothing: in an agent's files (one agent takes every file with facts;
+    of several, a file no root holds is parsed, as it would be RL004), so neither RL004 nor
+    the card-less tree's binding needs it; no class built with a card's params
     (`AgentExtension(params=self.rules)` reads its constructor calls), no configured guard
     callable, the whole tree wanted; and each callee binds, through binding's own lookup
     and callee rules, to repo definitions none of which has an id parameter (guardids.py)."""
@@ -284,7 +285,7 @@ def settle(ex: Extraction, bound: Bound | None, cfg: Config, index: ModuleIndex,
     if (
         not whole
         or bound is None
-        or len(bound.agents) != 1
+        or not bound.agents
         or cfg.agents
         or cfg.guard_callables
         or any(e.owner is not None for f in ex.facts.values() for e in f.py_exts)
@@ -306,6 +307,10 @@ def settle(ex: Extraction, bound: Bound | None, cfg: Config, index: ModuleIndex,
                 ex.submit(job)
         ex.drain()
     parse |= judge.unsure
+    if len(bound.agents) > 1:
+        from refusal_lint.static.bind.scoping import claimed
+
+        parse |= {p for p in deferred if not claimed(p, bound.agents)}
     for rel, (_, prompt) in deferred.items():
         if rel not in parse and prompt:
             ex.prompt_only.append(ex.entries[rel])
