@@ -22,6 +22,7 @@ from refusal_lint.core.facts import (
     Fn,
     Guard,
     Param,
+    Ref,
     Seq,
     Str,
     Value,
@@ -146,11 +147,17 @@ class GuardIds:
 
     def fired(self, value: Value, loc: Loc, hops: int = 0) -> list[Fired] | None:
         """What firing `value` at `loc` means; None when it is no rule id at all (a dict, a number)."""
+        if isinstance(value, Ref) and self._own_field(Dyn(value.loc, (value,))):
+            # Its class's default (`rule: str = ""`) is what an object built with no id holds:
+            # the calls constructing it fire the ids.
+            return [Fired(GuardStatus.PASSTHROUGH, loc)]
         out: list[Fired] = []
         not_ids = 0
         leaves = self.res.expand(value)
         for leaf in leaves:
-            if isinstance(leaf, Str) and not any(c.isspace() for c in leaf.value):
+            if isinstance(leaf, Str) and not leaf.value:
+                not_ids += 1  # an empty default is no rule id
+            elif isinstance(leaf, Str) and not any(c.isspace() for c in leaf.value):
                 out.append(Fired(GuardStatus.ID, loc, leaf))
             elif isinstance(leaf, Str):
                 not_ids += 1  # prose (`get_refusal_message("I cannot help")`) is never a rule id

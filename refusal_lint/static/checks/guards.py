@@ -189,27 +189,19 @@ CODES = (RL001, RL301, RL302, RL303, RL304, RL305, RL306)
 
 def _payloads(guards: list[BoundGuard]) -> list[Finding]:
     """RL306: refusal payloads with keys beyond rule/reason/detail, no rule, or a near-miss
-    media type."""
+    media type; one finding a payload, saying each of its faults."""
     out: list[Finding] = []
     for g in guards:
+        faults = []
         if g.extra_keys:
-            out.append(
-                RL306.finding(
-                    g.loc,
-                    f"refusal payload has keys other than rule/reason/detail: {', '.join(g.extra_keys)}",
-                    rule_id=g.rule_id,
-                )
-            )
+            keys = ", ".join(g.extra_keys)
+            faults.append(f"refusal payload has keys other than rule/reason/detail: {keys}")
         if g.media_near:
-            out.append(
-                RL306.finding(
-                    g.loc,
-                    f"media type `{g.media_near}` is almost `{spec.MEDIA_TYPE}`",
-                    rule_id=g.rule_id,
-                )
-            )
+            faults.append(f"media type `{g.media_near}` is almost `{spec.MEDIA_TYPE}`")
         if g.status == GuardStatus.NONE and not g.media_near:
-            out.append(RL306.finding(g.loc, "refusal payload has no `rule`"))
+            faults.append("refusal payload has no `rule`")
+        if faults:
+            out.append(RL306.finding(g.loc, "; ".join(faults), rule_id=g.rule_id))
     return out
 
 
