@@ -249,6 +249,8 @@ class Pool:
 
     def _dispatch(self) -> None:
         while self.idle and (self.queue or self.spare):
+            if not self.queue and sum(w.spare for w in self.busy) >= self.size - 1 > 0:
+                break  # a worker stays free for the next job the run needs: a guess waits
             w = self.idle.pop()
             if self.queue:
                 w.give(self.queue.pop(0), self.timeout, spare=False)
