@@ -188,15 +188,22 @@ class GuardIds:
 
     def _through_helper(self, param: Param, loc: Loc, hops: int) -> list[Fired]:
         head, _, rest = param.name.partition(".")
-        fn = (
-            self.res.lookup(param.loc.path, param.func)
-            if param.func and head not in ("self", "cls")
-            else None
-        )
+        fn: Value | None
+        if head in ("self", "cls"):
+            # `self.rule` of a class built with the id (`@refuses("x-y", when=...)`, whose
+            # `__call__` fires it): its construction sites fire what they pass.
+            cls = self.res.lookup(param.loc.path, param.func.rpartition(".")[0]) if param.func else None
+            field, _, rest = rest.partition(".")
+            if isinstance(cls, Fn) and cls.kind == FnKind.CLASS and field in (*cls.params, *cls.kwonly):
+                fn, head = cls, field
+            else:
+                fn = None
+        else:
+            fn = self.res.lookup(param.loc.path, param.func) if param.func else None
         if not isinstance(fn, Fn) or hops >= MAX_HOPS:
             return [Fired(GuardStatus.PASSTHROUGH, loc)]  # `except ... as exc`, a lambda's parameter
         out: list[Fired] = []
-        for site in self.sites(fn):
+        for site in self.sites(fn) if fn.kind != FnKind.CLASS else self.constructions(fn):
             arg = bind_arg(fn, site, head)
             if arg is None:
                 continue
@@ -207,6 +214,12 @@ class GuardIds:
         # A helper no call site feeds is pass-through: it forwards refusals, fires none itself.
         real = [f for f in out if f.status != GuardStatus.PASSTHROUGH]
         return real or [Fired(GuardStatus.PASSTHROUGH, loc)]
+
+    def constructions(self, cls: Fn) -> list[CallV]:
+        """The calls building a repo class (the helper call sites of its fields)."""
+        name = cls.qualname.rsplit(".", 1)[-1]
+        self.followed.add(name)
+        return [c for c in self.by_name.get(name, []) if cls in self.callees(c)]
 
     def sites(self, fn: Fn) -> list[CallV]:
         name = fn.qualname.rsplit(".", 1)[-1]
