@@ -32,6 +32,15 @@ from refusal_lint.core.model import Loc
 from refusal_lint.static.bind.resolve import Resolver, bind_arg, method_name
 
 RULE_PARAMS = ("rule", "rule_id")
+
+
+def _last(func: Value) -> str:
+    """The last name a callee is called by (`partial` of `functools.partial`)."""
+    if isinstance(func, Attr):
+        return func.name
+    return func.name.rsplit(".", 1)[-1] if isinstance(func, Ref) else ""
+
+
 MAX_HOPS = 12  # helper -> helper -> ... call-site chains followed
 
 
@@ -88,15 +97,24 @@ class GuardIds:
         """(is a guard, its id value). A repo callee binds the id by parameter name."""
         if g.kind != GuardKind.CALL or g.call is None or g.receiver:
             return True, g.rule
-        fns = self.callees(g.call)
+        call = self._unpartial(g.call)
+        fns = self.callees(call)
         if not fns:
             return g.rule is not None, g.rule  # a library's callee: the first positional argument
         for fn in fns:
             param = self.id_param(fn)
             if param is not None:
-                value = bind_arg(fn, g.call, param)
+                value = bind_arg(fn, call, param)
                 return value is not None, value
         return False, None  # `def refusal(model, token)`: no rule parameter, no guard
+
+    def _unpartial(self, call: CallV) -> CallV:
+        """`refuse_balance(detail=...)` with `refuse_balance = partial(refuse, "x-y")`: the
+        call of `refuse` its arguments make, the partial's first."""
+        made = self.res.resolve(call.func) if isinstance(call.func, Ref) else None
+        if not (isinstance(made, CallV) and made.args and _last(made.func) == "partial"):
+            return call
+        return CallV(made.args[0], made.args[1:] + call.args, made.kwargs + call.kwargs, call.loc)
 
     def callees(self, call: CallV) -> list[Fn]:
         """The repo function, method or class a call reaches; for a method call on a
