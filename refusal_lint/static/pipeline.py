@@ -200,17 +200,14 @@ def _prompt_stage(ex: Extraction, bound: Bound, binder: _Binder) -> Bound:
         ex.read_prompts([e for e in unowned if e.rel not in listed], content=True)
         return binder.bind() or bound
     relevance = Relevance(bound.rule_ids)
-    strong, weak = ondemand.relevant(ex, eligible, relevance, binder.index)
-    ex.read_prompts([e for e in eligible if e.rel in strong], content=True)
-    ex.read_prompts([e for e in eligible if e.rel in weak])
+    # A file no agent's root holds is RL004 where it yields a candidate that counts: read
+    # where its text can make one count, as an agent's own files are.
+    listed = {e.rel for e in eligible}
+    asked = eligible + [e for e in unowned if e.rel not in listed]
+    strong, weak = ondemand.relevant(ex, asked, relevance, binder.index)
+    ex.read_prompts([e for e in asked if e.rel in strong], content=True)
+    ex.read_prompts([e for e in asked if e.rel in weak])
     read = strong | weak
-    # A file no agent's root holds is RL004 where it yields a candidate: each is read as the
-    # exhaustive reading reads it (by its content where its text can name a card id).
-    unowned = [e for e in unowned if e.rel not in read]
-    named = {e.rel for e in unowned if (data := ex.prompt_text(e)) is not None and relevance.names_ids(data)}
-    ex.read_prompts([e for e in unowned if e.rel in named], content=True)
-    ex.read_prompts([e for e in unowned if e.rel not in named])
-    read.update(e.rel for e in unowned)
     bound = binder.bind() or bound
     for i in range(len(bound.agents)):
         agent = bound.agents[i]

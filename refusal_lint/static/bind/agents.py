@@ -53,9 +53,8 @@ def bind(root: str, cfg: Config, facts: dict[str, FileFacts], index: ModuleIndex
     cards = card_checks.rule_sets(decls)
     params_ids = {c.params_id for c in cards if c.params_id}
     agents, unclaimed = scoping.agents_of(root, cfg, cards, facts, roles)
-    # A file whose only facts are calls that bind to no guard (`refuse_politely("Sorry")`, a
-    # repo function with no id parameter) yields no fact: it is no agent's, and no RL004.
-    unclaimed = [u for u in unclaimed if not _only_non_guards(res, guard_ids, facts[u.path])]
+    all_ids = tuple(sorted({r.rule_id for c in cards for r in c.rules}))
+    unclaimed = [u for u in unclaimed if _yields_fact(res, guard_ids, facts[u.path], all_ids, params_ids)]
     owned = {p for a in agents for p in a.files}
     # A pass-through helper no agent's files hold (a monorepo's common/parts.py) serves them
     # all: its payload is bound for each at the call sites in that agent's files, and what
@@ -104,9 +103,19 @@ def bind(root: str, cfg: Config, facts: dict[str, FileFacts], index: ModuleIndex
     )
 
 
-def _only_non_guards(res: Resolver, guard_ids: GuardIds, f: FileFacts) -> bool:
-    only_guards = not (f.exts or f.py_exts or f.prompts or f.py_prompts or f.protocol_errors)
-    return only_guards and not any(bind_guard(res, guard_ids, g, set()) for g in f.guards)
+def _yields_fact(
+    res: Resolver, guard_ids: GuardIds, f: FileFacts, ids: tuple[str, ...], params_ids: set[str]
+) -> bool:
+    """Does a file no agent claims yield a fact some agent's checks would read (RL004): a
+    guard that fires or a payload, an error use, a prompt candidate that counts (names a
+    card rule or a near miss, lists rules, is derived)? Not a call binding to no guard
+    (`refuse_politely("Sorry")`), a foreign extension, a prompt of unrelated code."""
+    if any(bind_guard(res, guard_ids, g, set()) for g in f.guards):
+        return True
+    if any(bind_error(res, guard_ids, e, params_ids) for e in f.protocol_errors):
+        return True
+    found = [p for pp in f.py_prompts for p in py_prompts(res, pp.value, params_ids, pp.form)]
+    return any(p.derived or _matters(p.lines, ids) for p in (*f.prompts, *found))
 
 
 def _ours(path: str, agent: Agent, owned: set[str]) -> bool:
