@@ -274,7 +274,7 @@ def settle(ex: Extraction, bound: Bound | None, cfg: Config, index: ModuleIndex,
     """The deferred files (gate/deferred.py) to parse after all; the others are settled as
     holding nothing but prompt candidates maybe. A file is settled only where its facts
     would have bound to nothing: in an agent's files (one agent takes every file with facts;
-    of several, a file no root holds is parsed, as it would be RL004), so neither RL004 nor
+    of several, a file no root holds is parsed, as it may be RL004), so neither RL004 nor
     the card-less tree's binding needs it; no class built with a card's params
     (`AgentExtension(params=self.rules)` reads its constructor calls), no configured guard
     callable, the whole tree wanted; and each callee binds, through binding's own lookup

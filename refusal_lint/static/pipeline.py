@@ -173,9 +173,9 @@ def _prompt_stage(ex: Extraction, bound: Bound, binder: _Binder) -> Bound:
     """Prompt candidates, now that a card makes them matter (DESIGN §2 "What is read").
 
     An agent's scope counts; beside several discovered agents, so does a file no agent's
-    root holds, which is RL004 if it yields a candidate. In an agent's scope, a file is
-    parsed when its text, or that of a module it imports, can hold what a finding reads
-    (relevance.py); the rest can only say that *some* candidate exists (RL200 against
+    root holds, which is RL004 if it yields a candidate that counts. A file is parsed when
+    its text, or that of a module it imports, can hold what a finding reads (relevance.py);
+    in an agent's scope, the rest can only say that *some* candidate exists (RL200 against
     RL201), so they are read in order, near the card first, up to the first candidate.
     REFUSAL_LINT_EXHAUSTIVE=1 reads them all: the output is the same."""
     from refusal_lint.static.bind.agents import has_counted, prompt_order
@@ -229,7 +229,7 @@ def _prompt_stage(ex: Extraction, bound: Bound, binder: _Binder) -> Bound:
 
 def _unowned(ex: Extraction, bound: Bound) -> list[discover.Entry]:
     """Several discovered agents: the prompt-only files no agent's root holds (RL004 where
-    one yields a candidate)."""
+    one yields a candidate that counts: agents.py's `_yields_fact`)."""
     from refusal_lint.static.bind.scoping import claimed
 
     return [e for e in ex.prompt_only if not claimed(e.rel, bound.agents)]
