@@ -7,11 +7,11 @@ from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec
 
 from refusal_lint.codes import CODES, is_error
-from refusal_lint.core.model import Finding
+from refusal_lint.core.model import TOOL, Finding
 from refusal_lint.server.positions import loc_range
 from refusal_lint.static.checks.files import RL003
 
-SOURCE = "refusal-lint"
+SOURCE = TOOL
 
 
 def diagnostic(f: Finding, lines: list[str], codec: PositionCodec) -> types.Diagnostic:

@@ -193,13 +193,14 @@ def plan_text(path: str, text: str, findings: list[Finding]) -> tuple[str, list[
 
 
 def _spellings(path: str, edit: Edit) -> list[Edit]:
-    """The edit as the card writes the reason; in a Python prompt line also with its quotes
-    and backslashes escaped, for the string literal it stands in (`'... I can\\'t ...'`):
-    _still_reads keeps the one whose file reads the reason."""
+    """The edit as the card writes the reason; in a Python prompt line also escaped as
+    the body of a literal of either quote (`'... I can\\'t ...'`, `_escape`), for the one it
+    stands in: _still_reads keeps the one whose file reads the reason."""
     if edit.kind != EditKind.TEXT or not is_kind(path, FileKind.PYTHON):
         return [edit]
-    escaped = edit.new.replace("\\", "\\\\").replace("'", "\\'").replace('"', '\\"')
-    return [edit] if escaped == edit.new else [edit, replace(edit, new=escaped)]
+    bodies = (_escape(edit.new, quote, raw=False, fstring=False) for quote in ("'", '"'))
+    escaped = dict.fromkeys(b for b in bodies if b is not None and b != edit.new)
+    return [edit, *(replace(edit, new=b) for b in escaped)]
 
 
 def plan(findings: list[Finding], root: str, read: Callable[[str], bytes] = DISK.read) -> Plan:

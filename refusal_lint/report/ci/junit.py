@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from xml.etree import ElementTree as ET
 
 from refusal_lint.codes import CODES
+from refusal_lint.core.model import TOOL
 from refusal_lint.report.base import coded, tagged
 
 if TYPE_CHECKING:
@@ -20,12 +21,10 @@ def render(report: Report) -> str:
     by_file: dict[str, list[Finding]] = defaultdict(list)
     for f in findings:
         by_file[f.loc.path].append(f)
-    root = ET.Element(
-        "testsuites", name="refusal-lint", tests=str(max(1, len(findings))), failures=str(len(findings))
-    )
+    root = ET.Element("testsuites", name=TOOL, tests=str(max(1, len(findings))), failures=str(len(findings)))
     if not findings:
-        suite = ET.SubElement(root, "testsuite", name="refusal-lint", tests="1", failures="0", errors="0")
-        ET.SubElement(suite, "testcase", name="refusals agree", classname="refusal-lint")
+        suite = ET.SubElement(root, "testsuite", name=TOOL, tests="1", failures="0", errors="0")
+        ET.SubElement(suite, "testcase", name="refusals agree", classname=TOOL)
     for path, items in by_file.items():
         suite = ET.SubElement(
             root, "testsuite", name=path, tests=str(len(items)), failures=str(len(items)), errors="0"

@@ -37,7 +37,7 @@ def in_scope(path: str, agents: list[Agent], configured: bool) -> bool:
 def claimed(path: str, agents: list[Agent]) -> bool:
     """Does an agent's root hold `path` (discovered agents: a card's root, or the roots that
     several cards of one agent share)? A file none holds is RL004 where it yields a fact."""
-    return any(root == "" or path.startswith(root + "/") for a in agents for root in a.roots)
+    return bool(owner(path, [root for a in agents for root in a.roots]))
 
 
 def _same_agent(a: RuleSet, b: RuleSet) -> bool:

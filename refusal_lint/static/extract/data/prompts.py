@@ -150,29 +150,16 @@ def own_report(root: TNode) -> bool:
     """A report or baseline this tool wrote (JSON, SARIF, rdjson, GitLab; `--output`,
     `--write-baseline`): it quotes prompt lines and findings, and is never a prompt itself."""
     if root.kind == ValueKind.ARRAY:  # GitLab Code Quality: each issue one of our checks
-        return bool(root.elems) and all(_OWN_CHECK.match(str(_scalar(e, "check_name"))) for e in root.elems)
-    return (
-        _scalar(root, "format") == BASELINE_FORMAT
-        or _scalar(root, "tool", "name") == TOOL
-        or _scalar(root, "source", "name") == TOOL
-        or _scalar(_first(_member(root, "runs")), "tool", "driver", "name") == TOOL
+        return bool(root.elems) and all(_OWN_CHECK.match(_string_at(e, "check_name")) for e in root.elems)
+    return _string_at(root, "format") == BASELINE_FORMAT or TOOL in (
+        _string_at(root, p) for p in ("tool.name", "source.name", "runs.0.tool.driver.name")
     )
 
 
-def _member(node: TNode | None, *keys: str) -> TNode | None:
-    for key in keys:
-        found = node.get(key) if node is not None and node.kind == ValueKind.OBJECT else None
-        node = found[1] if found is not None else None
-    return node
-
-
-def _first(node: TNode | None) -> TNode | None:
-    return node.elems[0] if node is not None and node.kind == ValueKind.ARRAY and node.elems else None
-
-
-def _scalar(node: TNode | None, *keys: str) -> object:
-    found = _member(node, *keys)
-    return found.value if found is not None and found.kind == ValueKind.STRING else None
+def _string_at(root: TNode, dotted: str) -> str:
+    """The string at a key path (`key_path`), else ""."""
+    node = key_path(root, dotted)
+    return str(node.value) if node is not None and node.kind == ValueKind.STRING else ""
 
 
 def _extension_entry(node: TNode) -> bool:
