@@ -192,18 +192,16 @@ def _prompt_stage(ex: Extraction, bound: Bound, binder: _Binder) -> Bound:
         or in_scope(e.rel, bound.agents, bool(cfg.agents))
         or (not cfg.agents and prefilter.prompt_by_name(e.rel))
     ]
-    unowned = _unowned(ex, bound) if not single and not cfg.agents else []
-    if ex.settings.exhaustive:
-        ex.card_ids = bound.rule_ids
-        ex.read_prompts(eligible, content=True)
-        listed = {e.rel for e in eligible}
-        ex.read_prompts([e for e in unowned if e.rel not in listed], content=True)
-        return binder.bind() or bound
-    relevance = Relevance(bound.rule_ids)
     # A file no agent's root holds is RL004 where it yields a candidate that counts: read
     # where its text can make one count, as an agent's own files are.
     listed = {e.rel for e in eligible}
+    unowned = _unowned(ex, bound) if not single and not cfg.agents else []
     asked = eligible + [e for e in unowned if e.rel not in listed]
+    if ex.settings.exhaustive:
+        ex.card_ids = bound.rule_ids
+        ex.read_prompts(asked, content=True)
+        return binder.bind() or bound
+    relevance = Relevance(bound.rule_ids)
     strong, weak = ondemand.relevant(ex, asked, relevance, binder.index)
     ex.read_prompts([e for e in asked if e.rel in strong], content=True)
     ex.read_prompts([e for e in asked if e.rel in weak])

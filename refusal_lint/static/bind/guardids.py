@@ -165,7 +165,7 @@ class GuardIds:
 
     def fired(self, value: Value, loc: Loc, hops: int = 0) -> list[Fired] | None:
         """What firing `value` at `loc` means; None when it is no rule id at all (a dict, a number)."""
-        if isinstance(value, Ref) and self._own_field(Dyn(value.loc, (value,))):
+        if isinstance(value, Ref) and self._own_field(value):
             # Its class's default (`rule: str = ""`) is what an object built with no id holds:
             # the calls constructing it fire the ids.
             return [Fired(GuardStatus.PASSTHROUGH, loc)]
@@ -181,7 +181,7 @@ class GuardIds:
                 not_ids += 1  # prose (`get_refusal_message("I cannot help")`) is never a rule id
             elif isinstance(leaf, Param):
                 out.extend(self._through_helper(leaf, loc, hops))
-            elif self._own_field(leaf):
+            elif isinstance(leaf, Dyn) and len(leaf.refs) == 1 and self._own_field(leaf.refs[0]):
                 out.append(Fired(GuardStatus.PASSTHROUGH, loc))
             elif isinstance(leaf, (Const, DictV, Fn, Seq)):
                 not_ids += 1
@@ -191,13 +191,10 @@ class GuardIds:
             return None
         return out
 
-    def _own_field(self, leaf: Value) -> bool:
+    def _own_field(self, ref: Ref) -> bool:
         """`self.rule` in a method of a repo class with a `rule` field or parameter: the
         object's own id, which the calls constructing it fire (`Refusal("seg-mix", ...)`
         is the guard), as an exception's `exc.rule` is pass-through."""
-        if not isinstance(leaf, Dyn) or len(leaf.refs) != 1:
-            return False
-        ref = leaf.refs[0]
         owner, _, name = ref.name.rpartition(".")
         if not owner or name not in RULE_PARAMS:
             return False
