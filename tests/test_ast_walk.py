@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
-from refusal_lint.static.extract.python.walk import _IN_ORDER, children
+from refusal_lint.static.extract.python.walk import _IN_ORDER, children, field_children, walk_fields
 
 _MARKERS = (ast.expr_context, ast.boolop, ast.operator, ast.unaryop, ast.cmpop)
 _SOURCES = sorted([*(ROOT / "refusal_lint").rglob("*.py"), *(ROOT / "testdata").rglob("*.py")])
@@ -29,3 +29,19 @@ def test_children_are_the_ast_children_but_markers(path: Path) -> None:
         wanted = [c for c in ast.iter_child_nodes(node) if not isinstance(c, _MARKERS)]
         got = children(node)
         assert sorted(map(id, got)) == sorted(map(id, wanted)), type(node).__name__
+
+
+@pytest.mark.parametrize("path", _SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_field_walk_is_ast_walk_but_markers(path: Path) -> None:
+    """The gates' walks (`field_children`, `walk_fields`) give what `ast.iter_child_nodes` and
+    `ast.walk` give, in their order, less the markers: a gate's answer, and the order of the
+    calls it defers, stay the same."""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except (SyntaxError, UnicodeDecodeError):
+        pytest.skip("a broken file of a fixture (RL002)")
+    for node in ast.walk(tree):
+        wanted = [c for c in ast.iter_child_nodes(node) if not isinstance(c, _MARKERS)]
+        assert list(map(id, field_children(node))) == list(map(id, wanted)), type(node).__name__
+    walked = [n for n in ast.walk(tree) if not isinstance(n, _MARKERS)]
+    assert list(map(id, walk_fields(tree))) == list(map(id, walked))

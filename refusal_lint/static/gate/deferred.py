@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 
 from refusal_lint.static.extract.job import Callee
+from refusal_lint.static.extract.python.walk import walk_fields
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
@@ -26,7 +27,7 @@ def _bindings(tree: ast.Module) -> dict[str, int]:
         if name:
             count[name] = count.get(name, 0) + 1
 
-    for node in ast.walk(tree):
+    for node in walk_fields(tree):
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
             bind(node.id)
         elif isinstance(node, ast.arg):
@@ -50,9 +51,9 @@ def _blocked(tree: ast.Module, ids: frozenset[str]) -> bool:
     """What binding reads of a file beyond its guards: a method (the repo's methods by name
     bind calls on objects of unknown class), a star import, a card's rule id (a copy of
     the params map, a prompt by its content)."""
-    for node in ast.walk(tree):
+    for node in walk_fields(tree):
         if isinstance(node, ast.ClassDef) and any(
-            isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) for n in ast.walk(node)
+            isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) for n in walk_fields(node)
         ):
             return True
         if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):

@@ -12,6 +12,7 @@ import ast
 
 from refusal_lint.core import spec
 from refusal_lint.static.extract import vocab
+from refusal_lint.static.extract.python.walk import field_children, walk_fields
 from refusal_lint.static.gate.treenames import SCOPES, binds, computed_locals, last, module_names, root_of
 
 _SELF = frozenset({"self", "cls"})
@@ -142,7 +143,7 @@ class _Relevance:
 
     def refusal_inside(self, node: ast.AST) -> bool:
         """A refusal inside a protocol error: a guard call, a payload, or a subscript of the map."""
-        for sub in ast.walk(node):
+        for sub in walk_fields(node):
             if sub is node:
                 continue
             if isinstance(sub, ast.Call) and vocab.is_guard_name(last(sub.func), self.guard_names):
@@ -179,7 +180,7 @@ class _Relevance:
         """`except Refusal: raise ServerError(...)`: a caught refusal sent as a protocol error."""
         if not vocab.catches_refusal(node, self.guard_names):
             return False
-        for sub in (n for stmt in node.body for n in ast.walk(stmt)):
+        for sub in (n for stmt in node.body for n in walk_fields(stmt)):
             if isinstance(sub, ast.Call) and last(sub.func) in spec.PROTOCOL_ERRORS:
                 return True
             if isinstance(sub, ast.Dict) and isinstance(_keys(sub).get("error"), (ast.Dict, ast.Call)):
@@ -230,7 +231,7 @@ def may_hold_facts(
             isinstance(node, ast.ExceptHandler) and check.handler(node)
         ):
             return True
-        for child in ast.iter_child_nodes(node):
+        for child in field_children(node):
             stack.append((child, scope))
     return False
 
@@ -293,7 +294,7 @@ def may_hold_prompt(tree: ast.Module) -> bool:
                 return True
         if _prompt_node(node, params):
             return True
-        stack.extend((child, params) for child in ast.iter_child_nodes(node))
+        stack.extend((child, params) for child in field_children(node))
     return False
 
 

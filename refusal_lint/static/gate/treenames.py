@@ -8,6 +8,7 @@ import ast
 from collections.abc import Iterable
 
 from refusal_lint.static.extract import vocab
+from refusal_lint.static.extract.python.walk import field_children, walk_fields
 
 
 def last(node: ast.expr) -> str:
@@ -63,12 +64,12 @@ SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 
 def _own_nodes(fn: ast.AST) -> list[ast.AST]:  # a function's own body, nested scopes left out
     out: list[ast.AST] = []
-    stack = list(ast.iter_child_nodes(fn))
+    stack = list(field_children(fn))
     while stack:
         node = stack.pop()
         out.append(node)
         if not isinstance(node, (*SCOPES, ast.ClassDef)):
-            stack.extend(ast.iter_child_nodes(node))
+            stack.extend(field_children(node))
     return out
 
 
@@ -91,11 +92,11 @@ def computed_locals(fn: ast.AST) -> frozenset[str]:
                 if isinstance(t, ast.Name) and dynamic and not isinstance(node, ast.AugAssign):
                     computed.add(t.id)
                 else:
-                    other.update(n.id for n in ast.walk(t) if isinstance(n, ast.Name))
+                    other.update(n.id for n in walk_fields(t) if isinstance(n, ast.Name))
         elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
-            other.update(n.id for n in ast.walk(node.target) if isinstance(n, ast.Name))
+            other.update(n.id for n in walk_fields(node.target) if isinstance(n, ast.Name))
         elif isinstance(node, ast.withitem) and node.optional_vars is not None:
-            other.update(n.id for n in ast.walk(node.optional_vars) if isinstance(n, ast.Name))
+            other.update(n.id for n in walk_fields(node.optional_vars) if isinstance(n, ast.Name))
         elif isinstance(node, ast.ExceptHandler) and node.name:
             other.add(node.name)
         elif isinstance(node, (ast.Global, ast.Nonlocal)):

@@ -8,7 +8,8 @@ both, so the order is spelled out here once.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterator
 from typing import Any
 
 Handler = Callable[[Any], Any]
@@ -67,13 +68,11 @@ _MARKER_FIELDS = frozenset({"ctx", "op", "ops"})
 _FIELDS: dict[type, tuple[str, ...]] = {}
 
 
-def children(node: ast.AST) -> list[ast.AST]:
-    """The node's children in the order they are written (one lookup of its class, not a
-    test of each kind in turn: the walk asks this of every node)."""
+def field_children(node: ast.AST) -> list[ast.AST]:
+    """`ast.iter_child_nodes(node)` without the markers: the same children in the same
+    (`_fields`) order, read through one tuple of field names a class instead of
+    `iter_fields`' generator (the gates ask this of every node of a file)."""
     cls = type(node)
-    in_order = _IN_ORDER.get(cls)
-    if in_order is not None:
-        return in_order(node)
     fields = _FIELDS.get(cls)
     if fields is None:
         fields = _FIELDS[cls] = tuple(f for f in cls._fields if f not in _MARKER_FIELDS)
@@ -85,6 +84,22 @@ def children(node: ast.AST) -> list[ast.AST]:
         elif isinstance(field, ast.AST):
             out.append(field)
     return out
+
+
+def walk_fields(node: ast.AST) -> Iterator[ast.AST]:
+    """`ast.walk(node)` without the markers: every node below, breadth first, as it visits."""
+    todo = deque([node])
+    while todo:
+        node = todo.popleft()
+        todo.extend(field_children(node))
+        yield node
+
+
+def children(node: ast.AST) -> list[ast.AST]:
+    """The node's children in the order they are written (one lookup of its class, not a
+    test of each kind in turn: the walk asks this of every node)."""
+    in_order = _IN_ORDER.get(type(node))
+    return in_order(node) if in_order is not None else field_children(node)
 
 
 class Walker:
