@@ -1,9 +1,50 @@
 """A file's bytes lowered once for every text gate that asks (prompt words, guard words,
-ids, words of refusing): one slot, the file being looked at."""
+ids, words of refusing), and which of a gate's words the lowered text holds: one slot, the
+file being looked at.
+
+`holds` finds every word of a set in one pass (Aho-Corasick, ahocorasick-rs) where each
+`word in text` would be a pass of its own: a gate asks two dozen words of every file, and
+most files hold none of them, so the passes were most of the text gates' time. A gate
+still asks the bytes themselves where a word is held (its case, its place); a word the
+lowered text does not hold cannot stand in the bytes, in any case."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from functools import lru_cache
+
+try:
+    import ahocorasick_rs
+except ImportError:  # pragma: no cover - a platform without its wheel: one pass a word
+    ahocorasick_rs = None  # type: ignore[assignment]
+
+
+class Words:
+    """A fixed set of lowercase words, and the one search for all of them."""
+
+    def __init__(self, words: Iterable[bytes]) -> None:
+        self.words = tuple(sorted({w.lower() for w in words if w}))
+        usable = ahocorasick_rs is not None and self.words
+        self._search = ahocorasick_rs.BytesAhoCorasick(list(self.words)) if usable else None
+
+    def found(self, low: bytes) -> frozenset[bytes]:
+        """The words `low` holds (every occurrence is looked at: a word inside another's
+        match counts too)."""
+        if self._search is None:
+            return frozenset(w for w in self.words if w in low)
+        words = self.words
+        return frozenset(words[i] for i, _, _ in self._search.find_matches_as_indexes(low, overlapping=True))
+
+
+@lru_cache(maxsize=64)
+def words_of(needles: tuple[bytes, ...]) -> Words:
+    """The `Words` of a run's own needles (the cards' ids, configured guards' names): made
+    once for every file that asks."""
+    return Words(needles)
+
+
 _last: tuple[bytes, bytes] | None = None
+_found: dict[Words, frozenset[bytes]] = {}  # for the bytes in the slot, by the words asked
 
 
 def lowered(data: bytes) -> bytes:
@@ -12,4 +53,14 @@ def lowered(data: bytes) -> bytes:
     global _last
     if _last is None or _last[0] is not data:
         _last = (data, data.lower())
+        _found.clear()
     return _last[1]
+
+
+def holds(data: bytes, words: Words) -> frozenset[bytes]:
+    """Which of `words` `data.lower()` holds, found once for the file in the slot."""
+    low = lowered(data)
+    found = _found.get(words)
+    if found is None:
+        found = _found[words] = words.found(low)
+    return found

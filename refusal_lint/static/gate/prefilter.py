@@ -12,7 +12,7 @@ from refusal_lint.core.filekinds import kind_of
 from refusal_lint.core.kinds import FileKind
 from refusal_lint.core.sourcetext import before_blanks
 from refusal_lint.static.extract import vocab
-from refusal_lint.static.gate.lowered import lowered
+from refusal_lint.static.gate.lowered import Words, holds, lowered, words_of
 
 CARD_NAMES = frozenset(
     {
@@ -81,10 +81,14 @@ _PROMPT_SHAPE = re.compile(
 )
 
 
+# Every word the text gates below ask of a Python file's lowered text, found in one pass
+# (lowered.py); each gate then asks the bytes only for the words held.
+_GATE_WORDS = Words((*_PROMPT_WORDS, b"refus", b"rule", b"agentextension(", b'uri"', b"uri'", b"edia"))
+
+
 def prompt_words(data: bytes) -> bool:
     """The cheap first test: a word any prompt shape holds."""
-    low = lowered(data)
-    return any(w in low for w in _PROMPT_WORDS)
+    return not holds(data, _GATE_WORDS).isdisjoint(_PROMPT_WORDS)
 
 
 def python_prompt_candidate(data: bytes) -> bool:
@@ -272,20 +276,29 @@ def python_worth_parsing(data: bytes, extra: tuple[bytes, ...], ids: frozenset[s
     candidates are asked for separately, and only where there is a card.) `extra`: byte
     needles (the cards' ids, configured guards' names); `ids`: the cards' rule ids."""
     low = lowered(data)
-    if b"refus" in low and (
+    held = holds(data, _GATE_WORDS)
+    if b"refus" in held and (
         _guard_call(data, ids) or any(n in data for n in _PY_NEEDLES) or _caught_as_error(data, low)
     ):
         return True
-    # Each needle's common part first: one pass over a file that has none, not one a needle.
-    if b"rule" in data and (b"'rule'" in data or b'"rule"' in data or rule_keyword(data)):
+    # Each needle's common part first, asked of the bytes only where the lowered text holds
+    # it: no pass at all over a file that has none.
+    if b"rule" in held and b"rule" in data and (b"'rule'" in data or b'"rule"' in data or rule_keyword(data)):
         return True
-    if b"AgentExtension(" in data and _extension_call(data):
+    if b"agentextension(" in held and b"AgentExtension(" in data and _extension_call(data):
         return True
-    quoted_uri = (b'uri"' in data or b"uri'" in data) and any(n in data for n in _QUOTED_URI)
-    media = b"edia" in data and any(n in data for n in _MEDIA_WORDS)
+    quoted_uri = (b'uri"' in held or b"uri'" in held) and any(n in data for n in _QUOTED_URI)
+    media = b"edia" in held and b"edia" in data and any(n in data for n in _MEDIA_WORDS)
     if (quoted_uri or media) and _URI_KEY.search(data) is not None:
         return True
-    return any(n in data for n in extra)
+    return _holds_any(data, extra)
+
+
+def _holds_any(data: bytes, needles: tuple[bytes, ...]) -> bool:
+    """`any(n in data for n in needles)`, the bytes asked only for the needles the lowered
+    text holds."""
+    held = holds(data, words_of(needles)) if needles else frozenset()
+    return any(n in data for n in needles if not n or n.lower() in held)
 
 
 def card_by_name(rel: str) -> bool:
@@ -344,7 +357,7 @@ def no_prompt_by_content(rel: str) -> bool:
 def may_hold_prompt(data: bytes, ids: tuple[str, ...]) -> bool:
     """May a file hold a prompt candidate: a word a prompt shape holds, or a card id (a
     prompt by its content)?"""
-    return prompt_words(data) or any(i.encode() in data for i in ids)
+    return prompt_words(data) or _holds_any(data, tuple(i.encode() for i in ids))
 
 
 def is_prompt_file(rel: str, kind: str, data: bytes) -> bool:

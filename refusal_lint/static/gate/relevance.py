@@ -18,7 +18,7 @@ from collections.abc import Callable, Generator, Iterable, Iterator
 from refusal_lint.core import prompttext
 from refusal_lint.core.sourcetext import PY_READ_LIMIT
 from refusal_lint.static.gate import pystrings
-from refusal_lint.static.gate.lowered import lowered
+from refusal_lint.static.gate.lowered import Words, holds, lowered
 
 # prompttext's words of refusing as bytes, for lowered text (the matches of re.I on the
 # text itself, without re.I's slow scan); its apostrophe also as the escapes a Python or
@@ -67,11 +67,18 @@ _STARTS = (b"refus", b"declin", b"will not", b"won", b"must ", b"never ")
 _LEAD_IN = 8192  # bytes after a word of refusing within which a list it leads in must start
 
 
-def _refusing(low: bytes) -> list[tuple[int, int]]:
-    """The spans of `_REFUSING_LOW.finditer(low)`: every match starts where
+_START_WORDS = Words(_STARTS)
+
+
+def _refusing(data: bytes) -> list[tuple[int, int]]:
+    """The spans of `_REFUSING_LOW.finditer(data.lower())`: every match starts where
     one of `_STARTS` does, so only those places are tried, in order, as finditer does."""
+    low = lowered(data)
+    held = holds(data, _START_WORDS)
     starts: list[int] = []
     for word in _STARTS:
+        if word not in held:
+            continue
         at = low.find(word)
         while at >= 0:
             starts.append(at)
@@ -92,8 +99,7 @@ _ANCHOR = re.compile(rb"[A-Za-z0-9]-[A-Za-z0-9]|" + _SLOT)
 def may_refuse(data: bytes) -> bool:
     """Can some text of these bytes speak of refusing (`_refusing`), as written? Each word
     of refusing starts with one of `_STARTS`."""
-    low = lowered(data)
-    return any(w in low for w in _STARTS)
+    return bool(holds(data, _START_WORDS))
 
 
 def _listed_search(data: bytes, pos: int, end: int) -> re.Match[bytes] | None:
@@ -137,7 +143,7 @@ def _listed_in_windows(data: bytes, spans: list[tuple[int, int]]) -> bool:
 def lists_rules(data: bytes) -> bool:
     """Can this text list rules where prompttext reads unknown ids (DESIGN §2 (a)): a
     hyphenated rule line or code token after a heading or lead-in that speaks of refusing?"""
-    spans = _refusing(lowered(data))  # no word of refusing: no regex runs at all
+    spans = _refusing(data)  # no word of refusing: no regex runs at all
     return bool(spans) and _listed_in_windows(data, spans)
 
 
@@ -172,6 +178,7 @@ class Relevance:
             for i in self._raw
             if len(i) >= 5
         ]
+        self._half_words = Words(h for _, halves, _ in self._halves for h in halves)
 
     def names_ids(self, data: bytes) -> bool:
         """Can this text hold a card id or a near miss of one?"""
@@ -189,9 +196,10 @@ class Relevance:
     def _near_miss(self, data: bytes, low: bytes) -> bool:
         hits = 0
         rev = b""  # the text reversed, once a half is found: a token's left end by a forward match
+        held = holds(data, self._half_words)
         for rule_id, halves, shortest in self._halves:
             for half in halves:
-                at = low.find(half)
+                at = low.find(half) if half in held else -1
                 while at >= 0:
                     hits += 1
                     if hits > _NEAR_HITS:

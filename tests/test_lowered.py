@@ -1,0 +1,72 @@
+"""The text gates' one-pass word search (gate/lowered.py) says exactly which words a text
+holds, as one `word in text` a word would, wherever words overlap or nest."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from refusal_lint.static.gate import lowered
+from refusal_lint.static.gate import prefilter as P
+
+_ALPHABET = st.sampled_from([b"a", b"b", b"-", b"_", b" ", b"\n", b"A", b"B", b"\xe2", b"\x80"])
+_WORDS = st.lists(st.lists(_ALPHABET, min_size=1, max_size=5).map(b"".join), min_size=1, max_size=8)
+_TEXTS = st.lists(_ALPHABET, max_size=60).map(b"".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_WORDS, _TEXTS)
+def test_found_is_every_word_in_the_text(words: list[bytes], text: bytes) -> None:
+    low = text.lower()
+    assert lowered.Words(words).found(low) == {w.lower() for w in words if w.lower() in low}
+
+
+@settings(max_examples=300, deadline=None)
+@given(_WORDS, _TEXTS, _TEXTS)
+def test_holds_answers_for_the_bytes_asked(words: list[bytes], first: bytes, second: bytes) -> None:
+    """The slot never answers for another file's bytes."""
+    w = lowered.Words(words)
+    for text in (first, second, first):
+        text = bytes(text)  # a new object each time, as each file's bytes are
+        assert lowered.holds(text, w) == {x for x in w.words if x in text.lower()}
+
+
+_GATE_TEXTS = st.lists(
+    st.sampled_from(
+        [b"Rule", b"rule", b"'rule'", b"RULE=", b"rule=", b"AgentExtension(", b"agentextension(", b'"URI":',
+         b'"uri":', b"media_type=", b"MEDIA_TYPE=", b"seg-mix", b"SEG-MIX", b"refuse(", b"Refusal", b"system",
+         b"PROMPT", b" ", b"\n", b"(", b"x"]
+    ),
+    max_size=30,
+).map(b"".join)  # fmt: skip
+
+
+def _plain_worth(data: bytes, extra: tuple[bytes, ...], ids: frozenset[str]) -> bool:
+    """python_worth_parsing as plain `in` tests, one pass a needle (its reading before holds)."""
+    low = data.lower()
+    if b"refus" in low and (
+        P._guard_call(data, ids) or any(n in data for n in P._PY_NEEDLES) or P._caught_as_error(data, low)
+    ):
+        return True
+    if b"rule" in data and (b"'rule'" in data or b'"rule"' in data or P.rule_keyword(data)):
+        return True
+    if b"AgentExtension(" in data and P._extension_call(data):
+        return True
+    quoted_uri = (b'uri"' in data or b"uri'" in data) and any(n in data for n in P._QUOTED_URI)
+    media = b"edia" in data and any(n in data for n in P._MEDIA_WORDS)
+    if (quoted_uri or media) and P._URI_KEY.search(data) is not None:
+        return True
+    return any(n in data for n in extra)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_GATE_TEXTS, st.sampled_from([(), ("seg-mix", "invalid-cut"), ("Seg-Mix", ""), ("x",)]))
+def test_gates_answer_as_plain_tests_do(text: bytes, ids: tuple[str, ...]) -> None:
+    """The gates that ask `holds` first answer as their plain `in` tests would: a word the
+    lowered text does not hold is in no case in the bytes, and the bytes decide the rest."""
+    needles = tuple(i.encode() for i in ids)
+    plain_prompt = any(w in text.lower() for w in P._PROMPT_WORDS) or any(n in text for n in needles)
+    assert P.may_hold_prompt(text, ids) == plain_prompt
+    assert P.python_worth_parsing(text, needles, frozenset(ids)) == _plain_worth(
+        text, needles, frozenset(ids)
+    )
