@@ -75,7 +75,16 @@ def test_the_survey_agent_is_clean(repo: Repo) -> None:
 
 
 _VALUES = st.sampled_from(
-    [None, 42, True, "x", "Rules this agent refuses", "https://standards.upperhandai.com/ext/refusals/v1"]
+    [
+        None,
+        42,
+        True,
+        "x",
+        "Rules this agent refuses",
+        "Règles refusées",
+        "https://standards.upperhandai.com/ext/refusals/v1",
+        "HTTP://Standards.UpperhandAI.com/ext/refusal/v2/",
+    ]
 )
 _DOCS = st.recursive(
     _VALUES,
@@ -100,6 +109,16 @@ def test_the_c_parser_gate_passes_every_document_with_an_entry(doc: object) -> N
     document may hold one: never where find_extensions would find one."""
     if datacards.find_extensions(jsonpos.parse(json.dumps(doc), "card.json")):
         assert datacards.may_hold_extension(doc)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_DOCS, st.booleans())
+def test_the_json_text_gate_passes_every_document_the_walk_passes(doc: object, ascii_only: bool) -> None:
+    """A JSON card candidate's document is walked only where its text may name an entry:
+    never where the walk would pass it, escaped (`\\u` spellings) or not."""
+    text = json.dumps(doc, ensure_ascii=ascii_only)
+    if datacards.may_hold_extension(json.loads(text)):
+        assert datacards.json_text_may_hold_extension(text)
 
 
 def test_a_null_uri_in_foreign_data_is_no_entry() -> None:

@@ -121,7 +121,10 @@ def _holds_no_entry(job: Job, text: str) -> bool:
     if job.want_prompt or job.prompt_key is not None:
         return False
     if job.kind == FileKind.JSON:
-        return not job.exhaustive and not datacards.may_hold_extension(jsonpos.validate(text))
+        if job.exhaustive:
+            return False
+        doc = jsonpos.validate(text)  # a broken one is RL002 all the same
+        return not (datacards.json_text_may_hold_extension(text) and datacards.may_hold_extension(doc))
     if job.kind != FileKind.YAML or prefilter.card_by_name(job.path):
         return False  # one named as a card is read whole
     if datacards.text_may_hold_extension(text):

@@ -30,6 +30,14 @@ _HOST = (urlsplit(spec.URI).hostname or "").lower()
 _URI_KEY = re.compile(r"(?<![A-Za-z0-9_])uri(?![A-Za-z0-9_])")
 
 
+def json_text_may_hold_extension(text: str) -> bool:
+    """`may_hold_extension` asked of a JSON document's text, so that a large one (a log, an
+    API schema that says "refusal") is not walked: an entry's `uri` key and our host are
+    letters and dots, which no JSON escape but `\\u` spells, so the decoded document holds
+    one only where the text does, or has a `\\u` escape."""
+    return "\\u" in text or _HOST in text.lower() or _URI_KEY.search(text) is not None
+
+
 def text_may_hold_extension(text: str) -> bool:
     """`may_hold_extension` asked of a YAML document's text, before it is turned into a
     tree: a `uri` key, our host, or an escape (which may spell either)."""
