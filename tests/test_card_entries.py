@@ -118,7 +118,7 @@ def test_the_json_text_gate_passes_every_document_the_walk_passes(doc: object, a
     never where the walk would pass it, escaped (`\\u` spellings) or not."""
     text = json.dumps(doc, ensure_ascii=ascii_only)
     if datacards.may_hold_extension(json.loads(text)):
-        assert datacards.json_text_may_hold_extension(text)
+        assert datacards.json_text_may_hold_extension(text, json.loads(text))
 
 
 def test_a_null_uri_in_foreign_data_is_no_entry() -> None:
@@ -146,3 +146,16 @@ def test_the_yaml_text_gate_passes_every_document_with_an_entry(doc: object, flo
 def test_a_broken_yaml_card_candidate_is_still_a_syntax_error(repo: Repo) -> None:
     repo.agent().write("config/schema.yaml", "refusal: [unclosed\n")
     assert "config/schema.yaml:2:1: RL002" in repo.check()
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.sampled_from(["uri", "u", "ri", "_", "x", "9", " ", '"', "é", "URI"]), max_size=12).map(
+        "".join
+    )
+)
+def test_uri_as_a_word_is_the_look_behind_regex(text: str) -> None:
+    import re
+
+    plain = re.compile(r"(?<![A-Za-z0-9_])uri(?![A-Za-z0-9_])")
+    assert datacards._names_uri(text) == (plain.search(text) is not None)

@@ -124,7 +124,7 @@ def _holds_no_entry(job: Job, text: str) -> bool:
         if job.exhaustive:
             return False
         doc = jsonpos.validate(text)  # a broken one is RL002 all the same
-        return not (datacards.json_text_may_hold_extension(text) and datacards.may_hold_extension(doc))
+        return not (datacards.json_text_may_hold_extension(text, doc) and datacards.may_hold_extension(doc))
     if job.kind != FileKind.YAML or prefilter.card_by_name(job.path):
         return False  # one named as a card is read whole
     if datacards.text_may_hold_extension(text):
