@@ -164,3 +164,34 @@ def test_code_fingerprint_covers_the_package_source() -> None:
 
     first = cache.code_fingerprint()
     assert first == cache.code_fingerprint() and len(first) == 20
+
+
+_PY_SOURCES = sorted(
+    [
+        *(Path(__file__).parent.parent / "testdata").rglob("*.py"),
+        *(Path(__file__).parent.parent / "refusal_lint").rglob("*.py"),
+    ]
+)
+
+
+@pytest.mark.parametrize("path", _PY_SOURCES[::3], ids=lambda p: p.name)
+def test_facts_come_back_from_the_cache_as_they_went_in(path: Path) -> None:
+    """The cache's compact encoding (a Loc in the file's own path written without it, one in
+    another path with it) gives back equal facts, through JSON, as a warm run reads them."""
+    import dataclasses
+    import json
+
+    from refusal_lint.core.codec import decode, encode
+    from refusal_lint.core.facts import Problem
+    from refusal_lint.core.kinds import FileKind
+    from refusal_lint.core.model import Loc
+    from refusal_lint.static.extract import run
+    from refusal_lint.static.extract.job import Job
+
+    rel = path.name
+    job = Job(rel, FileKind.PYTHON, path.read_bytes(), read_whole=True, prompts=True, ids=("seg-mix",))
+    facts = run.extract(job)
+    elsewhere = Loc("other/module.py", 3, 4, 3, 9)
+    foreign = dataclasses.replace(facts, problem=Problem(elsewhere, "a loc in another file"))
+    for got in (facts, foreign, elsewhere):
+        assert decode(json.loads(json.dumps(encode(got)))) == got
