@@ -70,3 +70,22 @@ def test_gates_answer_as_plain_tests_do(text: bytes, ids: tuple[str, ...]) -> No
     assert P.python_worth_parsing(text, needles, frozenset(ids)) == _plain_worth(
         text, needles, frozenset(ids)
     )
+
+
+_WORD_TEXTS = st.lists(
+    st.sampled_from(
+        [b"except", b"xexcept", b"_except", b" ", b":", b"refus", b"AgentExtension(", b"xAgentExtension("]
+    ),
+    max_size=14,
+).map(b"".join)  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None)
+@given(_WORD_TEXTS)
+def test_word_matches_are_the_leading_boundary_regex(text: bytes) -> None:
+    """A pattern's matches at a word's start, found by its literal, are `\\b` + pattern's."""
+    import re
+
+    for pattern in (P._CAUGHT, P._EXTENSION_CALL):
+        plain = re.compile(rb"\b" + pattern.pattern)
+        assert [m.span() for m in P._word_matches(pattern, text)] == [m.span() for m in plain.finditer(text)]
