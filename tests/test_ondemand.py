@@ -461,3 +461,52 @@ def test_a_guess_that_crashed_is_not_tried_again(tmp_path: Path, monkeypatch: py
     monkeypatch.setattr(ondemand, "read_ahead", lambda ex: None)
     assert _run(root, "--no-cache") == guessed
     assert len(tries.read_text().splitlines()) == 1
+
+
+def _plain_strings_list_rules(data: bytes) -> bool:
+    """strings_list_rules as first written: every node of the document walked, each
+    object's members kept in order with their duplicates."""
+    from refusal_lint.static.extract import vocab
+    from refusal_lint.static.gate import answers
+
+    class Members(list[tuple[str, object]]):
+        pass
+
+    def strings(node: object) -> list[str]:
+        if isinstance(node, str):
+            return [node]
+        if isinstance(node, Members):
+            return [s for _, v in node for s in strings(v)]
+        if isinstance(node, list):
+            return [s for v in node for s in strings(v)]
+        return []
+
+    try:
+        doc = json.loads(data, object_pairs_hook=Members)
+    except (ValueError, RecursionError):
+        return answers.lists_rules(data) or answers._derivable(data)
+    stack: list[object] = [doc]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Members):
+            for key, value in node:
+                if vocab.is_prompt_key(key) and any(answers._lists_or_derived(s) for s in strings(value)):
+                    return True
+                stack.append(value)
+        elif isinstance(node, list):
+            stack.extend(node)
+    return False
+
+
+@settings(max_examples=400, deadline=None)
+@given(_JSON_DOC, st.booleans(), st.booleans())
+def test_json_strings_are_asked_as_the_plain_walk_asks_them(doc: Any, ascii: bool, duplicate: bool) -> None:
+    """The decode into tuples (members) and lists (arrays), and the walk that stacks only
+    those, answer as walking every node of a list-decoded document does; duplicate keys too."""
+    from refusal_lint.static.gate import answers
+
+    text = json.dumps(doc, ensure_ascii=ascii)
+    if duplicate and text.startswith("{") and text != "{}":
+        text = '{"prompt": "Be brief.", "prompt": ' + json.dumps(_LIST) + ", " + text[1:]
+    data = text.replace("\\\\u", "\\u").encode()
+    assert answers.strings_list_rules(data) is _plain_strings_list_rules(data)
