@@ -88,4 +88,6 @@ def test_word_matches_are_the_leading_boundary_regex(text: bytes) -> None:
 
     for pattern in (P._CAUGHT, P._EXTENSION_CALL):
         plain = re.compile(rb"\b" + pattern.pattern)
-        assert [m.span() for m in P._word_matches(pattern, text)] == [m.span() for m in plain.finditer(text)]
+        assert [m.span() for m in lowered.word_matches(pattern, text)] == [
+            m.span() for m in plain.finditer(text)
+        ]

@@ -6,11 +6,13 @@ file being looked at.
 `word in text` would be a pass of its own: a gate asks two dozen words of every file, and
 most files hold none of them, so the passes were most of the text gates' time. A gate
 still asks the bytes themselves where a word is held (its case, its place); a word the
-lowered text does not hold cannot stand in the bytes, in any case."""
+lowered text does not hold cannot stand in the bytes, in any case. `word_matches` finds a
+regex's matches at a word's start without the leading `\\b` that makes sre try every offset."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Iterator
 from functools import lru_cache
 
 try:
@@ -64,3 +66,19 @@ def holds(data: bytes, words: Words) -> frozenset[bytes]:
     if found is None:
         found = _found[words] = words.found(low)
     return found
+
+
+# A word's start (`\b` before its first letter) is tested by hand: a regex that starts with
+# `\b` has sre try every offset of the file, one that starts with a literal scans for it.
+_WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+
+
+def word_matches(pattern: re.Pattern[bytes], data: bytes) -> Iterator[re.Match[bytes]]:
+    """The matches of `\b` + `pattern` (which starts with a word byte), as finditer gives them."""
+    pos = 0
+    while (m := pattern.search(data, pos)) is not None:
+        if m.start() == 0 or data[m.start() - 1] not in _WORD_BYTES:
+            yield m
+            pos = m.end()
+        else:
+            pos = m.start() + 1

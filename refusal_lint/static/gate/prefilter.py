@@ -5,14 +5,14 @@ a file it passes over can hold nothing a check reads (REFUSAL_LINT_EXHAUSTIVE=1 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 
 from refusal_lint.core import spec
 from refusal_lint.core.filekinds import kind_of
 from refusal_lint.core.kinds import FileKind
 from refusal_lint.core.sourcetext import before_blanks
 from refusal_lint.static.extract import vocab
-from refusal_lint.static.gate.lowered import Words, holds, lowered, words_of
+from refusal_lint.static.gate.lowered import Words, holds, lowered, word_matches, words_of
 
 CARD_NAMES = frozenset(
     {
@@ -193,22 +193,6 @@ def _guard_call(data: bytes, ids: frozenset[str]) -> bool:
     return False
 
 
-# A word's start (`\b` before its first letter) is tested by hand: a regex that starts with
-# `\b` has sre try every offset of the file, one that starts with a literal scans for it.
-_WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
-
-
-def _word_matches(pattern: re.Pattern[bytes], data: bytes) -> Iterator[re.Match[bytes]]:
-    """The matches of `\b` + `pattern` (which starts with a word byte), as finditer gives them."""
-    pos = 0
-    while (m := pattern.search(data, pos)) is not None:
-        if m.start() == 0 or data[m.start() - 1] not in _WORD_BYTES:
-            yield m
-            pos = m.end()
-        else:
-            pos = m.start() + 1
-
-
 _EXTENSION_CALL = re.compile(rb"AgentExtension\(")
 _MODULE_NAME = re.compile(
     rb"^(?:(?:async[ \t]+)?def|class)[ \t]+([A-Za-z_][A-Za-z0-9_]*)"
@@ -235,7 +219,7 @@ def _extension_call(data: bytes) -> bool:
     from refusal_lint.static.gate import pyscan
 
     names: frozenset[str] | None = None
-    for m in _word_matches(_EXTENSION_CALL, data):
+    for m in word_matches(_EXTENSION_CALL, data):
         end = _call_end(data, m.end() - 1)
         if end < 0:
             return True
@@ -279,12 +263,12 @@ def rule_keyword(data: bytes) -> bool:
 
 # `except Refusal as exc:` where the file builds a protocol error (or an `"error"` envelope):
 # the refusal caught may be sent as that error (RL305). A handler's type holds no colon.
-_CAUGHT = re.compile(rb"except\b[^:]*?refus")  # after a word's start: _word_matches
+_CAUGHT = re.compile(rb"except\b[^:]*?refus")  # at a word's start: word_matches
 _ERROR_NEEDLES = (*(n.encode() for n in sorted(spec.PROTOCOL_ERRORS)), b'"error"', b"'error'")
 
 
 def _caught_as_error(data: bytes, low: bytes) -> bool:
-    return any(n in data for n in _ERROR_NEEDLES) and next(_word_matches(_CAUGHT, low), None) is not None
+    return any(n in data for n in _ERROR_NEEDLES) and next(word_matches(_CAUGHT, low), None) is not None
 
 
 def python_worth_parsing(data: bytes, extra: tuple[bytes, ...], ids: frozenset[str] = frozenset()) -> bool:
