@@ -77,6 +77,13 @@ _PATTERNS = st.sampled_from(
         "agent/",
         "!agent/card.json",
         "*.json",
+        "*.py[cod]",
+        "*$py.class",
+        "/b?ild",
+        "[ab]/*.txt",
+        "docs/**",
+        "**/x.pyc/",
+        "!/a/[!x]*",
     ]
 )
 
@@ -124,3 +131,60 @@ def test_a_named_file_is_read_if_ignored_and_only_if_its_kind_is_read(tmp_path: 
     assert _files(tmp_path) == []
     targets = [str(tmp_path / "gen.py"), str(tmp_path / "notes.log")]
     assert [e.rel for e in walk(str(tmp_path), targets, [], str(tmp_path)).files] == ["gen.py"]
+
+
+_GLOB_PIECES = st.sampled_from(
+    [
+        "a",
+        "b",
+        ".",
+        "/",
+        "*",
+        "**",
+        "?",
+        "[ab]",
+        "[!a]",
+        "[]a]",
+        "[a-c]",
+        "[^b]",
+        "[",
+        "]",
+        "!",
+        "\\",
+        " ",
+        "x.py",
+        "-",
+        "**/",
+    ]
+)
+_PATH_PIECES = st.sampled_from(["a", "b", ".", "/", "x.py", "]", "[", "!", " ", "-", "ab", "c"])
+
+
+@settings(max_examples=2000, deadline=None)
+@given(
+    st.lists(_GLOB_PIECES, min_size=1, max_size=7).map("".join),
+    st.lists(_PATH_PIECES, min_size=1, max_size=8),
+)
+def test_loose_finds_every_path_pathspec_matches(line: str, parts: list[str]) -> None:
+    """The walk's own reading of a gitignore line (imported only where it may match) finds
+    every path pathspec's pattern matches: a superset, so no ignored path is walked."""
+    import re
+    import warnings
+
+    from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
+
+    from refusal_lint.static.discover.walk import loose
+
+    warnings.simplefilter("ignore", FutureWarning)  # pathspec's regexes of `[[` say "nested set"
+
+    sub = "".join(parts).strip("/") or "a"
+    try:
+        regex, include = GitIgnoreSpecPattern.pattern_to_regex(line)
+        if include is None or regex is None:
+            return
+        compiled = re.compile(regex)
+    except Exception:  # pathspec rejects the line (its spec would too): nothing to hold
+        return
+    for path in (sub, sub + "/"):
+        if compiled.match(path) is not None:
+            assert re.search(loose(line), path) is not None, (line, path)

@@ -69,7 +69,9 @@ class _Ignore:
     than the whole walk).
 
     The test is a superset: plain names (`build`, `.venv/`) and `*.ext` lines become set
-    and suffix checks on every component of the path; other lines one regex."""
+    and suffix checks on every component of the path; other lines one regex (`loose`),
+    written without pathspec, so a tree none of whose paths a pattern can match never
+    imports it (eleven of the twelve shared repositories)."""
 
     def __init__(self, base: str, lines: list[str]) -> None:
         self.base = base
@@ -90,16 +92,9 @@ class _Ignore:
             else:
                 self.names.add(body)
         self.suffixes = tuple(suffixes)
-        self.regex: re.Pattern[str] | None = None
-        if complex_lines:
-            from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
-
-            alternatives = []
-            for line in complex_lines:
-                regex, include = GitIgnoreSpecPattern.pattern_to_regex(line)
-                if include is not None and regex is not None:
-                    alternatives.append("(?:" + str(regex).replace("(?P<ps_d>", "(?:") + ")")
-            self.regex = re.compile("|".join(alternatives)) if alternatives else None
+        self.regex = (
+            re.compile("|".join(f"(?:{loose(line)})" for line in complex_lines)) if complex_lines else None
+        )
 
     def may_match(self, sub: str) -> bool:
         if self.names or self.suffixes:
@@ -113,6 +108,46 @@ class _Ignore:
         if self._spec is None:
             self._spec = gitignore_spec(self.lines)
         return self._spec
+
+
+def loose(line: str) -> str:
+    """A regex finding every path (relative to the .gitignore's folder, a folder's with a
+    trailing `/`) that the gitignore `line` can match, and maybe more. As git reads a line:
+    one with a `/` before its end is anchored at the folder, another may start at any
+    folder; it ends at a `/` or the path's end. Looser than git: a run of `*` (and the `/`
+    after it) is any text, `?` and a bracket expression (bounded as pathspec bounds it) any
+    one character, negation is dropped; an escape or an unclosed bracket, anything."""
+    body = line.rstrip().removeprefix("!")  # leading blanks are the pattern's, as git has it
+    if "\\" in body:
+        return ""
+    start = "^" if "/" in body.rstrip("/") else "(?:^|/)"
+    out: list[str] = [start]
+    body = body.lstrip("/")
+    i, end = 0, len(body)
+    while i < end:
+        char = body[i]
+        i += 1
+        if char == "*":
+            while i < end and body[i] == "*":
+                i += 1
+            if i < end and body[i] == "/":
+                i += 1  # `**/` may match no folder at all
+            out.append(".*")
+        elif char == "?":
+            out.append(".")
+        elif char == "[":
+            j = i + 1 if i < end and body[i] in "!^" else i
+            j = j + 1 if j < end and body[j] == "]" else j
+            j = body.find("]", j)
+            if j < 0:
+                return ""
+            out.append(".")
+            i = j + 1
+        else:
+            out.append(re.escape(char))
+    if not body.endswith("/"):
+        out.append("(?:/|$)")
+    return "".join(out)
 
 
 def _read_ignore(folder: str) -> _Ignore | None:
