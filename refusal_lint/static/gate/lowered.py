@@ -74,7 +74,7 @@ _WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01
 
 
 def word_matches(pattern: re.Pattern[bytes], data: bytes) -> Iterator[re.Match[bytes]]:
-    """The matches of `\b` + `pattern` (which starts with a word byte), as finditer gives them."""
+    """The matches of `\\b` + `pattern` (which starts with a word byte), as finditer gives them."""
     pos = 0
     while (m := pattern.search(data, pos)) is not None:
         if m.start() == 0 or data[m.start() - 1] not in _WORD_BYTES:
