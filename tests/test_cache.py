@@ -159,6 +159,21 @@ def test_a_cache_written_by_other_code_is_never_used(tmp_path: Path, monkeypatch
     assert _codes(root) == want  # changed code: nothing of the old cache is used
 
 
+def test_a_damaged_loc_in_the_cache_reads_the_file_again(agent: Path) -> None:
+    """A cache whose compact Locs were cut short (a disk error, an edit by hand) costs a
+    read of the file, never a traceback or a different result."""
+    import json
+    import re
+
+    want = _codes(agent)
+    store = agent / ".refusal_lint_cache" / "facts-v1.json"
+    text = store.read_text()
+    assert '"L":' in text
+    store.write_text(re.sub(r'"L":\[[^\]]*\]', '"L":[1]', text))
+    json.loads(store.read_text())  # still JSON: only the Locs are damaged
+    assert _codes(agent) == want
+
+
 def test_code_fingerprint_covers_the_package_source() -> None:
     from refusal_lint.static import cache
 

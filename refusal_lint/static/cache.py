@@ -191,9 +191,12 @@ class Cache:
         try:
             with no_gc():
                 facts = decode(raw)
-        except (KeyError, TypeError, ValueError, AttributeError):
-            return None
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError):
+            facts = None
         if not isinstance(facts, FileFacts):
+            # A cache damaged or written by hand: forgotten, so the file is read again (the
+            # scan's workers are told only of the facts the cache can give back).
+            del self.entries[verdict]
             return None
         self.used[verdict] = raw
         return facts

@@ -57,6 +57,7 @@ class Extraction:
         self.guessing: set[str] = set()
         self.ahead: dict[Job, FileFacts] = {}
         self.scan_context = ""
+        self.scan_needles: tuple[bytes, ...] = ()
         self.pool: Pool | None = None
         self.prompt_only: list[discover.Entry] = []  # read only where a card makes prompts matter
         self.ids: tuple[str, ...] = ()  # the data cards' rule ids, known before Python is read
@@ -212,7 +213,7 @@ class Extraction:
                     relevance=relevance,
                 )
             )
-        self.scan_context = context
+        self.scan_context, self.scan_needles = context, needles
 
     def _relevance(self) -> tuple[str, ...]:
         """The ids the scan answers the prompt stage's text questions for: the data cards'
@@ -249,33 +250,34 @@ class Extraction:
                 self.done(job, facts)
             else:
                 self.facts[path] = facts  # a crash or a hang inside a batch: not cached
+        lost: list[discover.Entry] = []
         for path, key, found in results.scanned:
             entry = self.entries[path]
             if found is not None and found.holds_nothing():
-                # It holds nothing (the pre-check proved so, mostly): remembered as passed
-                # over, so a warm run neither decodes it nor loads the fact model for it.
+                # It holds nothing: remembered as passed over (a warm run decodes nothing).
                 self._remember(entry, self.scan_context, SKIP)
                 continue
-            if found is None:
-                found = self.cache.facts_for(key)
-                if found is None:
-                    continue
-            else:
+            if found is not None:
                 self.cache.put_key(key, found)
+            elif (found := self.cache.facts_for(key)) is None:
+                lost.append(entry)  # the cache could not give them back: read it again
+                continue
             self.facts[path] = found
             self._remember(entry, self.scan_context, key)
         for path, _, callees, prompt in results.deferred:
             self._remember(self.entries[path], self.scan_context, deferred_verdict(callees, prompt))
             self.deferred[path] = (callees, prompt)
         for path in results.skipped:
-            entry = self.entries[path]
-            self._remember(entry, self.scan_context, SKIP)
+            self._remember(self.entries[path], self.scan_context, SKIP)
         for path in results.prompt_only:
             entry = self.entries[path]
             self._remember(entry, self.scan_context, PROMPT_ONLY)
             self.prompt_only.append(entry)
         self.notes.extend(results.notes)
         self.answers.update(results.answers)
+        if lost:
+            self.scan(lost, self.scan_context, self.scan_needles)
+            self.drain()
 
     def read_data(self, entries: list[discover.Entry]) -> None:
         """Phase 1: data and text files, cheap, in this process; their rule ids sharpen the
