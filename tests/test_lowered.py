@@ -27,7 +27,7 @@ def test_holds_answers_for_the_bytes_asked(words: list[bytes], first: bytes, sec
     """The slot never answers for another file's bytes."""
     w = lowered.Words(words)
     for text in (first, second, first):
-        text = bytes(text)  # a new object each time, as each file's bytes are
+        text = bytes(bytearray(text))  # a new object each time, as each file's bytes are
         assert lowered.holds(text, w) == {x for x in w.words if x in text.lower()}
 
 

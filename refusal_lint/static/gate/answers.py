@@ -49,12 +49,11 @@ def _derivable(data: bytes, escaped: bool = True) -> bool:
     return b"{" in data and dataprompts.derived(data.decode("utf-8", "replace"))
 
 
-# A JSON object as the tuple of its (key, value) members in order, duplicates kept, as the
-# position-aware reader keeps them (extract/data/jsonpos.py): each is read. A tuple, not a
-# subclass of list: the C decoder builds it without a Python call (the decode takes 40%
-# less), and an array stays a list.
-_OBJECT: type[tuple[Any, ...]] = tuple
-_CONTAINERS = frozenset({_OBJECT, list})
+# A JSON object is decoded as the tuple of its (key, value) members in order, duplicates
+# kept, as the position-aware reader keeps them (extract/data/jsonpos.py): each is read. A
+# tuple, not a subclass of list: the C decoder builds it without a Python call (the decode
+# takes 40% less), and an array stays a list.
+_CONTAINERS = frozenset({tuple, list})
 
 
 def _json_candidates_list_rules(data: bytes) -> bool:
@@ -73,7 +72,7 @@ def _json_candidates_list_rules(data: bytes) -> bool:
 def strings_list_rules(data: bytes) -> bool:
     """`_json_candidates_list_rules`, every document parsed."""
     try:
-        doc = json.loads(data, object_pairs_hook=_OBJECT)
+        doc = json.loads(data, object_pairs_hook=tuple)
     except (ValueError, RecursionError):
         return lists_rules(data) or _derivable(data)
     # Only objects and arrays are stacked (most nodes are scalars); a key's answer is
@@ -82,7 +81,7 @@ def strings_list_rules(data: bytes) -> bool:
     stack: list[Any] = [doc] if type(doc) in _CONTAINERS else []
     while stack:
         node = stack.pop()
-        if type(node) is _OBJECT:
+        if type(node) is tuple:
             for key, value in node:
                 is_prompt = prompt_key.get(key)
                 if is_prompt is None:
@@ -102,7 +101,7 @@ def _strings(node: object) -> Iterator[str]:
         n = stack.pop()
         if isinstance(n, str):
             yield n
-        elif type(n) is _OBJECT:
+        elif type(n) is tuple:
             stack.extend(v for _, v in n)
         elif isinstance(n, list):
             stack.extend(n)

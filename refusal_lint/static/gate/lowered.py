@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
+from typing import AnyStr
 
 try:
     import ahocorasick_rs
@@ -69,15 +70,18 @@ def holds(data: bytes, words: Words) -> frozenset[bytes]:
 
 
 # A word's start (`\b` before its first letter) is tested by hand: a regex that starts with
-# `\b` has sre try every offset of the file, one that starts with a literal scans for it.
-_WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+# `\b` (or a look-behind) has sre try every offset of the file, one that starts with a
+# literal scans for it. A word character as bytes and str patterns both have it, ASCII.
+_WORD_CODES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 
 
-def word_matches(pattern: re.Pattern[bytes], data: bytes) -> Iterator[re.Match[bytes]]:
-    """The matches of `\\b` + `pattern` (which starts with a word byte), as finditer gives them."""
+def word_matches(pattern: re.Pattern[AnyStr], data: AnyStr) -> Iterator[re.Match[AnyStr]]:
+    """The matches of `(?<![A-Za-z0-9_])` + `pattern` (`\\b` + it, where it starts with a
+    word character), as finditer gives them."""
     pos = 0
     while (m := pattern.search(data, pos)) is not None:
-        if m.start() == 0 or data[m.start() - 1] not in _WORD_BYTES:
+        before = data[m.start() - 1 : m.start()]
+        if not before or ord(before) not in _WORD_CODES:
             yield m
             pos = m.end()
         else:
