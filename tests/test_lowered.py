@@ -3,6 +3,7 @@ holds, as one `word in text` a word would, wherever words overlap or nest."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -91,3 +92,11 @@ def test_word_matches_are_the_leading_boundary_regex(text: bytes) -> None:
         assert [m.span() for m in lowered.word_matches(pattern, text)] == [
             m.span() for m in plain.finditer(text)
         ]
+
+
+def test_without_the_wheel_each_word_is_a_pass_of_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A platform without ahocorasick-rs gets the same answers, a pass a word."""
+    monkeypatch.setattr(lowered, "_automaton", lambda words: False)
+    words = lowered.Words([b"seg", b"-mix", b"SEG-MIX", b"refus"])
+    assert words.found(b"no seg-mix here, refused") == {b"seg", b"-mix", b"seg-mix", b"refus"}
+    assert words.found(b"nothing") == frozenset()

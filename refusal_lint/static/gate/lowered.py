@@ -14,29 +14,36 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
-from typing import AnyStr
-
-try:
-    import ahocorasick_rs
-except ImportError:  # pragma: no cover - a platform without its wheel: one pass a word
-    ahocorasick_rs = None  # type: ignore[assignment]
+from typing import Any, AnyStr
 
 
 class Words:
-    """A fixed set of lowercase words, and the one search for all of them."""
+    """A fixed set of lowercase words, and the one search for all of them (built when first
+    asked: a warm run that reads no file never imports ahocorasick-rs)."""
 
     def __init__(self, words: Iterable[bytes]) -> None:
         self.words = tuple(sorted({w.lower() for w in words if w}))
-        usable = ahocorasick_rs is not None and self.words
-        self._search = ahocorasick_rs.BytesAhoCorasick(list(self.words)) if usable else None
+        self._search: Any = None
 
     def found(self, low: bytes) -> frozenset[bytes]:
         """The words `low` holds (every occurrence is looked at: a word inside another's
         match counts too)."""
         if self._search is None:
+            self._search = _automaton(self.words)
+        if self._search is False:
             return frozenset(w for w in self.words if w in low)
         words = self.words
         return frozenset(words[i] for i, _, _ in self._search.find_matches_as_indexes(low, overlapping=True))
+
+
+def _automaton(words: tuple[bytes, ...]) -> Any:
+    """The one-pass search for `words`; False where there are none, or no ahocorasick-rs
+    wheel for this platform (then: one pass a word)."""
+    try:
+        import ahocorasick_rs
+    except ImportError:  # pragma: no cover
+        return False
+    return ahocorasick_rs.BytesAhoCorasick(list(words)) if words else False
 
 
 @lru_cache(maxsize=64)
