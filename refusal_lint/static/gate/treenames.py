@@ -64,7 +64,7 @@ SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 
 def _own_nodes(fn: ast.AST) -> list[ast.AST]:  # a function's own body, nested scopes left out
     out: list[ast.AST] = []
-    stack = list(field_children(fn))
+    stack = field_children(fn)  # a fresh list
     while stack:
         node = stack.pop()
         out.append(node)
