@@ -32,6 +32,23 @@ def test_holds_answers_for_the_bytes_asked(words: list[bytes], first: bytes, sec
         assert lowered.holds(text, w) == {x for x in w.words if x in text.lower()}
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_WORDS, min_size=1, max_size=4), _TEXTS, _TEXTS)
+def test_one_search_for_every_set_answers_each_as_its_own(
+    sets: list[list[bytes]], first: bytes, second: bytes
+) -> None:
+    """Every live set is searched for in one pass; each is told its own words only, also
+    for a set made while a file's answers are kept (a run's ids' halves)."""
+    made = [lowered.Words(ws) for ws in sets[:-1]]
+    for text in (first, second):
+        text = bytes(bytearray(text))
+        for w in made:
+            assert lowered.holds(text, w) == {x for x in w.words if x in text.lower()}
+        late = lowered.Words(sets[-1])
+        for w in (*made, late):
+            assert lowered.holds(text, w) == {x for x in w.words if x in text.lower()}
+
+
 _GATE_TEXTS = st.lists(
     st.sampled_from(
         [b"Rule", b"rule", b"'rule'", b"RULE=", b"rule=", b"AgentExtension(", b"agentextension(", b'"URI":',

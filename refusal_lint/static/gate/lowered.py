@@ -2,48 +2,74 @@
 ids, words of refusing), and which of a gate's words the lowered text holds: one slot, the
 file being looked at.
 
-`holds` finds every word of a set in one pass (Aho-Corasick, ahocorasick-rs) where each
-`word in text` would be a pass of its own: a gate asks two dozen words of every file, and
-most files hold none of them, so the passes were most of the text gates' time. A gate
-still asks the bytes themselves where a word is held (its case, its place); a word the
-lowered text does not hold cannot stand in the bytes, in any case. `word_matches` finds a
-regex's matches at a word's start without the leading `\\b` that makes sre try every offset."""
+`holds` finds the words of every live `Words` in one pass (Aho-Corasick, ahocorasick-rs)
+where each `word in text` would be a pass of its own: the gates ask three dozen words of
+every file (their own, the ids' halves, the words of refusing), and most files hold none of
+them, so the passes were most of the text gates' time. A gate still asks the bytes
+themselves where a word is held (its case, its place); a word the lowered text does not
+hold cannot stand in the bytes, in any case. `word_matches` finds a regex's matches at a
+word's start without the leading `\\b` that makes sre try every offset."""
 
 from __future__ import annotations
 
 import re
+import weakref
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from typing import Any, AnyStr
 
 
 class Words:
-    """A fixed set of lowercase words, and the one search for all of them (built when first
-    asked: a warm run that reads no file never imports ahocorasick-rs)."""
+    """A fixed set of lowercase words. Every live one is searched for in the same pass
+    (`holds`); `found` is the search for this set alone."""
 
     def __init__(self, words: Iterable[bytes]) -> None:
+        global _version
         self.words = tuple(sorted({w.lower() for w in words if w}))
+        self.held = frozenset(self.words)
         self._search: Any = None
+        _live.add(self)
+        _version += 1  # the union search is made again when next asked
 
     def found(self, low: bytes) -> frozenset[bytes]:
         """The words `low` holds (every occurrence is looked at: a word inside another's
         match counts too)."""
         if self._search is None:
             self._search = _automaton(self.words)
-        if self._search is False:
-            return frozenset(w for w in self.words if w in low)
-        words = self.words
-        return frozenset(words[i] for i, _, _ in self._search.find_matches_as_indexes(low, overlapping=True))
+        return _search(self._search, self.words, low)
+
+
+def _search(automaton: Any, words: tuple[bytes, ...], low: bytes) -> frozenset[bytes]:
+    if automaton is False:
+        return frozenset(w for w in words if w in low)
+    return frozenset(words[i] for i, _, _ in automaton.find_matches_as_indexes(low, overlapping=True))
 
 
 def _automaton(words: tuple[bytes, ...]) -> Any:
-    """The one-pass search for `words`; False where there are none, or no ahocorasick-rs
+    """The one-pass search for `words` (built when first asked: a warm run that reads no
+    file never imports ahocorasick-rs); False where there are none, or no ahocorasick-rs
     wheel for this platform (then: one pass a word)."""
     try:
         import ahocorasick_rs
     except ImportError:  # pragma: no cover
         return False
     return ahocorasick_rs.BytesAhoCorasick(list(words)) if words else False
+
+
+# Every live Words, and the one search for all their words: made again when a Words is
+# made (a run's ids' halves), of the live ones only, so a language server's runs do not
+# pile up words.
+_live: weakref.WeakSet[Words] = weakref.WeakSet()
+_version = 0
+_union: tuple[int, tuple[bytes, ...], Any] = (-1, (), False)  # (at _version, its words, the search)
+
+
+def _union_search() -> tuple[tuple[bytes, ...], Any]:
+    global _union
+    if _union[0] != _version:
+        words = tuple(sorted({w for ws in list(_live) for w in ws.words}))
+        _union = (_version, words, _automaton(words))
+    return _union[1], _union[2]
 
 
 @lru_cache(maxsize=64)
@@ -55,24 +81,35 @@ def words_of(needles: tuple[bytes, ...]) -> Words:
 
 _last: tuple[bytes, bytes] | None = None
 _found: dict[Words, frozenset[bytes]] = {}  # for the bytes in the slot, by the words asked
+_all: tuple[int, frozenset[bytes]] | None = None  # the live words the slot's bytes hold, at a _version
 
 
 def lowered(data: bytes) -> bytes:
     """`data.lower()`, kept while `data` is the last asked (the slot holds it, so no other
     object can take its identity)."""
-    global _last
+    global _last, _all
     if _last is None or _last[0] is not data:
         _last = (data, data.lower())
         _found.clear()
+        _all = None
     return _last[1]
 
 
 def holds(data: bytes, words: Words) -> frozenset[bytes]:
-    """Which of `words` `data.lower()` holds, found once for the file in the slot."""
+    """Which of `words` `data.lower()` holds: of the live words' one search, made once for
+    the file in the slot (again where a Words was made since)."""
+    global _all
     low = lowered(data)
     found = _found.get(words)
     if found is None:
-        found = _found[words] = words.found(low)
+        every, automaton = _union_search()
+        if automaton is False:  # no wheel: a pass a word of this set
+            found = words.found(low)
+        else:
+            if _all is None or _all[0] != _version:
+                _all = (_version, _search(automaton, every, low))
+            found = words.held & _all[1]
+        _found[words] = found
     return found
 
 
