@@ -92,8 +92,11 @@ def _refusing(data: bytes) -> list[tuple[int, int]]:
     return out
 
 
-# In every match of _LISTED (its hyphenated token, or a slot), with a charset prefix.
-_ANCHOR = re.compile(rb"[A-Za-z0-9]-[A-Za-z0-9]|" + _SLOT)
+# In every match of _LISTED: its hyphenated token's hyphen (with the character after it;
+# the one before, a letter or digit, is tested by hand), or a slot. It starts with one of
+# three bytes, which sre scans for in C; a leading `[A-Za-z0-9]` had it try most offsets.
+_ANCHOR = re.compile(rb"-[A-Za-z0-9]|" + _SLOT)
+_ALNUM = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 
 
 def may_refuse(data: bytes) -> bool:
@@ -108,13 +111,18 @@ def _listed_search(data: bytes, pos: int, end: int) -> re.Match[bytes] | None:
     No match of `_LISTED` spans a line break, and each holds `_ANCHOR` (its hyphenated
     token or slot), so the leftmost match lies on the first line from `pos` that holds one
     (or a later one): the slow alternation is tried there only, not at every offset."""
-    while (t := _ANCHOR.search(data, pos, end)) is not None:
-        start = data.rfind(b"\n", pos, t.start()) + 1 or pos
+    find = pos
+    while (t := _ANCHOR.search(data, find, end)) is not None:
+        at = t.start()
+        if data[at] == 45 and (at == pos or data[at - 1] not in _ALNUM):  # `-`, no token before it
+            find = at + 1
+            continue
+        start = data.rfind(b"\n", pos, at) + 1 or pos
         stop = data.find(b"\n", t.end(), end)
         stop = end if stop < 0 else stop
         if (m := _LISTED.search(data, start, stop)) is not None:
             return m
-        pos = stop
+        pos = find = stop
     return None
 
 
