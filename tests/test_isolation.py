@@ -14,6 +14,7 @@ from conftest import check_json
 from refusal_lint.core.facts import FileFacts
 from refusal_lint.core.kinds import ProblemKind
 from refusal_lint.static import workers
+from refusal_lint.static.extract import worker
 from refusal_lint.static.extract.job import Job
 from refusal_lint.static.extract.run import extract as real_extract
 
@@ -36,7 +37,7 @@ def _sabotaged(job: Job) -> FileFacts:
 @pytest.fixture
 def sabotage(monkeypatch: pytest.MonkeyPatch) -> None:
     # Workers are forked, so they inherit the patched function.
-    monkeypatch.setattr(workers, "extract", _sabotaged)
+    monkeypatch.setattr(worker, "extract", _sabotaged)
 
 
 def test_pool_survives_crash_and_hang(sabotage: None) -> None:
@@ -96,7 +97,7 @@ def test_a_guess_never_holds_back_the_jobs_a_run_needs(
                 time.sleep(0.01)
         return real_extract(job)
 
-    monkeypatch.setattr(workers, "extract", blocked)
+    monkeypatch.setattr(worker, "extract", blocked)
     pool = workers.Pool(2, cpu_limit=5, backstop=20)
     pool.submit(Job("guess.py", "python", GUARD), spare=True)
     names = [f"n{i}.py" for i in range(4)]
@@ -121,7 +122,7 @@ def test_a_worker_collects_cycles_though_forked_from_a_paused_run(monkeypatch: p
     def report(job: Job) -> FileFacts:
         return unchecked(job.path, job.kind, f"collector on: {gc.isenabled()}")
 
-    monkeypatch.setattr(workers, "extract", report)
+    monkeypatch.setattr(worker, "extract", report)
     with no_gc():
         pool = workers.Pool(1, cpu_limit=5)
         pool.submit(Job("m.py", "python", GUARD))

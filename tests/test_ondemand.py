@@ -441,7 +441,8 @@ def test_a_guess_that_crashed_is_not_tried_again(tmp_path: Path, monkeypatch: py
     import signal
     import threading
 
-    from refusal_lint.static import ondemand, workers
+    from refusal_lint.static import ondemand
+    from refusal_lint.static.extract import worker
     from refusal_lint.static.extract.run import extract
 
     root = _weak_agent(tmp_path)
@@ -454,7 +455,7 @@ def test_a_guess_that_crashed_is_not_tried_again(tmp_path: Path, monkeypatch: py
             signal.pthread_kill(threading.get_ident(), signal.SIGSEGV)
         return extract(job)
 
-    monkeypatch.setattr(workers, "extract", crashing)  # workers are forked: they inherit it
+    monkeypatch.setattr(worker, "extract", crashing)  # workers are forked: they inherit it
     guessed = _run(root, "--no-cache")
     assert len(tries.read_text().splitlines()) == 1
     tries.unlink()

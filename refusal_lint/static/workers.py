@@ -16,149 +16,43 @@ import math
 import multiprocessing
 import multiprocessing.context
 import os
+import select
 import signal
-import sys
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from multiprocessing.connection import Connection, wait
+from multiprocessing.connection import wait
 from typing import Any
 
 from refusal_lint.core.facts import FileFacts
 from refusal_lint.core.kinds import FileKind
 from refusal_lint.core.nogc import no_gc
 from refusal_lint.static.extract.job import Callee, Job, ScanJob
-from refusal_lint.static.extract.run import extract, precheck, unchecked, unchecked_job
+from refusal_lint.static.extract.run import unchecked, unchecked_job
+from refusal_lint.static.extract.worker import one_job, worker_main
 
-MEMORY_LIMIT = 6 * 1024**3  # bytes of address space a worker may use
 BACKSTOP = 30.0  # wall-clock seconds past the CPU limit before a blocked worker is given up
 
 
-def _cpu_budget(seconds: float) -> None:
-    """From now on this process may use `seconds` more CPU time (whole seconds, rounded up)."""
-    try:
-        import resource
-
-        used = resource.getrusage(resource.RUSAGE_SELF)
-        soft = int(used.ru_utime + used.ru_stime) + 1 + max(1, math.ceil(seconds))
-        _, hard = resource.getrlimit(resource.RLIMIT_CPU)
-        if hard != resource.RLIM_INFINITY:
-            soft = min(soft, hard)
-        resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
-    except (ImportError, ValueError, OSError):
-        pass  # no RLIMIT_CPU here (Windows): the wall-clock backstop alone bounds a file
-
-
-def _safe_extract(job: Job, cpu_limit: float, scan: bool = False) -> FileFacts | Job:
-    """The facts (a job back: the scan's file waits for binding, gate/deferred.py)."""
-    _cpu_budget(cpu_limit)
-    try:
-        if scan:
-            checked = precheck(job)
-            if isinstance(checked, FileFacts) or checked.deferred:
-                return checked
-            job = checked  # checked: extract parses it without a second pre-check
-        return extract(job)
-    except Exception as exc:  # a bug of ours must cost one file, never the run
-        return unchecked_job(job, f"internal error reading this file ({type(exc).__name__}: {exc})")
-
-
-def _scan(job: ScanJob, conn: Connection, cpu_limit: float) -> None:
-    """Read, prefilter and parse a batch; report each parsed file as it is done."""
-    from refusal_lint.static.cache import key
-    from refusal_lint.static.discover.contents import read_bytes
-    from refusal_lint.static.gate.prefilter import may_hold_prompt, python_worth_parsing
-
-    relevance = None
-    if job.relevance:
-        from refusal_lint.static.gate.answers import answers as answers_of
-        from refusal_lint.static.gate.relevance import Relevance
-
-        relevance = Relevance(job.relevance)
-    answers: dict[str, dict[str, bool]] = {}
-    # The batch's reading and text questions run under the CPU limit a file's parse has
-    # (a batch is far smaller than one file may take), so a worker that reads for long
-    # between parses is not stopped for it.
-    _cpu_budget(cpu_limit)
-    skips: list[str] = []
-    prompt_only: list[str] = []  # read in a second stage, and only where a card makes them matter
-    notes: list[str] = []
-    for i, (rel, path, size, given) in enumerate(job.files):
-        configured = rel in job.configured
-        data, note = read_bytes(rel, path, size, given, job.max_file_size, configured)
-        if note is not None:
-            notes.append(note)
-        if data is None:
-            continue
-        prompt = may_hold_prompt(data, job.ids)
-        if relevance is not None:
-            answers[rel] = answers_of(rel, data, relevance, prompt)
-        if (
-            not configured
-            and not job.exhaustive
-            and not python_worth_parsing(data, job.needles, frozenset(job.ids))
-        ):
-            # Only the cheap word test here: the prompt shapes are looked for in the second
-            # stage, which runs only where a card makes prompts matter.
-            (prompt_only if prompt else skips).append(rel)
-            continue
-        one = _one(job, rel, data)
-        k = key(one)
-        if k in job.known:
-            conn.send(("cached", i, k))
-            continue
-        conn.send(("start", i))
-        facts = _safe_extract(one, cpu_limit, scan=True)
-        if isinstance(facts, Job):
-            conn.send(("deferred", i, k, facts.deferred, prompt))
-            continue
-        if not facts.complete and prompt:
-            conn.send(("prompt", i))  # no card, guard or payload: only its prompts may matter
-            continue
-        conn.send(("file", i, k, facts))
-    conn.send(("end", skips, notes, prompt_only, answers))
-
-
-def _serve(conn: Connection, cpu_limit: float) -> None:
-    while True:
-        try:
-            job = conn.recv()
-        except EOFError:
-            return
-        if isinstance(job, ScanJob):
-            _scan(job, conn, cpu_limit)
-        else:
-            conn.send(("end", _safe_extract(job, cpu_limit)))  # never deferred: a Job in, facts out
-
-
-def _worker_main(conn: Connection, cpu_limit: float) -> None:
-    import faulthandler
-    import gc
-
-    gc.enable()  # forked from a run that paused it: a worker pauses it itself, per file
-    faulthandler.disable()  # a crash is reported by the parent, as RL005, not as a dump
-    try:
-        import resource
-
-        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
-    except (ImportError, ValueError, OSError):
-        pass
-    # Deep syntax trees need a deep stack: give the visitor one, in a thread of its own.
-    sys.setrecursionlimit(20_000)
-    threading.stack_size(512 * 1024 * 1024)
-    t = threading.Thread(target=_serve, args=(conn, cpu_limit))
-    t.start()
-    t.join()
+def _poller(fds: tuple[int, ...]) -> Any:
+    """A poll object watching `fds` for input (a hang-up is always reported); None where
+    the platform has no poll (Windows: `wait` then)."""
+    if not hasattr(select, "poll"):
+        return None
+    p = select.poll()
+    for fd in fds:
+        p.register(fd, select.POLLIN)
+    return p
 
 
 class _Worker:
     def __init__(self, ctx: multiprocessing.context.BaseContext, cpu_limit: float) -> None:
         parent, child = multiprocessing.Pipe()
-        self.proc = ctx.Process(target=_worker_main, args=(child, cpu_limit), daemon=True)  # type: ignore[attr-defined]
+        self.proc = ctx.Process(target=worker_main, args=(child, cpu_limit), daemon=True)  # type: ignore[attr-defined]
         self.proc.start()
         child.close()
         self.conn = parent
+        self.poller = _poller((parent.fileno(),))
         self.job: Job | ScanJob | None = None
         self.deadline = 0.0
         self.cpu_seen = -1.0  # the worker's CPU seconds when its deadline was last set
@@ -183,6 +77,13 @@ class _Worker:
         self.cpu_seen = used
         self.deadline = time.monotonic() + timeout
         return True
+
+    def readable(self) -> bool:
+        """Has the worker sent something (or hung up)? `conn.poll()` without the selector
+        it makes and drops each call (a scan asks once a file)."""
+        if self.poller is None:
+            return self.conn.poll()
+        return bool(self.poller.poll(0))
 
     def give(self, job: Job | ScanJob, timeout: float, spare: bool) -> None:
         self.job = job
@@ -230,6 +131,8 @@ class Pool:
         self.idle: list[_Worker] = []
         self.busy: list[_Worker] = []
         self.results = Results()
+        self._fds: tuple[int, ...] = ()
+        self._poll: Any = None
 
     def submit(self, job: Job | ScanJob, spare: bool = False) -> None:
         if spare:
@@ -309,15 +212,29 @@ class Pool:
         w.stop()
         self.idle.append(_Worker(self.ctx, self.cpu_limit))
 
+    def _ready(self, timeout: float) -> list[_Worker]:
+        """The busy workers that have sent something (or died) within `timeout` seconds.
+        One poll object while the busy set stands (the run's main process asks between
+        each step of its own work, thousands of times a run), not a selector made and
+        dropped each call, as `multiprocessing.connection.wait` does."""
+        fds = tuple(w.conn.fileno() for w in self.busy)
+        if fds != self._fds:
+            self._fds, self._poll = fds, _poller(fds)
+        if self._poll is None:
+            ready = wait([w.conn for w in self.busy], timeout=timeout)
+            return [w for w in self.busy if w.conn in ready]
+        got = {fd for fd, _ in self._poll.poll(math.ceil(timeout * 1000) if timeout > 0 else 0)}
+        return [w for w in self.busy if w.conn.fileno() in got]
+
     def _collect(self, timeout: float) -> None:
         if not self.busy:
             return
-        ready = wait([w.conn for w in self.busy], timeout=timeout)
+        ready = self._ready(timeout)
         for w in list(self.busy):
-            if w.conn in ready:
+            if w in ready:
                 try:
                     done = False
-                    while not done and w.conn.poll():
+                    while not done and w.readable():
                         with no_gc():
                             message = w.conn.recv()
                         done = self._message(w, message)
@@ -374,20 +291,4 @@ def _scan_failed(job: ScanJob, index: int, why: str) -> FileFacts:
     data, _ = read_bytes(rel, path, size, given, job.max_file_size, rel in job.configured)
     if data is None:
         return unchecked(rel, FileKind.PYTHON, why)
-    return unchecked_job(_one(job, rel, data), why)
-
-
-def _one(job: ScanJob, rel: str, data: bytes) -> Job:
-    """The job of one file of a batch."""
-    configured = rel in job.configured
-    return Job(
-        rel,
-        FileKind.PYTHON,
-        data,
-        read_whole=configured,
-        prompts=job.exhaustive,
-        guard_callables=job.guard_callables,
-        ids=job.ids,
-        exhaustive=job.exhaustive,
-        defer=not configured,
-    )
+    return unchecked_job(one_job(job, rel, data), why)
