@@ -628,6 +628,23 @@ def content_near_miss(repo: Repo) -> list[Finding]:
 B_CASES["B-content-near-miss"] = Case(content_near_miss)
 
 
+def content_spelled(repo: Repo) -> list[Finding]:
+    """A content candidate whose id only its value holds (an escape spells its hyphen, or
+    two literals meet at it) is still one: its drifted reason is RL203. The walk looks for
+    content candidates only where the text can spell an id (relevance.may_spell_ids)."""
+    repo.agent()
+    source = (
+        'HELP = (\n    "Refuse these computations, naming the rule:\\n"\n'
+        '    "- seg\\x2dmix: Crossing families is off.\\n"\n'
+        '    "- invalid-" "cut: CUT_REASON"\n)\n'
+    ).replace("CUT_REASON", CUT)
+    path = repo.write("agent/help.py", source)
+    return [("RL203", "agent/help.py", line_of(path, "seg\\x2dmix"), "seg-mix")]
+
+
+B_CASES["B-content-spelled"] = Case(content_spelled)
+
+
 # ---- C. precision traps: text that states a rule line but is never a prompt ----------------
 # Each trap states `seg-mix: <another reason>`. Beside no prompt the agent still gets its one
 # RL200 (the trap is no candidate); beside the real prompt it gets nothing (no RL202/RL203).

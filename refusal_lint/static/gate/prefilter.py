@@ -12,6 +12,7 @@ from refusal_lint.core.filekinds import kind_of
 from refusal_lint.core.kinds import FileKind
 from refusal_lint.core.sourcetext import before_blanks
 from refusal_lint.static.extract import vocab
+from refusal_lint.static.gate import relevance
 from refusal_lint.static.gate.lowered import Words, holds, lowered, word_matches, words_of
 
 CARD_NAMES = frozenset(
@@ -355,9 +356,10 @@ def no_prompt_by_content(rel: str) -> bool:
 
 
 def may_hold_prompt(data: bytes, ids: tuple[str, ...]) -> bool:
-    """May a file hold a prompt candidate: a word a prompt shape holds, or a card id (a
-    prompt by its content)?"""
-    return prompt_words(data) or _holds_any(data, tuple(i.encode() for i in ids))
+    """May a file hold a prompt candidate: a word a prompt shape holds, or a string that
+    can hold a card id (a prompt by its content: as written, or spelled by an escape or
+    across two literals)?"""
+    return prompt_words(data) or (bool(ids) and relevance.of(ids).may_spell_ids(data))
 
 
 def is_prompt_file(rel: str, kind: str, data: bytes) -> bool:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Callable, Generator, Iterable, Iterator
+from functools import lru_cache
 
 from refusal_lint.core import prompttext
 from refusal_lint.core.sourcetext import PY_READ_LIMIT
@@ -171,6 +172,17 @@ def _fold(text: bytes) -> bytes:
     return text.lower().translate(None, b"-_")
 
 
+# `\x2d`, `\u002d`, `\N{HYPHEN-MINUS}`, `\055`: an escape a string may spell an id's
+# character with (`\n`, `\t`, a quote spell none of a rule id's).
+_SPELLING_ESCAPE = re.compile(rb"\\(?:[xuUN0-7])")
+
+
+@lru_cache(maxsize=8)
+def of(ids: tuple[str, ...]) -> Relevance:
+    """The Relevance of a run's ids, made once for every file that asks."""
+    return Relevance(ids)
+
+
 class Relevance:
     """The cards' ids, and the byte tests derived from them."""
 
@@ -200,6 +212,12 @@ class Relevance:
             if any(f in folded for f in self._folded):
                 return True
         return bool(self._halves) and self._near_miss(data, low)
+
+    def may_spell_ids(self, data: bytes) -> bool:
+        """Can a string of this Python text hold a card id as written (a prompt by its
+        content, DESIGN §2)? Its text holds the id or a near miss (also across a seam of
+        two literals, `"seg-" "mix"`), or an escape that can spell any character."""
+        return self.names_ids(data) or (b"\\" in data and _SPELLING_ESCAPE.search(data) is not None)
 
     def _near_miss(self, data: bytes, low: bytes) -> bool:
         hits = 0
