@@ -7,7 +7,7 @@ import json
 
 import pytest
 from conftest import ABSENT, SURVEY_RULES, Repo, extension
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from refusal_lint.static.extract.data import cards as datacards
@@ -119,6 +119,28 @@ def test_the_json_text_gate_passes_every_document_the_walk_passes(doc: object, a
     text = json.dumps(doc, ensure_ascii=ascii_only)
     if datacards.may_hold_extension(json.loads(text)):
         assert datacards.json_text_may_hold_extension(text, json.loads(text))
+
+
+_PIECES = st.sampled_from(["uri", "u", "ri", "x", " ", "_", ".", "é", "😀", "standards.upperhandai.com"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_PIECES, max_size=8).map("".join), st.lists(st.booleans(), max_size=40))
+@example("éuri", [True])
+@example("uri", [True])
+@example("standards.upperhandai.com", [False] * 9 + [True])
+def test_the_json_text_gate_reads_through_escapes(value: str, escaped: list[bool]) -> None:
+    """An escape that spells a letter, a dot or a word's edge (`\\u0075ri`, `\\u00e9uri`)
+    sends the text to be written back unescaped; one that cannot change the answer (an
+    emoji's) does not, and the answer is the decoded document's all the same."""
+    body = "".join(
+        f"\\u{ord(c):04x}" if i < len(escaped) and escaped[i] and ord(c) < 0x10000 else c
+        for i, c in enumerate(value)
+    )
+    text = '{"k": "' + body + '"}'
+    doc = json.loads(text)
+    if datacards._names_entry(json.dumps(doc, ensure_ascii=False)):
+        assert datacards.json_text_may_hold_extension(text, doc)
 
 
 def test_a_null_uri_in_foreign_data_is_no_entry() -> None:

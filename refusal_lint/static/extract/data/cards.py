@@ -37,13 +37,21 @@ def _names_entry(text: str) -> bool:
     return _HOST in text.lower() or next(word_matches(_URI_AFTER, text), None) is not None
 
 
+# A `\\u` escape that can change `_names_entry`'s answer: one that spells an ASCII
+# character (a letter or dot of `uri` or our host, a word character or not next to them),
+# or any one just before `uri` (a non-ASCII letter there is no word character, so it
+# starts the word that the escape's last digit held back in the text).
+_SPELLING = re.compile(r"\\u(?:00[0-7][0-9A-Fa-f]|[0-9A-Fa-f]{4}uri)")
+
+
 def json_text_may_hold_extension(text: str, doc: object) -> bool:
     """`may_hold_extension` asked of a JSON document's text, so that a large one (a log, an
     API schema that says "refusal") is not walked: an entry's `uri` key and our host are
     letters and dots, which no JSON escape but `\\u` spells, so the decoded document holds
-    one only where the text does. Where a `\\u` escape stands, the text asked is the
-    document written back by the C encoder unescaped (it escapes no letter or dot)."""
-    if "\\u" in text:
+    one only where the text does. Where a `\\u` escape can change that (`_SPELLING`: an
+    emoji's cannot), the text asked is the document written back by the C encoder
+    unescaped (it escapes no letter or dot)."""
+    if "\\u" in text and _SPELLING.search(text) is not None:
         text = json.dumps(doc, ensure_ascii=False)
     return _names_entry(text)
 
