@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from refusal_lint.core import prompttext
+from refusal_lint.static.gate import imports as gate_imports
 from refusal_lint.static.gate import prefilter, relevance
 
 # The plain spelling the fast path replaces: re.I over the text, one window per match.
@@ -100,24 +101,24 @@ _PY_SOURCES = sorted(p for p in TESTDATA.rglob("*.py"))
 def plain_imports_of(data: bytes) -> list[tuple[int, str]]:
     """`imports_of` spelt with the line-start patterns it replaces."""
     out: list[tuple[int, str]] = []
-    for dots, module, names in re.findall(rb"^[ \t]*" + relevance._FROM.pattern, data, re.M):
+    for dots, module, names in re.findall(rb"^[ \t]*" + gate_imports._FROM.pattern, data, re.M):
         base = module.decode()
         out.append((len(dots), base))
         text = names.split(b"#", 1)[0] if not names.startswith(b"(") else names
         out += [
             (len(dots), f"{base}.{n.decode()}" if base else n.decode())
-            for n in relevance._NAME.findall(text)
+            for n in gate_imports._NAME.findall(text)
             if n != b"as"
         ]
-    for line in re.findall(rb"^[ \t]*" + relevance._IMPORT.pattern, data, re.M):
-        out += [(0, n.decode()) for n in relevance._NAME.findall(line.split(b"#", 1)[0]) if n != b"as"]
+    for line in re.findall(rb"^[ \t]*" + gate_imports._IMPORT.pattern, data, re.M):
+        out += [(0, n.decode()) for n in gate_imports._NAME.findall(line.split(b"#", 1)[0]) if n != b"as"]
     return out
 
 
 @settings(max_examples=400, deadline=None)
 @given(py_texts)
 def test_imports_of_is_the_line_start_search(data: bytes) -> None:
-    assert relevance.imports_of(data) == plain_imports_of(data)
+    assert gate_imports.imports_of(data) == plain_imports_of(data)
 
 
 _RULE_PIECES = ["rule", "rule_id", "=", "==", " ", "\n", "\t", "(", ",", "x", "prule", ")"]
@@ -169,7 +170,7 @@ def test_could_name_keeps_every_import_that_reaches_a_module(
     found = ModuleIndex(_MODULES).module(importer, dotted, level)
     if found in targets:
         stems = frozenset(relevance._stem(t) for t in targets)
-        assert relevance.could_name(level, dotted, stems)
+        assert gate_imports.could_name(level, dotted, stems)
 
 
 @pytest.mark.parametrize(
@@ -183,7 +184,7 @@ def test_could_name_keeps_every_import_that_reaches_a_module(
     ],
 )
 def test_bare_relative_import(text: bytes, bare: bool) -> None:
-    assert relevance.bare_relative(text) is bare
+    assert gate_imports.bare_relative(text) is bare
 
 
 @settings(max_examples=400, deadline=None)
@@ -197,7 +198,7 @@ def test_prompt_candidate_is_the_whole_file_search(data: bytes) -> None:
 @pytest.mark.parametrize("path", _PY_SOURCES, ids=lambda p: str(p.relative_to(TESTDATA)))
 def test_text_questions_on_the_fixtures(path: Path) -> None:
     data = path.read_bytes()
-    assert relevance.imports_of(data) == plain_imports_of(data)
+    assert gate_imports.imports_of(data) == plain_imports_of(data)
     assert prefilter.python_prompt_candidate(data) is (
         prefilter.prompt_words(data) and prefilter._PROMPT_SHAPE.search(data) is not None
     )

@@ -57,7 +57,7 @@ class _Notes:
         return note[what]
 
     def _resolved(self, rel: str, stems: frozenset[str], data: bytes) -> list[str]:
-        from refusal_lint.static.gate.relevance import could_name, imports_of
+        from refusal_lint.static.gate.imports import could_name, imports_of
 
         found = (
             self.index.module(rel, dotted, level)
@@ -72,7 +72,7 @@ class _Notes:
         return list(self.noted(rel, what, partial(self._resolved, rel, stems)) or ())
 
     def names(self, rel: str, words: tuple[bytes, ...], pattern: re.Pattern[bytes], relative: bool) -> bool:
-        from refusal_lint.static.gate.relevance import bare_relative
+        from refusal_lint.static.gate.imports import bare_relative
 
         if rel not in self.ex.entries:
             return False

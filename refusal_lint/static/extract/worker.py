@@ -8,11 +8,15 @@ import math
 import sys
 import threading
 from multiprocessing.connection import Connection
+from typing import TYPE_CHECKING
 
 from refusal_lint.core.facts import FileFacts
 from refusal_lint.core.kinds import FileKind
 from refusal_lint.static.extract.job import Job, ScanJob
 from refusal_lint.static.extract.run import extract, precheck, unchecked_job
+
+if TYPE_CHECKING:
+    from refusal_lint.static.gate.relevance import Relevance
 
 MEMORY_LIMIT = 6 * 1024**3  # bytes of address space a worker may use
 
@@ -52,12 +56,12 @@ def _scan(job: ScanJob, conn: Connection, cpu_limit: float) -> None:
     from refusal_lint.static.discover.contents import read_bytes
     from refusal_lint.static.gate.prefilter import may_hold_prompt, python_worth_parsing
 
-    relevance = None
+    relevance: Relevance | None = None
     if job.relevance:
+        from refusal_lint.static.gate import relevance as relevance_of
         from refusal_lint.static.gate.answers import answers as answers_of
-        from refusal_lint.static.gate.relevance import Relevance
 
-        relevance = Relevance(job.relevance)
+        relevance = relevance_of.of(job.relevance)  # the one may_hold_prompt asks: its answers kept
     answers: dict[str, dict[str, bool]] = {}
     # The batch's reading and text questions run under the CPU limit a file's parse has
     # (a batch is far smaller than one file may take), so a worker that reads for long

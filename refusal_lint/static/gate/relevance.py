@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Callable, Generator, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable
 from functools import lru_cache
 
 from refusal_lint.core import prompttext
@@ -199,9 +199,19 @@ class Relevance:
             if len(i) >= 5
         ]
         self._half_words = Words(h for _, halves, _ in self._halves for h in halves)
+        self._last: tuple[bytes, bool] | None = None
 
     def names_ids(self, data: bytes) -> bool:
-        """Can this text hold a card id or a near miss of one?"""
+        """Can this text hold a card id or a near miss of one? Kept for the bytes last asked
+        (the scan asks it twice of a file: may it hold a prompt, which answers it gives)."""
+        last = self._last
+        if last is not None and last[0] is data:  # held here, so no other object has its identity
+            return last[1]
+        answer = self._names_ids(data)
+        self._last = (data, answer)
+        return answer
+
+    def _names_ids(self, data: bytes) -> bool:
         # An id as written is also one folded (the folded text holds it): only an id that
         # folds to nothing is looked for as written.
         if any(i in data for i in self._unfoldable):
@@ -330,71 +340,3 @@ def _stem(path: str) -> str:
     parts = path.rsplit("/", 2)
     name = parts[-1].removesuffix(".py")
     return (parts[-2] if len(parts) > 1 else "") if name == "__init__" else name
-
-
-# Matched where their keyword stands at a line's start after blanks, as `^[ \t]*` with
-# re.M would: the keyword is found by C, and the pattern tried only there.
-_FROM = re.compile(rb"from[ \t]+(\.*)([A-Za-z0-9_.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)")
-_IMPORT = re.compile(rb"import[ \t]+([^\n]*)")
-_NAME = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
-_BLANKS = re.compile(rb"[ \t]*")
-
-
-def _statements(keyword: bytes, pattern: re.Pattern[bytes], data: bytes) -> Iterator[re.Match[bytes]]:
-    """The matches `re.compile(rb"^[ \t]*" + pattern, re.M).finditer(data)` gives: at a
-    line's start after blanks, none overlapping the one before. Linear in the text: each
-    line's start and blanks are found once, left to right."""
-    after = pos = seen = 0
-    first = _BLANKS.match(data).end()  # type: ignore[union-attr]
-    line_start = 0
-    while (at := data.find(keyword, pos)) >= 0:
-        nl = data.rfind(b"\n", seen, at)
-        if nl >= 0:
-            line_start = nl + 1
-            first = _BLANKS.match(data, line_start).end()  # type: ignore[union-attr]
-        seen = at
-        if line_start >= after and first == at and (m := pattern.match(data, at)) is not None:
-            yield m
-            after = pos = m.end()
-        else:
-            pos = at + 1
-
-
-# `from . import X` (`from .. import X`): the module a package's `__init__.py` is imported by
-# from inside it, without its name (imports_of's spelling of a `from` line).
-_BARE_RELATIVE = re.compile(rb"from[ \t]+\.+[ \t]+import[ \t(]")
-
-
-def bare_relative(data: bytes) -> bool:
-    """Does the text import from a package (`from . import X`) without naming it?"""
-    return b"import" in data and next(_statements(b"from", _BARE_RELATIVE, data), None) is not None
-
-
-def could_name(level: int, dotted: str, stems: frozenset[str]) -> bool:
-    """Can import (level, dotted) resolve to a module of one of `stems` (resolve.py's
-    ModuleIndex: its file is `dotted`'s last part, `.py` or a package), or to the package
-    `from . import X` imports from (level > 0, nothing named)?"""
-    return (level > 0 and not dotted) or dotted.rsplit(".", 1)[-1] in stems
-
-
-def imports_of(data: bytes) -> list[tuple[int, str]]:
-    """(level, dotted module) of every import the text shows, anywhere in the file; for
-    `from m import a, b` also `m.a` and `m.b` (they may be submodules)."""
-    out: list[tuple[int, str]] = []
-    if b"import" not in data:
-        return out
-    for m in _statements(b"from", _FROM, data):
-        dots, module, names = m.groups()
-        level = len(dots)
-        base = module.decode()
-        out.append((level, base))
-        for n in _NAME.findall(names.split(b"#", 1)[0] if not names.startswith(b"(") else names):
-            name = n.decode()
-            if name != "as":
-                out.append((level, f"{base}.{name}" if base else name))
-    for m in _statements(b"import", _IMPORT, data):
-        for n in _NAME.findall(m[1].split(b"#", 1)[0]):
-            name = n.decode()
-            if name != "as":
-                out.append((0, name))
-    return out
