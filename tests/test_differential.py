@@ -225,39 +225,35 @@ EXPLICIT = [
     # lacks, under a lead-in that refuses, composed from constants in an order the text
     # stage does not follow: the rule lines written before their lead-in, or imported from
     # another module. The exhaustive reading gives RL202; the default passes the file over.
-    pytest.param(
-        Spec(
-            "json",
-            ("invalid-cut",),
-            (("md", ("invalid-cut",)),),
-            GUARDED,
-            extra=(
+    *(
+        pytest.param(
+            Spec("json", ("invalid-cut",), (("md", ("invalid-cut",)),), GUARDED, extra=files),
+            id=name,
+            marks=_xfail(why),
+        )
+        for name, why, files in (
+            (
+                "unknown-rules-written-before-their-lead-in",
+                "the text stage reads a file's strings in source order",
                 (
-                    "bot/late_lead.py",
-                    'RULES = "- zodiac-sign: No star signs.\\n"\n'
-                    'SYSTEM_PROMPT = "Refuse these:\\n" + RULES\n',
+                    (
+                        "bot/late_lead.py",
+                        'RULES = "- zodiac-sign: No star signs.\\n"\nSYSTEM_PROMPT = "Refuse:\\n" + RULES\n',
+                    ),
                 ),
             ),
-        ),
-        id="unknown-rules-written-before-their-lead-in",
-        marks=_xfail("the text stage reads a file's strings in source order"),
-    ),
-    pytest.param(
-        Spec(
-            "json",
-            ("invalid-cut",),
-            (("md", ("invalid-cut",)),),
-            GUARDED,
-            extra=(
-                ("bot/lines.py", 'RULES = "- zodiac-sign: No star signs.\\n"\n'),
+            (
+                "unknown-rules-imported-under-a-lead-in",
+                "the text stage follows imports for card ids only, not for rule lines",
                 (
-                    "bot/late_lead.py",
-                    'from bot.lines import RULES\n\nSYSTEM_PROMPT = "Refuse these:\\n" + RULES\n',
+                    ("bot/lines.py", 'RULES = "- zodiac-sign: No star signs.\\n"\n'),
+                    (
+                        "bot/late_lead.py",
+                        'from bot.lines import RULES\n\nSYSTEM_PROMPT = "Refuse:\\n" + RULES\n',
+                    ),
                 ),
             ),
-        ),
-        id="unknown-rules-imported-under-a-lead-in",
-        marks=_xfail("the text stage follows imports for card ids only, not for rule lines"),
+        )
     ),
     # The same rule line written in pieces, and with its id or reason filled in from a constant.
     *(
