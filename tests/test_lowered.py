@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from refusal_lint.static.gate import lowered
 from refusal_lint.static.gate import prefilter as P
+from refusal_lint.static.gate.relevance import Relevance
 
 _ALPHABET = st.sampled_from([b"a", b"b", b"-", b"_", b" ", b"\n", b"A", b"B", b"\xe2", b"\x80"])
 _WORDS = st.lists(st.lists(_ALPHABET, min_size=1, max_size=5).map(b"".join), min_size=1, max_size=8)
@@ -83,8 +84,12 @@ def test_gates_answer_as_plain_tests_do(text: bytes, ids: tuple[str, ...]) -> No
     """The gates that ask `holds` first answer as their plain `in` tests would: a word the
     lowered text does not hold is in no case in the bytes, and the bytes decide the rest."""
     needles = tuple(i.encode() for i in ids)
-    plain_prompt = any(w in text.lower() for w in P._PROMPT_WORDS) or any(n in text for n in needles)
+    # A card id as written (an empty one is no token: it names nothing), or spelled.
+    spelled = bool(ids) and Relevance(ids).may_spell_ids(text)
+    plain_prompt = any(w in text.lower() for w in P._PROMPT_WORDS) or spelled
     assert P.may_hold_prompt(text, ids) == plain_prompt
+    if any(n and n in text for n in needles):
+        assert P.may_hold_prompt(text, ids)
     assert P.python_worth_parsing(text, needles, frozenset(ids)) == _plain_worth(
         text, needles, frozenset(ids)
     )
