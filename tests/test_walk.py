@@ -188,3 +188,29 @@ def test_loose_finds_every_path_pathspec_matches(line: str, parts: list[str]) ->
     for path in (sub, sub + "/"):
         if compiled.match(path) is not None:
             assert re.search(loose(line), path) is not None, (line, path)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(
+    st.lists(st.lists(_GLOB_PIECES, min_size=1, max_size=7).map("".join), min_size=1, max_size=3),
+    st.lists(_PATH_PIECES, min_size=1, max_size=8),
+)
+def test_may_match_is_the_search_of_every_line(lines: list[str], parts: list[str]) -> None:
+    """A .gitignore's cheap test tries each line's `loose` regex only where a match can
+    start (the path's start, or a folder's), and answers as searching the whole path for
+    any of them would (or a plain name or suffix of a component)."""
+    import re
+
+    from refusal_lint.static.discover.walk import _Ignore, loose
+
+    sub = "".join(parts).strip("/") or "a"
+    ignore = _Ignore("/base", lines)
+    for path in (sub, sub + "/"):
+        plain = any(re.search(loose(line), path) is not None for line in lines)
+        if not plain:
+            assert not ignore.may_match(path) or any(
+                part in ignore.names or (ignore.suffixes and part.endswith(ignore.suffixes))
+                for part in path.split("/")
+            ), (lines, path)
+        else:
+            assert ignore.may_match(path), (lines, path)

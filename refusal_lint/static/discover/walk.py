@@ -92,22 +92,47 @@ class _Ignore:
             else:
                 self.names.add(body)
         self.suffixes = tuple(suffixes)
-        self.regex = (
-            re.compile("|".join(f"(?:{loose(line)})" for line in complex_lines)) if complex_lines else None
-        )
+        # `loose`'s regexes, by where a match may start: the path's start (a line anchored
+        # at the folder), or any folder's start. Each is tried there only (`match`), not
+        # searched for at every offset of the path.
+        anchored: list[str] = []
+        floating: list[str] = []
+        for line in complex_lines:
+            pattern = loose(line)
+            if pattern.startswith(_ANY_FOLDER):
+                floating.append(pattern[len(_ANY_FOLDER) :])
+            else:
+                anchored.append(pattern.removeprefix("^"))
+        self.anchored = re.compile("|".join(f"(?:{p})" for p in anchored)) if anchored else None
+        self.floating = re.compile("|".join(f"(?:{p})" for p in floating)) if floating else None
 
     def may_match(self, sub: str) -> bool:
+        """Can a pattern match `sub`: `re.search(loose(line), sub)` for some line, or a
+        plain name or suffix of it is a component?"""
         if self.names or self.suffixes:
             for part in sub.split("/"):
                 if part in self.names or (self.suffixes and part.endswith(self.suffixes)):
                     return True
-        return self.regex is not None and self.regex.search(sub) is not None
+        if self.anchored is not None and self.anchored.match(sub) is not None:
+            return True
+        if self.floating is None:
+            return False
+        at = 0
+        while at >= 0:
+            if self.floating.match(sub, at) is not None:
+                return True
+            at = sub.find("/", at)
+            at = at + 1 if at >= 0 else -1
+        return False
 
     @property
     def spec(self) -> pathspec.GitIgnoreSpec:
         if self._spec is None:
             self._spec = gitignore_spec(self.lines)
         return self._spec
+
+
+_ANY_FOLDER = "(?:^|/)"  # how `loose` starts a line that may match below any folder
 
 
 def loose(line: str) -> str:
@@ -120,7 +145,7 @@ def loose(line: str) -> str:
     body = line.rstrip().removeprefix("!")  # leading blanks are the pattern's, as git has it
     if "\\" in body:
         return ""
-    start = "^" if "/" in body.rstrip("/") else "(?:^|/)"
+    start = "^" if "/" in body.rstrip("/") else _ANY_FOLDER
     out: list[str] = [start]
     body = body.lstrip("/")
     i, end = 0, len(body)
