@@ -512,3 +512,22 @@ def test_json_strings_are_asked_as_the_plain_walk_asks_them(doc: Any, ascii: boo
         text = '{"prompt": "Be brief.", "prompt": ' + json.dumps(_LIST) + ", " + text[1:]
     data = text.replace("\\\\u", "\\u").encode()
     assert answers.strings_list_rules(data) is _plain_strings_list_rules(data)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.sampled_from(["policy", "tools", "_p", "a1"]), min_size=1, max_size=3, unique=True),
+    st.lists(
+        st.sampled_from(["policy", "tools", "functools", "x", " ", ".", "_", "\n", "import ", "from "]),
+        max_size=12,
+    ),
+)
+def test_a_module_is_named_where_the_word_regex_finds_it(stems: list[str], pieces: list[str]) -> None:
+    """`reaches` asks whether a text names a module as a whole word: found from the word
+    itself (a leading `\\b` had sre try every offset), as `\\b(?:...)\\b` finds it."""
+    from refusal_lint.static.gate.lowered import word_matches
+
+    words = tuple(s.encode() for s in sorted(stems))
+    data = "".join(pieces).encode()
+    plain = re.search(rb"\b(?:" + b"|".join(re.escape(w) for w in words) + rb")\b", data) is not None
+    assert (next(word_matches(relevance.whole_names(words), data), None) is not None) == plain

@@ -73,6 +73,7 @@ class _Notes:
 
     def names(self, rel: str, words: tuple[bytes, ...], pattern: re.Pattern[bytes], relative: bool) -> bool:
         from refusal_lint.static.gate.imports import bare_relative
+        from refusal_lint.static.gate.lowered import word_matches
 
         if rel not in self.ex.entries:
             return False
@@ -80,7 +81,8 @@ class _Notes:
         what = _note_key("names", tuple(w.decode() for w in words))
 
         def named(data: bytes) -> bool:
-            return any(w in data for w in words) and pattern.search(data) is not None
+            # `pattern` (one of `words`, then a word's end) where a word starts.
+            return any(w in data for w in words) and next(word_matches(pattern, data), None) is not None
 
         if self.noted(rel, what, named):
             return True

@@ -287,8 +287,10 @@ class Relevance:
             packages = tuple(sorted(p[: -len("__init__.py")] for p in inits))
             if not stems and not packages:
                 break
-            words = tuple(s.encode() for s in sorted(stems))
-            named = re.compile(rb"\b(?:" + b"|".join(re.escape(w) for w in words) + rb")\b")
+            # Only a name can be imported (`from policy import X`): a stem that is none
+            # (`my-notes`) is named by no import statement.
+            words = tuple(s.encode() for s in sorted(stems) if s.isidentifier())
+            named = whole_names(words)
             grown = set()
             for p in files:
                 if p in found or not p.endswith(".py"):
@@ -299,6 +301,12 @@ class Relevance:
                 yield
             found |= grown
         return found.intersection(start)
+
+
+def whole_names(words: tuple[bytes, ...]) -> re.Pattern[bytes]:
+    """One of `words` not before a word character; `word_matches` finds it where it is not
+    after one either (a leading `\\b` would have the regex tried at every offset)."""
+    return re.compile(rb"(?:" + b"|".join(re.escape(w) for w in words) + rb")(?![A-Za-z0-9_])")
 
 
 # Where a literal stops and the next goes on (`"seg" + "-mix"`, `"seg"\n    "-mix"` in
