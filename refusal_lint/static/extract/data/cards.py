@@ -37,11 +37,12 @@ def _names_entry(text: str) -> bool:
     return _HOST in text.lower() or next(word_matches(_URI_AFTER, text), None) is not None
 
 
-# A `\\u` escape that can change `_names_entry`'s answer: one that spells an ASCII
-# character (a letter or dot of `uri` or our host, a word character or not next to them),
-# or any one just before `uri` (a non-ASCII letter there is no word character, so it
-# starts the word that the escape's last digit held back in the text).
-_SPELLING = re.compile(r"\\u(?:00[0-7][0-9A-Fa-f]|[0-9A-Fa-f]{4}uri)")
+# A `\\u` escape that can change `_names_entry`'s answer from no to yes: one that spells a
+# letter or a dot (of `uri` or our host, in any case), or any one just before `uri` (what it
+# spells may be no word character, so `uri` starts a word there; the escape's last digit
+# held that back in the text). One after `uri`, or spelling `&` or `<` (HTML-escaped web
+# text), cannot: the text already says yes, or the decoded document says no.
+_SPELLING = re.compile(r"\\u(?:00(?:2[Ee]|4[1-9A-Fa-f]|5[0-9Aa]|6[1-9A-Fa-f]|7[0-9Aa])|[0-9A-Fa-f]{4}uri)")
 
 
 def json_text_may_hold_extension(text: str, doc: object) -> bool:
