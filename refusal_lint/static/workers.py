@@ -150,9 +150,11 @@ class Pool:
         self._dispatch()
         self._collect(0.0)
 
-    def _dispatch(self) -> None:
+    def _dispatch(self, guesses_wanted: bool = False) -> None:
+        """Give idle workers jobs, the run's first. `guesses_wanted`: the run waits on the
+        guesses themselves, so they may take every worker."""
         while self.idle and (self.queue or self.spare):
-            if not self.queue and sum(w.spare for w in self.busy) >= self.size - 1 > 0:
+            if not self.queue and not guesses_wanted and sum(w.spare for w in self.busy) >= self.size - 1 > 0:
                 break  # a worker stays free for the next job the run needs: a guess waits
             w = self.idle.pop()
             if self.queue:
@@ -260,9 +262,9 @@ class Pool:
         either way). `meanwhile`: this process's own work, one small step a call (False
         once none is left), done while the workers are busy, between their messages."""
         try:
-            self._dispatch()
+            self._dispatch(spare)
             while self.queue or any(not w.spare for w in self.busy) or (spare and (self.spare or self.busy)):
-                self._dispatch()
+                self._dispatch(spare)
                 if self.busy:
                     if meanwhile is not None and meanwhile():
                         self._collect(0.0)
