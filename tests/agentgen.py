@@ -153,6 +153,26 @@ def card_py_package(rules: dict[str, str]) -> tuple[Files, str | None]:
     return {"agent/__init__.py": "", "agent/constants.py": consts, "agent/card.py": card}, "agent.constants"
 
 
+def card_py_class_attr(rules: dict[str, str]) -> tuple[Files, str | None]:
+    """The extension built in a method from a class attribute: `uri=self.URI`."""
+    card = _py(
+        f"""
+        from a2a.types import AgentCapabilities, AgentCard, AgentExtension
+
+        RULES = {_rules_literal(rules)}
+
+
+        class SurveyAgent:
+            URI = "{URI}"
+
+            def card(self) -> AgentCard:
+                ext = AgentExtension(uri=self.URI, params=RULES)
+                return AgentCard(name="Survey Analyst", capabilities=AgentCapabilities(extensions=[ext]))
+        """
+    )
+    return {"agent/__init__.py": "", "agent/card.py": card}, "agent.card"
+
+
 CARDS: dict[str, Callable[[dict[str, str]], tuple[Files, str | None]]] = {
     "json": card_json,
     "py-inline": card_py_inline,
@@ -160,6 +180,7 @@ CARDS: dict[str, Callable[[dict[str, str]], tuple[Files, str | None]]] = {
     "py-star": card_py_star,
     "py-package": card_py_package,
     "py-dict-sibling": card_py_dict_sibling,
+    "py-class-attr": card_py_class_attr,
 }
 
 

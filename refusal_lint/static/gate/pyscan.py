@@ -139,7 +139,10 @@ class _Relevance:
             return check(node.value) is not None
         if isinstance(node, ast.Name) and (value := self.module_string(node.id)) is not None:
             return self.string_or_name(ast.Constant(value), kind)
-        return isinstance(node, ast.JoinedStr) or self.module_name(node)
+        # `self.URI`, `cls.MEDIA_TYPE`: a class attribute binding resolves (the text gate,
+        # extension_text_may_declare, lets it through the same way).
+        attribute_of_self = isinstance(node, ast.Attribute) and root_of(node) in _SELF
+        return isinstance(node, ast.JoinedStr) or attribute_of_self or self.module_name(node)
 
     def refusal_inside(self, node: ast.AST) -> bool:
         """A refusal inside a protocol error: a guard call, a payload, or a subscript of the map."""
