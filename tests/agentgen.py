@@ -173,6 +173,26 @@ def card_py_class_attr(rules: dict[str, str]) -> tuple[Files, str | None]:
     return {"agent/__init__.py": "", "agent/card.py": card}, "agent.card"
 
 
+def card_py_ctor_params(rules: dict[str, str]) -> tuple[Files, str | None]:
+    """A class that builds the extension from what it is constructed with (`params=self.rules`),
+    constructed in another module whose text says nothing of refusing."""
+    ext = _py(
+        f"""
+        from a2a.types import AgentExtension
+
+
+        class PolicyExtension:
+            def __init__(self, rules):
+                self.rules = rules
+
+            def card_extension(self) -> AgentExtension:
+                return AgentExtension(uri="{URI}", params=self.rules)
+        """
+    )
+    main = f"from agent.ext import PolicyExtension\n\nEXTENSION = PolicyExtension({_rules_literal(rules)})\n"
+    return {"agent/__init__.py": "", "agent/ext.py": ext, "agent/main.py": main}, None
+
+
 CARDS: dict[str, Callable[[dict[str, str]], tuple[Files, str | None]]] = {
     "json": card_json,
     "py-inline": card_py_inline,
@@ -181,6 +201,7 @@ CARDS: dict[str, Callable[[dict[str, str]], tuple[Files, str | None]]] = {
     "py-package": card_py_package,
     "py-dict-sibling": card_py_dict_sibling,
     "py-class-attr": card_py_class_attr,
+    "py-ctor-params": card_py_ctor_params,
 }
 
 
