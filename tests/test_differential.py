@@ -215,6 +215,12 @@ EXPLICIT = [
         "near-miss-written-in-pieces",
         ("bot/rules.py", 'SYSTEM_PROMPT = "Refuse these:\\n- seg" + "-mixx: Segments cannot mix."\n'),
     ),
+    # A prompt file's refusing heading reaches its whole section: a rule list more than the
+    # lead-in's reach below it is read (and its unknown id is RL202) in both modes.
+    _with_files(
+        "rule-list-far-below-a-refusing-heading",
+        ("prompts/extra.md", "## Refusals\n\n" + "x " * 4100 + "\n\n- weights-off: Weights stay on.\n"),
+    ),
     # A prompt built from a package's constant imported from inside it with a bare relative
     # import (`from . import POLICY`): its text names no module, so the text stage, which
     # followed only imports that name a module, passed the prompt over.

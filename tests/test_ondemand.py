@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from conftest import TESTDATA, Repo, run_cli
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from refusal_lint.core import prompttext
@@ -29,10 +29,14 @@ _PLAIN = re.compile(
 
 
 def plain_lists_rules(data: bytes) -> bool:
-    return any(
-        relevance._LISTED.search(data, m.start(), m.end() + relevance._LEAD_IN) is not None
-        for m in _PLAIN.finditer(data)
-    )
+    """A rule line within the lead-in's reach of a word of refusing, or anywhere below one
+    that may stand in a heading (a `#` before it on its line)."""
+
+    def end(m: re.Match[bytes]) -> int:
+        line = re.split(rb"\n|\\n|\\r", data[: m.start()])[-1]
+        return len(data) if b"#" in line else m.end() + relevance._LEAD_IN
+
+    return any(relevance._LISTED.search(data, m.start(), end(m)) is not None for m in _PLAIN.finditer(data))
 
 
 _PIECES = [
@@ -40,7 +44,7 @@ _PIECES = [
     "won\\u2019t", "won\\N{RIGHT SINGLE QUOTATION MARK}t", "must not", "Must Never", "never answer",
     "never  compute", "nevermind", "mustn't", "\n", "\\n", "- seg-mix: Segments cannot mix",
     "* `invalid-cut` - that cut is undefined", "| zodiac-cut |", "`a-b`", '"x-y": 1', "seg-mix",
-    "  ", "words and more words", "(", '"', "'", "x" * 50,
+    "  ", "words and more words", "(", '"', "'", "x" * 50, "## ", "#",
 ]  # fmt: skip
 texts = st.lists(st.sampled_from(_PIECES), max_size=40).map(lambda parts: " ".join(parts).encode())
 
@@ -53,6 +57,8 @@ def test_refusing_spans_are_finditers(data: bytes) -> None:
 
 @settings(max_examples=400, deadline=None)
 @given(texts, st.integers(min_value=1, max_value=200))
+@example(b"## Refusals\n" + b"x " * 300 + b"\n- seg-mix: Segments cannot mix", 50)
+@example(b"text # refuse\n" + b"x " * 300 + b"\n- seg-mix: Segments cannot mix", 50)
 def test_lists_rules_is_the_plain_window_search(data: bytes, lead: int) -> None:
     """With short lead-ins the windows overlap, end inside rule lines, and leave gaps."""
     old = relevance._LEAD_IN

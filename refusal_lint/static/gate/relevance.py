@@ -149,11 +149,28 @@ def _listed_in_windows(data: bytes, spans: list[tuple[int, int]]) -> bool:
     return False
 
 
-def lists_rules(data: bytes) -> bool:
+def _on_heading(data: bytes, at: int) -> bool:
+    """May the word of refusing at `at` stand in a Markdown heading: is there a `#` between
+    it and its line's start (a real or an escaped line break)? prompttext reads the lists
+    of a refusing heading's whole section, however far below it they stand."""
+    start = data.rfind(b"\n", 0, at) + 1
+    if data.find(b"#", start, at) < 0:
+        return False  # the usual answer: no `#` on the line at all
+    start = max(start, data.rfind(b"\\n", start, at) + 2, data.rfind(b"\\r", start, at) + 2)
+    return data.find(b"#", start, at) >= 0
+
+
+def lists_rules(data: bytes, headings: bool = True) -> bool:
     """Can this text list rules where prompttext reads unknown ids (DESIGN §2 (a)): a
-    hyphenated rule line or code token after a heading or lead-in that speaks of refusing?"""
+    hyphenated rule line or code token after a lead-in that speaks of refusing (within
+    `_LEAD_IN` bytes), or (`headings`) anywhere below a heading that does?"""
     spans = _refusing(data)  # no word of refusing: no regex runs at all
-    return bool(spans) and _listed_in_windows(data, spans)
+    if not spans:
+        return False
+    if _listed_in_windows(data, spans):
+        return True
+    heading = next((s for s, _ in spans if _on_heading(data, s)), None) if headings else None
+    return heading is not None and _listed_search(data, heading, len(data)) is not None
 
 
 def python_lists_rules(data: bytes) -> bool:
