@@ -192,8 +192,11 @@ def _str_prompt(res: Resolver, text: Str, derived: bool, form: PromptForm) -> Pr
         lines, paths = text.lines, text.line_paths()
     else:
         lines, paths = tuple(text.loc.line for _ in values), (here,) * len(values)
+    # Where its text starts, if that is in its own file; else where it is built (`BASE +
+    # POLICY` with BASE imported: its first line is in another module).
+    first = lines[0] if lines and paths[0] == here else text.loc.line
     return Prompt(
-        Loc(here, lines[0] if lines else text.loc.line),
+        Loc(here, first),
         tuple(
             PromptLine(
                 v.rstrip("\r"), ln, res.string_lines.get(path, {}).get(ln, ""), "" if path == here else path

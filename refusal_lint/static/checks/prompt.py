@@ -101,7 +101,11 @@ def _on_file_line(loc: Loc, rule_id: str, prompt: Prompt) -> Loc:
     )
     m = re.search(r"(?<![\w-])" + re.escape(rule_id) + r"(?![\w-])", source)
     if m is None:
-        return loc
+        # Spelled by an escape (`seg\\x2dmix`): this line, as counted in the decoded text. Or
+        # a line joined from strings on other lines (`BASE + " " + RULES`, each a constant):
+        # the id is not on the line the joined text starts on, and the column counted in it
+        # is no column of that line; the prompt's own place says where it was built.
+        return loc if not source or "\\" in source else prompt.loc
     return Loc(loc.path, loc.line, m.start() + 1, loc.line, m.end() + 1)
 
 
