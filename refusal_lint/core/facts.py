@@ -255,6 +255,7 @@ class ErrorUse:
     name: str
     rule: Value | None
     values: tuple[Value, ...] = ()  # other values inside that may resolve into the params map
+    caught: bool = False  # inside `except <a refusal>`: it carries the refusal caught
 
 
 @dataclass(frozen=True)

@@ -348,4 +348,4 @@ def bind_error(res: Resolver, ids: GuardIds, e: ErrorUse, params_ids: set[str]) 
             key = res.resolve_str(v.key)
             if isinstance(base, DictV) and base.ident in params_ids:
                 return [BoundError(e.loc, e.name, key.value if key else None)]
-    return []
+    return [BoundError(e.loc, e.name, None)] if e.caught else []

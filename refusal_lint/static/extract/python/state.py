@@ -127,13 +127,8 @@ class ExtractorState(ValueBuilder):
     def close_error(self) -> None:
         closed = self.open_errors.pop()
         use = closed.use
-        if (
-            use.rule is None
-            and not closed.lookups
-            and not self.open_errors
-            and self.caught
-            and self.caught[-1]
-        ):
+        caught = use.rule is None and not self.open_errors and bool(self.caught) and self.caught[-1]
+        if caught and not closed.lookups:
             # `except Refusal as exc: raise ServerError(...)`: the refusal caught is sent as
             # the error, whichever it was (its id is not known here: `rule_id` null).
             use = ErrorUse(use.loc, use.name, Dyn(use.loc))
@@ -146,7 +141,9 @@ class ExtractorState(ValueBuilder):
                 outer.use = ErrorUse(outer.use.loc, outer.use.name, use.rule)
             outer.lookups += closed.lookups
             return
-        self.error_uses.append(ErrorUse(use.loc, use.name, use.rule, tuple(closed.lookups)))
+        # With lookups (`{"error": {..., "id": body["id"]}}`) caught too: RL305 whether or
+        # not a lookup into the params map names the rule.
+        self.error_uses.append(ErrorUse(use.loc, use.name, use.rule, tuple(closed.lookups), caught=caught))
 
     def add_guard(self, guard: Guard) -> None:
         if self.open_errors:
