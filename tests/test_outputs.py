@@ -252,3 +252,24 @@ def test_readme_code_table_is_the_code_table() -> None:
     from refusal_lint import rulepages
 
     assert rulepages.readme_table() in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_json_rule_mentions_are_shown_once_and_as_the_findings_are(tmp_path: Path) -> None:
+    """A rule named by a constant that a prompt elsewhere is built from: two candidates
+    hold the same line, which `rules[].prompt` lists once, its path shown as every other
+    path of the report is (here: checked from outside the tree)."""
+    root = tmp_path / "agent-repo"
+    shutil.copytree(fixture_repo("minimal"), root)
+    (root / "prompt.md").unlink()
+    (root / "survey").mkdir(exist_ok=True)
+    (root / "survey" / "texts.py").write_text(
+        'BASE = "You analyse survey data for the newsroom."\n'
+        'RULES = "Refuse seg-mix when families are crossed, and invalid-cut for undefined cuts."\n'
+    )
+    (root / "survey" / "agent.py").write_text(
+        'from survey.texts import BASE, RULES\n\nSYSTEM_PROMPT = BASE + "\\n" + RULES\n'
+    )
+    result = run_cli("check", "agent-repo", "--no-cache", "--format", "json", cwd=tmp_path)
+    agent = json.loads(result.stdout)["agents"][0]
+    assert agent["rules"]["seg-mix"]["prompt"] == [{"path": "agent-repo/survey/texts.py", "line": 2}]
+    assert agent["rules"]["invalid-cut"]["prompt"] == [{"path": "agent-repo/survey/texts.py", "line": 2}]

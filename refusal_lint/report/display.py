@@ -9,7 +9,7 @@ import os
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from refusal_lint.core.model import Edit, Loc
+from refusal_lint.core.model import Edit, Loc, PromptLine
 
 T = TypeVar("T")
 
@@ -52,6 +52,9 @@ def relocate(obj: T, show: Callable[[str], str]) -> T:
 
 def _relocate(obj: Any, show: Callable[[str], str], seen: dict[int, Any]) -> Any:
     if isinstance(obj, Loc | Edit):
+        return dataclasses.replace(obj, path=show(obj.path))
+    if isinstance(obj, PromptLine) and obj.path:
+        # A prompt line of another module than its prompt's (`BASE + POLICY`, POLICY imported)
         return dataclasses.replace(obj, path=show(obj.path))
     if isinstance(obj, str | int | float | bool | bytes) or obj is None:
         return obj

@@ -110,13 +110,16 @@ def _on_file_line(loc: Loc, rule_id: str, prompt: Prompt) -> Loc:
 
 
 def mention_lines(prompts: list[Prompt], rule_id: str) -> list[Loc]:
-    out = []
+    """Where the prompt candidates mention the rule, each place once (two candidates may
+    hold the same line: a constant that names the rule, and a prompt built from it)."""
+    out: dict[Loc, None] = {}
     for p in prompts:
         if p.derived:
-            out.append(p.loc)
+            out[p.loc] = None
             continue
-        out.extend(Loc(pl.path or p.loc.path, pl.line) for pl in prompttext.mentions(p.lines, rule_id))
-    return out
+        for pl in prompttext.mentions(p.lines, rule_id):
+            out[Loc(pl.path or p.loc.path, pl.line)] = None
+    return list(out)
 
 
 def _missing(card: RuleSet, configured: str | None, root: str) -> Finding:
