@@ -59,6 +59,7 @@ def test_refusing_spans_are_finditers(data: bytes) -> None:
 @given(texts, st.integers(min_value=1, max_value=200))
 @example(b"## Refusals\n" + b"x " * 300 + b"\n- seg-mix: Segments cannot mix", 50)
 @example(b"text # refuse\n" + b"x " * 300 + b"\n- seg-mix: Segments cannot mix", 50)
+@example(b"# Refusals\n" + b"x " * 300 + b"\n- seg-mix: Segments cannot mix", 50)
 def test_lists_rules_is_the_plain_window_search(data: bytes, lead: int) -> None:
     """With short lead-ins the windows overlap, end inside rule lines, and leave gaps."""
     old = relevance._LEAD_IN

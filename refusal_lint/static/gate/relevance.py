@@ -156,7 +156,9 @@ def _on_heading(data: bytes, at: int) -> bool:
     start = data.rfind(b"\n", 0, at) + 1
     if data.find(b"#", start, at) < 0:
         return False  # the usual answer: no `#` on the line at all
-    start = max(start, data.rfind(b"\\n", start, at) + 2, data.rfind(b"\\r", start, at) + 2)
+    for escaped in (b"\\n", b"\\r"):
+        if (e := data.rfind(escaped, start, at)) >= 0:
+            start = e + 2
     return data.find(b"#", start, at) >= 0
 
 
