@@ -261,14 +261,9 @@ class _Binder:
         tried: set[str] = set()
         for _ in range(IMPORT_ROUNDS):
             bound = agents.bind(self.root, cfg, ex.facts, self.index, self.roles)
-            # A class that builds the extension from what it was constructed with
-            # (`params=self.rules`): its constructor calls hold the card's rules.
-            built = frozenset(
-                e.owner for f in ex.facts.values() for e in f.py_exts if e.owner is not None and e.init_arg
-            )
             wanted = (
                 bound.missing
-                | ondemand.callers(ex, bound.helpers | built, py_paths)
+                | ondemand.callers(ex, bound.helpers | bound.constructed, py_paths)
                 | ondemand.definers(ex, bound.methods, py_paths)
             )
             need = [

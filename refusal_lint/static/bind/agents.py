@@ -45,11 +45,7 @@ class Checked:
 def bind(root: str, cfg: Config, facts: dict[str, FileFacts], index: ModuleIndex, roles: Roles) -> Bound:
     res = Resolver(facts, index)
     guard_ids = GuardIds(res, facts.values())
-    decls: list[ExtDecl] = []
-    for path in sorted(facts):
-        f = facts[path]
-        decls.extend(f.exts)
-        decls.extend(d for ext in f.py_exts if (d := py_ext_decl(res, ext)) is not None)
+    decls, constructed = _decls(res, facts)
     cards = card_checks.rule_sets(decls)
     params_ids = {c.params_id for c in cards if c.params_id}
     agents, unclaimed = scoping.agents_of(root, cfg, cards, facts, roles)
@@ -100,7 +96,24 @@ def bind(root: str, cfg: Config, facts: dict[str, FileFacts], index: ModuleIndex
         res.missing,
         frozenset(guard_ids.followed),
         frozenset(guard_ids.methods_asked),
+        constructed,
     )
+
+
+def _decls(res: Resolver, facts: dict[str, FileFacts]) -> tuple[list[ExtDecl], frozenset[str]]:
+    """Every extension declaration, data and Python; and the classes whose constructor
+    calls hold a declaration's params (`params=self.rules`), for binding to read them."""
+    decls: list[ExtDecl] = []
+    constructed: set[str] = set()
+    for path in sorted(facts):
+        f = facts[path]
+        decls.extend(f.exts)
+        for ext in f.py_exts:
+            if (d := py_ext_decl(res, ext)) is not None:
+                decls.append(d)
+                if ext.owner is not None and ext.init_arg:
+                    constructed.add(ext.owner)
+    return decls, frozenset(constructed)
 
 
 def _yields_fact(

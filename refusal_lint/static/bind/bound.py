@@ -93,6 +93,8 @@ class Bound:
     missing: set[str]  # modules binding wanted but that were not read
     helpers: frozenset[str] = frozenset()  # helpers followed to their call sites, by name
     methods: frozenset[str] = frozenset()  # methods looked up by name (receivers of unknown class)
+    # Classes whose constructor calls hold a card's params (`params=self.rules`), by name
+    constructed: frozenset[str] = frozenset()
 
     @property
     def rule_ids(self) -> tuple[str, ...]:
