@@ -117,13 +117,12 @@ class _Ignore:
             return True
         if self.floating is None:
             return False
-        at = 0
-        while at >= 0:
-            if self.floating.match(sub, at) is not None:
-                return True
-            at = sub.find("/", at)
-            at = at + 1 if at >= 0 else -1
-        return False
+        at = 0  # the path's start, then each folder's
+        while self.floating.match(sub, at) is None:
+            at = sub.find("/", at) + 1
+            if at == 0:
+                return False
+        return True
 
     @property
     def spec(self) -> pathspec.GitIgnoreSpec:
