@@ -221,6 +221,12 @@ EXPLICIT = [
         "rule-list-far-below-a-refusing-heading",
         ("prompts/extra.md", "## Refusals\n\n" + "x " * 4100 + "\n\n- weights-off: Weights stay on.\n"),
     ),
+    # A rule listed with a one-word reason (`- zodiac-sign: No.`): prompttext reads any reason,
+    # the text stage wanted two words and passed the file over.
+    _with_files(
+        "unknown-rule-with-a-one-word-reason",
+        ("bot/terse.py", 'SYSTEM_PROMPT = "You must refuse:\\n- zodiac-sign: No.\\n"\n'),
+    ),
     # A prompt built from a package's constant imported from inside it with a bare relative
     # import (`from . import POLICY`): its text names no module, so the text stage, which
     # followed only imports that name a module, passed the prompt over.

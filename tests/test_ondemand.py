@@ -92,6 +92,36 @@ def test_a_window_that_ends_inside_a_rule_line_needs_the_next_one() -> None:
         relevance._LEAD_IN = old
 
 
+_LEADS = ["You must refuse these:", "Refuse:", "Decline these", "We won't compute:", "## Refusals"]
+_SEPARATORS = [":", " :", "=", " - ", " — ", "–", ":**", "**:"]
+_MARKERS = ["", "- ", "* ", "1. ", "> ", "- [ ] ", "**", "`"]
+_REASONS = ["No.", "x", "Segments cannot mix.", "1", "`a`", "{}", "été"]
+
+
+@settings(max_examples=600, deadline=None)
+@given(
+    st.sampled_from(_LEADS),
+    st.lists(
+        st.tuples(st.sampled_from(_MARKERS), st.sampled_from(["zodiac-sign", "moon-cut", "a-b-c"]),
+                  st.sampled_from(_SEPARATORS), st.sampled_from(_REASONS)),
+        min_size=1, max_size=3,
+    ),
+)  # fmt: skip
+def test_a_rule_list_prompttext_reads_is_found_by_its_bytes(
+    lead: str, items: list[tuple[str, str, str, str]]
+) -> None:
+    """The byte test is a superset of prompttext: where prompttext finds an unknown id
+    listed under a refusing lead-in, whatever its reason (one word too), lists_rules holds."""
+    from refusal_lint.core.model import PromptLine
+
+    text = "\n".join([lead, *(f"{mark}{rid}{mark.strip() if mark in ('**', '`') else ''}{sep}{reason}"
+                              for mark, rid, sep, reason in items)])  # fmt: skip
+    lines = tuple(PromptLine(t, i + 1) for i, t in enumerate(text.split("\n")))
+    if prompttext.unknown_ids(lines, ["seg-mix"]):
+        assert relevance.lists_rules(text.encode())
+        assert relevance.python_lists_rules(f"SYSTEM_PROMPT = {text!r}\n".encode())
+
+
 _PY_PIECES = [
     "from", "import", "from . import x", "from .a.b import (c,\n d)", "import os, sys as s",
     "  ", "\t", "\n", "#", "x = 1", "(", ")", '"', "'", "system", "SYSTEM_PROMPT", "prompt",

@@ -39,9 +39,9 @@ _HYPHENATED = rb"[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)*-[A-Za-z0-9]+(?:[-_][A-Za-z0-9
 _SLOT = rb"\{[^{}\n]*\}|%[sr]"
 # Quotes and `+` too: a line written in pieces (`"- x-y" + ": reason"`).
 _SEPARATOR = rb"(?:[ \t`\"'*_+]|\xe2\x80[\x99\x9d])*(?::|=|-[ \t]|\xe2\x80[\x93\x94]|\\u201[34])"
-# A reason is prose: two words at least (`"access-level": 1,` and `build-backend = "x"` are
-# code), or a slot (`f"- x-y: {REASON}"`).
-_REASON = rb"[ \t]*(?:[^\s]+[ \t]+[^\s]|" + _SLOT + rb")"
+# A reason: anything but blanks (prompttext's rule line asks no more of it; a one-word
+# reason, `- x-y: No.`, under a refusing lead-in is a listed unknown id too).
+_REASON = rb"[ \t]*[^\s]"
 _LISTED = re.compile(
     rb"(?:^|\\n|\\r|[\"'`(])"
     + _MARKS
