@@ -384,6 +384,62 @@ def prompt_lead_then_extra(rules: dict[str, str]) -> Files:
     return _bot("extra", f"import os\n\nSYSTEM_PROMPT = {lead!r} + os.environ.get('EXTRA', '') + {lines!r}\n")
 
 
+def _lines_constant(rules: dict[str, str]) -> str:
+    return repr("\n".join(_rule_lines(rules)) + "\n")
+
+
+def prompt_rules_above(rules: dict[str, str]) -> Files:
+    """`RULES` written first, the lead-in after it: `SYSTEM_PROMPT = LEAD + RULES`."""
+    return _bot("above", f"RULES = {_lines_constant(rules)}\nSYSTEM_PROMPT = {_REFUSE + chr(10)!r} + RULES\n")
+
+
+def prompt_rules_fstring(rules: dict[str, str]) -> Files:
+    """A triple-quoted rule list, then an f-string prompt that fills it in under its lead-in."""
+    lines = "\n".join(_rule_lines(rules))
+    return _bot(
+        "fstring",
+        f'RULES = """\n{lines}\n"""\n\nSYSTEM_PROMPT = f"""{_LEAD}\n\n{_REFUSE}\n{{RULES}}\n"""\n',
+    )
+
+
+def prompt_rules_imported(rules: dict[str, str]) -> Files:
+    """The rule lines a constant of another module, re-exported by the package and read as
+    an attribute of it; the lead-in a constant of the prompt's own module."""
+    return {
+        "bot/__init__.py": "from bot.rule_lines import RULES as RULE_LINES\n",
+        "bot/rule_lines.py": f"RULES = {_lines_constant(rules)}\n",
+        "bot/lead.py": _py(
+            f"""
+            import bot
+
+            LEAD = {_REFUSE + chr(10)!r}
+            SYSTEM_PROMPT = LEAD + bot.RULE_LINES
+            """
+        ),
+    }
+
+
+def prompt_rules_class_attr(rules: dict[str, str]) -> Files:
+    """A class attribute holding the rule lines, read as `self.RULES` under the lead-in."""
+    return _bot(
+        "persona",
+        _py(
+            f"""
+            class Persona:
+                RULES = {_lines_constant(rules)}
+
+                def __init__(self) -> None:
+                    self.system_prompt = "\\n".join(
+                        [
+                            {_REFUSE!r},
+                            self.RULES,
+                        ]
+                    )
+            """
+        ),
+    )
+
+
 PROMPTS: dict[str, Callable[[dict[str, str]], Files]] = {
     "md": prompt_md,
     "kwarg": prompt_kwarg,
@@ -400,6 +456,10 @@ PROMPTS: dict[str, Callable[[dict[str, str]], Files]] = {
     "content-dict": prompt_content_dict,
     "content-call": prompt_content_call,
     "lead-then-extra": prompt_lead_then_extra,
+    "rules-above": prompt_rules_above,
+    "rules-fstring": prompt_rules_fstring,
+    "rules-imported": prompt_rules_imported,
+    "rules-class-attr": prompt_rules_class_attr,
 }
 
 
@@ -780,11 +840,7 @@ def _merge(a: Files, b: Files) -> Files:
 # Combinations whose default and exhaustive outputs disagree on today's main, by name: the
 # generator leaves them out (each has a strict-xfail case in tests/test_differential.py).
 # Empty this as issue 20 fixes them; the generator then covers them too.
-KNOWN_DIFFERENT: dict[str, Callable[[Spec], bool]] = {
-    # A prompt of unknown ids only, composed from constants out of source order or across
-    # modules (no generated shape writes one: only the explicit cases' extra files do).
-    "unknown-rules-composed-out-of-order": lambda spec: "bot/late_lead.py" in dict(spec.extra),
-}
+KNOWN_DIFFERENT: dict[str, Callable[[Spec], bool]] = {}
 
 
 def known_different(spec: Spec) -> list[str]:

@@ -235,20 +235,17 @@ EXPLICIT = [
         ("bot/__init__.py", 'POLICY = "Refuse these:\\n- seg-mix: Segments cannot mix.\\n"\n'),
         ("bot/persona.py", 'from . import POLICY\n\nSYSTEM_PROMPT = "You are a bot. " + POLICY\n'),
     ),
-    # Known differences (agentgen.KNOWN_DIFFERENT): a prompt that lists only ids the card
-    # lacks, under a lead-in that refuses, composed from constants in an order the text
-    # stage does not follow: the rule lines written before their lead-in, or imported from
-    # another module. The exhaustive reading gives RL202; the default passes the file over.
+    # A prompt that lists only ids the card lacks, under a lead-in that refuses, composed
+    # through names (gate/composed.py): the rule lines written before their lead-in, or
+    # imported from another module. The text stage read strings in source order and
+    # followed imports for card ids only; it now follows the names read after a lead-in.
     *(
         pytest.param(
-            Spec("json", ("invalid-cut",), (("md", ("invalid-cut",)),), GUARDED, extra=files),
-            id=name,
-            marks=_xfail(why),
+            Spec("json", ("invalid-cut",), (("md", ("invalid-cut",)),), GUARDED, extra=files), id=name
         )
-        for name, why, files in (
+        for name, files in (
             (
                 "unknown-rules-written-before-their-lead-in",
-                "the text stage reads a file's strings in source order",
                 (
                     (
                         "bot/late_lead.py",
@@ -258,7 +255,6 @@ EXPLICIT = [
             ),
             (
                 "unknown-rules-imported-under-a-lead-in",
-                "the text stage follows imports for card ids only, not for rule lines",
                 (
                     ("bot/lines.py", 'RULES = "- zodiac-sign: No star signs.\\n"\n'),
                     (
@@ -268,6 +264,13 @@ EXPLICIT = [
                 ),
             ),
         )
+    ),
+    *(
+        pytest.param(
+            Spec("json", ("invalid-cut",), (("md", ("invalid-cut",)), (shape, ("pii-export",))), GUARDED),
+            id=f"unknown-rules-{shape}",
+        )
+        for shape in ("rules-above", "rules-fstring", "rules-imported", "rules-class-attr")
     ),
     # The same rule line written in pieces, and with its id or reason filled in from a constant.
     *(

@@ -148,7 +148,25 @@ def _relevant(
         if rel not in strong and notes.noted(rel, "lists", partial(answers.weak, rel)):
             weak.add(rel)
         yield
+    weak |= yield from _composed(notes, [r for r in start if r not in strong and r not in weak])
     return strong, weak
+
+
+def _composed(notes: _Notes, rest: list[str]) -> Generator[None, None, set[str]]:
+    """The Python prompt candidates among `rest` whose rule list may be composed through a
+    name (gate/composed/): a lead-in left open, then a name read that may hold rule lines."""
+    from refusal_lint.static.gate import answers
+    from refusal_lint.static.gate.composed.reach import Reach
+
+    reach = Reach(notes.noted, notes.index.module)
+    out = set()
+    for rel in rest:
+        if kind_of(rel) == FileKind.PYTHON:
+            names = notes.noted(rel, "leads", answers.leads)
+            if names and reach.lists(rel, names):
+                out.add(rel)
+        yield
+    return out
 
 
 def waiting(ex: Extraction) -> Callable[[], bool]:

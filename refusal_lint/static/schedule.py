@@ -8,7 +8,7 @@ size and mtime, unread; prompt-only files are remembered for the second stage.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from refusal_lint.config import Config
 from refusal_lint.core.filekinds import kind_of
@@ -70,7 +70,7 @@ class Extraction:
         self.waiting: Callable[[], Callable[[], bool]] | None = None
         self.meanwhile: Callable[[], bool] | None = None
         # The prompt stage's text answers the scan gave (gate/answers.py), and their context.
-        self.answers: dict[str, dict[str, bool]] = {}
+        self.answers: dict[str, dict[str, Any]] = {}
         self.answers_context = ""
         self.answers_ids: tuple[str, ...] = ()
         # Scanned files whose parse waits for binding (gate/deferred.py, ondemand.settle):

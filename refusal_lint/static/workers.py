@@ -111,7 +111,7 @@ class Results:
     # scanned, its parse waiting for binding: (path, key, callees, may hold prompts)
     deferred: list[tuple[str, str, tuple[Callee, ...], bool]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    answers: dict[str, dict[str, bool]] = field(default_factory=dict)  # gate/answers.py's, by path
+    answers: dict[str, dict[str, Any]] = field(default_factory=dict)  # gate/answers.py's, by path
 
 
 class Pool:

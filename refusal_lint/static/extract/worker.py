@@ -8,7 +8,7 @@ import math
 import sys
 import threading
 from multiprocessing.connection import Connection
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from refusal_lint.core.facts import FileFacts
 from refusal_lint.core.kinds import FileKind
@@ -62,7 +62,7 @@ def _scan(job: ScanJob, conn: Connection, cpu_limit: float) -> None:
         from refusal_lint.static.gate.answers import answers as answers_of
 
         relevance = relevance_of.of(job.relevance)  # the one may_hold_prompt asks: its answers kept
-    answers: dict[str, dict[str, bool]] = {}
+    answers: dict[str, dict[str, Any]] = {}
     # The batch's reading and text questions run under the CPU limit a file's parse has
     # (a batch is far smaller than one file may take), so a worker that reads for long
     # between parses is not stopped for it.

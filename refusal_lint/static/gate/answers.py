@@ -15,7 +15,13 @@ from refusal_lint.static.extract import vocab
 from refusal_lint.static.extract.data import prompts as dataprompts
 from refusal_lint.static.gate import prefilter
 from refusal_lint.static.gate.lowered import lowered
-from refusal_lint.static.gate.relevance import Relevance, lists_rules, may_refuse, python_lists_rules
+from refusal_lint.static.gate.relevance import (
+    Relevance,
+    lists_rules,
+    may_refuse,
+    python_lists_rules,
+    refusing_spans,
+)
 
 # Escapes a YAML key may spell a prompt word with (`"\\u0070rompt"`).
 _ESCAPES = (b"\\u", b"\\x", b"\\U")
@@ -118,20 +124,33 @@ def _lists_or_derived(text: str) -> bool:
     return lists_rules(text.encode("utf-8", "surrogatepass")) or ("{" in text and dataprompts.derived(text))
 
 
-def answers(rel: str, data: bytes, relevance: Relevance, prompt: bool) -> dict[str, bool]:
+def answers(rel: str, data: bytes, relevance: Relevance, prompt: bool) -> dict[str, Any]:
     """Can the file name a card id or a near miss ("ids"); and, where it may hold prompt
-    candidates (`prompt`) and names none, may they list rules ("lists")?"""
-    out = {"ids": relevance.names_ids(data)}
+    candidates (`prompt`) and names none, may they list rules ("lists"), or a Python one
+    leave a lead-in open for a name to fill ("leads")?"""
+    out: dict[str, Any] = {"ids": relevance.names_ids(data)}
     if prompt and not out["ids"]:
         out["lists"] = weak(rel, data)
+        if not out["lists"] and kind_of(rel) == FileKind.PYTHON:
+            out["leads"] = leads(data)
     return out
+
+
+def leads(data: bytes) -> list[str]:
+    """The names this Python file reads after a string of it that leaves a refusing lead-in
+    open, where it is a prompt candidate (gate/composed/)."""
+    from refusal_lint.static.gate.composed.leadins import leads as names_after
+
+    if not refusing_spans(data) or not prefilter.python_prompt_candidate(data):
+        return []
+    return names_after(data)
 
 
 def stepwise(
     rels: list[str],
     text: Callable[[str], bytes | None],
     ids: tuple[str, ...],
-    into: dict[str, dict[str, bool]],
+    into: dict[str, dict[str, Any]],
 ) -> Callable[[], bool]:
     """A step that answers one of `rels` a call, into `into`, and says whether any is left:
     for a caller that asks them between other work (workers.Pool.finish's `meanwhile`)."""

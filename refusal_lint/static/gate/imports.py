@@ -73,3 +73,26 @@ def imports_of(data: bytes) -> list[tuple[int, str]]:
             if name != "as":
                 out.append((0, name))
     return out
+
+
+_ALIAS = re.compile(rb"([A-Za-z_][A-Za-z0-9_.]*|\*)(?:[ \t\r\n]+as[ \t\r\n]+([A-Za-z_][A-Za-z0-9_]*))?")
+
+
+def bindings_of(data: bytes) -> list[tuple[str, int, str, str]]:
+    """(local name, level, module, imported name) of every import the text shows:
+    `from m import a as b` binds `b` to `a` of `m`; `import m.n as k` binds `k` to module
+    `m.n` (imported name ""), `import m.n` binds `m` to `m`; `from m import *` binds `*`."""
+    out: list[tuple[str, int, str, str]] = []
+    if b"import" not in data:
+        return out
+    for m in _statements(b"from", _FROM, data):
+        dots, module, names = m.groups()
+        text = names.split(b"#", 1)[0] if not names.startswith(b"(") else names.strip(b"()")
+        for a in _ALIAS.finditer(text):
+            out.append(((a[2] or a[1]).decode(), len(dots), module.decode(), a[1].decode()))
+    for m in _statements(b"import", _IMPORT, data):
+        for a in _ALIAS.finditer(m[1].split(b"#", 1)[0]):
+            dotted = a[1].decode()
+            local = a[2].decode() if a[2] else dotted.split(".", 1)[0]
+            out.append((local, 0, dotted if a[2] else local, ""))
+    return out

@@ -100,6 +100,16 @@ _ANCHOR = re.compile(rb"-[A-Za-z0-9]|" + _SLOT)
 _ALNUM = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 
 
+def refusing_spans(data: bytes) -> list[tuple[int, int]]:
+    """Where the text may speak of refusing (prompttext's words, as `_refusing` finds them)."""
+    return _refusing(data)
+
+
+def listed_anywhere(data: bytes) -> bool:
+    """Can the text hold a rule line anywhere (not only after a lead-in)?"""
+    return _listed_search(data, 0, len(data)) is not None
+
+
 def may_refuse(data: bytes) -> bool:
     """Can some text of these bytes speak of refusing (`_refusing`), as written? Each word
     of refusing starts with one of `_STARTS`."""

@@ -1,0 +1,20 @@
+"""Prompts composed through names (DESIGN §2 "What is read"): a rule list whose lead-in and
+rule lines are separate strings that meet only where a name is read.
+
+relevance.python_lists_rules reads a file's strings in source order, as a prompt written in
+one expression reads (`"Refuse these:\\n" + "- x-y: ..."`). Binding also composes a prompt
+from names: a constant written further up (`RULES = "- x-y: ..."`, then
+`SYSTEM_PROMPT = f"Refuse these:\\n{RULES}"`), a class attribute (`self.RULES`), or one
+imported from another module (`from policy import RULES`, `policy.RULES`). Such a prompt
+lists rules when one of its strings leaves a refusing lead-in open at its end and a name
+read after it holds a rule line. So:
+
+- leadins.py: the names a prompt candidate reads after a string of it that leaves a lead-in
+  open (a question of its bytes, asked by the scan's workers);
+- statements.py: where a file's statements start and end, and the names their code reads;
+- reach.py: whether one of those names, followed as binding's lookup follows it through
+  the tree's modules, is bound by a statement whose text can hold a rule line.
+
+A known gap: a lead-in that is itself imported from another module, with its rule lines
+from elsewhere still (the candidate's own strings hold no word of refusing).
+"""

@@ -1,0 +1,188 @@
+"""Whether a name a prompt candidate reads after a lead-in may hold a rule line
+(composed/__init__.py): followed as binding's lookup follows it (bind/resolve.py) through
+the tree's modules, to the statements that bind it, their text and the names they read."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from functools import lru_cache
+from typing import Any
+
+from refusal_lint.static.gate.composed.statements import code_of
+from refusal_lint.static.gate.imports import bindings_of
+from refusal_lint.static.gate.relevance import listed_anywhere
+
+_NAME = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+_ASSIGNED = re.compile(rb"(?<![=!<>])=(?!=)")
+# A module-level binding at column 0: an assignment (`NAME =`, `NAME: T =`, `A = NAME =`) or
+# a class (whose attributes binding reads: `Policy.RULES`).
+_TOP = re.compile(
+    rb"^(?:class[ \t]+([A-Za-z_][A-Za-z0-9_]*)"
+    rb"|((?:[A-Za-z_][A-Za-z0-9_]*[ \t]*(?::[^=\n]*)?(?:\+|\|)?=(?!=)[ \t]*)+))",
+    re.M,
+)
+BUDGET = 128  # (module, name) pairs followed from one candidate; past it, it is read in doubt
+
+
+@lru_cache(maxsize=16)
+def top_names(data: bytes) -> dict[str, list[int]]:
+    """Where each module-level name is bound by an assignment or a class at column 0 (a
+    known gap: a constant bound under a module-level `if` or `try`): their lines' starts."""
+    out: dict[str, list[int]] = {}
+    for m in _TOP.finditer(data):
+        if m[1]:
+            names = [m[1]]
+        else:
+            parts = _ASSIGNED.split(m[2])[:-1]
+            names = [n for part in parts for n in _NAME.findall(part.split(b":", 1)[0])]
+        for n in names:
+            out.setdefault(n.decode(), []).append(m.start())
+    return out
+
+
+def binding(data: bytes, name: str) -> list[Any]:
+    """What module-level `name` (or `Class.attr`) holds, as its statements' text shows:
+    [a rule line may stand in it, the dotted names its code reads]. A class only for the
+    attribute asked (binding composes no instance of it); a function never (nor a call's
+    result)."""
+    head, _, attr = name.partition(".")
+    code = code_of(data)
+    found = False
+    refs: set[str] = set()
+    for start in top_names(data).get(head, []):
+        if code.token_at(start) >= 0:
+            continue  # a line of a string that looks like a binding
+        if data.startswith(b"class", start):
+            if not attr:
+                continue
+            start, end = _member(data, start, code.block(start), attr.partition(".")[0])
+        else:
+            _, end = code.statement(start)
+        found = found or listed_anywhere(data[start:end])
+        refs.update(code.names(start, end))
+    refs.discard(head)
+    return [found, sorted(refs)]
+
+
+def _member(data: bytes, start: int, end: int, attr: str) -> tuple[int, int]:
+    """The statement of a class body (between `start` and `end`) that assigns `attr`."""
+    pattern = re.compile(rb"^[ \t]+" + re.escape(attr.encode()) + rb"[ \t]*(?::[^=\n]*)?=(?!=)", re.M)
+    m = pattern.search(data, start, end)
+    if m is None:
+        return end, end
+    line = data.rfind(b"\n", 0, m.start()) + 1
+    return line, min(end, code_of(data).statement(line)[1])
+
+
+class Reach:
+    """Follows the names a prompt candidate reads to the statements that bind them, in its
+    own module and the tree's others, as binding's lookup does (resolve.py): an assignment's
+    or a class attribute's text and the names its code reads, re-exports, star imports.
+    Each answer about a file is a function of its bytes and the tree's modules (`noted`,
+    kept in the cache's notes)."""
+
+    def __init__(
+        self,
+        noted: Callable[[str, str, Callable[[bytes], Any]], Any],
+        module: Callable[[str, str, int], str | None],
+    ) -> None:
+        self.noted = noted
+        self.module = module
+        self._memo: dict[tuple[str, str], tuple[bool, list[tuple[str, str]]]] = {}
+
+    def lists(self, rel: str, names: list[str]) -> bool:
+        """May one of `names`, read by the file `rel` after a lead-in (`leads`), hold a rule
+        line: bound in the file, by an import, or a class attribute read as `self.X`?"""
+        top = self.noted(rel, "top", _top_keys) or ()
+        todo: list[tuple[str, str]] = []
+        for name in names:
+            head, _, rest = name.partition(".")
+            if head in ("self", "cls") and rest:
+                todo.extend((rel, f"{c}.{rest}") for c in self.noted(rel, "classes", _classes) or ())
+            else:
+                todo.extend(self._resolve(rel, name, top))
+        seen: set[tuple[str, str]] = set()
+        while todo:
+            node = todo.pop()
+            if node in seen:
+                continue
+            if len(seen) >= BUDGET:
+                return True
+            seen.add(node)
+            found, after = self._step(node)
+            if found:
+                return True
+            todo.extend(after)
+        return False
+
+    def _step(self, node: tuple[str, str]) -> tuple[bool, list[tuple[str, str]]]:
+        """Whether one (module, name) may hold a rule line, and the pairs its statements read."""
+        if node not in self._memo:
+            module, name = node
+            if name == "*":
+                found = bool(self.noted(module, "listed", listed_anywhere))
+                self._memo[node] = (found, self._star(module))
+            elif name.split(".", 1)[0] not in (self.noted(module, "top", _top_keys) or ()):
+                self._memo[node] = (False, self._resolve(module, name, ()))
+            else:
+                found, refs = self.noted(module, "bound " + name, lambda d: binding(d, name))
+                top = self.noted(module, "top", _top_keys) or ()
+                self._memo[node] = (found, [n for ref in refs for n in self._resolve(module, ref, top)])
+        return self._memo[node]
+
+    def _bound(self, rel: str, level: int, module: str, name: str, attrs: list[str]) -> list[tuple[str, str]]:
+        """The (module, name) an import binds, and `name.attr` for each of `attrs` read of
+        it (a class's attribute); for a module, each of `attrs` as a name of it."""
+        dotted = module if not name else (f"{module}.{name}" if module else name)
+        sub = self.module(rel, dotted, level)
+        if sub is not None:
+            return [n for attr in attrs for n in self._module_attr(sub, attr)]
+        target = self.module(rel, module, level) if name else None
+        if target is None:
+            return []
+        return [(target, name), *((target, f"{name}.{a.split('.', 1)[0]}") for a in attrs)]
+
+    def _module_attr(self, module: str, attr: str) -> list[tuple[str, str]]:
+        """`attr` of a module: a name it binds, or a submodule's (`pkg.policy.RULES`)."""
+        head, _, rest = attr.partition(".")
+        out = [(module, attr if "." in attr else head)]
+        if rest and module.endswith("__init__.py"):
+            sub = self.module(module, head, 1)
+            if sub is not None:
+                out.extend(self._module_attr(sub, rest))
+        return out
+
+    def _resolve(self, module: str, ref: str, top: Any) -> list[tuple[str, str]]:
+        """Where `ref`, read by code of `module`, is bound: the module itself, or an import."""
+        head, _, rest = ref.partition(".")
+        if head in top:
+            return [(module, ref)]
+        out: list[tuple[str, str]] = []
+        for local, level, source, name in self.noted(module, "bindings", bindings_of) or ():
+            if name == "*":
+                target = self.module(module, source, level)
+                out.extend([(target, ref)] if target is not None else [])
+            elif local == head:
+                out.extend(self._bound(module, level, source, name, [rest] if rest else []))
+        return out
+
+    def _star(self, module: str) -> list[tuple[str, str]]:
+        """What a star import of `module` brings besides its own strings: the names it
+        imports (and its own star imports)."""
+        out: list[tuple[str, str]] = []
+        for _local, level, source, name in self.noted(module, "bindings", bindings_of) or ():
+            target = self.module(module, source, level) if name else None
+            if target is not None:
+                out.append((target, name))
+        return out
+
+
+def _top_keys(data: bytes) -> list[str]:
+    return sorted(top_names(data))
+
+
+def _classes(data: bytes) -> list[str]:
+    return sorted(
+        n for n, starts in top_names(data).items() if any(data.startswith(b"class", s) for s in starts)
+    )

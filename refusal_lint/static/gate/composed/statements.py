@@ -1,0 +1,160 @@
+"""A Python file's statements as its text shows them, without a parse: its strings and
+comments (pystrings' tokens), where each statement starts and ends (line breaks outside
+brackets), and the names the code of a span reads. Supersets of what `ast` finds: a
+statement found holds ast's, its names hold the names ast reads there."""
+
+from __future__ import annotations
+
+import bisect
+import re
+from functools import lru_cache
+
+from refusal_lint.static.gate import pystrings
+
+DOTTED = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+_NOT_BRACKETS = bytes(c for c in range(256) if c not in b"()[]{}")
+_BLOCK = re.compile(rb"^([ \t]*)((?:async[ \t]+)?def|class)[ \t]", re.M)
+
+
+def _delta(code: bytes, start: int, end: int) -> int:
+    """How much deeper in brackets code is at `end` than at `start` (counted by C)."""
+    brackets = code[start:end].translate(None, _NOT_BRACKETS)
+    if not brackets:
+        return 0
+    return 2 * (brackets.count(b"(") + brackets.count(b"[") + brackets.count(b"{")) - len(brackets)
+
+
+@lru_cache(maxsize=8)
+def code_of(data: bytes) -> Code:
+    """The Code of a file's bytes, made once for the questions asked of it in a row."""
+    return Code(data)
+
+
+class Code:
+    """A Python file's strings and comments (their spans), and its statements."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        tokens = [m.span() for m in pystrings._TOKEN.finditer(data)]
+        self.starts = [s for s, _ in tokens]
+        self.ends = [e for _, e in tokens]
+        self._code: bytes | None = None
+
+    def token_at(self, pos: int) -> int:
+        """The index of the string or comment holding `pos` (its start included), or -1."""
+        i = bisect.bisect_right(self.starts, pos) - 1
+        return i if i >= 0 and pos < self.ends[i] else -1
+
+    def _masked(self) -> bytes:
+        """The text with its strings and comments blanked out (their line breaks too)."""
+        if self._code is None:
+            masked = bytearray(self.data)
+            for start, end in zip(self.starts, self.ends, strict=True):
+                masked[start:end] = b" " * (end - start)
+            self._code = bytes(masked)
+        return self._code
+
+    def statement(self, pos: int) -> tuple[int, int]:
+        """(start, end) of the statement holding `pos`: from the last line break before it
+        at bracket depth 0 (not after a backslash) to the first after it. Only the
+        statement's lines are walked, each line's brackets counted by C."""
+        code = self._masked()
+        nl = code.rfind(b"\n", 0, pos)
+        depth = _delta(code, 0, nl + 1)  # at the start of its line
+        while nl >= 0 and (depth > 0 or code[nl - 1 : nl] == b"\\"):
+            prev = code.rfind(b"\n", 0, nl)
+            depth -= _delta(code, prev + 1, nl)
+            nl = prev
+        start = at = nl + 1
+        depth = 0
+        while True:
+            nl = code.find(b"\n", at)
+            if nl < 0:
+                return start, len(code)
+            depth += _delta(code, at, nl)
+            if depth <= 0 and nl >= pos and code[nl - 1 : nl] != b"\\":
+                return start, nl
+            at = nl + 1
+
+    def block(self, start: int) -> int:
+        """Where the block (`class X:`) whose line starts at `start` ends: the first line
+        after it that starts at or left of its column with code."""
+        indent = _indent(self.data, start)
+        dedent = re.compile(rb"^[ \t]{0,%d}(?=[^ \t\r\n#])" % indent, re.M)
+        first = self.data.find(b"\n", start)
+        for m in dedent.finditer(self.data, len(self.data) if first < 0 else first + 1):
+            if self.token_at(m.end()) < 0:
+                return m.start()
+        return len(self.data)
+
+    def names(self, start: int, end: int) -> set[str]:
+        """The dotted names code reads in [start, end), and those in its strings'
+        replacement fields (`f"...{RULES}"`)."""
+        data = self.data
+        out: set[bytes] = set()
+        pos = start
+        i = bisect.bisect_left(self.starts, start)
+        while i < len(self.starts) and self.starts[i] < end:
+            out.update(DOTTED.findall(data, pos, self.starts[i]))
+            if data[self.starts[i]] != 35:  # not a comment
+                out.update(field_names(data[self.starts[i] : min(self.ends[i], end)]))
+            pos = self.ends[i]
+            i += 1
+        out.update(DOTTED.findall(data, pos, max(pos, end)))
+        return {n.decode() for n in out}
+
+    def after_reads(self, name: str, start: int, end: int) -> set[str]:
+        """The names read after each read of `name` in code of its scope (the module for a
+        module-level statement [start, end); else the function or class it stands in),
+        outside the statement itself, in the statement reading it."""
+        out: set[str] = set()
+        lo, hi = self._scope(start)
+        pattern = re.compile(rb"(?<![A-Za-z0-9_])" + re.escape(name.encode()) + rb"(?![A-Za-z0-9_])")
+        read_to = -1
+        for m in pattern.finditer(self.data, lo, hi):
+            if start <= m.start() < end or m.start() < read_to or self.token_at(m.start()) >= 0:
+                continue  # its own statement, one read from an earlier read, a string or comment
+            _, read_to = self.statement(m.start())
+            out.update(self.names(m.end(), read_to))
+        return out
+
+    def _scope(self, start: int) -> tuple[int, int]:
+        """Where names bound by the statement at `start` may be read: the whole text for
+        one at column 0; else the `def` or `class` it stands in (the last one left of it)."""
+        data = self.data
+        indent = _indent(data, start)
+        if indent == 0:
+            return 0, len(data)
+        head = None
+        for m in _BLOCK.finditer(data, 0, start):
+            if len(m[1]) < indent and self.token_at(m.start(2)) < 0:
+                head = m
+        return (0, len(data)) if head is None else (head.start(), self.block(head.start()))
+
+
+def _indent(data: bytes, start: int) -> int:
+    """The blanks the line starting at `start` begins with."""
+    at = start
+    while at < len(data) and data[at] in b" \t":
+        at += 1
+    return at - start
+
+
+def field_names(text: bytes) -> list[bytes]:
+    """The dotted names in a string's replacement fields (`{RULES}`, `{x.replace('{a}', b)}`:
+    braces nested in a field are its own)."""
+    out: list[bytes] = []
+    at = text.find(b"{")
+    while at >= 0:
+        if text[at + 1 : at + 2] == b"{":  # `{{`: a brace written out
+            at = text.find(b"{", at + 2)
+            continue
+        depth, end = 0, at
+        while end < len(text):
+            depth += {123: 1, 125: -1}.get(text[end], 0)
+            if depth == 0:
+                break
+            end += 1
+        out.extend(DOTTED.findall(text, at + 1, end))
+        at = text.find(b"{", end + 1)
+    return out

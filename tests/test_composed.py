@@ -1,0 +1,156 @@
+"""gate/composed's text questions are supersets of what binding and prompttext do: a string
+that can lead in a rule list which a later value gives is `dangling`; the statement found
+for a string holds the statement `ast` finds; and the names `leads` gives hold every name
+read after a dangling string in its statement."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, TESTDATA
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from refusal_lint.core import prompttext
+from refusal_lint.core.model import PromptLine
+from refusal_lint.static.gate.composed import leadins, statements
+
+_LEAD_BITS = [
+    "Refuse these:", "You must refuse", "## Refusals", "We won't compute", "Decline:", "refusal",
+    "\n", "\n\n", "text", ":", "{extra}", "  ", "- seg-mix: A rule.", "Note:", "x-y", "#",
+]  # fmt: skip
+_RULES = ["- zodiac-sign: No.", "\n- zodiac-sign: No star signs.", "\n\n- zodiac-sign: No.", "`zodiac-sign`"]
+
+
+def _lines(text: str) -> tuple[PromptLine, ...]:
+    return tuple(PromptLine(t, i + 1) for i, t in enumerate(text.split("\n")))
+
+
+def _listed_after(lead: str, rules: str) -> bool:
+    """Does prompttext read `zodiac-sign` as a listed unknown id in lead + rules, the
+    listing led in by `lead` (the same rules alone list nothing)? A lead that names a card
+    id is read for that (relevance.names_ids), whatever it leads in."""
+    if "seg-mix" in lead:
+        return False
+    found = {u.token for u in prompttext.unknown_ids(_lines(lead + rules), ["seg-mix"])}
+    alone = {u.token for u in prompttext.unknown_ids(_lines(rules), ["seg-mix"])}
+    return "zodiac-sign" in found - alone
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from(_LEAD_BITS), min_size=1, max_size=8), st.sampled_from(_RULES))
+@example(["Refuse these:", "\n"], "- zodiac-sign: No.")
+@example(["## Refusals", "\n\n", "text", "\n\n"], "- zodiac-sign: No.")
+@example(["Refuse these:", "\n\n"], "- zodiac-sign: No.")
+def test_a_lead_in_a_later_value_completes_is_dangling(bits: list[str], rules: str) -> None:
+    lead = "".join(bits)
+    if _listed_after(lead, rules):
+        assert leadins.dangling(lead.encode())
+        assert leadins.dangling(lead.replace("\n", "\\n").encode())  # as a one-line literal spells it
+
+
+def test_a_closed_lead_in_is_not_dangling() -> None:
+    assert not leadins.dangling(b"Refuse these:\n- seg-mix: A rule.\n\nThen answer politely.")
+    assert not leadins.dangling(b"The model refused.\n\nRetry later.")
+    assert not leadins.dangling(b"nothing of the kind here")
+
+
+_SOURCES = sorted(p for base in (TESTDATA, ROOT / "refusal_lint", ROOT / "tests") for p in base.rglob("*.py"))
+
+
+def _offsets(data: bytes) -> list[int]:
+    starts = [0]
+    for line in data.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    return starts
+
+
+def _simple_statements(tree: ast.AST) -> list[ast.stmt]:
+    compound = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.Match)
+    blocks = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    return [n for n in ast.walk(tree) if isinstance(n, ast.stmt) and not isinstance(n, compound + blocks)]
+
+
+@pytest.mark.parametrize("path", _SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_statements_and_names_hold_what_ast_finds(path: Path) -> None:
+    """For each string of a simple statement: the statement found holds ast's, and every
+    name ast reads after the string in it is among the names `_Code.names` gives."""
+    data = path.read_bytes()
+    try:
+        tree = ast.parse(data)
+    except SyntaxError:
+        pytest.skip("not Python the running CPython reads")
+    at = _offsets(data)
+    code = statements.Code(data)
+    for stmt in _simple_statements(tree):
+        begin = at[stmt.lineno - 1] + stmt.col_offset
+        end = at[stmt.end_lineno - 1] + stmt.end_col_offset  # type: ignore[operator]
+        for node in ast.walk(stmt):
+            if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
+                continue
+            pos = at[node.lineno - 1] + node.col_offset
+            i = code.token_at(pos)
+            if i < 0 or code.starts[i] != pos:
+                continue  # an f-string's part, or an implicitly joined piece: not a token start
+            first, last = code.statement(pos)
+            assert first <= begin and end <= last, (stmt.lineno, first, last, begin, end)
+            read = {
+                n.id
+                for n in ast.walk(stmt)
+                if isinstance(n, ast.Name) and at[n.lineno - 1] + n.col_offset >= code.ends[i]
+            }
+            assert read <= {n.split(".", 1)[0] for n in code.names(code.ends[i], last)}
+
+
+_PY_BITS = [
+    'LEAD = "Refuse these:\\n"\n', "RULES = '- zodiac-sign: No.'\n", "PROMPT = LEAD + RULES\n",
+    'PROMPT = f"You must refuse:\\n{RULES}"\n', 'P = "\\n".join([\n    "Decline:",\n    EXTRA,\n])\n',
+    "class A:\n    R = RULES\n\n    def f(self):\n        self.p = 'Refuse:\\n' + self.R\n",
+    "def g():\n    lead = 'refuse:\\n'\n    return lead + OTHER\n", "x = (1,\n  2)\n", "# refuse: C\n",
+    "y = [LEAD,\n     MORE]\n", "z = 'x' \\\n    + TAIL\n",
+]  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_PY_BITS), min_size=1, max_size=8))
+def test_leads_holds_every_name_read_after_a_dangling_string(bits: list[str]) -> None:
+    """The oracle: ast's statements, the names read after a dangling string in its own, and
+    after each read of a name its statement assigns (in any statement of the file)."""
+    data = "".join(bits).encode()
+    tree = ast.parse(data)
+    at = _offsets(data)
+    got = {n.split(".", 1)[0] for n in leadins.leads(data)}
+    stmts = _simple_statements(tree)
+
+    def pos(n: ast.AST) -> int:
+        return at[n.lineno - 1] + n.col_offset  # type: ignore[attr-defined,no-any-return]
+
+    for stmt in stmts:
+        for node in ast.walk(stmt):
+            if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
+                continue
+            raw = data[pos(node) : at[node.end_lineno - 1] + node.end_col_offset]  # type: ignore[operator]
+            if not leadins.dangling(leadins._body(raw)):
+                continue
+            after = {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and pos(n) > pos(node)}
+            assert after <= got
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else []
+            names = {
+                t.id if isinstance(t, ast.Name) else t.attr
+                for t in targets
+                if isinstance(t, ast.Name | ast.Attribute)
+            }
+            for other in stmts:
+                reads = [
+                    n
+                    for n in ast.walk(other)
+                    if other is not stmt
+                    and isinstance(n, ast.Name | ast.Attribute)
+                    and (n.id if isinstance(n, ast.Name) else n.attr) in names
+                ]
+                for r in reads:
+                    assert {
+                        n.id for n in ast.walk(other) if isinstance(n, ast.Name) and pos(n) > pos(r)
+                    } <= got
