@@ -109,7 +109,8 @@ _PY_BITS = [
     'PROMPT = f"You must refuse:\\n{RULES}"\n', 'P = "\\n".join([\n    "Decline:",\n    EXTRA,\n])\n',
     "class A:\n    R = RULES\n\n    def f(self):\n        self.p = 'Refuse:\\n' + self.R\n",
     "def g():\n    lead = 'refuse:\\n'\n    return lead + OTHER\n", "x = (1,\n  2)\n", "# refuse: C\n",
-    "y = [LEAD,\n     MORE]\n", "z = 'x' \\\n    + TAIL\n",
+    "y = [LEAD,\n     MORE]\n", 'Q = f"{LEAD}{RULES}"\n', "R = f'x {y} {LEAD.strip()} and {TAIL}'\n",
+    "z = 'x' \\\n    + TAIL\n",
 ]  # fmt: skip
 
 

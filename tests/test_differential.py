@@ -254,6 +254,16 @@ EXPLICIT = [
                 ),
             ),
             (
+                "unknown-rules-filled-in-after-a-named-lead-in",
+                (
+                    (
+                        "bot/fields.py",
+                        'RULES = "- zodiac-sign: No star signs.\\n"\nLEAD = "Refuse these:\\n"\n'
+                        'SYSTEM_PROMPT = f"{LEAD}{RULES}"\n',
+                    ),
+                ),
+            ),
+            (
                 "unknown-rules-imported-under-a-lead-in",
                 (
                     ("bot/lines.py", 'RULES = "- zodiac-sign: No star signs.\\n"\n'),

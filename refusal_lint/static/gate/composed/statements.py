@@ -112,10 +112,19 @@ class Code:
         pattern = re.compile(rb"(?<![A-Za-z0-9_])" + re.escape(name.encode()) + rb"(?![A-Za-z0-9_])")
         read_to = -1
         for m in pattern.finditer(self.data, lo, hi):
-            if start <= m.start() < end or m.start() < read_to or self.token_at(m.start()) >= 0:
-                continue  # its own statement, one read from an earlier read, a string or comment
+            if start <= m.start() < end or m.start() < read_to:
+                continue  # its own statement, or one read from an earlier read
+            j = self.token_at(m.start())
+            after = m.end()
+            if j >= 0:
+                # In a string, a read only in a replacement field (`f"{LEAD}{RULES}"`): the
+                # fields after it, then the code after the string.
+                if self.data[self.starts[j]] == 35 or b"{" not in self.data[self.starts[j] : m.start()]:
+                    continue  # a comment, or a word of a string's text
+                out.update(n.decode() for n in field_names(self.data[m.end() : self.ends[j]]))
+                after = self.ends[j]
             _, read_to = self.statement(m.start())
-            out.update(self.names(m.end(), read_to))
+            out.update(self.names(after, read_to))
         return out
 
     def _scope(self, start: int) -> tuple[int, int]:
