@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from refusal_lint.core import prompttext
 from refusal_lint.core.model import PromptLine
 from refusal_lint.static.gate.composed import leadins, statements
+from refusal_lint.static.gate.relevance import refusing_spans
 
 _LEAD_BITS = [
     "Refuse these:", "You must refuse", "## Refusals", "We won't compute", "Decline:", "refusal",
@@ -122,7 +123,7 @@ def test_leads_holds_every_name_read_after_a_dangling_string(bits: list[str]) ->
     data = "".join(bits).encode()
     tree = ast.parse(data)
     at = _offsets(data)
-    got = {n.split(".", 1)[0] for n in leadins.leads(data)}
+    got = {n.split(".", 1)[0] for n in leadins.leads(data, refusing_spans(data))}
     stmts = _simple_statements(tree)
 
     def pos(n: ast.AST) -> int:

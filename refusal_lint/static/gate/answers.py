@@ -141,9 +141,10 @@ def leads(data: bytes) -> list[str]:
     open, where it is a prompt candidate (gate/composed/)."""
     from refusal_lint.static.gate.composed.leadins import leads as names_after
 
-    if not refusing_spans(data) or not prefilter.python_prompt_candidate(data):
+    spans = refusing_spans(data)
+    if not spans or not prefilter.python_prompt_candidate(data):
         return []
-    return names_after(data)
+    return names_after(data, spans)
 
 
 def stepwise(

@@ -7,14 +7,13 @@ import re
 from collections.abc import Iterator
 
 from refusal_lint.core import prompttext
-from refusal_lint.static.gate.composed.statements import DOTTED, code_of, field_names
+from refusal_lint.static.gate.composed.statements import assigned_names, code_of, field_names
 from refusal_lint.static.gate.relevance import refusing_spans
 
 # A line break as written in a string's body: a real one, or an escape.
 _BREAK = re.compile(rb"\\r\\n|\\n|\\r|\r?\n")
 # Where a value is filled in at run time (`f"... {RULES}"`, `"... %s" % RULES`).
 _SLOT = re.compile(rb"\{[^{}\n]*\}|%[sr]")
-_ASSIGNED = re.compile(rb"(?<![=!<>])=(?!=)")
 
 
 def _lines(body: bytes, start: int) -> Iterator[bytes]:
@@ -83,13 +82,12 @@ def _open_to_end(after: list[bytes]) -> bool:
     return True
 
 
-def leads(data: bytes) -> list[str]:
+def leads(data: bytes, spans: list[tuple[int, int]]) -> list[str]:
     """The names a Python file reads after a string of it that leaves a refusing lead-in
     open (`dangling`): in the rest of that string's statement and its f-string fields; and,
     where the statement assigns the string to a name (`LEAD = "Refuse these:\\n"`), after
     each read of that name, in the reading statement (`LEAD + RULES`). Only strings holding
-    a word of refusing are looked at; comments are none."""
-    spans = refusing_spans(data)
+    a word of refusing are looked at (`spans`: relevance.refusing_spans's); comments are none."""
     if not spans:
         return []
     code = code_of(data)
@@ -130,7 +128,4 @@ def _targets(data: bytes, statement: int) -> list[str]:
     """The names a statement starting at `statement` assigns (the last part of a dotted
     one: `self.lead` is read as `lead`); none for a statement that assigns nothing."""
     m = _TARGETS.match(data, statement)
-    if m is None:
-        return []
-    parts = _ASSIGNED.split(m[1])[:-1]
-    return [n.rsplit(b".", 1)[-1].decode() for part in parts for n in DOTTED.findall(part.split(b":", 1)[0])]
+    return [] if m is None else assigned_names(m[1])

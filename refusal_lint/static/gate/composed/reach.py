@@ -9,12 +9,10 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
-from refusal_lint.static.gate.composed.statements import code_of
+from refusal_lint.static.gate.composed.statements import assigned_names, code_of
 from refusal_lint.static.gate.imports import bindings_of
 from refusal_lint.static.gate.relevance import listed_anywhere
 
-_NAME = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
-_ASSIGNED = re.compile(rb"(?<![=!<>])=(?!=)")
 # A module-level binding at column 0: an assignment (`NAME =`, `NAME: T =`, `A = NAME =`) or
 # a class (whose attributes binding reads: `Policy.RULES`).
 _TOP = re.compile(
@@ -31,13 +29,8 @@ def top_names(data: bytes) -> dict[str, list[int]]:
     known gap: a constant bound under a module-level `if` or `try`): their lines' starts."""
     out: dict[str, list[int]] = {}
     for m in _TOP.finditer(data):
-        if m[1]:
-            names = [m[1]]
-        else:
-            parts = _ASSIGNED.split(m[2])[:-1]
-            names = [n for part in parts for n in _NAME.findall(part.split(b":", 1)[0])]
-        for n in names:
-            out.setdefault(n.decode(), []).append(m.start())
+        for n in [m[1].decode()] if m[1] else assigned_names(m[2]):
+            out.setdefault(n, []).append(m.start())
     return out
 
 

@@ -12,6 +12,7 @@ from functools import lru_cache
 from refusal_lint.static.gate import pystrings
 
 DOTTED = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+_ASSIGNED = re.compile(rb"(?<![=!<>])=(?!=)")
 _NOT_BRACKETS = bytes(c for c in range(256) if c not in b"()[]{}")
 _BLOCK = re.compile(rb"^([ \t]*)((?:async[ \t]+)?def|class)[ \t]", re.M)
 
@@ -139,6 +140,13 @@ class Code:
             if len(m[1]) < indent and self.token_at(m.start(2)) < 0:
                 head = m
         return (0, len(data)) if head is None else (head.start(), self.block(head.start()))
+
+
+def assigned_names(targets: bytes) -> list[str]:
+    """The names a statement's targets (`A = B: T = `, up to the last `=`) assign, the last
+    part of a dotted one (`self.lead =` assigns `lead`)."""
+    parts = _ASSIGNED.split(targets)[:-1]
+    return [n.rsplit(b".", 1)[-1].decode() for part in parts for n in DOTTED.findall(part.split(b":", 1)[0])]
 
 
 def _indent(data: bytes, start: int) -> int:
