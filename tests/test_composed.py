@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from refusal_lint.core import prompttext
 from refusal_lint.core.model import PromptLine
-from refusal_lint.static.gate.composed import leadins, statements
+from refusal_lint.static.gate.composed import leadins, reach, statements
 from refusal_lint.static.gate.relevance import refusing_spans
 
 _LEAD_BITS = [
@@ -156,3 +156,61 @@ def test_leads_holds_every_name_read_after_a_dangling_string(bits: list[str]) ->
                     assert {
                         n.id for n in ast.walk(other) if isinstance(n, ast.Name) and pos(n) > pos(r)
                     } <= got
+
+
+def _module_bindings(body: list[ast.stmt]) -> set[str]:
+    """The names binding's defs hold for a module: assigned (a plain name target) or a
+    class, in its body or a compound statement's there, not in a `def` or `class`."""
+    out: set[str] = set()
+    for stmt in body:
+        if isinstance(stmt, ast.ClassDef):
+            out.add(stmt.name)
+        elif isinstance(stmt, ast.Assign | ast.AnnAssign) and stmt.value is not None:
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            out.update(t.id for t in targets if isinstance(t, ast.Name))
+        elif not isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+            for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+                for inner in getattr(stmt, field, []):
+                    out |= _module_bindings(
+                        inner.body if isinstance(inner, ast.excepthandler | ast.match_case) else [inner]
+                    )
+    return out
+
+
+@pytest.mark.parametrize("path", _SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_top_names_hold_every_module_level_binding(path: Path) -> None:
+    """reach.top_names, the text's module-level names, holds every name ast binds there
+    (in a module-level `if`, `try`, `with` or loop too), each at its statement's line."""
+    data = path.read_bytes()
+    try:
+        tree = ast.parse(data)
+    except SyntaxError:
+        pytest.skip("not Python the running CPython reads")
+    assert _module_bindings(tree.body) <= set(reach.top_names(data))
+
+
+_MODULE_BITS = [
+    "RULES = 'x'\n",
+    "def f():\n    LOCAL = 1\n    return LOCAL\n",
+    "if X:\n    A = 1\nelse:\n    B: str = ''\n",
+    "try:\n    from m import C\nexcept ImportError:\n    C = None\nfinally:\n    D = 2\n",
+    "x = 1; E = 2\n",
+    "class K:\n    ATTR = 1\n",
+    "with open(p) as fh:\n    F = fh.read()\n",
+    "for i in range(3):\n    G = i\n",
+    "if Y:\n    def g():\n        H = 1\n    I = 2\n",
+    "match Z:\n    case 1:\n        J = 3\n",
+    "s = \'\'\'\nL = 1\n\'\'\'\n",
+    "async def h():\n    M = 1\n",
+    "N = (\n    1,\n)\n",
+    "while W:\n    O = 1\n    break\n",
+]  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_MODULE_BITS), min_size=1, max_size=8))
+def test_top_names_of_built_modules(bits: list[str]) -> None:
+    data = "".join(bits).encode()
+    names = set(reach.top_names(data))
+    assert _module_bindings(ast.parse(data).body) <= names
+    assert not names & {"LOCAL", "H", "M"}  # a def's own names are not the module's

@@ -264,6 +264,38 @@ EXPLICIT = [
                 ),
             ),
             (
+                "unknown-rules-bound-in-a-module-level-try",
+                (
+                    (
+                        "bot/fallback.py",
+                        "try:\n    from bot.local_rules import RULES\nexcept ImportError:\n"
+                        '    RULES = "- zodiac-sign: No star signs.\\n"\n\n'
+                        'SYSTEM_PROMPT = "Refuse:\\n" + RULES\n',
+                    ),
+                ),
+            ),
+            (
+                "unknown-rules-after-a-lead-in-bound-in-a-module-level-if-after-a-def",
+                (
+                    (
+                        "bot/lead.py",
+                        'RULES = "- zodiac-sign: No star signs.\\n"\n\ndef helper():\n    return 1\n\n'
+                        'if True:\n    LEAD = "Refuse these:\\n"\n\nSYSTEM_PROMPT = LEAD + RULES\n',
+                    ),
+                ),
+            ),
+            (
+                "unknown-rules-bound-under-a-module-level-if-after-a-def",
+                (
+                    (
+                        "bot/flagged.py",
+                        "import os\n\ndef helper():\n    return 1\n\nif os.environ.get('STRICT'):\n"
+                        '    RULES = ""\nelse:\n    RULES = "- zodiac-sign: No star signs.\\n"\n'
+                        'SYSTEM_PROMPT = "Refuse:\\n" + RULES\n',
+                    ),
+                ),
+            ),
+            (
                 "unknown-rules-imported-under-a-lead-in",
                 (
                     ("bot/lines.py", 'RULES = "- zodiac-sign: No star signs.\\n"\n'),

@@ -13,10 +13,10 @@ from refusal_lint.static.gate.composed.statements import assigned_names, code_of
 from refusal_lint.static.gate.imports import bindings_of
 from refusal_lint.static.gate.relevance import listed_anywhere
 
-# A module-level binding at column 0: an assignment (`NAME =`, `NAME: T =`, `A = NAME =`) or
-# a class (whose attributes binding reads: `Policy.RULES`).
+# A binding: an assignment (`NAME =`, `NAME: T =`, `A = NAME =`) or a class (whose
+# attributes binding reads: `Policy.RULES`), at the start of a line or after a `;`.
 _TOP = re.compile(
-    rb"^(?:class[ \t]+([A-Za-z_][A-Za-z0-9_]*)"
+    rb"(?:^([ \t]*)|;[ \t]*)(?:class[ \t]+([A-Za-z_][A-Za-z0-9_]*)"
     rb"|((?:[A-Za-z_][A-Za-z0-9_]*[ \t]*(?::[^=\n]*)?(?:\+|\|)?=(?!=)[ \t]*)+))",
     re.M,
 )
@@ -25,13 +25,21 @@ BUDGET = 128  # (module, name) pairs followed from one candidate; past it, it is
 
 @lru_cache(maxsize=16)
 def top_names(data: bytes) -> dict[str, list[int]]:
-    """Where each module-level name is bound by an assignment or a class at column 0 (a
-    known gap: a constant bound under a module-level `if` or `try`): their lines' starts."""
+    """Where each module-level name is bound by an assignment or a class, at column 0 or
+    in a module-level `if`, `try`, `with` or loop (in no `def` or `class`): their lines'
+    starts. A superset: a line of a string or inside brackets that looks like one counts."""
     out: dict[str, list[int]] = {}
+    code = code_of(data)
     for m in _TOP.finditer(data):
-        for n in [m[1].decode()] if m[1] else assigned_names(m[2]):
+        if m[1] and code.in_block(m.start()):
+            continue
+        for n in [m[2].decode()] if m[2] else assigned_names(m[3]):
             out.setdefault(n, []).append(m.start())
     return out
+
+
+def _is_class(data: bytes, start: int) -> bool:
+    return data[start : start + 80].lstrip(b" \t").startswith(b"class")
 
 
 def binding(data: bytes, name: str) -> list[Any]:
@@ -46,7 +54,7 @@ def binding(data: bytes, name: str) -> list[Any]:
     for start in top_names(data).get(head, []):
         if code.token_at(start) >= 0:
             continue  # a line of a string that looks like a binding
-        if data.startswith(b"class", start):
+        if _is_class(data, start):
             if not attr:
                 continue
             start, end = _member(data, start, code.block(start), attr.partition(".")[0])
@@ -149,9 +157,8 @@ class Reach:
     def _resolve(self, module: str, ref: str, top: Any) -> list[tuple[str, str]]:
         """Where `ref`, read by code of `module`, is bound: the module itself, or an import."""
         head, _, rest = ref.partition(".")
-        if head in top:
-            return [(module, ref)]
-        out: list[tuple[str, str]] = []
+        # Bound here, and maybe imported too (`try: from x import R` / `except: R = ...`).
+        out: list[tuple[str, str]] = [(module, ref)] if head in top else []
         for local, level, source, name in self.noted(module, "bindings", bindings_of) or ():
             if name == "*":
                 target = self.module(module, source, level)
@@ -176,6 +183,4 @@ def _top_keys(data: bytes) -> list[str]:
 
 
 def _classes(data: bytes) -> list[str]:
-    return sorted(
-        n for n, starts in top_names(data).items() if any(data.startswith(b"class", s) for s in starts)
-    )
+    return sorted(n for n, starts in top_names(data).items() if any(_is_class(data, s) for s in starts))

@@ -40,6 +40,8 @@ class Code:
         self.starts = [s for s, _ in tokens]
         self.ends = [e for _, e in tokens]
         self._code: bytes | None = None
+        self._blocks: list[tuple[int, int]] | None = None
+        self._outer: list[tuple[int, int]] | None = None  # the blocks no block holds
 
     def token_at(self, pos: int) -> int:
         """The index of the string or comment holding `pos` (its start included), or -1."""
@@ -129,17 +131,29 @@ class Code:
         return out
 
     def _scope(self, start: int) -> tuple[int, int]:
-        """Where names bound by the statement at `start` may be read: the whole text for
-        one at column 0; else the `def` or `class` it stands in (the last one left of it)."""
-        data = self.data
-        indent = _indent(data, start)
-        if indent == 0:
-            return 0, len(data)
-        head = None
-        for m in _BLOCK.finditer(data, 0, start):
-            if len(m[1]) < indent and self.token_at(m.start(2)) < 0:
-                head = m
-        return (0, len(data)) if head is None else (head.start(), self.block(head.start()))
+        """Where names bound by the statement at `start` may be read: the `def` or `class`
+        it stands in (the innermost whose block holds it); else the whole text."""
+        for head, end in reversed(self.blocks()):
+            if head < start < end and _indent(self.data, head) < _indent(self.data, start):
+                return head, end
+        return 0, len(self.data)
+
+    def blocks(self) -> list[tuple[int, int]]:
+        """(line start, end) of each `def` and `class` block, in the order of the text."""
+        if self._blocks is None:
+            heads = (m.start() for m in _BLOCK.finditer(self.data) if self.token_at(m.start(2)) < 0)
+            self._blocks = [(head, self.block(head)) for head in heads]
+        return self._blocks
+
+    def in_block(self, pos: int) -> bool:
+        """Whether `pos`, after a block's header line, stands in a `def` or `class` block."""
+        if self._outer is None:
+            self._outer = []
+            for m in _BLOCK.finditer(self.data):
+                if (not self._outer or m.start() >= self._outer[-1][1]) and self.token_at(m.start(2)) < 0:
+                    self._outer.append((m.start(), self.block(m.start())))
+        i = bisect.bisect_left(self._outer, (pos,)) - 1
+        return i >= 0 and pos < self._outer[i][1]
 
 
 def assigned_names(targets: bytes) -> list[str]:
