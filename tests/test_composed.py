@@ -214,3 +214,22 @@ def test_top_names_of_built_modules(bits: list[str]) -> None:
     names = set(reach.top_names(data))
     assert _module_bindings(ast.parse(data).body) <= names
     assert not names & {"LOCAL", "H", "M"}  # a def's own names are not the module's
+
+
+@pytest.mark.parametrize("path", _SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_a_block_holds_its_whole_def_or_class(path: Path) -> None:
+    """Code.block, from a `def` or `class` line, reaches at least as far as ast's node
+    (a header that spans lines included), and in_block holds each statement of its body."""
+    data = path.read_bytes()
+    try:
+        tree = ast.parse(data)
+    except SyntaxError:
+        pytest.skip("not Python the running CPython reads")
+    at = _offsets(data)
+    code = statements.Code(data)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            head = at[node.lineno - 1]
+            end = at[node.end_lineno - 1] + node.end_col_offset  # type: ignore[operator]
+            assert code.block(head) >= end, node.lineno
+            assert all(code.in_block(at[stmt.lineno - 1]) for stmt in node.body if stmt.lineno > node.lineno)

@@ -296,6 +296,18 @@ EXPLICIT = [
                 ),
             ),
             (
+                "unknown-rules-in-a-class-attribute-of-a-class-whose-header-spans-lines",
+                (
+                    (
+                        "bot/persona.py",
+                        "class Persona(\n    object,\n):\n"
+                        '    RULES = "- zodiac-sign: No star signs.\\n"\n\n'
+                        "    def __init__(self) -> None:\n"
+                        '        self.system_prompt = "Refuse:\\n" + self.RULES\n',
+                    ),
+                ),
+            ),
+            (
                 "unknown-rules-imported-under-a-lead-in",
                 (
                     ("bot/lines.py", 'RULES = "- zodiac-sign: No star signs.\\n"\n'),

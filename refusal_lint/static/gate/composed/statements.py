@@ -81,11 +81,12 @@ class Code:
 
     def block(self, start: int) -> int:
         """Where the block (`class X:`) whose line starts at `start` ends: the first line
-        after it that starts at or left of its column with code."""
+        after its header (which may span lines: `def f(\n    a,\n):`) that starts at or
+        left of its column with code."""
         indent = _indent(self.data, start)
         dedent = re.compile(rb"^[ \t]{0,%d}(?=[^ \t\r\n#])" % indent, re.M)
-        first = self.data.find(b"\n", start)
-        for m in dedent.finditer(self.data, len(self.data) if first < 0 else first + 1):
+        first = self.statement(start)[1]
+        for m in dedent.finditer(self.data, first + 1):
             if self.token_at(m.end()) < 0:
                 return m.start()
         return len(self.data)
