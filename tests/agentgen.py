@@ -193,6 +193,32 @@ def card_py_ctor_params(rules: dict[str, str]) -> tuple[Files, str | None]:
     return {"agent/__init__.py": "", "agent/ext.py": ext, "agent/main.py": main}, None
 
 
+def card_py_uri_chosen(rules: dict[str, str]) -> tuple[Files, str | None]:
+    """The URI chosen in a module-level `if` (an override or an imported default): the card
+    module's text holds no refusal word, and the name `uri=` reads is bound only indented."""
+    consts = f'DEFAULT_URI = "{URI}"\nRULES = {_rules_literal(rules)}\n'
+    card = _py(
+        """
+        import os
+
+        from a2a.types import AgentCapabilities, AgentCard, AgentExtension
+
+        from agent.constants import DEFAULT_URI, RULES
+
+        if os.environ.get("EXTENSION_URI"):
+            EXTENSION_URI = os.environ["EXTENSION_URI"]
+        else:
+            EXTENSION_URI = DEFAULT_URI
+
+
+        def build_card() -> AgentCard:
+            ext = AgentExtension(uri=EXTENSION_URI, params=RULES)
+            return AgentCard(name="Survey Analyst", capabilities=AgentCapabilities(extensions=[ext]))
+        """
+    )
+    return {"agent/__init__.py": "", "agent/constants.py": consts, "agent/card.py": card}, "agent.constants"
+
+
 CARDS: dict[str, Callable[[dict[str, str]], tuple[Files, str | None]]] = {
     "json": card_json,
     "py-inline": card_py_inline,
@@ -202,6 +228,7 @@ CARDS: dict[str, Callable[[dict[str, str]], tuple[Files, str | None]]] = {
     "py-dict-sibling": card_py_dict_sibling,
     "py-class-attr": card_py_class_attr,
     "py-ctor-params": card_py_ctor_params,
+    "py-uri-chosen": card_py_uri_chosen,
 }
 
 

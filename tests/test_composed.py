@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from refusal_lint.core import prompttext
 from refusal_lint.core.model import PromptLine
+from refusal_lint.static.gate import prefilter, treenames
 from refusal_lint.static.gate.composed import leadins, reach, statements
 from refusal_lint.static.gate.relevance import refusing_spans
 
@@ -179,14 +180,18 @@ def _module_bindings(body: list[ast.stmt]) -> set[str]:
 
 @pytest.mark.parametrize("path", _SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_top_names_hold_every_module_level_binding(path: Path) -> None:
-    """reach.top_names, the text's module-level names, holds every name ast binds there
-    (in a module-level `if`, `try`, `with` or loop too), each at its statement's line."""
+    """The gates' module-level names (reach.top_names and prefilter.module_names from the
+    text, treenames.module_names from ast) hold every name binding defines there: in a
+    module-level `if`, `try`, `with`, loop or `match` too."""
     data = path.read_bytes()
     try:
         tree = ast.parse(data)
     except SyntaxError:
         pytest.skip("not Python the running CPython reads")
-    assert _module_bindings(tree.body) <= set(reach.top_names(data))
+    bound = _module_bindings(tree.body)
+    assert bound <= set(reach.top_names(data))
+    assert bound <= treenames.module_names(tree)
+    assert bound <= prefilter.module_names(data)
 
 
 _MODULE_BITS = [
@@ -212,7 +217,11 @@ _MODULE_BITS = [
 def test_top_names_of_built_modules(bits: list[str]) -> None:
     data = "".join(bits).encode()
     names = set(reach.top_names(data))
-    assert _module_bindings(ast.parse(data).body) <= names
+    tree = ast.parse(data)
+    bound = _module_bindings(tree.body)
+    assert bound <= names
+    assert bound <= treenames.module_names(tree)
+    assert bound <= prefilter.module_names(data)
     assert not names & {"LOCAL", "H", "M"}  # a def's own names are not the module's
 
 

@@ -35,8 +35,9 @@ def binds(names: Iterable[str], name: str) -> bool:
 
 
 def module_names(tree: ast.Module) -> set[str]:
-    """Names bound at module level (assignments, imports, classes, functions), into if/try;
-    `STAR` for a star import."""
+    """Names bound at module level (assignments, imports, classes, functions), into every
+    compound statement but a def or class (`if`, `try`, `with`, loops, `match`); `STAR`
+    for a star import."""
     out: set[str] = set()
     stack: list[ast.stmt] = list(tree.body)
     while stack:
@@ -49,13 +50,27 @@ def module_names(tree: ast.Module) -> set[str]:
             out.update((a.asname or a.name).split(".")[0] for a in stmt.names)
         elif isinstance(stmt, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
             out.add(stmt.name)
-        elif isinstance(stmt, (ast.If, ast.Try, ast.With)):
-            stack.extend(stmt.body)
+        elif isinstance(stmt, _COMPOUND):
+            # Binding defines what any module-level block binds: a loop's and a `match`'s too.
+            stack.extend(stmt.body if not isinstance(stmt, ast.Match) else [])
             stack.extend(getattr(stmt, "orelse", []))
             stack.extend(getattr(stmt, "finalbody", []))
-            for handler in getattr(stmt, "handlers", []):
-                stack.extend(handler.body)
+            for inner in (*getattr(stmt, "handlers", []), *getattr(stmt, "cases", [])):
+                stack.extend(inner.body)
     return out
+
+
+_COMPOUND = (
+    ast.If,
+    ast.Try,
+    ast.TryStar,
+    ast.With,
+    ast.AsyncWith,
+    ast.For,
+    ast.AsyncFor,
+    ast.While,
+    ast.Match,
+)
 
 
 _STRING_CALLS = frozenset({*vocab.WRAPPERS, *vocab.DEDENTS, *vocab.STRIPS, "format", "join"})
