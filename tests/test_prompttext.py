@@ -182,6 +182,14 @@ def test_near_miss(token: str, near: bool) -> None:
     assert prompttext.near_miss(token, "seg-mix") is near
 
 
+def test_an_id_capitalised_at_a_sentence_start_is_prose() -> None:
+    """The card's own reason, `Seg-mix ...`, copied into the prompt names no unknown rule;
+    other spellings of the id still do."""
+    lines = _lines("- seg-mix: Seg-mix requests cross families.\nAlso Seg-Mix, SEG-MIX and Seg_mix.")
+    found = [u.token for u in prompttext.unknown_ids(lines, ["seg-mix"])]
+    assert found == ["Seg-Mix", "SEG-MIX", "Seg_mix"]
+
+
 def test_wrapped_reason_is_accepted() -> None:
     lines = _lines("- invalid-cut: That demographic cut is not defined\n  for this study.\n")
     [rl] = prompttext.rule_lines(lines)
@@ -292,7 +300,9 @@ def _plain_near_misses(lines: tuple[PromptLine, ...], card_ids: list[str]) -> se
         (m[0], pl.line)
         for pl in lines
         for m in prompttext.TOKEN.finditer(pl.text)
-        if m[0] not in card_ids and any(prompttext.near_miss(m[0], r) for r in card_ids)
+        if m[0] not in card_ids
+        and not prompttext.capitalised(m[0], set(card_ids))
+        and any(prompttext.near_miss(m[0], r) for r in card_ids)
     }
 
 

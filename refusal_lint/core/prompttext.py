@@ -268,6 +268,13 @@ _COMPOUNDS = frozenset(
 )
 
 
+def capitalised(token: str, ids: set[str]) -> bool:
+    """A card id with only its first letter capitalised, as a sentence starts with it
+    (`Final-sale items cannot be returned.`, often the card's own reason): prose, not a
+    near miss. `Seg-Mix`, `SEG-MIX` and `Seg_mix` still are."""
+    return token[:1].isupper() and token[:1].lower() + token[1:] in ids
+
+
 def _prose(token: str) -> bool:
     """Ordinary hyphenated prose: an everyday compound, or a word in sentence case
     (`Follow-up:`, `Month-end:`), which no kebab-case rule id is."""
@@ -295,7 +302,7 @@ def unknown_ids(lines: tuple[PromptLine, ...], card_ids: list[str]) -> list[Unkn
                     )
         for m in TOKEN.finditer(pl.text):
             token = m.group(0)
-            if token in ids:
+            if token in ids or capitalised(token, ids):
                 continue
             size, folded = len(token), len(_fold_id(token))
             for rid, rid_size, rid_folded in sizes:

@@ -52,7 +52,9 @@ RL202 = Code(
     severity=Severity.ERROR,
     summary="the prompt names a rule the card does not advertise (did-you-mean)",
     what="""a rule line (or a near miss of a card id, such as `seg_mix`) in the prompt names a
-rule the card does not have. The message suggests the nearest card rule.""",
+rule the card does not have. The message suggests the nearest card rule. A card id with
+only its first letter capitalised (`Seg-mix requests ...`, a sentence that starts with it)
+is prose, not a near miss.""",
     why="the model will refuse with a rule no caller can look up.",
     fix="rename it to the card's id, or add the rule to the card.",
     example="""==> prompt.md <==
