@@ -46,6 +46,7 @@ def _listed_after(lead: str, rules: str) -> bool:
 @example(["Refuse these:", "\n"], "- zodiac-sign: No.")
 @example(["## Refusals", "\n\n", "text", "\n\n"], "- zodiac-sign: No.")
 @example(["Refuse these:", "\n\n"], "- zodiac-sign: No.")
+@example(["text", "\n", "You must refuse"], "\n- zodiac-sign: No star signs.")
 def test_a_lead_in_a_later_value_completes_is_dangling(bits: list[str], rules: str) -> None:
     lead = "".join(bits)
     if _listed_after(lead, rules):

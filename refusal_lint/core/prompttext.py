@@ -199,19 +199,28 @@ def _listing_lines(lines: tuple[PromptLine, ...], card_ids: set[str]) -> set[int
     out: set[int] = set()
     prev_last: int | None = None
     for block in blocks:
-        first = lines[block[0]].text
-        lead = first if rule_line(first) is None else (lines[prev_last].text if prev_last is not None else "")
-        if lead and not lead.rstrip().endswith(":") and rule_line(first) is not None:
-            lead = ""
         listing = (
             any(i in states_card for i in block)
-            or bool(_REFUSING.search(lead))
+            or any(_REFUSING.search(lead) for lead in _leads(lines, block, prev_last))
             or any(section_of[i] in heading_refusing | card_sections for i in block)
         )
         if listing:
             out.update(block)
         prev_last = block[-1]
     return out
+
+
+def _leads(lines: tuple[PromptLine, ...], block: list[int], prev_last: int | None) -> list[str]:
+    """The lines that lead in a block's rules: those before its first rule line (`You are
+    the analyst.` then `Refuse these:`); where it starts with one, the previous block's
+    last line if it ends in `:`; where it states none, its first line."""
+    rules = [k for k, i in enumerate(block) if rule_line(lines[i].text) is not None]
+    if not rules:
+        return [lines[block[0]].text]
+    if rules[0] > 0:
+        return [lines[i].text for i in block[: rules[0]]]
+    lead = lines[prev_last].text if prev_last is not None else ""
+    return [lead] if lead.rstrip().endswith(":") else []
 
 
 @dataclass(frozen=True)

@@ -28,8 +28,8 @@ def _lines(body: bytes, start: int) -> Iterator[bytes]:
 def dangling(body: bytes) -> bool:
     """Can this string end with a refusing lead-in whose list a later value gives
     (prompttext._listing_lines)? A word of refusing on a heading (its section runs on), or
-    on a line that starts a block (the string's first, or one after a blank line) that stays
-    open to the string's end or holds a run-time value; or on a line ending in `:` after
+    on a line of a block that stays open to the string's end or holds a run-time value (a
+    block's rules are led in by any line before them); or on a line ending in `:` after
     which only blank lines or run-time values follow (the next block's lead-in)."""
     for start, end in refusing_spans(body):
         line_start = max((m.end() for m in _BREAK.finditer(body, 0, start)), default=0)
@@ -38,7 +38,7 @@ def dangling(body: bytes) -> bool:
         own, *after = _lines(body, end)
         if _SLOT.search(own):
             return True
-        if _block_start(body, line_start) and _open_to_end(after):
+        if _open_to_end(after):
             return True
         if own.rstrip().endswith(b":") and _leads_next_block(after):
             return True
@@ -61,14 +61,6 @@ def _leads_next_block(after: list[bytes]) -> bool:
     last = len(rest) == 1 or (len(rest) == 2 and not rest[1])  # its last line, maybe open
     stated = last or prompttext.rule_line(rest[0].decode("utf-8", "replace")) is not None
     return stated and _open_to_end(rest[1:])
-
-
-def _block_start(body: bytes, line_start: int) -> bool:
-    """Is the line at `line_start` the string's first, or one after a blank line?"""
-    if line_start == 0:
-        return True
-    *before, _ = _lines(body[:line_start], 0)  # the last is the empty text after its break
-    return bool(before) and not before[-1].strip()
 
 
 def _open_to_end(after: list[bytes]) -> bool:
