@@ -15,7 +15,8 @@ import sys
 import time
 from collections.abc import Callable
 
-from refusal_lint.static.gate import prefilter, relevance
+from refusal_lint.static.gate import imports, prefilter, relevance
+from refusal_lint.static.gate.composed import leadins, reach
 from refusal_lint.static.gate.pystrings import strings
 
 _IDS = relevance.Relevance(["seg-mix", "invalid-cut"])
@@ -27,8 +28,10 @@ GATES: dict[str, Callable[[bytes], object]] = {
     "names_ids": _IDS.names_ids,
     "lists_rules": relevance.lists_rules,
     "python_lists_rules": relevance.python_lists_rules,
-    "imports_of": relevance.imports_of,
-    "bare_relative": relevance.bare_relative,
+    "imports_of": imports.imports_of,
+    "bindings_of": imports.bindings_of,
+    "top_names": reach.top_names,
+    "leads": lambda d: leadins.leads(d, relevance.refusing_spans(d)),
     "rule_keyword": prefilter.rule_keyword,
     "pystrings": strings,
 }
@@ -43,6 +46,8 @@ INPUTS = {
     "literal seams": b'P = ("seg"' + b' "-mix"' * 120_000 + b")\n",
     "an id's half, repeated": b"seg " * 240_000,
     "blanks, then imports": b" " * 500_000 + b"import " * 60_000,
+    "blank-spaced calls on one line": b"x = 1; " + b"refuse (a) AgentExtension (b) " * 30_000,
+    "indented assignments": b"if x:\n" + b"    a = b = c = 1\n" * 60_000,
     "many short lines": b'P = "refuse - a-b: c d"\n' * 40_000,
     "rule keywords in blanks": b"f(" + b" \n rule =" * 100_000,
     "relative imports": b"from . import x\n" * 60_000,

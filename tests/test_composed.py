@@ -243,3 +243,12 @@ def test_a_block_holds_its_whole_def_or_class(path: Path) -> None:
             end = at[node.end_lineno - 1] + node.end_col_offset  # type: ignore[operator]
             assert code.block(head) >= end, node.lineno
             assert all(code.in_block(at[stmt.lineno - 1]) for stmt in node.body if stmt.lineno > node.lineno)
+
+
+def test_past_the_budget_a_file_is_read_in_doubt() -> None:
+    """A generated table of lead-ins (one name each) costs one pass per name up to the
+    budget; past it the file is simply read."""
+    few = "".join(f'LEAD_{i} = "Refuse these:\\n"\nP_{i} = LEAD_{i} + RULES_{i}\n' for i in range(3))
+    assert leadins.leads(few.encode(), refusing_spans(few.encode())) == ["RULES_0", "RULES_1", "RULES_2"]
+    many = "".join(f'LEAD_{i} = "Refuse these:\\n"\n' for i in range(leadins.READS_BUDGET + 1))
+    assert leadins.leads(many.encode(), refusing_spans(many.encode())) == [leadins.IN_DOUBT]

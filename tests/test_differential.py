@@ -236,6 +236,44 @@ EXPLICIT = [
         ("bot/__init__.py", 'POLICY = "Refuse these:\\n- seg-mix: Segments cannot mix.\\n"\n'),
         ("bot/persona.py", 'from . import POLICY\n\nSYSTEM_PROMPT = "You are a bot. " + POLICY\n'),
     ),
+    # Code not formatted by black: a space before a call's parenthesis, a chat message's role
+    # on the line after its key. The text gates looked for `name(` and `"role": "system"`
+    # on one line, so the guard, the card or the only prompt was passed over.
+    _with_files(
+        "guard-call-with-a-space-before-its-parenthesis",
+        ("bot/ids.py", 'SEG = "seg-mixx"\n'),
+        (
+            "bot/late.py",
+            "from acme import refuse\nfrom bot.ids import SEG\n\n\ndef f():\n    return refuse (SEG)\n",
+        ),
+    ),
+    _with_files(
+        "card-call-with-a-space-before-its-parenthesis",
+        ("bot/consts.py", f'URI = "{agentgen.URI}"\nRULES = {{"seg-mix": "Families cannot be crossed."}}\n'),
+        (
+            "bot/card.py",
+            "from a2a.types import AgentExtension\nfrom bot.consts import RULES, URI\n\n"
+            "EXT = AgentExtension (uri=URI, params=RULES)\n",
+        ),
+    ),
+    *(
+        pytest.param(Spec("json", BOTH, (), GUARDED, extra=(("bot/agent.py", code),)), id=name)
+        for name, code in (
+            (
+                "only-prompt-a-system-message-with-a-space-before-its-parenthesis",
+                "from langchain_core.messages import SystemMessage\n\n"
+                'MSGS = [SystemMessage (content="You are the survey analyst.")]\n',
+            ),
+            (
+                "only-prompt-a-role-on-the-line-after-its-key",
+                'MSGS = [{"role":\n    "system", "content": "You are the survey analyst."}]\n',
+            ),
+            (
+                "only-prompt-added-with-a-space-before-its-parenthesis",
+                'chat.add_system_message ("You are the analyst.")\n',
+            ),
+        )
+    ),
     # A prompt that lists only ids the card lacks, under a lead-in that refuses, composed
     # through names (gate/composed.py): the rule lines written before their lead-in, or
     # imported from another module. The text stage read strings in source order and

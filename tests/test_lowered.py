@@ -64,7 +64,7 @@ def _plain_worth(data: bytes, extra: tuple[bytes, ...], ids: frozenset[str]) -> 
     """python_worth_parsing as plain `in` tests, one pass a needle (its reading before holds)."""
     low = data.lower()
     if b"refus" in low and (
-        P._guard_call(data, ids) or any(n in data for n in P._PY_NEEDLES) or P._caught_as_error(data, low)
+        P.guard_call(data, ids) or any(n in data for n in P._PY_NEEDLES) or P._caught_as_error(data, low)
     ):
         return True
     if b"rule" in data and (b"'rule'" in data or b'"rule"' in data or P.rule_keyword(data)):

@@ -13,6 +13,7 @@ from refusal_lint.core.kinds import FileKind
 from refusal_lint.core.sourcetext import before_blanks
 from refusal_lint.static.extract import vocab
 from refusal_lint.static.gate import relevance
+from refusal_lint.static.gate.guardcall import call_end, guard_call
 from refusal_lint.static.gate.lowered import Words, holds, lowered, word_matches, words_of
 
 CARD_NAMES = frozenset(
@@ -65,7 +66,7 @@ _PROMPT_SHAPE = re.compile(
     + _alternatives(vocab.PROMPT_KWARGS)
     + rb")[\"'][ \t]*:"
     # Chat messages: `{"role": "system", ...}`, `("system", ...)`.
-    + rb"|[\"']role[\"'][ \t]*:[ \t]*[\"'](?:"
+    + rb"|[\"']role[\"'][ \t]*:[ \t\r\n]*[\"'](?:"
     + _alternatives(vocab.CHAT_SYSTEM_ROLES)
     + rb")[\"']"
     + rb"|\([ \t\r\n]*[\"'](?:"
@@ -74,7 +75,7 @@ _PROMPT_SHAPE = re.compile(
     # A call whose name says system (`SystemMessage(`, `from_system(`, `add_system_message(`).
     + rb"|"
     + _cased({vocab.SYSTEM_CALL_WORD})
-    + rb"[A-Za-z0-9_]*\("
+    + rb"[A-Za-z0-9_]*[ \t]*\("
     # A prompt function (`@agent.system_prompt`).
     + rb"|@[A-Za-z0-9_.]*\.(?:"
     + _alternatives(vocab.PROMPT_DECORATORS)
@@ -84,7 +85,7 @@ _PROMPT_SHAPE = re.compile(
 
 # Every word the text gates below ask of a Python file's lowered text, found in one pass
 # (lowered.py); each gate then asks the bytes only for the words held.
-_GATE_WORDS = Words((*_PROMPT_WORDS, b"refus", b"rule", b"agentextension(", b'uri"', b"uri'", b"edia"))
+_GATE_WORDS = Words((*_PROMPT_WORDS, b"refus", b"rule", b"agentextension", b'uri"', b"uri'", b"edia"))
 
 
 def prompt_words(data: bytes) -> bool:
@@ -97,7 +98,8 @@ def python_prompt_candidate(data: bytes) -> bool:
 
     `_PROMPT_SHAPE.search(data) is not None`, tried only around the prompt words its
     matches hold: a match holds one, and lies on that word's line, or (a tuple's
-    `(\n    "system",`) begins at a parenthesis before it; its key alternative, which
+    `(\n    "system",`, a role's `"role":\n    "system"`) begins at a parenthesis before
+    it or on the line of a colon before it; its key alternative, which
     scans ahead from every quote, is then run on a line, not on the whole file."""
     low = lowered(data)
     starts: set[int] = set()
@@ -119,9 +121,10 @@ def python_prompt_candidate(data: bytes) -> bool:
         end = data.find(b"\n", at)
         end = len(data) if end < 0 else end
         if at > 0 and data[at - 1] in b"\"'":
+            # A tuple's `(` or a role key's `:` may stand on an earlier line.
             k = before_blanks(data, at - 1)
-            if k >= 0 and data[k] == ord("("):
-                begin = min(begin, k)
+            if k >= 0 and data[k] in b"(:":
+                begin = min(begin, data.rfind(b"\n", 0, k) + 1 if data[k] == 58 else k)
         if lo <= begin and end <= hi:
             continue
         if _PROMPT_SHAPE.search(data, begin, end) is not None:
@@ -134,67 +137,7 @@ _ADK = re.compile(rb"^instruction\s*:", re.M)
 CREWAI_CONFIGS = frozenset({"agents.yaml", "agents.yml", "tasks.yaml", "tasks.yml"})
 
 
-_GUARD_WORD = re.compile(rb"(?:[Rr]efus|REFUS)[A-Za-z0-9_]*\(")  # a literal prefix: sre scans for it fast
-_IDENT = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
-_DEFINITION = re.compile(rb"[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+\Z")
-_CALL_TEXT = 4096  # bytes of arguments read; a longer call is parsed with its file
-
-
-def _call_end(data: bytes, open_at: int) -> int:
-    """Where the call whose `(` is at `open_at` closes (-1: not found within reach)."""
-    depth = 0
-    quote = 0
-    i = open_at
-    stop = min(len(data), open_at + _CALL_TEXT)
-    while i < stop:
-        c = data[i]
-        if quote:
-            if c == 92:  # backslash
-                i += 1
-            elif c == quote:
-                quote = 0
-        elif c in (34, 39):  # " '
-            quote = c
-        elif c == 35:  # a comment runs to the line's end
-            nl = data.find(b"\n", i, stop)
-            i = stop if nl < 0 else nl
-        elif c in (40, 91, 123):
-            depth += 1
-        elif c in (41, 93, 125):
-            depth -= 1
-            if depth == 0:
-                return i
-        i += 1
-    return -1
-
-
-def _guard_call(data: bytes, ids: frozenset[str]) -> bool:
-    """A call of a name holding the word refuse/refusal/refusals (DESIGN §2) whose arguments
-    may carry a rule id (with a card's `ids`, a computed one too: RL304). Definitions (`def
-    test_refusal_...(`), prose and calls that pass only sentences or a library's keyword
-    fields (`ResponseOutputRefusal(type="refusal")`) are not; each call's own text is parsed
-    to tell."""
-    from refusal_lint.static.extract import vocab
-    from refusal_lint.static.gate import pyscan
-
-    for m in _GUARD_WORD.finditer(data):
-        start = m.start()
-        while start > 0 and data[start - 1] in _IDENT:
-            start -= 1
-        name = data[start : m.end() - 1].decode("ascii", "replace")
-        if not vocab.is_guard_name(name):
-            continue
-        if _DEFINITION.match(data, data.rfind(b"\n", 0, start) + 1, start):
-            continue
-        end = _call_end(data, m.end() - 1)
-        if end < 0 or pyscan.call_text_may_fire(
-            data[start : end + 1], receiver=data[start - 1 : start] == b".", ids=ids
-        ):
-            return True
-    return False
-
-
-_EXTENSION_CALL = re.compile(rb"AgentExtension\(")
+_EXTENSION_CALL = re.compile(rb"AgentExtension[ \t]*\(")  # `AgentExtension (` is a call too
 _MODULE_NAME = re.compile(
     rb"^(?:(?:async[ \t]+)?def|class)[ \t]+([A-Za-z_][A-Za-z0-9_]*)"
     rb"|^([A-Za-z_][A-Za-z0-9_]*)[ \t]*(?::[^=\n]*)?=(?!=)",
@@ -224,7 +167,7 @@ def _extension_call(data: bytes) -> bool:
 
     names: frozenset[str] | None = None
     for m in word_matches(_EXTENSION_CALL, data):
-        end = _call_end(data, m.end() - 1)
+        end = call_end(data, m.end() - 1)
         if end < 0:
             return True
         if names is None:
@@ -282,14 +225,14 @@ def python_worth_parsing(data: bytes, extra: tuple[bytes, ...], ids: frozenset[s
     low = lowered(data)
     held = holds(data, _GATE_WORDS)
     if b"refus" in held and (
-        _guard_call(data, ids) or any(n in data for n in _PY_NEEDLES) or _caught_as_error(data, low)
+        guard_call(data, ids) or any(n in data for n in _PY_NEEDLES) or _caught_as_error(data, low)
     ):
         return True
     # Each needle's common part first, asked of the bytes only where the lowered text holds
     # it: no pass at all over a file that has none.
     if b"rule" in held and b"rule" in data and (b"'rule'" in data or b'"rule"' in data or rule_keyword(data)):
         return True
-    if b"agentextension(" in held and b"AgentExtension(" in data and _extension_call(data):
+    if b"agentextension" in held and b"AgentExtension" in data and _extension_call(data):
         return True
     quoted_uri = (b'uri"' in held or b"uri'" in held) and any(n in data for n in _QUOTED_URI)
     media = b"edia" in held and b"edia" in data and any(n in data for n in _MEDIA_WORDS)

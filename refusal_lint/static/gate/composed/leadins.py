@@ -86,6 +86,7 @@ def leads(data: bytes, spans: list[tuple[int, int]]) -> list[str]:
     out: set[str] = set()
     read_to = -1  # the statement read last, from its first lead-in on: a later one adds nothing
     last_token = -1
+    followed: set[tuple[str, tuple[int, int]]] = set()  # (name, scope) whose reads were read
     for span_start, _ in spans:
         i = code.token_at(span_start)
         if i <= last_token:
@@ -101,8 +102,21 @@ def leads(data: bytes, spans: list[tuple[int, int]]) -> list[str]:
         read_to = last
         out.update(code.names(end, last))
         for target in _targets(data, first):
-            out.update(code.after_reads(target, first, last))
+            scope = code.scope(first)
+            if (target, scope) in followed:
+                continue
+            if len(followed) >= READS_BUDGET:
+                return [IN_DOUBT]
+            followed.add((target, scope))
+            # Every read of it, its own statement's too: a superset of those outside it.
+            out.update(code.after_reads(target, scope))
     return sorted(out)
+
+
+# Past this many names whose reads a file's lead-ins send us to, the file is read in doubt
+# (a generated table of prompts must not cost a read of the file per name).
+READS_BUDGET = 64
+IN_DOUBT = "?"
 
 
 def _body(token: bytes) -> bytes:

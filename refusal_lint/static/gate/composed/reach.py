@@ -9,6 +9,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
+from refusal_lint.static.gate.composed.leadins import IN_DOUBT
 from refusal_lint.static.gate.composed.statements import assigned_names, code_of
 from refusal_lint.static.gate.imports import bindings_of
 from refusal_lint.static.gate.relevance import listed_anywhere
@@ -95,6 +96,8 @@ class Reach:
     def lists(self, rel: str, names: list[str]) -> bool:
         """May one of `names`, read by the file `rel` after a lead-in (`leads`), hold a rule
         line: bound in the file, by an import, or a class attribute read as `self.X`?"""
+        if IN_DOUBT in names:
+            return True  # past the lead-ins' budget: read it
         top = self.noted(rel, "top", _top_keys) or ()
         todo: list[tuple[str, str]] = []
         for name in names:

@@ -13,6 +13,7 @@ from refusal_lint.static.gate import pystrings
 
 DOTTED = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _ASSIGNED = re.compile(rb"(?<![=!<>])=(?!=)")
+_WORD = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 _NOT_BRACKETS = bytes(c for c in range(256) if c not in b"()[]{}")
 _BLOCK = re.compile(rb"^([ \t]*)((?:async[ \t]+)?def|class)[ \t]", re.M)
 
@@ -42,6 +43,7 @@ class Code:
         self._code: bytes | None = None
         self._blocks: list[tuple[int, int]] | None = None
         self._outer: list[tuple[int, int]] | None = None  # the blocks no block holds
+        self._depths: tuple[list[int], list[int]] | None = None  # (line starts, bracket depths)
 
     def token_at(self, pos: int) -> int:
         """The index of the string or comment holding `pos` (its start included), or -1."""
@@ -63,7 +65,7 @@ class Code:
         statement's lines are walked, each line's brackets counted by C."""
         code = self._masked()
         nl = code.rfind(b"\n", 0, pos)
-        depth = _delta(code, 0, nl + 1)  # at the start of its line
+        depth = self._depth_at(nl + 1)  # at the start of its line
         while nl >= 0 and (depth > 0 or code[nl - 1 : nl] == b"\\"):
             prev = code.rfind(b"\n", 0, nl)
             depth -= _delta(code, prev + 1, nl)
@@ -78,6 +80,22 @@ class Code:
             if depth <= 0 and nl >= pos and code[nl - 1 : nl] != b"\\":
                 return start, nl
             at = nl + 1
+
+    def _depth_at(self, line_start: int) -> int:
+        """How deep in brackets the code is where a line of the masked text starts: the
+        lines' depths counted once, so a statement costs its own lines, not the text's."""
+        if self._depths is None:
+            code = self._masked()
+            starts = [0]
+            depths = [0]
+            nl = code.find(b"\n")
+            while nl >= 0:
+                depths.append(depths[-1] + _delta(code, starts[-1], nl + 1))
+                starts.append(nl + 1)
+                nl = code.find(b"\n", nl + 1)
+            self._depths = (starts, depths)
+        starts, depths = self._depths
+        return depths[bisect.bisect_left(starts, line_start)]
 
     def block(self, start: int) -> int:
         """Where the block (`class X:`) whose line starts at `start` ends: the first line
@@ -107,17 +125,17 @@ class Code:
         out.update(DOTTED.findall(data, pos, max(pos, end)))
         return {n.decode() for n in out}
 
-    def after_reads(self, name: str, start: int, end: int) -> set[str]:
-        """The names read after each read of `name` in code of its scope (the module for a
-        module-level statement [start, end); else the function or class it stands in),
-        outside the statement itself, in the statement reading it."""
+    def after_reads(self, name: str, scope: tuple[int, int]) -> set[str]:
+        """The names read after each read of `name` in code of `scope` (`scope`: where a
+        statement binding it stands), in the statement reading it; its binding statement's
+        own included (a superset)."""
         out: set[str] = set()
-        lo, hi = self._scope(start)
-        pattern = re.compile(rb"(?<![A-Za-z0-9_])" + re.escape(name.encode()) + rb"(?![A-Za-z0-9_])")
+        word = name.encode()
+        pattern = re.compile(re.escape(word) + rb"(?![A-Za-z0-9_])")  # a literal start: found by C
         read_to = -1
-        for m in pattern.finditer(self.data, lo, hi):
-            if start <= m.start() < end or m.start() < read_to:
-                continue  # its own statement, or one read from an earlier read
+        for m in pattern.finditer(self.data, *scope):
+            if m.start() < read_to or (m.start() > 0 and self.data[m.start() - 1] in _WORD):
+                continue  # one read from an earlier read, or the end of a longer name
             j = self.token_at(m.start())
             after = m.end()
             if j >= 0:
@@ -131,7 +149,7 @@ class Code:
             out.update(self.names(after, read_to))
         return out
 
-    def _scope(self, start: int) -> tuple[int, int]:
+    def scope(self, start: int) -> tuple[int, int]:
         """Where names bound by the statement at `start` may be read: the `def` or `class`
         it stands in (the innermost whose block holds it); else the whole text."""
         for head, end in reversed(self.blocks()):

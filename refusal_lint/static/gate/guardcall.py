@@ -1,0 +1,104 @@
+"""A guard call as its text shows it (DESIGN §2 "Guards"): a call of a name holding the
+word refuse/refusal/refusals whose arguments may carry a rule id, read from the call's own
+text; the text gate of prefilter.python_worth_parsing asks it first."""
+
+from __future__ import annotations
+
+import re
+
+_GUARD_WORD = re.compile(
+    rb"(?:[Rr]efus|REFUS)[A-Za-z0-9_]*[ \t]*\("
+)  # a literal prefix: sre scans for it fast
+_IDENT = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+# The words before a call that make it none (`def refusal_x(`), and those after which a
+# call written with a blank before its `(` is code (`return refuse (SEG)`), not prose
+# (`a refusal (typed)`); so are a line's start, an operator and an opening bracket.
+_DEFINES = frozenset({b"def", b"class"})
+_TAKES_EXPRESSION = frozenset(
+    {
+        b"",
+        b"return",
+        b"raise",
+        b"await",
+        b"yield",
+        b"else",
+        b"lambda",
+        b"assert",
+        b"in",
+        b"and",
+        b"or",
+        b"not",
+    }
+)
+_OPERATORS = frozenset(b"=([{,:.+-*/%|&<>!;\n")
+
+
+def _word_before(data: bytes, start: int) -> tuple[int, bytes]:
+    """The character before `start` and its blanks (-1: none), and the name ending there."""
+    k = start - 1
+    while k >= 0 and data[k] in b" \t":
+        k -= 1
+    j = k
+    while j >= 0 and data[j] in _IDENT:
+        j -= 1
+    return (data[k] if k >= 0 else -1), data[j + 1 : k + 1]
+
+
+_CALL_TEXT = 4096  # bytes of arguments read; a longer call is parsed with its file
+
+
+def call_end(data: bytes, open_at: int) -> int:
+    """Where the call whose `(` is at `open_at` closes (-1: not found within reach)."""
+    depth = 0
+    quote = 0
+    i = open_at
+    stop = min(len(data), open_at + _CALL_TEXT)
+    while i < stop:
+        c = data[i]
+        if quote:
+            if c == 92:  # backslash
+                i += 1
+            elif c == quote:
+                quote = 0
+        elif c in (34, 39):  # " '
+            quote = c
+        elif c == 35:  # a comment runs to the line's end
+            nl = data.find(b"\n", i, stop)
+            i = stop if nl < 0 else nl
+        elif c in (40, 91, 123):
+            depth += 1
+        elif c in (41, 93, 125):
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return -1
+
+
+def guard_call(data: bytes, ids: frozenset[str]) -> bool:
+    """A call of a name holding the word refuse/refusal/refusals (DESIGN §2) whose arguments
+    may carry a rule id (with a card's `ids`, a computed one too: RL304). Definitions (`def
+    test_refusal_...(`), prose and calls that pass only sentences or a library's keyword
+    fields (`ResponseOutputRefusal(type="refusal")`) are not; each call's own text is parsed
+    to tell."""
+    from refusal_lint.static.extract import vocab
+    from refusal_lint.static.gate import pyscan
+
+    for m in _GUARD_WORD.finditer(data):
+        start = m.start()
+        while start > 0 and data[start - 1] in _IDENT:
+            start -= 1
+        name = data[start : m.end() - 1].rstrip(b" \t").decode("ascii", "replace")
+        if not vocab.is_guard_name(name):
+            continue
+        last, word = _word_before(data, start)
+        if word in _DEFINES:
+            continue
+        if data[m.end() - 2] in b" \t" and not (last in _OPERATORS or last < 0 or word in _TAKES_EXPRESSION):
+            continue  # `a refusal (typed)`: prose; `return refuse (SEG)`: a call
+        end = call_end(data, m.end() - 1)
+        if end < 0 or pyscan.call_text_may_fire(
+            data[start : end + 1], receiver=data[start - 1 : start] == b".", ids=ids
+        ):
+            return True
+    return False
