@@ -219,6 +219,28 @@ def card_py_uri_chosen(rules: dict[str, str]) -> tuple[Files, str | None]:
     return {"agent/__init__.py": "", "agent/constants.py": consts, "agent/card.py": card}, "agent.constants"
 
 
+def card_py_aliased(rules: dict[str, str]) -> tuple[Files, str | None]:
+    """The extension class imported under a name of the module's own (`AgentExtension as
+    Ext`), its URI and params from a sibling module: no text here says AgentExtension(."""
+    consts = f'URI = "{URI}"\nRULES = {_rules_literal(rules)}\n'
+    card = _py(
+        """
+        from a2a.types import AgentCapabilities, AgentCard
+        from a2a.types import AgentExtension as Ext
+
+        from agent.constants import RULES, URI
+
+
+        def build_card() -> AgentCard:
+            return AgentCard(
+                name="Survey Analyst",
+                capabilities=AgentCapabilities(extensions=[Ext(uri=URI, params=RULES)]),
+            )
+        """
+    )
+    return {"agent/__init__.py": "", "agent/constants.py": consts, "agent/card.py": card}, "agent.constants"
+
+
 CARDS: dict[str, Callable[[dict[str, str]], tuple[Files, str | None]]] = {
     "json": card_json,
     "py-inline": card_py_inline,
@@ -229,6 +251,7 @@ CARDS: dict[str, Callable[[dict[str, str]], tuple[Files, str | None]]] = {
     "py-class-attr": card_py_class_attr,
     "py-ctor-params": card_py_ctor_params,
     "py-uri-chosen": card_py_uri_chosen,
+    "py-aliased": card_py_aliased,
 }
 
 

@@ -112,6 +112,7 @@ EXPLICIT = [
     pytest.param(Spec("py-class-attr", BOTH, FULL, GUARDED), id="card-uri-a-class-attribute"),
     pytest.param(Spec("py-ctor-params", BOTH, FULL, GUARDED), id="card-params-from-the-constructor"),
     pytest.param(Spec("py-uri-chosen", BOTH, FULL, GUARDED), id="card-uri-chosen-in-a-module-level-if"),
+    pytest.param(Spec("py-aliased", BOTH, FULL, GUARDED), id="card-class-imported-under-another-name"),
     pytest.param(Spec("json", BOTH, FULL, (("genexp", BOTH),)), id="genexp-id"),
     pytest.param(Spec("json", BOTH, FULL, (("literal", (*BOTH, LONG_ID)),)), id="guard-fires-82-char-id"),
     pytest.param(

@@ -43,6 +43,11 @@ STRUCT_FROM_DICT = frozenset({"ParseDict", "dict_to_struct", "to_struct"})
 ITERATION_VIEWS = frozenset({"items", "keys", "values"})
 ORDER_WRAPPERS = frozenset({"sorted", "list", "tuple", "set", "frozenset", "reversed"})
 MEDIA_KEYS = frozenset({"mediaType", "media_type"})
+# The a2a-sdk classes a card is built of, also where a module imports one under another
+# name (`from a2a.types import AgentExtension as Ext`): the text gate, the ast gate and the
+# extractor read `Ext(...)` as the class.
+EXTENSION_CLASS = "AgentExtension"
+CARD_CLASSES = frozenset({EXTENSION_CLASS, "AgentCard", "AgentCapabilities"})
 RULE_KWARGS = ("rule", "rule_id")
 _BUILTIN_EXC = frozenset(
     n

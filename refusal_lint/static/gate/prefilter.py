@@ -138,6 +138,7 @@ CREWAI_CONFIGS = frozenset({"agents.yaml", "agents.yml", "tasks.yaml", "tasks.ym
 
 
 _EXTENSION_CALL = re.compile(rb"AgentExtension[ \t]*\(")  # `AgentExtension (` is a call too
+_EXTENSION_ALIAS = re.compile(rb"AgentExtension[ \t]+as[ \t]+([A-Za-z_][A-Za-z0-9_]*)")
 _MODULE_NAME = re.compile(
     rb"^(?:(?:async[ \t]+)?def|class)[ \t]+([A-Za-z_][A-Za-z0-9_]*)"
     rb"|^([A-Za-z_][A-Za-z0-9_]*)[ \t]*(?::[^=\n]*)?=(?!=)",
@@ -160,13 +161,17 @@ def module_names(data: bytes) -> frozenset[str]:
 
 
 def _extension_call(data: bytes) -> bool:
-    """An `AgentExtension(...)` call whose `uri` may be ours (a literal that is, or a name
-    binding can resolve); not an import, a type annotation, a call declaring some other
-    extension, or one that copies a uri from a parameter (SDK conversion code)."""
+    """An `AgentExtension(...)` call (or of a name it is imported as) whose `uri` may be
+    ours (a literal that is, or a name binding can resolve); not an import, a type
+    annotation, a call declaring some other extension, or one that copies a uri from a
+    parameter (SDK conversion code)."""
     from refusal_lint.static.gate import pyscan
 
     names: frozenset[str] | None = None
-    for m in word_matches(_EXTENSION_CALL, data):
+    calls = [*word_matches(_EXTENSION_CALL, data)]
+    for alias in {a[1] for a in _EXTENSION_ALIAS.finditer(data)}:  # `AgentExtension as Ext`
+        calls += re.finditer(rb"(?<![A-Za-z0-9_.])" + re.escape(alias) + rb"[ \t]*\(", data)
+    for m in calls:
         end = call_end(data, m.end() - 1)
         if end < 0:
             return True

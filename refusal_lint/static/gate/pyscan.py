@@ -13,7 +13,15 @@ import ast
 from refusal_lint.core import spec
 from refusal_lint.static.extract import vocab
 from refusal_lint.static.extract.python.walk import field_children, walk_fields
-from refusal_lint.static.gate.treenames import SCOPES, binds, computed_locals, last, module_names, root_of
+from refusal_lint.static.gate.treenames import (
+    SCOPES,
+    binds,
+    card_aliases,
+    computed_locals,
+    last,
+    module_names,
+    root_of,
+)
 
 _SELF = frozenset({"self", "cls"})
 
@@ -26,6 +34,7 @@ class _Relevance:
         self.guard_names = guard_names
         self.ids = ids
         self._names: set[str] | None = None
+        self._aliases: dict[str, str] | None = None  # card classes imported under other names
         self._strings: dict[str, str] | None = None
         self.scope: ast.AST | None = None  # the function being looked at (None: the module)
         self._computed: dict[int, frozenset[str]] = {}
@@ -159,8 +168,12 @@ class _Relevance:
 
     def call(self, node: ast.Call) -> bool:
         name = last(node.func)
+        if isinstance(node.func, ast.Name):
+            if self._aliases is None:
+                self._aliases = card_aliases(self.tree)
+            name = self._aliases.get(name, name)
         kw = {k.arg: k.value for k in node.keywords if k.arg is not None}
-        if name == "AgentExtension":
+        if name == vocab.EXTENSION_CLASS:
             return self.string_or_name(kw.get("uri"), "uri")
         if name in spec.PROTOCOL_ERRORS:
             return self.refusal_inside(node)

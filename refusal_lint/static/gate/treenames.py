@@ -60,6 +60,25 @@ def module_names(tree: ast.Module) -> set[str]:
     return out
 
 
+def card_aliases(tree: ast.Module) -> dict[str, str]:
+    """The card classes a module imports under a name of its own (`from a2a.types import
+    AgentExtension as Ext`: {"Ext": "AgentExtension"}), where binding's imports are read:
+    outside any def or class."""
+    out: dict[str, str] = {}
+    stack: list[ast.stmt] = list(tree.body)
+    while stack:
+        stmt = stack.pop()
+        if isinstance(stmt, ast.ImportFrom):
+            out.update((a.asname, a.name) for a in stmt.names if a.asname and a.name in vocab.CARD_CLASSES)
+        elif isinstance(stmt, _COMPOUND):
+            stack.extend(stmt.body if not isinstance(stmt, ast.Match) else [])
+            stack.extend(getattr(stmt, "orelse", []))
+            stack.extend(getattr(stmt, "finalbody", []))
+            for inner in (*getattr(stmt, "handlers", []), *getattr(stmt, "cases", [])):
+                stack.extend(inner.body)
+    return out
+
+
 _COMPOUND = (
     ast.If,
     ast.Try,

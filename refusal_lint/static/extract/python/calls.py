@@ -31,7 +31,7 @@ class Recognisers(ExtractorState):
     """Calls, dict literals and tuples: cards, guards, payloads, Parts, prompts, errors."""
 
     def visit_Call(self, node: ast.Call) -> None:
-        name = last_name(node.func) or ""
+        name = self.card_class(node.func) or last_name(node.func) or ""
         loc = self.loc(node)
         # In this order: a card or an error opens before what is inside it is recorded.
         for handle in (
@@ -61,7 +61,7 @@ class Recognisers(ExtractorState):
     def extension_call(self, node: ast.Call, name: str, loc: Loc) -> None:
         """`AgentExtension(uri=..., params=...)`, or a repo class that may build one (its
         arguments are kept for `params=self.rules` inside it)."""
-        if name == "AgentExtension":
+        if name == vocab.EXTENSION_CLASS:
             self.agent_extension(node, loc)
         elif name[:1].isupper() and (name.endswith("Extension") or vocab.is_guard_name(name)):
             self.ctor_calls.append(
@@ -161,7 +161,7 @@ class Recognisers(ExtractorState):
             self.prompt_arg(arg, name, PromptForm.CHAT_MESSAGE)
 
     def leave_Call(self, original_node: ast.Call) -> None:
-        name = last_name(original_node.func) or ""
+        name = self.card_class(original_node.func) or last_name(original_node.func) or ""
         if name == "AgentCard" and self.open_cards:
             self.open_cards.pop()
         if name in spec.PROTOCOL_ERRORS and self.open_errors:

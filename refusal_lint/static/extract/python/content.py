@@ -19,7 +19,6 @@ from refusal_lint.static.extract.python.scopes import last_name
 from refusal_lint.static.extract.python.state import ExtractorState, str_keys
 
 _PAYLOAD_KEYS = frozenset(spec.PAYLOAD_KEYS)
-_CARD_CALLS = frozenset({"AgentExtension", "AgentCard", "AgentCapabilities"})
 
 
 class ContentPrompts(ExtractorState):
@@ -56,9 +55,9 @@ class ContentPrompts(ExtractorState):
         if isinstance(node, (ast.Raise, ast.Assert)):
             return True
         if isinstance(node, ast.Call):
-            name = last_name(node.func) or ""
+            name = self.card_class(node.func) or last_name(node.func) or ""
             return (
-                name in _CARD_CALLS
+                name in vocab.CARD_CLASSES
                 or self.is_guard_call(node, name)
                 or vocab.is_log_call(name, node.func)
                 or vocab.is_exception_name(name)

@@ -101,6 +101,15 @@ class ExtractorState(ValueBuilder):
         base = f"{ref.module}.{ref.name}" if ref.name and ref.module else ref.name or ref.module
         return f"{base}.{rest}" if rest else base
 
+    def card_class(self, func: ast.expr) -> str | None:
+        """The card class a callee names under a name of its module's own (`Ext`, after
+        `from a2a.types import AgentExtension as Ext`), else None."""
+        if isinstance(func, ast.Name):
+            ref = self.imports.get(func.id)
+            if ref is not None and ref.name in vocab.CARD_CLASSES:
+                return ref.name
+        return None
+
     def is_guard_call(self, node: ast.Call, name: str) -> bool:
         if vocab.is_guard_name(name, self.guard_plain):
             return True
