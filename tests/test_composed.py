@@ -229,7 +229,8 @@ def test_top_names_of_built_modules(bits: list[str]) -> None:
 @pytest.mark.parametrize("path", _SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_a_block_holds_its_whole_def_or_class(path: Path) -> None:
     """Code.block, from a `def` or `class` line, reaches at least as far as ast's node
-    (a header that spans lines included), and in_block holds each statement of its body."""
+    (a header that spans lines included), and an outer block holds each statement of its
+    body."""
     data = path.read_bytes()
     try:
         tree = ast.parse(data)
@@ -242,7 +243,10 @@ def test_a_block_holds_its_whole_def_or_class(path: Path) -> None:
             head = at[node.lineno - 1]
             end = at[node.end_lineno - 1] + node.end_col_offset  # type: ignore[operator]
             assert code.block(head) >= end, node.lineno
-            assert all(code.in_block(at[stmt.lineno - 1]) for stmt in node.body if stmt.lineno > node.lineno)
+            outer = code.outer_blocks()
+            for stmt in node.body:
+                line = at[stmt.lineno - 1]
+                assert stmt.lineno == node.lineno or any(h < line < e for h, e in outer), stmt.lineno
 
 
 def test_past_the_budget_a_file_is_read_in_doubt() -> None:
@@ -252,3 +256,30 @@ def test_past_the_budget_a_file_is_read_in_doubt() -> None:
     assert leadins.leads(few.encode(), refusing_spans(few.encode())) == ["RULES_0", "RULES_1", "RULES_2"]
     many = "".join(f'LEAD_{i} = "Refuse these:\\n"\n' for i in range(leadins.READS_BUDGET + 1))
     assert leadins.leads(many.encode(), refusing_spans(many.encode())) == [leadins.IN_DOUBT]
+
+
+@pytest.mark.parametrize("path", _SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_a_statements_scope_is_its_innermost_def_or_class(path: Path) -> None:
+    """Code.scope of a simple statement: the innermost def or class ast puts it in (from
+    its header's line to at least its end), or the whole text at module level."""
+    data = path.read_bytes()
+    try:
+        tree = ast.parse(data)
+    except SyntaxError:
+        pytest.skip("not Python the running CPython reads")
+    at = _offsets(data)
+    code = statements.Code(data)
+    blocks = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+    def visit(node: ast.AST, inner: ast.AST | None) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.stmt) and not isinstance(child, blocks) and child.lineno > 1:
+                head, end = code.scope(at[child.lineno - 1])
+                if inner is None:
+                    assert (head, end) == (0, len(data)), child.lineno
+                else:
+                    assert head == at[inner.lineno - 1], child.lineno  # type: ignore[attr-defined]
+                    assert end >= at[inner.end_lineno - 1] + inner.end_col_offset  # type: ignore[attr-defined,operator]
+            visit(child, child if isinstance(child, blocks) else inner)
+
+    visit(tree, None)

@@ -28,14 +28,20 @@ BUDGET = 128  # (module, name) pairs followed from one candidate; past it, it is
 def top_names(data: bytes) -> dict[str, list[int]]:
     """Where each module-level name is bound by an assignment or a class, at column 0 or
     in a module-level `if`, `try`, `with` or loop (in no `def` or `class`): their lines'
-    starts. A superset: a line of a string or inside brackets that looks like one counts."""
+    starts. A superset: a line of a string that looks like one counts (not one inside
+    brackets). Only the module's own code is searched: between its outer blocks, and their
+    headers."""
     out: dict[str, list[int]] = {}
+    pos = 0
     code = code_of(data)
-    for m in _TOP.finditer(data):
-        if m[1] and code.in_block(m.start()):
-            continue
-        for n in [m[2].decode()] if m[2] else assigned_names(m[3]):
-            out.setdefault(n, []).append(m.start())
+    for head, end in [*code.outer_blocks(), (len(data), len(data))]:
+        header_end = data.find(b"\n", head)
+        for m in _TOP.finditer(data, pos, len(data) if header_end < 0 else header_end):
+            if code.depth_at(m.start()) > 0:
+                continue  # a keyword argument of a call (`setup(\n    name="x",`): no binding
+            for n in [m[2].decode()] if m[2] else assigned_names(m[3]):
+                out.setdefault(n, []).append(m.start())
+        pos = end
     return out
 
 

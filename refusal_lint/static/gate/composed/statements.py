@@ -41,9 +41,9 @@ class Code:
         self.starts = [s for s, _ in tokens]
         self.ends = [e for _, e in tokens]
         self._code: bytes | None = None
-        self._blocks: list[tuple[int, int]] | None = None
         self._outer: list[tuple[int, int]] | None = None  # the blocks no block holds
-        self._depths: tuple[list[int], list[int]] | None = None  # (line starts, bracket depths)
+        self._known = [0]  # line starts whose bracket depth is known, in order
+        self._depths = [0]  # and those depths
 
     def token_at(self, pos: int) -> int:
         """The index of the string or comment holding `pos` (its start included), or -1."""
@@ -65,7 +65,7 @@ class Code:
         statement's lines are walked, each line's brackets counted by C."""
         code = self._masked()
         nl = code.rfind(b"\n", 0, pos)
-        depth = self._depth_at(nl + 1)  # at the start of its line
+        depth = self.depth_at(nl + 1)  # at the start of its line
         while nl >= 0 and (depth > 0 or code[nl - 1 : nl] == b"\\"):
             prev = code.rfind(b"\n", 0, nl)
             depth -= _delta(code, prev + 1, nl)
@@ -81,21 +81,17 @@ class Code:
                 return start, nl
             at = nl + 1
 
-    def _depth_at(self, line_start: int) -> int:
-        """How deep in brackets the code is where a line of the masked text starts: the
-        lines' depths counted once, so a statement costs its own lines, not the text's."""
-        if self._depths is None:
-            code = self._masked()
-            starts = [0]
-            depths = [0]
-            nl = code.find(b"\n")
-            while nl >= 0:
-                depths.append(depths[-1] + _delta(code, starts[-1], nl + 1))
-                starts.append(nl + 1)
-                nl = code.find(b"\n", nl + 1)
-            self._depths = (starts, depths)
-        starts, depths = self._depths
-        return depths[bisect.bisect_left(starts, line_start)]
+    def depth_at(self, line_start: int) -> int:
+        """How deep in brackets the code is where a line of the masked text starts: counted
+        by C from the nearest place asked before, which is kept, so a statement costs its own
+        lines and the way from the last one asked, not the text from its start."""
+        i = bisect.bisect_right(self._known, line_start) - 1
+        at = self._known[i]
+        depth = self._depths[i] + _delta(self._masked(), at, line_start)
+        if at != line_start:
+            self._known.insert(i + 1, line_start)
+            self._depths.insert(i + 1, depth)
+        return depth
 
     def block(self, start: int) -> int:
         """Where the block (`class X:`) whose line starts at `start` ends: the first line
@@ -103,7 +99,9 @@ class Code:
         left of its column with code."""
         indent = _indent(self.data, start)
         dedent = re.compile(rb"^[ \t]{0,%d}(?=[^ \t\r\n#])" % indent, re.M)
-        first = self.statement(start)[1]
+        first = self._masked().find(b"\n", start)
+        if first < 0 or not self._masked()[start:first].rstrip().endswith(b":"):
+            first = self.statement(start)[1]  # a header that spans lines
         for m in dedent.finditer(self.data, first + 1):
             if self.token_at(m.end()) < 0:
                 return m.start()
@@ -152,27 +150,28 @@ class Code:
     def scope(self, start: int) -> tuple[int, int]:
         """Where names bound by the statement at `start` may be read: the `def` or `class`
         it stands in (the innermost whose block holds it); else the whole text."""
-        for head, end in reversed(self.blocks()):
-            if head < start < end and _indent(self.data, head) < _indent(self.data, start):
-                return head, end
-        return 0, len(self.data)
+        outer = self.outer_blocks()
+        i = bisect.bisect_left(outer, (start,)) - 1
+        if i < 0 or start >= outer[i][1]:
+            return 0, len(self.data)
+        found = outer[i]
+        indent = _indent(self.data, start)
+        for m in _BLOCK.finditer(self.data, found[0] + 1, start):  # blocks nested in it
+            if len(m[1]) < indent and self.token_at(m.start(2)) < 0:
+                end = self.block(m.start())
+                if start < end:
+                    found = (m.start(), end)
+        return found
 
-    def blocks(self) -> list[tuple[int, int]]:
-        """(line start, end) of each `def` and `class` block, in the order of the text."""
-        if self._blocks is None:
-            heads = (m.start() for m in _BLOCK.finditer(self.data) if self.token_at(m.start(2)) < 0)
-            self._blocks = [(head, self.block(head)) for head in heads]
-        return self._blocks
-
-    def in_block(self, pos: int) -> bool:
-        """Whether `pos`, after a block's header line, stands in a `def` or `class` block."""
+    def outer_blocks(self) -> list[tuple[int, int]]:
+        """(line start, end) of each `def` and `class` block that no block holds, in order:
+        what lies between them is the module's own code."""
         if self._outer is None:
             self._outer = []
             for m in _BLOCK.finditer(self.data):
                 if (not self._outer or m.start() >= self._outer[-1][1]) and self.token_at(m.start(2)) < 0:
                     self._outer.append((m.start(), self.block(m.start())))
-        i = bisect.bisect_left(self._outer, (pos,)) - 1
-        return i >= 0 and pos < self._outer[i][1]
+        return self._outer
 
 
 def assigned_names(targets: bytes) -> list[str]:
