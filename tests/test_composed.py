@@ -70,6 +70,17 @@ def _offsets(data: bytes) -> list[int]:
     return starts
 
 
+def _source(path: Path) -> tuple[bytes, ast.Module, list[int], statements.Code]:
+    """A source file's bytes, ast, line offsets and Code (skipped where this CPython can't
+    read it)."""
+    data = path.read_bytes()
+    try:
+        tree = ast.parse(data)
+    except SyntaxError:
+        pytest.skip("not Python the running CPython reads")
+    return data, tree, _offsets(data), statements.Code(data)
+
+
 def _simple_statements(tree: ast.AST) -> list[ast.stmt]:
     compound = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.Match)
     blocks = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -80,13 +91,7 @@ def _simple_statements(tree: ast.AST) -> list[ast.stmt]:
 def test_statements_and_names_hold_what_ast_finds(path: Path) -> None:
     """For each string of a simple statement: the statement found holds ast's, and every
     name ast reads after the string in it is among the names `_Code.names` gives."""
-    data = path.read_bytes()
-    try:
-        tree = ast.parse(data)
-    except SyntaxError:
-        pytest.skip("not Python the running CPython reads")
-    at = _offsets(data)
-    code = statements.Code(data)
+    _data, tree, at, code = _source(path)
     for stmt in _simple_statements(tree):
         begin = at[stmt.lineno - 1] + stmt.col_offset
         end = at[stmt.end_lineno - 1] + stmt.end_col_offset  # type: ignore[operator]
@@ -184,11 +189,7 @@ def test_top_names_hold_every_module_level_binding(path: Path) -> None:
     """The gates' module-level names (reach.top_names and prefilter.module_names from the
     text, treenames.module_names from ast) hold every name binding defines there: in a
     module-level `if`, `try`, `with`, loop or `match` too."""
-    data = path.read_bytes()
-    try:
-        tree = ast.parse(data)
-    except SyntaxError:
-        pytest.skip("not Python the running CPython reads")
+    data, tree, _, _ = _source(path)
     bound = _module_bindings(tree.body)
     assert bound <= set(reach.top_names(data))
     assert bound <= treenames.module_names(tree)
@@ -231,13 +232,7 @@ def test_a_block_holds_its_whole_def_or_class(path: Path) -> None:
     """Code.block, from a `def` or `class` line, reaches at least as far as ast's node
     (a header that spans lines included), and an outer block holds each statement of its
     body."""
-    data = path.read_bytes()
-    try:
-        tree = ast.parse(data)
-    except SyntaxError:
-        pytest.skip("not Python the running CPython reads")
-    at = _offsets(data)
-    code = statements.Code(data)
+    _data, tree, at, code = _source(path)
     for node in ast.walk(tree):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             head = at[node.lineno - 1]
@@ -262,13 +257,7 @@ def test_past_the_budget_a_file_is_read_in_doubt() -> None:
 def test_a_statements_scope_is_its_innermost_def_or_class(path: Path) -> None:
     """Code.scope of a simple statement: the innermost def or class ast puts it in (from
     its header's line to at least its end), or the whole text at module level."""
-    data = path.read_bytes()
-    try:
-        tree = ast.parse(data)
-    except SyntaxError:
-        pytest.skip("not Python the running CPython reads")
-    at = _offsets(data)
-    code = statements.Code(data)
+    data, tree, at, code = _source(path)
     blocks = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
     def visit(node: ast.AST, inner: ast.AST | None) -> None:

@@ -5,7 +5,7 @@ only ever hold run-time computations."""
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from refusal_lint.static.extract import vocab
 from refusal_lint.static.extract.python.walk import field_children, walk_fields
@@ -34,14 +34,26 @@ def binds(names: Iterable[str], name: str) -> bool:
     return name in names or (STAR in names and not name.startswith("_"))
 
 
-def module_names(tree: ast.Module) -> set[str]:
-    """Names bound at module level (assignments, imports, classes, functions), into every
-    compound statement but a def or class (`if`, `try`, `with`, loops, `match`); `STAR`
-    for a star import."""
-    out: set[str] = set()
+def module_statements(tree: ast.Module) -> Iterator[ast.stmt]:
+    """The statements binding reads as the module's own: its body's, and those of every
+    compound statement in it but a def or class (`if`, `try`, `with`, loops, `match`)."""
     stack: list[ast.stmt] = list(tree.body)
     while stack:
         stmt = stack.pop()
+        yield stmt
+        if isinstance(stmt, _COMPOUND):
+            stack.extend(stmt.body if not isinstance(stmt, ast.Match) else [])
+            stack.extend(getattr(stmt, "orelse", []))
+            stack.extend(getattr(stmt, "finalbody", []))
+            for inner in (*getattr(stmt, "handlers", []), *getattr(stmt, "cases", [])):
+                stack.extend(inner.body)
+
+
+def module_names(tree: ast.Module) -> set[str]:
+    """Names bound at module level (assignments, imports, classes, functions), in its
+    compound statements too (module_statements); `STAR` for a star import."""
+    out: set[str] = set()
+    for stmt in module_statements(tree):
         if isinstance(stmt, ast.Assign):
             out.update(t.id for t in stmt.targets if isinstance(t, ast.Name))
         elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
@@ -50,33 +62,19 @@ def module_names(tree: ast.Module) -> set[str]:
             out.update((a.asname or a.name).split(".")[0] for a in stmt.names)
         elif isinstance(stmt, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
             out.add(stmt.name)
-        elif isinstance(stmt, _COMPOUND):
-            # Binding defines what any module-level block binds: a loop's and a `match`'s too.
-            stack.extend(stmt.body if not isinstance(stmt, ast.Match) else [])
-            stack.extend(getattr(stmt, "orelse", []))
-            stack.extend(getattr(stmt, "finalbody", []))
-            for inner in (*getattr(stmt, "handlers", []), *getattr(stmt, "cases", [])):
-                stack.extend(inner.body)
     return out
 
 
 def card_aliases(tree: ast.Module) -> dict[str, str]:
     """The card classes a module imports under a name of its own (`from a2a.types import
-    AgentExtension as Ext`: {"Ext": "AgentExtension"}), where binding's imports are read:
-    outside any def or class."""
-    out: dict[str, str] = {}
-    stack: list[ast.stmt] = list(tree.body)
-    while stack:
-        stmt = stack.pop()
-        if isinstance(stmt, ast.ImportFrom):
-            out.update((a.asname, a.name) for a in stmt.names if a.asname and a.name in vocab.CARD_CLASSES)
-        elif isinstance(stmt, _COMPOUND):
-            stack.extend(stmt.body if not isinstance(stmt, ast.Match) else [])
-            stack.extend(getattr(stmt, "orelse", []))
-            stack.extend(getattr(stmt, "finalbody", []))
-            for inner in (*getattr(stmt, "handlers", []), *getattr(stmt, "cases", [])):
-                stack.extend(inner.body)
-    return out
+    AgentExtension as Ext`: {"Ext": "AgentExtension"}), where binding reads imports."""
+    return {
+        a.asname: a.name
+        for stmt in module_statements(tree)
+        if isinstance(stmt, ast.ImportFrom)
+        for a in stmt.names
+        if a.asname and a.name in vocab.CARD_CLASSES
+    }
 
 
 _COMPOUND = (
