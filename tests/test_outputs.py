@@ -273,3 +273,41 @@ def test_json_rule_mentions_are_shown_once_and_as_the_findings_are(tmp_path: Pat
     agent = json.loads(result.stdout)["agents"][0]
     assert agent["rules"]["seg-mix"]["prompt"] == [{"path": "agent-repo/survey/texts.py", "line": 2}]
     assert agent["rules"]["invalid-cut"]["prompt"] == [{"path": "agent-repo/survey/texts.py", "line": 2}]
+
+
+def test_a_guard_sent_as_an_error_is_listed_once(tmp_path: Path) -> None:
+    """A refusal helper returning a JSON-RPC error envelope is a guard and a protocol error
+    at the same call site: `agents[].rules.*.guards` lists that line once."""
+    root = tmp_path / "a"
+    (root / "srv").mkdir(parents=True)
+    (root / "agent-card.json").write_text(
+        json.dumps(
+            {
+                "name": "Returns",
+                "capabilities": {
+                    "extensions": [
+                        {
+                            "uri": "https://standards.upperhandai.com/ext/refusals/v1",
+                            "params": {"final-sale": "Final sale items cannot be returned."},
+                        }
+                    ]
+                },
+            }
+        ),
+        encoding="utf-8",
+    )
+    (root / "prompt.md").write_text("Refuse:\n- final-sale: Final sale items cannot be returned.\n")
+    (root / "srv" / "server.py").write_text(
+        "def refusal_error(req_id, rule, detail):\n"
+        '    return {"jsonrpc": "2.0", "id": req_id,\n'
+        '            "error": {"code": -32001, "message": "refused",\n'
+        '                      "data": {"rule": rule, "detail": detail}}}\n'
+        "\n\n"
+        "def handle(body):\n"
+        '    return refusal_error(body["id"], "final-sale", "marked final sale")\n',
+        encoding="utf-8",
+    )
+    data = json.loads(run_cli("check", str(root), "--no-cache", "--format", "json", cwd=root).stdout)
+    [agent] = data["agents"]
+    assert agent["rules"]["final-sale"]["guards"] == [{"path": "srv/server.py", "line": 8}]
+    assert [f["code"] for f in data["findings"]] == ["RL305"]

@@ -44,8 +44,7 @@ def agent_dict(a: Agent) -> dict[str, Any]:
                 "reason": r.reason,
                 "card": r.loc.at(),
                 "prompt": [loc.at() for loc in mention_lines(a.prompts, r.rule_id)],
-                "guards": [g.loc.at() for g in a.guards if g.rule_id == r.rule_id]
-                + [e.loc.at() for e in a.protocol_errors if e.rule_id == r.rule_id],
+                "guards": [loc.at() for loc in a.fired_at(r.rule_id)],
             }
     # The agent's prompt: a derived one, else the candidate that mentions most rules.
     ids = [r.rule_id for r in a.card.rules] if a.card else []

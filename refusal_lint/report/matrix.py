@@ -41,9 +41,7 @@ def rows(agent: Agent, findings: Sequence[Finding]) -> list[Row]:
             card_ids.add(r.rule_id)
             derived = any(p.derived for p in agent.prompts)
             prompt = tuple(loc for loc in mention_lines(agent.prompts, r.rule_id))
-            guards = tuple(g.loc for g in agent.guards if g.rule_id == r.rule_id) + tuple(
-                e.loc for e in agent.protocol_errors if e.rule_id == r.rule_id
-            )
+            guards = agent.fired_at(r.rule_id)
             out.append(
                 Row(
                     r.rule_id,

@@ -69,6 +69,16 @@ class Agent:
         """Do its RL2xx/RL3xx checks run: a card whose params are usable (not RL100/RL103/RL104)?"""
         return self.card is not None and self.card.usable
 
+    def fired_at(self, rule_id: str) -> tuple[Loc, ...]:
+        """Where its guards fire `rule_id`, and where it is sent as a protocol error: each
+        line once (a guard inside an error envelope is both)."""
+        locs = [g.loc for g in self.guards if g.rule_id == rule_id]
+        locs += [e.loc for e in self.protocol_errors if e.rule_id == rule_id]
+        seen: dict[tuple[str, int], Loc] = {}
+        for loc in locs:
+            seen.setdefault((loc.path, loc.line), loc)
+        return tuple(seen.values())
+
 
 @dataclass(frozen=True)
 class Unclaimed:
