@@ -104,15 +104,19 @@ _WORD_TEXTS = st.lists(
 
 
 @settings(max_examples=400, deadline=None)
-@given(_WORD_TEXTS)
-def test_word_matches_are_the_leading_boundary_regex(text: bytes) -> None:
-    """A pattern's matches at a word's start, found by its literal, are `\\b` + pattern's."""
+@given(_WORD_TEXTS, st.integers(0, 40), st.integers(0, 80))
+def test_word_matches_are_the_leading_boundary_regex(text: bytes, pos: int, endpos: int) -> None:
+    """A pattern's matches at a word's start, found by its literal, are `\\b` + pattern's;
+    within bounds, as finditer bounds them."""
     import re
 
     for pattern in (P._CAUGHT, P._EXTENSION_CALL):
         plain = re.compile(rb"\b" + pattern.pattern)
         assert [m.span() for m in lowered.word_matches(pattern, text)] == [
             m.span() for m in plain.finditer(text)
+        ]
+        assert [m.span() for m in lowered.word_matches(pattern, text, pos, endpos)] == [
+            m.span() for m in plain.finditer(text, pos, endpos)
         ]
 
 

@@ -178,13 +178,14 @@ _NAMING_PIECES = ["emit", "def", " ", "\t", "(", "\n", "x", "_", "é", ".", "emi
 )
 def test_binding_text_questions_are_the_word_boundary_search(data: bytes, name: str) -> None:
     """callers' and definers' shapes, searched from their literal prefix, with the word
-    boundary checked by hand: the answers of the plain `\\b` regex."""
-    from refusal_lint.static import ondemand
+    boundary checked by hand (lowered.word_matches, as ondemand._naming asks it): the
+    answers of the plain `\\b` regex."""
+    from refusal_lint.static.gate.lowered import word_matches
 
     word = re.escape(name.encode())
     for shape in (word + rb"\s*\(", rb"def[ \t]+" + word + rb"[ \t]*\("):
         plain = re.search(rb"\b" + shape, data) is not None
-        assert ondemand._starting_a_word(re.compile(shape), data) is plain
+        assert (next(word_matches(re.compile(shape), data), None) is not None) is plain
 
 
 _MODULES = ["a/__init__.py", "a/policy.py", "a/b/__init__.py", "a/b/rules.py", "src/a/policy.py", "tools.py"]

@@ -189,9 +189,8 @@ def _listing_lines(lines: tuple[PromptLine, ...], card_ids: set[str]) -> set[int
         if _HEADING.match(pl.text):
             sec += 1
         section_of[i] = sec
-    states_card = {
-        i for i, pl in enumerate(lines) if (r := rule_line(pl.text)) is not None and r.rule_id in card_ids
-    }
+    stated = {i: r for i, pl in enumerate(lines) if (r := rule_line(pl.text)) is not None}
+    states_card = {i for i, r in stated.items() if r.rule_id in card_ids}
     heading_refusing = {
         section_of[i] for i, pl in enumerate(lines) if _HEADING.match(pl.text) and _REFUSING.search(pl.text)
     }
@@ -201,7 +200,7 @@ def _listing_lines(lines: tuple[PromptLine, ...], card_ids: set[str]) -> set[int
     for block in blocks:
         listing = (
             any(i in states_card for i in block)
-            or any(_REFUSING.search(lead) for lead in _leads(lines, block, prev_last))
+            or any(_REFUSING.search(lead) for lead in _leads(lines, block, prev_last, stated))
             or any(section_of[i] in heading_refusing | card_sections for i in block)
         )
         if listing:
@@ -210,11 +209,14 @@ def _listing_lines(lines: tuple[PromptLine, ...], card_ids: set[str]) -> set[int
     return out
 
 
-def _leads(lines: tuple[PromptLine, ...], block: list[int], prev_last: int | None) -> list[str]:
-    """The lines that lead in a block's rules: those before its first rule line (`You are
-    the analyst.` then `Refuse these:`); where it starts with one, the previous block's
-    last line if it ends in `:`; where it states none, its first line."""
-    rules = [k for k, i in enumerate(block) if rule_line(lines[i].text) is not None]
+def _leads(
+    lines: tuple[PromptLine, ...], block: list[int], prev_last: int | None, stated: dict[int, Stated]
+) -> list[str]:
+    """The lines that lead in a block's rules (`stated`: the rule lines, by index): those
+    before its first rule line (`You are the analyst.` then `Refuse these:`); where it
+    starts with one, the previous block's last line if it ends in `:`; where it states
+    none, its first line."""
+    rules = [k for k, i in enumerate(block) if i in stated]
     if not rules:
         return [lines[block[0]].text]
     if rules[0] > 0:

@@ -243,6 +243,8 @@ def _naming(
     answer for each name is kept in its notes (the names grow from one binding to the
     next), and this run's by name (`ex.named`): binding asks again every round, so each
     round looks only at the files and names not asked yet, not at every file of the tree."""
+    from refusal_lint.static.gate.lowered import word_matches
+
     if not names:
         return set()
     unread = [
@@ -265,26 +267,13 @@ def _naming(
                 data = ex.prompt_text(entry)
                 if data is None:
                     continue  # unreadable now: asked again next time, as before
-                note[name] = word in data and _starting_a_word(pattern, data)
+                note[name] = word in data and next(word_matches(pattern, data), None) is not None
                 ex.cache.touch()
             seen.add(rel)
             if note[name]:
                 holding.add(rel)
         out.update(holding)
     return out.intersection(unread)
-
-
-_WORD = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
-
-
-def _starting_a_word(pattern: re.Pattern[bytes], data: bytes) -> bool:
-    """`re.search(rb"\\b" + pattern.pattern, data)`, for a pattern that starts with a word byte."""
-    m = pattern.search(data)
-    while m is not None:
-        if m.start() == 0 or data[m.start() - 1] not in _WORD:
-            return True
-        m = pattern.search(data, m.start() + 1)
-    return False
 
 
 JUDGE_ROUNDS = 3  # modules read, one round at a time, to know a deferred file's callees

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import re
 
+from refusal_lint.static.gate.lowered import WORD_CODES
+
 _GUARD_WORD = re.compile(
     rb"(?:[Rr]efus|REFUS)[A-Za-z0-9_]*[ \t]*\("
 )  # a literal prefix: sre scans for it fast
-_IDENT = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 # The words before a call that make it none (`def refusal_x(`), and those after which a
 # call written with a blank before its `(` is code (`return refuse (SEG)`), not prose
 # (`a refusal (typed)`); so are a line's start, an operator and an opening bracket.
@@ -39,7 +40,7 @@ def _word_before(data: bytes, start: int) -> tuple[int, bytes]:
     while k >= 0 and data[k] in b" \t":
         k -= 1
     j = k
-    while j >= 0 and data[j] in _IDENT:
+    while j >= 0 and data[j] in WORD_CODES:
         j -= 1
     return (data[k] if k >= 0 else -1), data[j + 1 : k + 1]
 
@@ -86,7 +87,7 @@ def guard_call(data: bytes, ids: frozenset[str]) -> bool:
 
     for m in _GUARD_WORD.finditer(data):
         start = m.start()
-        while start > 0 and data[start - 1] in _IDENT:
+        while start > 0 and data[start - 1] in WORD_CODES:
             start -= 1
         name = data[start : m.end() - 1].rstrip(b" \t").decode("ascii", "replace")
         if not vocab.is_guard_name(name):

@@ -116,16 +116,18 @@ def holds(data: bytes, words: Words) -> frozenset[bytes]:
 # A word's start (`\b` before its first letter) is tested by hand: a regex that starts with
 # `\b` (or a look-behind) has sre try every offset of the file, one that starts with a
 # literal scans for it. A word character as bytes and str patterns both have it, ASCII.
-_WORD_CODES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+WORD_CODES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 
 
-def word_matches(pattern: re.Pattern[AnyStr], data: AnyStr) -> Iterator[re.Match[AnyStr]]:
+def word_matches(
+    pattern: re.Pattern[AnyStr], data: AnyStr, pos: int = 0, endpos: int | None = None
+) -> Iterator[re.Match[AnyStr]]:
     """The matches of `(?<![A-Za-z0-9_])` + `pattern` (`\\b` + it, where it starts with a
-    word character), as finditer gives them."""
-    pos = 0
-    while (m := pattern.search(data, pos)) is not None:
+    word character), as finditer gives them (in data[pos:endpos], as search bounds it)."""
+    end = len(data) if endpos is None else endpos
+    while (m := pattern.search(data, pos, end)) is not None:
         before = data[m.start() - 1 : m.start()]
-        if not before or ord(before) not in _WORD_CODES:
+        if not before or ord(before) not in WORD_CODES:
             yield m
             pos = m.end()
         else:

@@ -139,22 +139,18 @@ CREWAI_CONFIGS = frozenset({"agents.yaml", "agents.yml", "tasks.yaml", "tasks.ym
 
 _EXTENSION_CALL = re.compile(rb"AgentExtension[ \t]*\(")  # `AgentExtension (` is a call too
 _EXTENSION_ALIAS = re.compile(rb"AgentExtension[ \t]+as[ \t]+([A-Za-z_][A-Za-z0-9_]*)")
-_MODULE_NAME = re.compile(
-    rb"^(?:(?:async[ \t]+)?def|class)[ \t]+([A-Za-z_][A-Za-z0-9_]*)"
-    rb"|^([A-Za-z_][A-Za-z0-9_]*)[ \t]*(?::[^=\n]*)?=(?!=)",
-    re.M,
-)
+_MODULE_DEF = re.compile(rb"^(?:async[ \t]+)?def[ \t]+([A-Za-z_][A-Za-z0-9_]*)", re.M)
 _IMPORTED = re.compile(rb"^[ \t]*(?:from[ \t]+\S+[ \t]+)?import\b([^\n]*)", re.M)
 
 
 def module_names(data: bytes) -> frozenset[str]:
-    """Names bound at a module's top level, as text shows them: defined at column 0,
-    assigned or a class outside any def or class (reach.top_names: in an `if` or `try`
-    too), or imported anywhere (an import inside a block may be module level too); as
+    """Names bound at a module's top level, as text shows them: a function defined at
+    column 0, assigned or a class outside any def or class (reach.top_names: in an `if` or
+    `try` too), or imported anywhere (an import inside a block may be module level too); as
     treenames.module_names, `*` for a star import."""
     from refusal_lint.static.gate.composed.reach import top_names
 
-    names = {(a or b).decode() for a, b in _MODULE_NAME.findall(data)} | set(top_names(data))
+    names = {n.decode() for n in _MODULE_DEF.findall(data)} | set(top_names(data))
     for line in _IMPORTED.findall(data):
         names.update(n.decode() for n in re.findall(rb"[A-Za-z_][A-Za-z0-9_]*|\*", line))
     return frozenset(names)

@@ -101,8 +101,8 @@ def leads(data: bytes, spans: list[tuple[int, int]]) -> list[str]:
         first, last = code.statement(start)
         read_to = last
         out.update(code.names(end, last))
+        scope = code.scope(first)
         for target in _targets(data, first):
-            scope = code.scope(first)
             if (target, scope) in followed:
                 continue
             if len(followed) >= READS_BUDGET:

@@ -10,10 +10,10 @@ import re
 from functools import lru_cache
 
 from refusal_lint.static.gate import pystrings
+from refusal_lint.static.gate.lowered import word_matches
 
 DOTTED = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _ASSIGNED = re.compile(rb"(?<![=!<>])=(?!=)")
-_WORD = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 _NOT_BRACKETS = bytes(c for c in range(256) if c not in b"()[]{}")
 _BLOCK = re.compile(rb"^([ \t]*)((?:async[ \t]+)?def|class)[ \t]", re.M)
 
@@ -99,8 +99,9 @@ class Code:
         left of its column with code."""
         indent = _indent(self.data, start)
         dedent = re.compile(rb"^[ \t]{0,%d}(?=[^ \t\r\n#])" % indent, re.M)
-        first = self._masked().find(b"\n", start)
-        if first < 0 or not self._masked()[start:first].rstrip().endswith(b":"):
+        code = self._masked()
+        first = code.find(b"\n", start)
+        if first < 0 or not code[start:first].rstrip().endswith(b":"):
             first = self.statement(start)[1]  # a header that spans lines
         for m in dedent.finditer(self.data, first + 1):
             if self.token_at(m.end()) < 0:
@@ -128,12 +129,11 @@ class Code:
         statement binding it stands), in the statement reading it; its binding statement's
         own included (a superset)."""
         out: set[str] = set()
-        word = name.encode()
-        pattern = re.compile(re.escape(word) + rb"(?![A-Za-z0-9_])")  # a literal start: found by C
+        pattern = re.compile(re.escape(name.encode()) + rb"(?![A-Za-z0-9_])")  # a literal start
         read_to = -1
-        for m in pattern.finditer(self.data, *scope):
-            if m.start() < read_to or (m.start() > 0 and self.data[m.start() - 1] in _WORD):
-                continue  # one read from an earlier read, or the end of a longer name
+        for m in word_matches(pattern, self.data, *scope):
+            if m.start() < read_to:
+                continue  # one read from an earlier read
             j = self.token_at(m.start())
             after = m.end()
             if j >= 0:
