@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import codecs
 import os
 from pathlib import Path
 
 import pytest
 from conftest import Repo, check_json, run_cli, snapshot
+from test_differential import differential
 
 
 def _card_dir(tmp_path: Path, data: bytes, name: str = "agent-card.json") -> Path:
@@ -145,3 +147,43 @@ def test_a_file_over_max_file_size_is_noted_once(repo: Repo) -> None:
     assert notes == [
         f"refusal-lint: note: agent/big_prompt.py: skipped, {size} bytes is over max-file-size (1000)"
     ]
+
+
+WIDE = ["utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be"]
+
+
+def _widen(path: Path, encoding: str) -> None:
+    path.write_bytes(("\ufeff" + path.read_text(encoding="utf-8")).encode(encoding))
+
+
+@pytest.mark.parametrize("encoding", WIDE)
+@pytest.mark.parametrize("rel", [".well-known/agent-card.json", "agent/system_prompt.md"])
+def test_a_file_written_as_utf16_or_32_with_a_bom_is_read_as_its_text(
+    repo: Repo, rel: str, encoding: str
+) -> None:
+    """PowerShell 5's `>` and Notepad's "Unicode" write UTF-16 with a BOM. Read as binary,
+    such a prompt was a false RL200 (and such a card no card at all); its text is checked
+    as any other's, the same with the shortcuts off, and --fix writes it back in its own
+    encoding and BOM."""
+    root = repo.agent().root
+    prompt = root / "agent/system_prompt.md"
+    prompt.write_text(prompt.read_text().replace("ask for one family", "ask for two families"))
+    _widen(root / rel, encoding)
+    before = snapshot(root)
+    found = [(f["code"], f["path"], f["line"]) for f in check_json(root, "--no-cache")["findings"]]
+    assert found == [("RL203", "agent/system_prompt.md", 5)]
+    differential(root)
+    assert snapshot(root) == before
+    assert run_cli("check", str(root), "--no-cache", "--fix", cwd=root).exit_code == 0
+    assert (root / rel).read_bytes().startswith("\ufeff".encode(encoding))
+    fixed = prompt.read_bytes().decode(encoding if rel == "agent/system_prompt.md" else "utf-8")
+    assert "ask for one family" in fixed
+    assert check_json(root, "--no-cache")["findings"] == []
+
+
+def test_a_wide_file_that_does_not_decode_is_rl002_not_a_traceback(tmp_path: Path) -> None:
+    root = _card_dir(tmp_path, codecs.BOM_UTF16_LE + '{"refusal": 1}'.encode("utf-16-le")[:-1])
+    result = run_cli("check", str(root), "--no-cache", "--no-color", cwd=root)
+    where = ".well-known/agent-card.json:1:14"  # the 14th character, whose second byte is missing
+    assert result.stdout.splitlines()[0] == f"{where}: RL002 not valid UTF-16-LE (byte 0x7d)"
+    assert "Traceback" not in result.output

@@ -182,3 +182,22 @@ def test_scan_ends_each_token_where_the_tokenizer_does(prefix: str, quote: str, 
 def test_pep701_nested_quotes() -> None:
     text = 'x = f"{d["k"]} and {f"{y}"}" "z"\n'
     _check_file(text)
+
+
+@given(
+    st.text(st.characters(exclude_characters="\x00")),
+    st.sampled_from(["utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be"]),
+)
+def test_a_wide_file_reads_as_the_same_text_before_and_after_its_utf8_copy(text: str, encoding: str) -> None:
+    """The gates read `as_utf8`'s copy, --fix and the baseline read the file itself: both
+    must give one text, and writing it back in the decoded encoding must give the file's bytes."""
+    data = ("\ufeff" + text).encode(encoding, "surrogatepass")
+    try:
+        wide = sourcetext.decode(data)
+    except UnicodeDecodeError:  # a lone surrogate: neither reads it, both say so
+        assert sourcetext.as_utf8(data) == data
+        return
+    copy = sourcetext.decode(sourcetext.as_utf8(data))
+    assert (wide.text, wide.bom, copy.text, copy.bom) == (text, True, text, True)
+    assert ("\ufeff" + wide.text).encode(wide.encoding) == data
+    assert sourcetext.as_utf8(data, python=True) == data  # CPython reads no wide source

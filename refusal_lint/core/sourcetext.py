@@ -5,6 +5,7 @@ this module, so a file means the same text, and a position the same place, every
 from __future__ import annotations
 
 import bisect
+import codecs
 import io
 import re
 import tokenize
@@ -18,6 +19,33 @@ BOM = b"\xef\xbb\xbf"
 PY_READ_LIMIT = 1024 * 1024
 
 
+# Text written as UTF-16 or UTF-32 with a BOM (PowerShell 5's `>` and Notepad's "Unicode"
+# write prompt files so): read as text, never as a binary file. UTF-32's little-endian BOM
+# starts with UTF-16's, so it is tried first. Python source is never wide (CPython refuses it).
+_WIDE = (
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+
+
+def _wide(data: bytes) -> str | None:
+    return next((name for bom, name in _WIDE if data.startswith(bom)), None)
+
+
+def as_utf8(data: bytes, python: bool = False) -> bytes:
+    """The bytes every gate and parser reads: a wide file (by its BOM) as UTF-8 with a BOM,
+    anything else as it is (an undecodable wide file too: decoding it later says why)."""
+    wide = None if python else _wide(data)
+    if wide is None:
+        return data
+    try:
+        return BOM + data.decode(wide).removeprefix("\ufeff").encode("utf-8")
+    except UnicodeDecodeError:
+        return data
+
+
 class Decoded(NamedTuple):
     text: str  # without the BOM
     encoding: str  # what writing it back uses (the BOM apart)
@@ -25,10 +53,16 @@ class Decoded(NamedTuple):
 
 
 def decode(data: bytes, python: bool = False, errors: str = "strict") -> Decoded:
-    """UTF-8 with an optional BOM; Python by its coding cookie (PEP 263); `errors` as
-    `bytes.decode` takes it. Raises
+    """UTF-8 with an optional BOM, or UTF-16/32 with one (not Python); Python by its coding
+    cookie (PEP 263); `errors` as `bytes.decode` takes it. Raises
     UnicodeDecodeError, ValueError (NUL bytes: binary), and for Python SyntaxError or
     LookupError (a bad or unknown cookie)."""
+    wide = None if python else _wide(data)
+    if wide is not None:
+        text = data.decode(wide, errors).removeprefix("\ufeff")
+        if "\x00" in text:
+            raise ValueError("binary file (holds NUL bytes)")
+        return Decoded(text, wide, True)
     if b"\x00" in data:
         raise ValueError("binary file (holds NUL bytes)")  # one wording for every kind of file
     encoding = "utf-8"

@@ -12,8 +12,10 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
+from refusal_lint.core import sourcetext
 from refusal_lint.core.errors import UsageError
 from refusal_lint.core.filekinds import kind_of
+from refusal_lint.core.kinds import FileKind
 from refusal_lint.static.discover import walk as discover
 
 if TYPE_CHECKING:
@@ -279,10 +281,11 @@ def read_bytes(
     note saying why not; the one reader of the main process and of the workers."""
     if size > max_size and not configured:
         return None, f"{rel}: skipped, {size} bytes is over max-file-size ({max_size})"
+    python = kind_of(rel) == FileKind.PYTHON
     if given is not None:
-        return given, None
+        return sourcetext.as_utf8(given, python), None
     try:
         with open(path, "rb") as fh:
-            return fh.read(), None
+            return sourcetext.as_utf8(fh.read(), python), None
     except OSError as exc:
         return None, f"{rel}: cannot read ({exc.strerror or exc})"

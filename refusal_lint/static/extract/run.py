@@ -74,9 +74,10 @@ def extract(job: Job) -> FileFacts:
         # with U+FFFD for the byte. --fix, which decodes strictly, leaves such a file alone.
         text = sourcetext.decode(job.data, errors="replace" if job.kind == FileKind.TEXT else "strict").text
     except UnicodeDecodeError as exc:
-        line = job.data.count(b"\n", 0, exc.start) + 1
-        col = exc.start - (job.data.rfind(b"\n", 0, exc.start) + 1) + 1
-        return _problem(job, f"not valid UTF-8 (byte 0x{job.data[exc.start]:02x})", line, col)
+        before = job.data[: exc.start].decode(exc.encoding, "replace").removeprefix("\ufeff")
+        line, col = before.count("\n") + 1, len(before) - before.rfind("\n")
+        byte = job.data[exc.start]
+        return _problem(job, f"not valid {exc.encoding.upper()} (byte 0x{byte:02x})", line, col)
     except ValueError as exc:
         return _problem(job, str(exc))
     notes = comments.suppressions(job.path, job.kind, text)
