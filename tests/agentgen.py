@@ -241,6 +241,36 @@ def card_py_aliased(rules: dict[str, str]) -> tuple[Files, str | None]:
     return {"agent/__init__.py": "", "agent/constants.py": consts, "agent/card.py": card}, "agent.constants"
 
 
+def card_py_merged(rules: dict[str, str]) -> tuple[Files, str | None]:
+    """The params merged from two dicts (`BASE | EXTRA`, and `dict(...)` of that), the first
+    rule alone in an imported one: guards' `RULES["id"]` read through the merge."""
+    first = dict(list(rules.items())[:1])
+    rest = dict(list(rules.items())[1:])
+    consts = _py(
+        f"""
+        from agent.base import BASE
+
+        EXTRA = {_rules_literal(rest)}
+        RULES = BASE | EXTRA
+        """
+    )
+    card = _py(
+        f"""
+        from a2a.types import AgentCapabilities, AgentCard, AgentExtension
+
+        from agent.constants import RULES
+
+
+        def build_card() -> AgentCard:
+            ext = AgentExtension(uri="{URI}", params=dict(**RULES))
+            return AgentCard(name="Survey Analyst", capabilities=AgentCapabilities(extensions=[ext]))
+        """
+    )
+    base = f"BASE = {_rules_literal(first)}\n"
+    files = {"agent/__init__.py": "", "agent/base.py": base, "agent/constants.py": consts}
+    return {**files, "agent/card.py": card}, "agent.constants"
+
+
 CARDS: dict[str, Callable[[dict[str, str]], tuple[Files, str | None]]] = {
     "json": card_json,
     "py-inline": card_py_inline,
@@ -252,6 +282,7 @@ CARDS: dict[str, Callable[[dict[str, str]], tuple[Files, str | None]]] = {
     "py-ctor-params": card_py_ctor_params,
     "py-uri-chosen": card_py_uri_chosen,
     "py-aliased": card_py_aliased,
+    "py-merged": card_py_merged,
 }
 
 

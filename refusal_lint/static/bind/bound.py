@@ -125,14 +125,9 @@ def _kind(v: Value | None) -> ValueKind:
     return ValueKind.UNKNOWN
 
 
-def _items(res: Resolver, d: DictV, depth: int = 0) -> list[ParamItem]:
+def _items(res: Resolver, d: DictV) -> list[ParamItem]:
     out: list[ParamItem] = []
-    for it in d.items:
-        if isinstance(it.key, Const) and it.key.kind == ValueKind.SPREAD:
-            inner = res.resolve(it.value)
-            if isinstance(inner, DictV) and depth < 5:
-                out.extend(_items(res, inner, depth + 1))
-            continue
+    for it in res.flat(d):
         key = res.resolve_str(it.key)
         if key is None:
             continue

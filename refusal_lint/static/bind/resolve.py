@@ -5,7 +5,7 @@ Only what extraction recorded is read; no module of the user's is imported or ru
 
 from __future__ import annotations
 
-from typing import TypeVar
+from collections.abc import Iterator
 
 from refusal_lint.core.facts import (
     JOIN,
@@ -31,41 +31,10 @@ from refusal_lint.core.facts import (
 from refusal_lint.core.kinds import FileKind, FnKind, ValueKind
 from refusal_lint.core.model import Loc
 from refusal_lint.static.bind.modules import ModuleIndex
-
-T = TypeVar("T")
+from refusal_lint.static.bind.strs import join_strs, moved, shift
 
 MAX_DEPTH = 40
-
-
-def join_strs(a: Str, b: Str, loc: Loc) -> Str:
-    """`a + b` with each line of the result on the file line where its text starts (and
-    in the file: `BASE + POLICY`, POLICY imported, has lines of two modules)."""
-    ap, bp = a.line_paths(), b.line_paths()
-    if not (a.lines and b.lines):
-        lines, paths = (a.lines, ap) if a.lines else (b.lines, bp)
-    elif a.value.endswith("\n") or not a.value:
-        # b starts a fresh line: it is where that line's text is
-        lines, paths = a.lines[:-1] + b.lines, ap[:-1] + bp
-    else:
-        lines, paths = a.lines + b.lines[1:], ap + bp[1:]
-    return Str(a.value + b.value, loc, lines, literal=False, paths=own_paths(paths, loc))
-
-
-def own_paths(paths: tuple[str, ...], loc: Loc) -> tuple[str, ...]:
-    """`Str.paths` for a string at `loc`: none where every line is in loc's own file."""
-    return () if all(p == loc.path for p in paths) else paths
-
-
-def moved(s: Str, loc: Loc) -> Str:
-    """`s` standing at `loc` (a Join's), each line still in its own file; no longer a literal."""
-    return Str(s.value, loc, s.lines, literal=False, paths=own_paths(s.line_paths(), loc))
-
-
-def _shift(value: str, new: str, lines: tuple[T, ...]) -> tuple[T, ...]:
-    """Lines (or their files) of `new`, which is `value` with some leading and trailing text removed."""
-    start = value.find(new) if new else 0
-    dropped = value[: max(start, 0)].count("\n")
-    return lines[dropped : dropped + new.count("\n") + 1]
+_SPREAD_DEPTH = 5  # `**` inside `**`: real params maps nest one or two deep
 
 
 class Resolver:
@@ -191,9 +160,9 @@ class Resolver:
             return Str(
                 new,
                 base.loc,
-                _shift(base.value, new, base.lines),
+                shift(base.value, new, base.lines),
                 literal=False,
-                paths=_shift(base.value, new, base.paths) if base.paths else (),
+                paths=shift(base.value, new, base.paths) if base.paths else (),
             )
         return value
 
@@ -272,9 +241,7 @@ class Resolver:
     def elements(self, over: Value | None, mode: str) -> list[Value] | None:
         """What a loop over a literal collection takes, one by one (None: not a literal)."""
         if isinstance(over, DictV):
-            items = [
-                it for it in over.items if not (isinstance(it.key, Const) and it.key.kind == ValueKind.SPREAD)
-            ]
+            items = self.entries(over)
             if mode == "values":
                 return [it.value for it in items]
             if mode == "items":
@@ -288,13 +255,34 @@ class Resolver:
         out = self.resolve(value)
         return out if isinstance(out, Str) else None
 
-    @staticmethod
-    def item(d: DictV, key: str) -> Item | None:
-        found = None
+    def entries(self, d: DictV) -> list[Item]:
+        """The items of the dict a display builds: each `**spread` of a dict that resolves
+        expanded in its place (`{**BASE, **EXTRA}`, `BASE | EXTRA`; one that does not adds
+        none), a string key repeated standing first where it was first, with its last value."""
+        out: list[Item] = []
+        at: dict[str, int] = {}
+        for it in self.flat(d):
+            if not isinstance(it.key, Str):
+                out.append(it)
+            elif it.key.value in at:
+                out[at[it.key.value]] = it
+            else:
+                at[it.key.value] = len(out)
+                out.append(it)
+        return out
+
+    def flat(self, d: DictV, depth: int = 0) -> Iterator[Item]:
+        """Every item written, spreads expanded (a key repeated: each time; the card's
+        check of repeated ids reads this)."""
         for it in d.items:
-            if isinstance(it.key, Str) and it.key.value == key:
-                found = it
-        return found
+            if not (isinstance(it.key, Const) and it.key.kind == ValueKind.SPREAD):
+                yield it
+            elif depth < _SPREAD_DEPTH and isinstance(inner := self.resolve(it.value), DictV):
+                yield from self.flat(inner, depth + 1)
+
+    def item(self, d: DictV, key: str) -> Item | None:
+        """The item a subscript reads."""
+        return next((it for it in self.entries(d) if isinstance(it.key, Str) and it.key.value == key), None)
 
     def refs(self, value: Value) -> tuple[Ref, ...]:
         if isinstance(value, Ref):

@@ -189,6 +189,10 @@ class ValueBuilder(ScopeTracker):
             return Sub(self.value(node.value), self.value(node.slice), loc)
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
             return Join((self.value(node.left), self.value(node.right)), loc)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+            # `BASE | EXTRA` merges dicts (3.9): `{**BASE, **EXTRA}`; an operand that is no
+            # dict (a flag, a set) adds no item, as `**` of it would not.
+            return DictV((self.spread(node.left), self.spread(node.right)), loc)
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
             base = self.value(node.left)
             if isinstance(base, (Str, Join, Ref)):
@@ -225,6 +229,9 @@ class ValueBuilder(ScopeTracker):
             return Op(name, self.value(node.func.value), loc)
         if name in vocab.WRAPPERS and len(args) == 1 and plain and not node.keywords:
             return self.value(args[0])
+        merges = bool(args) or any(k.arg is None for k in node.keywords)
+        if name == "dict" and isinstance(node.func, ast.Name) and plain and len(args) <= 1 and merges:
+            return self.dict_call(node, loc)  # `dict(BASE, **EXTRA)`: `{**BASE, **EXTRA}`
         if name in vocab.STRUCT_FROM_DICT and args:
             return self.value(args[0])  # protobuf: ParseDict(RULES, Struct()) is RULES
         if name == "format" and isinstance(node.func, ast.Attribute):
@@ -264,6 +271,23 @@ class ValueBuilder(ScopeTracker):
         args = tuple(self.value(a) for a in node.args)
         kwargs = tuple((k.arg, self.value(k.value)) for k in node.keywords if k.arg is not None)
         return CallV(self.name_value(node.func), args, kwargs, loc)
+
+    def spread(self, node: ast.expr) -> Item:
+        """An item `**node` of a merged dict."""
+        loc = self.loc(node)
+        return Item(Const(ValueKind.SPREAD, loc), self.value(node), loc)
+
+    def dict_call(self, node: ast.Call, loc: Loc) -> DictV:
+        """`dict(BASE, **EXTRA, key=value)` as the dict display it builds; keyword-only
+        calls (`dict(rule=..., reason=...)`, a payload) stay calls."""
+        items = [self.spread(a) for a in node.args]
+        for k in node.keywords:
+            if k.arg is None:
+                items.append(self.spread(k.value))
+            else:
+                at = self.loc(k)
+                items.append(Item(Str(k.arg, at, (at.line,)), self.value(k.value), at))
+        return DictV(tuple(items), loc)
 
     def dict_value(self, node: ast.Dict) -> DictV:
         items = []
