@@ -271,6 +271,19 @@ def card_py_merged(rules: dict[str, str]) -> tuple[Files, str | None]:
     return {**files, "agent/card.py": card}, "agent.constants"
 
 
+def card_py_comprehension(rules: dict[str, str]) -> tuple[Files, str | None]:
+    """The params a comprehension over a table of dataclass rows: guards' `RULES["id"]` read
+    through it."""
+    rows = "".join(f"    Rule({k!r}, {v!r}),\n" for k, v in rules.items())
+    consts = (
+        "from dataclasses import dataclass\n\n\n@dataclass(frozen=True)\nclass Rule:\n"
+        f"    id: str\n    reason: str\n\n\nROWS = [\n{rows}]\nRULES = {{r.id: r.reason for r in ROWS}}\n"
+        f"URI = {URI!r}\n"
+    )
+    files, _ = card_py_aliased(rules)
+    return {**files, "agent/constants.py": consts}, "agent.constants"
+
+
 CARDS: dict[str, Callable[[dict[str, str]], tuple[Files, str | None]]] = {
     "json": card_json,
     "py-inline": card_py_inline,
@@ -283,6 +296,7 @@ CARDS: dict[str, Callable[[dict[str, str]], tuple[Files, str | None]]] = {
     "py-uri-chosen": card_py_uri_chosen,
     "py-aliased": card_py_aliased,
     "py-merged": card_py_merged,
+    "py-comprehension": card_py_comprehension,
 }
 
 

@@ -127,6 +127,9 @@ EXPLICIT = [
     pytest.param(Spec("py-sibling", BOTH, FULL, (("script-folder", BOTH),)), id="script-folder-guards"),
     pytest.param(Spec("py-package", BOTH, FULL, (("rules-subscript", BOTH),)), id="rules-subscript"),
     pytest.param(Spec("py-merged", BOTH, FULL, (("rules-subscript", BOTH),)), id="card-params-merged"),
+    pytest.param(
+        Spec("py-comprehension", BOTH, FULL, (("rules-subscript", BOTH),)), id="card-params-comprehension"
+    ),
     *(
         pytest.param(Spec("json", BOTH, ((shape, BOTH),), GUARDED), id=f"prompt-{shape}")
         for shape in AGREEING_PROMPTS

@@ -28,7 +28,7 @@ from refusal_lint.core.facts import (
 from refusal_lint.core.kinds import FnKind, GuardKind, GuardStatus, ParamsKind, PromptForm, ValueKind
 from refusal_lint.core.model import Loc, Prompt, PromptLine, RuleSet
 from refusal_lint.static.bind.guardids import GuardIds
-from refusal_lint.static.bind.resolve import Resolver, bind_arg, placeholder_text
+from refusal_lint.static.bind.resolve import Resolver, bind_arg, has_each, placeholder_text
 from refusal_lint.static.extract import vocab
 
 
@@ -178,7 +178,7 @@ def py_ext_decl(res: Resolver, ext: PyExt) -> ExtDecl | None:
     )
     if params is None:
         return dataclasses.replace(decl, params_kind=ParamsKind.ABSENT)
-    if isinstance(params, DictV):
+    if isinstance(params, DictV) and not any(has_each(it.key) for it in res.flat(params)):
         items = tuple(_items(res, params))
         return dataclasses.replace(decl, params_loc=ploc, items=items, params_id=params.ident)
     if isinstance(params, (Const, Str)):

@@ -228,7 +228,7 @@ class Resolver:
                 for b in self.expand(value.base, depth + 1)
                 for x in self.expand(self.attr(b, value.name, value.loc), depth + 1)
             ]
-        if isinstance(value, Sub) and _has_each(value.base):
+        if isinstance(value, Sub) and has_each(value.base):
             key = self.resolve_str(value.key)
             out: list[Value] = []
             for b in self.expand(value.base, depth + 1):
@@ -275,10 +275,21 @@ class Resolver:
         """Every item written, spreads expanded (a key repeated: each time; the card's
         check of repeated ids reads this)."""
         for it in d.items:
-            if not (isinstance(it.key, Const) and it.key.kind == ValueKind.SPREAD):
+            if isinstance(it.key, Const) and it.key.kind == ValueKind.SPREAD:
+                if depth < _SPREAD_DEPTH and isinstance(inner := self.resolve(it.value), DictV):
+                    yield from self.flat(inner, depth + 1)
+            elif has_each(it.key):
+                yield from self.comprehended(it)
+            else:
                 yield it
-            elif depth < _SPREAD_DEPTH and isinstance(inner := self.resolve(it.value), DictV):
-                yield from self.flat(inner, depth + 1)
+
+    def comprehended(self, it: Item) -> list[Item]:
+        """A comprehension's item (`{r.id: r.reason for r in RULES}`), one a key its loop
+        takes; itself, left unread, where the loop's keys are not all strings."""
+        keys, values = self.expand(it.key), self.expand(it.value)
+        if len(keys) != len(values) or not all(isinstance(k, Str) for k in keys):
+            return [it]
+        return [Item(k, v, k.loc) for k, v in zip(keys, values, strict=True)]
 
     def item(self, d: DictV, key: str) -> Item | None:
         """The item a subscript reads."""
@@ -350,8 +361,8 @@ def method_name(func: Value) -> str | None:
     return None
 
 
-def _has_each(value: Value) -> bool:
-    return isinstance(value, Each) or (isinstance(value, (Attr, Sub)) and _has_each(value.base))
+def has_each(value: Value) -> bool:
+    return isinstance(value, Each) or (isinstance(value, (Attr, Sub)) and has_each(value.base))
 
 
 def placeholder_text(resolver: Resolver, value: Value) -> Str | None:

@@ -191,7 +191,7 @@ class ScopeTracker(Walker):
         return "".join(c[0] + "." for c in self.classes)
 
     def visit_For(self, node: ast.For | ast.AsyncFor) -> None:
-        self.loops.append(_loop_targets(node.target, node.iter))
+        self.loops.append(loop_targets(node.target, node.iter))
 
     def leave_For(self, original_node: ast.For | ast.AsyncFor) -> None:
         self.loops.pop()
@@ -202,7 +202,7 @@ class ScopeTracker(Walker):
     def _visit_comp(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp) -> None:
         frame: dict[str, tuple[ast.expr, int]] = {}
         for comp in node.generators:
-            frame.update(_loop_targets(comp.target, comp.iter))
+            frame.update(loop_targets(comp.target, comp.iter))
         self.loops.append(frame)
 
     def _leave_comp(self, original_node: ast.AST) -> None:
@@ -212,7 +212,7 @@ class ScopeTracker(Walker):
     leave_ListComp = leave_SetComp = leave_GeneratorExp = leave_DictComp = _leave_comp
 
 
-def _loop_targets(target: ast.expr, it: ast.expr) -> dict[str, tuple[ast.expr, int]]:
+def loop_targets(target: ast.expr, it: ast.expr) -> dict[str, tuple[ast.expr, int]]:
     if isinstance(target, ast.Name):
         return {target.id: (it, -1)}
     if isinstance(target, (ast.Tuple, ast.List)):

@@ -32,7 +32,7 @@ from refusal_lint.core.facts import (
 from refusal_lint.core.kinds import ValueKind
 from refusal_lint.core.model import Loc
 from refusal_lint.static.extract import vocab
-from refusal_lint.static.extract.python.scopes import ScopeTracker, dotted, last_name
+from refusal_lint.static.extract.python.scopes import ScopeTracker, dotted, last_name, loop_targets
 from refusal_lint.static.extract.python.source import Token
 from refusal_lint.static.extract.python.walk import by_position, children
 
@@ -185,6 +185,8 @@ class ValueBuilder(ScopeTracker):
             return Const(ValueKind.ARRAY, loc)
         if isinstance(node, ast.Dict):
             return self.dict_value(node)
+        if isinstance(node, ast.DictComp):
+            return self.dict_comp(node, loc)
         if isinstance(node, ast.Subscript) and not isinstance(node.slice, (ast.Tuple, ast.Slice)):
             return Sub(self.value(node.value), self.value(node.slice), loc)
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
@@ -288,6 +290,19 @@ class ValueBuilder(ScopeTracker):
                 at = self.loc(k)
                 items.append(Item(Str(k.arg, at, (at.line,)), self.value(k.value), at))
         return DictV(tuple(items), loc)
+
+    def dict_comp(self, node: ast.DictComp, loc: Loc) -> Value:
+        """`{r.id: r.reason for r in RULES}`: one item whose key and value are read per
+        element of what the loop iterates (binding expands it); a filter (`if`) or a second
+        loop makes it a run-time value."""
+        (gen, *more) = node.generators
+        if more or gen.ifs or gen.is_async:
+            return Dyn(loc, self.refs_in(node))
+        self.loops.append(loop_targets(gen.target, gen.iter))
+        try:
+            return DictV((Item(self.value(node.key), self.value(node.value), self.loc(node.key)),), loc)
+        finally:
+            self.loops.pop()
 
     def dict_value(self, node: ast.Dict) -> DictV:
         items = []
