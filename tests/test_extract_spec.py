@@ -188,3 +188,40 @@ def test_a_finding_names_the_id_bound_to_the_rule_parameter() -> None:
     rl302 = [f for f in guard_checks.check_guards(card, bound, []) if f.code == "RL302"]
     assert [(f.rule_id, f.loc.line) for f in rl302] == [("seg-mix", 4)]
     assert "`seg-mix`" in rl302[0].message
+
+
+# ---- binding: a card's params ----------------------------------------------------------------
+
+_CARD = 'AgentExtension(uri="https://standards.upperhandai.com/ext/refusals/v1", params=PARAMS)\n'
+_ROWS = (
+    "from dataclasses import dataclass\n@dataclass\nclass Rule:\n    id: str\n    reason: str\n"
+    'ROWS = [Rule("a-b", "Refused."), Rule(id="c-d", reason="Also refused.")]\n'
+)
+CARD_PARAMS = [
+    ("literal", 'PARAMS = {"a-b": "Refused."}', ("a-b",)),
+    ("spread", 'A = {"a-b": "Refused."}\nPARAMS = {**A, "c-d": "Also."}', ("a-b", "c-d")),
+    ("union", 'A = {"a-b": "Refused."}\nB = {"c-d": "Also."}\nPARAMS = A | B', ("a-b", "c-d")),
+    # Left-deep: past the nesting a spread follows, were the chain read as written.
+    ("long union", 'A = {"a-b": "R."}\nZ = {"c-d": "A."}\nPARAMS = A' + " | {}" * 8 + " | Z", ("a-b", "c-d")),
+    ("dict call", 'A = {"a-b": "Refused."}\nPARAMS = dict(A, **{"c-d": "Also."})', ("a-b", "c-d")),
+    ("dict keywords", 'A = {"a-b": "Refused."}\nPARAMS = dict(**A, c_d="Also.")', ("a-b", "c_d")),
+    ("comprehension", _ROWS + "PARAMS = {r.id: r.reason for r in ROWS}", ("a-b", "c-d")),
+    ("of a dict", 'A = {"a-b": "R."}\nPARAMS = {k: v for k, v in A.items()}', ("a-b",)),
+    ("filtered", _ROWS + "PARAMS = {r.id: r.reason for r in ROWS if r.id}", None),
+    ("over a call", "PARAMS = {r.id: r.reason for r in load()}", None),
+    ("two loops", _ROWS + "PARAMS = {r.id: s.reason for r in ROWS for s in ROWS}", None),
+]
+
+
+@pytest.mark.parametrize(("why", "source", "ids"), CARD_PARAMS, ids=[c[0] for c in CARD_PARAMS])
+def test_card_params_read_as_the_dict_they_build(why: str, source: str, ids: tuple[str, ...] | None) -> None:
+    """The rule ids a Python card's params give (None: computed at run time, unresolved)."""
+    from refusal_lint.core.kinds import ParamsKind
+    from refusal_lint.static.bind.bound import py_ext_decl
+
+    found = facts(source + "\n" + _CARD, "agent/card.py")
+    res = Resolver({found.path: found}, ModuleIndex({found.path: found}))
+    decl = py_ext_decl(res, found.py_exts[0])
+    assert decl is not None
+    got = None if decl.params_kind == ParamsKind.UNRESOLVED else tuple(i.key for i in decl.items)
+    assert got == ids

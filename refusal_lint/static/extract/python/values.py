@@ -192,9 +192,14 @@ class ValueBuilder(ScopeTracker):
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
             return Join((self.value(node.left), self.value(node.right)), loc)
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
-            # `BASE | EXTRA` merges dicts (3.9): `{**BASE, **EXTRA}`; an operand that is no
-            # dict (a flag, a set) adds no item, as `**` of it would not.
-            return DictV((self.spread(node.left), self.spread(node.right)), loc)
+            # `A | B | C` merges dicts (3.9): `{**A, **B, **C}`, one display however long the
+            # chain; an operand that is no dict (a flag, a set) adds no item, as `**` would not.
+            operands: list[ast.expr] = []
+            left: ast.expr = node
+            while isinstance(left, ast.BinOp) and isinstance(left.op, ast.BitOr):
+                operands.append(left.right)
+                left = left.left
+            return DictV(tuple(self.spread(n) for n in (left, *reversed(operands))), loc)
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
             base = self.value(node.left)
             if isinstance(base, (Str, Join, Ref)):
