@@ -227,6 +227,35 @@ EXPLICIT = [
         "rule-list-far-below-a-refusing-heading",
         ("prompts/extra.md", "## Refusals\n\n" + "x " * 4100 + "\n\n- weights-off: Weights stay on.\n"),
     ),
+    # A near miss between escaped quotes (`\u201csag-mix\u201d`, as json.dumps writes them):
+    # the text stage ran the token back over the escape's body (`201csag-mix`).
+    _with_files(
+        "near-miss-between-escaped-quotes",
+        (
+            "bot/settings.json",
+            '{"system_prompt": "Crossing families is out (the \\u201csag-mix\\u201d rule)."}\n',
+        ),
+        ("bot/quoted.py", 'SYSTEM_PROMPT = "Out (the \\U0001F449seg-mixx\\x21 rule)."\n'),
+    ),
+    # A lead-in reaches its whole block (a paragraph of 8 KB before the list), a code token
+    # before the refusing word of its block counts, and one on the line above a refusing
+    # heading is outside its section: the text stage looked 8 KB after a refusing word only.
+    _with_files(
+        "a-lead-in-far-above-its-list",
+        (
+            "prompts/extra.md",
+            "You must never guess. " + "Answer from the tables. " * 400 + "\n- tool-use: One at a time.\n",
+        ),
+        ("bot/extra.py", 'SYSTEM_PROMPT = "Refuse these: ' + "x " * 4200 + '\\n- geo-drill: No drilling."\n'),
+    ),
+    _with_files(
+        "a-code-token-before-the-refusing-word",
+        ("prompts/extra.md", "Use `geo-drill` for regions; refuse the rest.\n"),
+    ),
+    _with_files(
+        "a-code-token-above-a-refusing-heading",
+        ("prompts/extra.md", "Always answer with `one-table` output.\n## Refusals\nSay no politely.\n"),
+    ),
     # A rule listed with a one-word reason (`- zodiac-sign: No.`): prompttext reads any reason,
     # the text stage wanted two words and passed the file over.
     _with_files(

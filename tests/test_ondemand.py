@@ -29,14 +29,14 @@ _PLAIN = re.compile(
 
 
 def plain_lists_rules(data: bytes) -> bool:
-    """A rule line within the lead-in's reach of a word of refusing, or anywhere below one
-    that may stand in a heading (a `#` before it on its line)."""
-
-    def end(m: re.Match[bytes]) -> int:
-        line = re.split(rb"\n|\\n|\\r", data[: m.start()])[-1]
-        return len(data) if b"#" in line else m.end() + relevance._LEAD_IN
-
-    return any(relevance._LISTED.search(data, m.start(), end(m)) is not None for m in _PLAIN.finditer(data))
+    """A rule line anywhere after the first word of refusing, or a code token anywhere."""
+    first = _PLAIN.search(data)
+    if first is None:
+        return False
+    return (
+        relevance._LISTED.search(data, first.start()) is not None
+        or re.search(rb"`[ \t]*" + relevance._HYPHENATED + rb"[ \t]*`", data) is not None
+    )
 
 
 _PIECES = [
@@ -56,40 +56,18 @@ def test_refusing_spans_are_finditers(data: bytes) -> None:
 
 
 @settings(max_examples=400, deadline=None)
-@given(texts, st.integers(min_value=1, max_value=200))
-@example(b"## Refusals\n" + b"x " * 300 + b"\n- seg-mix: Segments cannot mix", 50)
-@example(b"text # refuse\n" + b"x " * 300 + b"\n- seg-mix: Segments cannot mix", 50)
-@example(b"# Refusals\n" + b"x " * 300 + b"\n- seg-mix: Segments cannot mix", 50)
-def test_lists_rules_is_the_plain_window_search(data: bytes, lead: int) -> None:
-    """With short lead-ins the windows overlap, end inside rule lines, and leave gaps."""
-    old = relevance._LEAD_IN
-    relevance._LEAD_IN = lead
-    try:
-        assert relevance.lists_rules(data) == plain_lists_rules(data)
-    finally:
-        relevance._LEAD_IN = old
+@given(texts)
+@example(b"## Refusals\n" + b"x " * 5000 + b"\n- seg-mix: Segments cannot mix")
+@example(b"You must refuse.\n" + b"x " * 5000 + b"\n- seg-mix: Segments cannot mix")
+@example(b"Use `geo-drill` for regions; refuse the rest.")
+def test_lists_rules_is_the_plain_search(data: bytes) -> None:
+    assert relevance.lists_rules(data) == plain_lists_rules(data)
 
 
 @pytest.mark.parametrize("path", sorted(p for p in TESTDATA.rglob("*") if p.suffix in (".md", ".py", ".txt")))
 def test_lists_rules_on_the_fixtures(path: Path) -> None:
     data = path.read_bytes()
     assert relevance.lists_rules(data) == plain_lists_rules(data)
-
-
-def test_a_window_that_ends_inside_a_rule_line_needs_the_next_one() -> None:
-    """The union of two windows is searched once, but a match counts only within a window
-    that has begun by its start: here the first window ends mid-line and the second,
-    which begins later, is the one the rule line fits."""
-    data = b"refuse these " + b"x" * 20 + b" won't \n- seg-mix: Segments cannot mix"
-    old = relevance._LEAD_IN
-    relevance._LEAD_IN = 30
-    try:
-        assert relevance.lists_rules(data) is plain_lists_rules(data) is True
-        assert relevance.lists_rules(data.replace(b" won't ", b" " * 7)) is plain_lists_rules(
-            data.replace(b" won't ", b" " * 7)
-        )
-    finally:
-        relevance._LEAD_IN = old
 
 
 _LEADS = ["You must refuse these:", "Refuse:", "Decline these", "We won't compute:", "## Refusals"]
@@ -104,18 +82,31 @@ _REASONS = ["No.", "x", "Segments cannot mix.", "1", "`a`", "{}", "été"]
     st.lists(
         st.tuples(st.sampled_from(_MARKERS), st.sampled_from(["zodiac-sign", "moon-cut", "a-b-c"]),
                   st.sampled_from(_SEPARATORS), st.sampled_from(_REASONS)),
-        min_size=1, max_size=3,
+        min_size=0, max_size=3,
     ),
+    st.sampled_from(["", "Use `geo-drill` first; ", "You are the analyst.\n", "x " * 5000 + "\n"]),
+    st.sampled_from(["", "x " * 5000]),
 )  # fmt: skip
+@example("Refuse:", [("- ", "a-b-c", ":", "No.")], "", "x " * 5000)  # a lead-in's reach: its whole block
+@example("Decline these", [], "Use `geo-drill` first; ", "")  # a code token before the word
 def test_a_rule_list_prompttext_reads_is_found_by_its_bytes(
-    lead: str, items: list[tuple[str, str, str, str]]
+    lead: str, items: list[tuple[str, str, str, str]], before: str, filler: str
 ) -> None:
     """The byte test is a superset of prompttext: where prompttext finds an unknown id
-    listed under a refusing lead-in, whatever its reason (one word too), lists_rules holds."""
+    listed under a refusing lead-in, whatever its reason (one word too), however far below
+    it in its block, or a code token anywhere in a listing block, lists_rules holds."""
     from refusal_lint.core.model import PromptLine
 
-    text = "\n".join([lead, *(f"{mark}{rid}{mark.strip() if mark in ('**', '`') else ''}{sep}{reason}"
-                              for mark, rid, sep, reason in items)])  # fmt: skip
+    text = (
+        before
+        + lead
+        + filler
+        + "\n"
+        + "\n".join(
+            f"{mark}{rid}{mark.strip() if mark in ('**', '`') else ''}{sep}{reason}"
+            for mark, rid, sep, reason in items
+        )
+    )
     lines = tuple(PromptLine(t, i + 1) for i, t in enumerate(text.split("\n")))
     if prompttext.unknown_ids(lines, ["seg-mix"]):
         assert relevance.lists_rules(text.encode())

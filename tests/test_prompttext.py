@@ -143,6 +143,18 @@ def test_ordinary_hyphenated_items_of_a_rule_list_are_no_unknown_ids() -> None:
     assert [u.token for u in prompttext.unknown_ids(lines, CARD_IDS)] == ["geo-drill", "Seg-mixx"]
 
 
+def test_the_line_above_a_refusing_heading_is_not_in_its_section() -> None:
+    """A heading starts a block: `cross-tab` above `## Refusals` (no blank line between) is
+    no listed id, while one below it still is."""
+    text = (
+        "Answer with a `cross-tab` table and the base size.\n"
+        "## Refusals\n"
+        "- seg-mix: Segmentation families cannot be crossed; ask for one family per cut.\n"
+        "- geo-drill: Regions are not drilled below the state.\n"
+    )
+    assert [u.token for u in prompttext.unknown_ids(_lines(text), CARD_IDS)] == ["geo-drill"]
+
+
 def test_rule_line_forms() -> None:
     forms = [
         "- seg-mix: Reason.",

@@ -171,29 +171,28 @@ def nearest(token: str, ids: list[str]) -> str | None:
 
 def _listing_lines(lines: tuple[PromptLine, ...], card_ids: set[str]) -> set[int]:
     """Indexes of lines inside places that plainly list rules (DESIGN §2 (a))."""
-    # Blocks: runs of non-blank lines. Sections: runs between Markdown headings.
+    # Blocks: runs of non-blank lines, a Markdown heading starting one (the line above a
+    # refusing heading is not in its section). Sections: runs between headings.
+    headings = {i for i, pl in enumerate(lines) if _HEADING.match(pl.text)}
     blocks: list[list[int]] = []
     current: list[int] = []
     for i, pl in enumerate(lines):
-        if pl.text.strip():
-            current.append(i)
-        elif current:
+        if current and (i in headings or not pl.text.strip()):
             blocks.append(current)
             current = []
+        if pl.text.strip():
+            current.append(i)
     if current:
         blocks.append(current)
-    has_headings = any(_HEADING.match(pl.text) for pl in lines)
+    has_headings = bool(headings)
     section_of: dict[int, int] = {}
     sec = 0
-    for i, pl in enumerate(lines):
-        if _HEADING.match(pl.text):
-            sec += 1
+    for i in range(len(lines)):
+        sec += i in headings
         section_of[i] = sec
     stated = {i: r for i, pl in enumerate(lines) if (r := rule_line(pl.text)) is not None}
     states_card = {i for i, r in stated.items() if r.rule_id in card_ids}
-    heading_refusing = {
-        section_of[i] for i, pl in enumerate(lines) if _HEADING.match(pl.text) and _REFUSING.search(pl.text)
-    }
+    heading_refusing = {section_of[i] for i in headings if _REFUSING.search(lines[i].text)}
     card_sections = {section_of[i] for i in states_card} if has_headings else set()
     out: set[int] = set()
     prev_last: int | None = None

@@ -37,14 +37,7 @@ def weak(rel: str, data: bytes) -> bool:
     kind = kind_of(rel)
     if kind == FileKind.PYTHON:
         # The most selective test first: most code has no word of refusing before a rule line.
-        # Its headings are left to the strings' own test: a Python comment looks like one, and
-        # a refusing one sent whole files to be searched (a known gap: a heading in a string
-        # whose rule lines stand more than _LEAD_IN bytes below it).
-        return (
-            lists_rules(data, headings=False)
-            and prefilter.python_prompt_candidate(data)
-            and python_lists_rules(data)
-        )
+        return lists_rules(data) and prefilter.python_prompt_candidate(data) and python_lists_rules(data)
     if kind == FileKind.TEXT:
         return prefilter.prompt_by_name(rel) and (lists_rules(data) or _derivable(data, escaped=False))
     if kind == FileKind.JSON:

@@ -11,7 +11,6 @@ follows them.
 
 from __future__ import annotations
 
-import bisect
 import re
 from collections.abc import Callable, Generator, Iterable
 from functools import lru_cache
@@ -42,6 +41,7 @@ _SEPARATOR = rb"(?:[ \t`\"'*_+]|\xe2\x80[\x99\x9d])*(?::|=|-[ \t]|\xe2\x80[\x93\
 # A reason: anything but blanks (prompttext's rule line asks no more of it; a one-word
 # reason, `- x-y: No.`, under a refusing lead-in is a listed unknown id too).
 _REASON = rb"[ \t]*[^\s]"
+_CODE = rb"`[ \t]*" + _HYPHENATED + rb"[ \t]*`"  # a code-formatted hyphenated token
 _LISTED = re.compile(
     rb"(?:^|\\n|\\r|[\"'`(])"
     + _MARKS
@@ -55,9 +55,11 @@ _LISTED = re.compile(
     + rb"|\|[ \t]*(?:\*\*)?[`\"']?"
     + _HYPHENATED
     + rb"[`\"']?(?:\*\*)?[ \t]*\|"
-    rb"|`[ \t]*" + _HYPHENATED + rb"[ \t]*`",
+    + rb"|"
+    + _CODE,
     re.M,
 )
+_CODE_TOKEN = re.compile(_CODE)
 _RUN = re.compile(rb"[A-Za-z0-9_-]*")  # the bytes a token around a hit may span
 _NEAR_HITS = 400  # occurrences of an id's half looked at before the file is simply read
 
@@ -65,7 +67,6 @@ _NEAR_HITS = 400  # occurrences of an id's half looked at before the file is sim
 # Each alternative of _REFUSING_LOW starts with one of _STARTS (found by C before the regex
 # runs).
 _STARTS = (b"refus", b"declin", b"will not", b"won", b"must ", b"never ")
-_LEAD_IN = 8192  # bytes after a word of refusing within which a list it leads in must start
 
 
 _START_WORDS = Words(_STARTS)
@@ -137,52 +138,18 @@ def _listed_search(data: bytes, pos: int, end: int) -> re.Match[bytes] | None:
     return None
 
 
-def _listed_in_windows(data: bytes, spans: list[tuple[int, int]]) -> bool:
-    """Does `_LISTED` match starting in some window [start, end + _LEAD_IN) and ending
-    within it? Overlapping windows are scanned once: the leftmost match over their union
-    counts when it fits the widest window that has begun by its start (a match that ends
-    within a window also ends within any wider one: _LISTED asserts nothing at its end)."""
-    starts = [s for s, _ in spans]
-    ends = [e + _LEAD_IN for _, e in spans]  # non-decreasing, as the spans are
-    i = 0
-    while i < len(spans):
-        j = i  # the union of overlapping windows i..j
-        while j + 1 < len(spans) and starts[j + 1] < ends[j]:
-            j += 1
-        pos = starts[i]
-        while (m := _listed_search(data, pos, ends[j])) is not None:
-            k = bisect.bisect_right(starts, m.start(), i, j + 1) - 1
-            if _LISTED.match(data, m.start(), ends[k]) is not None:
-                return True
-            pos = m.start() + 1
-        i = j + 1
-    return False
-
-
-def _on_heading(data: bytes, at: int) -> bool:
-    """May the word of refusing at `at` stand in a Markdown heading: is there a `#` between
-    it and its line's start (a real or an escaped line break)? prompttext reads the lists
-    of a refusing heading's whole section, however far below it they stand."""
-    start = data.rfind(b"\n", 0, at) + 1
-    if data.find(b"#", start, at) < 0:
-        return False  # the usual answer: no `#` on the line at all
-    for escaped in (b"\\n", b"\\r"):
-        if (e := data.rfind(escaped, start, at)) >= 0:
-            start = e + 2
-    return data.find(b"#", start, at) >= 0
-
-
-def lists_rules(data: bytes, headings: bool = True) -> bool:
-    """Can this text list rules where prompttext reads unknown ids (DESIGN §2 (a)): a
-    hyphenated rule line or code token after a lead-in that speaks of refusing (within
-    `_LEAD_IN` bytes), or (`headings`) anywhere below a heading that does?"""
+def lists_rules(data: bytes) -> bool:
+    """Can this text list rules where prompttext reads unknown ids (DESIGN §2 (a)): a word
+    of refusing (a lead-in's or a heading's) with a rule line anywhere after it, or a
+    code-formatted hyphenated token anywhere (a listing block takes every code token it
+    holds, one before its refusing words too)? Neither is bounded by a distance: a lead-in
+    reaches its whole block, a heading its whole section, however long."""
     spans = _refusing(data)  # no word of refusing: no regex runs at all
     if not spans:
         return False
-    if _listed_in_windows(data, spans):
+    if _listed_search(data, spans[0][0], len(data)) is not None:
         return True
-    heading = next((s for s, _ in spans if _on_heading(data, s)), None) if headings else None
-    return heading is not None and _listed_search(data, heading, len(data)) is not None
+    return b"`" in data and _CODE_TOKEN.search(data) is not None
 
 
 def python_lists_rules(data: bytes) -> bool:
@@ -346,6 +313,8 @@ _SEAM_BACK = re.compile(
     rb"[\"'][rRbBuUfF]{0,2}(?:(?:[ \t]*\n\r?\\?)?[ \t]*\+)?(?:[ \t]*\n\r?\\?)?[ \t]*[\"']"
 )
 _PIECES = 8  # literals one token is followed across
+# What follows a backslash in an escape a token's run can take in (`\N{...}` it cannot).
+_ESCAPE_BODY = re.compile(rb"U[0-9A-Fa-f]{8}|u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{2}|[0-7]{1,3}|[A-Za-z]")
 
 
 def _token_around(data: bytes, rev: bytes, start: int, end: int) -> str:
@@ -364,9 +333,10 @@ def _token_around(data: bytes, rev: bytes, start: int, end: int) -> str:
         pieces.insert(0, data[before:start])
         seam = _SEAM_BACK.match(rev, size - before)
         if seam is None:
-            # `\nseg_mixx` in a string literal: the `n` belongs to the escape.
-            if before > 0 and data[before - 1] == 92:
-                pieces[0] = pieces[0][1:]
+            # `\nseg_mixx`, `\u201csag-mix` (json.dumps quotes): the escape's body is no part
+            # of the token the string's value holds.
+            if before > 0 and data[before - 1] == 92 and (body := _ESCAPE_BODY.match(pieces[0])):
+                pieces[0] = pieces[0][body.end() :]
             break
         start = size - seam.end()
     return b"".join(pieces).decode("ascii", "replace")
