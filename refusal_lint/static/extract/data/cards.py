@@ -16,7 +16,10 @@ from refusal_lint.static.gate.lowered import word_matches
 
 def may_hold_extension(doc: object) -> bool:
     """Could a plain document hold a refusals extension entry: a string that is our URI (or
-    almost), or an entry whose `uri` is not a string (RL101) that `_entry` takes for ours?"""
+    almost), or an entry whose `uri` is not a string (RL101) that `_entry` takes for ours?
+    Asked anywhere in the document, a superset of `find_extensions` (which reads a card's
+    `capabilities.extensions` only): this gate and the text ones only skip a file that
+    cannot hold one."""
     for node in plain_nodes(doc):
         if isinstance(node, dict):
             uri = node.get("uri", "")
@@ -134,34 +137,37 @@ def _entry(entry: TNode, card: str, name: str | None) -> ExtDecl | None:
     )
 
 
+def card_entries(node: TNode) -> tuple[TNode, ...]:
+    """The entries of an AgentCard's extension list, where a document's object is a card
+    (DESIGN §2 "Card"): its `capabilities.extensions[]` (the members a parser keeps). An
+    object with a `uri` elsewhere (a settings file's `refusals:`, a client's `activate:`
+    list) is no card: the only place an extension entry counts."""
+    caps = node.get("capabilities")
+    exts = caps[1].get("extensions") if caps is not None and caps[1].kind == ValueKind.OBJECT else None
+    return exts[1].elems if exts is not None and exts[1].kind == ValueKind.ARRAY else ()
+
+
 def find_extensions(root: TNode) -> list[ExtDecl]:
-    """Every refusals extension entry in the document, in document order."""
+    """Every refusals extension entry of the document's cards, in document order."""
     out: list[ExtDecl] = []
-    # Explicit stack: documents may nest deeper than Python's recursion limit.
-    # The card of an entry is the nearest enclosing object that holds `capabilities`.
-    stack: list[tuple[TNode, str, str | None]] = [(root, "", None)]
+    # Explicit stack: documents may nest deeper than Python's recursion limit. A card is an
+    # object that holds `capabilities` (a document may list several); its name is the one of
+    # the nearest object that holds `capabilities`, or of the outermost object.
+    stack: list[tuple[TNode, bool, str | None]] = [(root, False, None)]
     while stack:
-        node, card, name = stack.pop()
+        node, inside, name = stack.pop()
         if node.kind == ValueKind.ARRAY:
-            stack.extend((e, card, name) for e in node.elems)
+            stack.extend((e, inside, name) for e in node.elems)
             continue
         if node.kind != ValueKind.OBJECT:
             continue
-        if node.get("capabilities") is not None or not card:
-            card = node.loc.ident
+        if node.get("capabilities") is not None or not inside:
             named = node.get("name")
             if named is not None and named[1].kind == ValueKind.STRING:
                 name = str(named[1].value)
-        if node.get("uri") is not None:
-            decl = _entry(node, card, name)
-            if decl is not None:
+        for entry in card_entries(node):
+            if (decl := _entry(entry, node.loc.ident, name)) is not None:
                 out.append(decl)
-        for k, v in node.items:
-            if k.value == "extensions" and v.kind == ValueKind.ARRAY:
-                for e in v.elems:
-                    if e.kind == ValueKind.STRING and (decl := _entry(e, card, name)) is not None:
-                        out.append(decl)
-            if v.kind in (ValueKind.OBJECT, ValueKind.ARRAY):
-                stack.append((v, card, name))
+        stack.extend((v, True, name) for _, v in node.items if v.kind in (ValueKind.OBJECT, ValueKind.ARRAY))
     out.sort(key=lambda d: (d.loc.line, d.loc.col))
     return out
