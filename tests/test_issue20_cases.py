@@ -698,6 +698,28 @@ def test_families_are_not_crossed():
     assert out == "seg-mix: families are never crossed in one table"
 """,
     },
+    "test-docstring": {
+        "tests/test_tools.py": """
+from agent.tools import crosstab
+
+
+def test_crossing_families():
+    \"\"\"seg-mix: polaris x ideology must be refused.\"\"\"
+    assert crosstab(["age"], ["polaris", "ideology"]) is None
+""",
+        "agent/conftest.py": """
+CASES = ["invalid-cut: zodiac is not a cut of this study"]
+""",
+    },
+    "eval-data": {
+        "evals/refusals.yaml": """
+tests:
+  - description: "seg-mix: polaris crossed with ideology"
+    vars: {question: "Cross polaris by ideology"}
+  - description: "invalid-cut: a zodiac cut"
+    vars: {question: "Break it down by star sign"}
+""",
+    },
     "readme": {
         "README.md": """
 # Survey analyst

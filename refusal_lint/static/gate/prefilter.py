@@ -285,20 +285,27 @@ def prompt_by_name(rel: str) -> bool:
 
 
 _DOC_NAMES = ("readme", "changelog", "changes", "history", "contributing", "license", "code_of_conduct")
-_DOC_FOLDERS = frozenset({"docs", "doc"})
+_NO_PROMPT_FOLDERS = frozenset({"docs", "doc", "tests", "test", "evals", "eval"})
 _EXPECTED_NAMES = ("expected", "golden", "snapshot")  # a test's recorded output
 
 
 def no_prompt_by_content(rel: str) -> bool:
-    """Documentation (`README*`, `CHANGELOG*`, `*.rst`, a `docs/` folder) and a test's
-    recorded output (`expected.txt`): their rule lines describe the agent or its findings,
-    they never instruct a model, so nothing in them is a prompt by its content."""
+    """Documentation (`README*`, `CHANGELOG*`, `*.rst`, a `docs/` folder), a test's
+    recorded output (`expected.txt`), tests (`tests/`, `test_*.py`, `conftest.py`) and
+    evaluation data (`evals/`): their rule lines describe the agent, its findings or what
+    it should refuse (a test docstring `seg-mix: crossing families is refused.`), they never
+    instruct a model, so nothing in them is a prompt by its content."""
     lower = rel.lower()
     parts = lower.split("/")
+    name = parts[-1]
     return (
-        parts[-1].startswith(_DOC_NAMES + _EXPECTED_NAMES)
+        name.startswith(_DOC_NAMES + _EXPECTED_NAMES)
         or lower.endswith(".rst")
-        or not _DOC_FOLDERS.isdisjoint(parts[:-1])
+        or not _NO_PROMPT_FOLDERS.isdisjoint(parts[:-1])
+        or (
+            name.endswith(".py")
+            and (name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py")
+        )
     )
 
 
