@@ -299,6 +299,11 @@ EXPLICIT = [
                 'MSGS = [SystemMessage (content="You are the survey analyst.")]\n',
             ),
             (
+                "only-prompt-a-mirascope-system-message",
+                "from mirascope.core import Messages\n\n\ndef tips():\n"
+                '    return [Messages.System("You are the survey analyst.")]\n',
+            ),
+            (
                 "only-prompt-a-role-on-the-line-after-its-key",
                 'MSGS = [{"role":\n    "system", "content": "You are the survey analyst."}]\n',
             ),

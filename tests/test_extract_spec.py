@@ -52,6 +52,7 @@ PROMPTS = [
         "(system, ...)",
     ),
     ('m = SystemMessage(content="You are the analyst.")', "chat-message", "SystemMessage"),
+    ('m = [Messages.System("You are the analyst.")]', "chat-message", "System"),  # Mirascope
     ('@agent.system_prompt\ndef rules(ctx):\n    return "You are the analyst."', "prompt-function", "@rules"),
 ]
 
@@ -225,3 +226,9 @@ def test_card_params_read_as_the_dict_they_build(why: str, source: str, ids: tup
     assert decl is not None
     got = None if decl.params_kind == ParamsKind.UNRESOLVED else tuple(i.key for i in decl.items)
     assert got == ids
+
+
+def test_a_call_of_os_system_is_no_prompt() -> None:
+    """`os.system(...)` runs a shell: its prose argument is no system prompt (a class named
+    `System`, Mirascope's `Messages.System`, takes one)."""
+    assert facts('import os\nos.system("rm -rf build and dist")\n').py_prompts == ()

@@ -107,9 +107,10 @@ def is_prompt_name(name: str) -> bool:
 
 
 def is_system_call(name: str) -> bool:
-    """A callee whose name says it takes the system prompt (not `os.system`)."""
+    """A callee whose name says it takes the system prompt: `SystemMessage`, `from_system`,
+    Mirascope's `Messages.System` (a class: capitalised); not `os.system`."""
     w = words(name)
-    return SYSTEM_CALL_WORD in w and len(w) > 1
+    return SYSTEM_CALL_WORD in w and (len(w) > 1 or name[:1].isupper())
 
 
 # Calls whose strings are log lines, never prompts: `logger.info(...)`, `logging.warning(...)`.
