@@ -659,6 +659,17 @@ def guard_error_envelope(ids: list[str], rules_mod: str | None) -> Files:
     )
 
 
+def guard_local_into_error(ids: list[str], rules_mod: str | None) -> Files:
+    """A refusal bound to a local, then sent inside a protocol error: RL305."""
+    return _tools(
+        "local_error",
+        "from a2a.types import InvalidParamsError\nfrom a2a.utils.errors import ServerError\n"
+        "from a2a_refusals import refuse\n\n\n"
+        f"def check(kind):\n    payload = refuse({ids[0]!r})\n"
+        "    raise ServerError(error=InvalidParamsError(data=payload))\n",
+    )
+
+
 def guard_caught_as_error(ids: list[str], rules_mod: str | None) -> Files:
     """A raised refusal caught in another module and sent as a protocol error: RL305."""
     files = guard_raise_class(ids, rules_mod)
@@ -731,6 +742,7 @@ GUARDS: dict[str, Callable[[list[str], str | None], Files]] = {
     "genexp-imported": guard_genexp_imported,
     "payload": guard_payload,
     "error-envelope": guard_error_envelope,
+    "local-into-error": guard_local_into_error,
     "caught-as-error": guard_caught_as_error,
     "method-unknown-receiver": guard_method_unknown_receiver,
     "rules-subscript": guard_rules_subscript,

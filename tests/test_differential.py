@@ -120,6 +120,7 @@ EXPLICIT = [
     ),
     pytest.param(Spec("json", BOTH, FULL, (("enum-helper", BOTH),)), id="enum-through-helper"),
     pytest.param(Spec("json", BOTH, FULL, (("error-envelope", BOTH),)), id="error-envelope"),
+    pytest.param(Spec("json", BOTH, FULL, (("local-into-error", BOTH),)), id="local-into-error"),
     pytest.param(Spec("json", BOTH, FULL, (("caught-as-error", BOTH),)), id="caught-as-error"),
     pytest.param(
         Spec("json", BOTH, FULL, (("method-unknown-receiver", BOTH),)), id="method-unknown-receiver"
@@ -279,6 +280,20 @@ EXPLICIT = [
         (
             "bot/late.py",
             "from acme import refuse\nfrom bot.ids import SEG\n\n\ndef f():\n    return refuse (SEG)\n",
+        ),
+    ),
+    # A local bound to a call of a repo `refusal` helper that binding finds no guard: alone,
+    # such a call waits for binding (gate/deferred.py) and its file is passed over; sent
+    # inside a protocol error, the file is read (RL305 whatever the callee) in both modes.
+    _with_files(
+        "local-bound-to-a-refusal-call-inside-an-error",
+        ("bot/__init__.py", ""),
+        ("bot/helpers.py", "def refusal(model, token=None):\n    return {'model': model, 'token': token}\n"),
+        (
+            "bot/handler.py",
+            "from fastapi import HTTPException\n\nfrom bot.helpers import refusal\n\n\n"
+            "def handle(model):\n    payload = refusal(model)\n"
+            "    raise HTTPException(status_code=422, detail=payload)\n",
         ),
     ),
     _with_files(

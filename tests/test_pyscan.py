@@ -198,6 +198,28 @@ def test_a_computed_argument_passes_both_stages_where_a_card_has_ids(call: str) 
     assert python_worth_parsing(source.encode(), (), ids)
 
 
+# A local bound to a guard call whose callee binding must judge (deferred) and sent inside
+# a protocol error: RL305 whatever the callee, so the file is parsed outright. (source,
+# parsed outright)
+LOCAL_ERRORS = [
+    ("def f(m):\n    p = refusal(m)\n    raise HTTPException(status_code=422, detail=p)", True),
+    ("def f(m):\n    p = refusal(m)\n    raise ServerError(error=InvalidParamsError(data=p))", True),
+    ('def f(m):\n    p = refusal(m)\n    return {"error": {"code": -32602, "data": p}}', True),
+    ('def f(m):\n    p = refusal(m)\n    return {"jsonrpc": "2.0", "error": p}', True),
+    ("def f(m):\n    p = refusal(m)\n    return p", False),  # no error: binding judges the callee
+    ("def g(m):\n    p = refusal(m)\n\ndef f(p):\n    raise HTTPException(detail=p)", False),
+    ("def f(m):\n    refusal(m)\n    p = {}\n    raise HTTPException(detail=p)", False),
+]
+
+
+@pytest.mark.parametrize(("source", "outright"), LOCAL_ERRORS, ids=[c[0][-40:] for c in LOCAL_ERRORS])
+def test_a_local_bound_to_a_refusal_inside_an_error_is_parsed(source: str, outright: bool) -> None:
+    deferred: list[ast.Call] = []
+    assert may_hold_facts(ast.parse(source), frozenset(), IDS, deferred) is outright
+    if not outright:
+        assert deferred  # the guard call waits for binding, as it would alone
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.text(st.characters(min_codepoint=33, max_codepoint=126, exclude_characters='"\\'), max_size=120))
 def test_any_string_without_white_space_is_an_id(rule: str) -> None:

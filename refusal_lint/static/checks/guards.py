@@ -133,7 +133,8 @@ RL305 = Code(
     summary="a refusal is raised or returned as a protocol error",
     what="""a refusal travels in a JSON-RPC error (`JSONRPCError`, `ServerError`, `A2AError`,
 `InvalidParamsError`, `HTTPException`, an `{"error": ...}` envelope): a guard or payload
-inside it, or an error built where a refusal exception is caught (`except Refusal:`).""",
+inside it, or a local every binding of which is one (`payload = refuse("seg-mix")`), or an
+error built where a refusal exception is caught (`except Refusal:`).""",
     why="""the spec makes a refused request a successful exchange: a normal result carrying a
 text Part and a refusal data Part.""",
     fix="return the two Parts in the result instead of raising the error.",

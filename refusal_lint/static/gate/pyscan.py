@@ -20,6 +20,7 @@ from refusal_lint.static.gate.treenames import (
     computed_locals,
     last,
     module_names,
+    refusal_locals,
     root_of,
 )
 
@@ -38,6 +39,7 @@ class _Relevance:
         self._strings: dict[str, str] | None = None
         self.scope: ast.AST | None = None  # the function being looked at (None: the module)
         self._computed: dict[int, frozenset[str]] = {}
+        self._refusals: dict[int, frozenset[str]] = {}
         self.deferred: list[ast.Call] | None = None  # computed-id calls, where the caller asks
 
     @property
@@ -51,6 +53,16 @@ class _Relevance:
         if found is None:
             found = self._computed[id(scope)] = computed_locals(scope)
         return found
+
+    def refusal_local(self, node: ast.AST | None) -> bool:
+        """A name the function being looked at may bind to a refusal (treenames.refusal_locals)."""
+        scope = self.scope
+        if scope is None or not isinstance(node, ast.Name):
+            return False
+        found = self._refusals.get(id(scope))
+        if found is None:
+            found = self._refusals[id(scope)] = refusal_locals(scope, self.guard_names)
+        return node.id in found
 
     def module_name(self, node: ast.expr) -> bool:
         """A name that may resolve to a module-level value (of this module or an import)."""
@@ -154,7 +166,8 @@ class _Relevance:
         return isinstance(node, ast.JoinedStr) or attribute_of_self or self.module_name(node)
 
     def refusal_inside(self, node: ast.AST) -> bool:
-        """A refusal inside a protocol error: a guard call, a payload, or a subscript of the map."""
+        """A refusal inside a protocol error: a guard call, a payload, a subscript of the map,
+        or a local bound to a guard call or payload."""
         for sub in walk_fields(node):
             if sub is node:
                 continue
@@ -163,6 +176,8 @@ class _Relevance:
             if isinstance(sub, ast.Dict) and "rule" in _keys(sub):
                 return True
             if isinstance(sub, ast.Subscript) and self.ids:
+                return True
+            if self.refusal_local(sub):
                 return True
         return False
 
@@ -212,7 +227,8 @@ class _Relevance:
         media = vocab.part_media(keys)
         if media is not None and "data" in keys and self.string_or_name(media, "media"):
             return True
-        return isinstance(keys.get("error"), ast.Dict) and self.refusal_inside(node)
+        error = keys.get("error")
+        return (isinstance(error, ast.Dict) and self.refusal_inside(node)) or self.refusal_local(error)
 
 
 def _keys(node: ast.Dict) -> dict[str, ast.expr]:

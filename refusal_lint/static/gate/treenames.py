@@ -136,3 +136,29 @@ def computed_locals(fn: ast.AST) -> frozenset[str]:
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             other.update((a.asname or a.name).split(".")[0] for a in node.names)
     return frozenset(computed - other)
+
+
+def refusal_locals(fn: ast.AST, guard_names: frozenset[str]) -> frozenset[str]:
+    """Locals of a function assigned a guard call or a refusal payload somewhere in it
+    (`payload = refuse("seg-mix")`): one sent inside a protocol error may be a refusal sent
+    as that error. The extractor asks every binding; this says yes where any one is."""
+    found: set[str] = set()
+    for node in _own_nodes(fn):
+        if (
+            isinstance(node, (ast.Assign, ast.AnnAssign))
+            and node.value is not None
+            and _may_be_refusal(node.value, guard_names)
+        ):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            found.update(t.id for t in targets if isinstance(t, ast.Name))
+    return frozenset(found)
+
+
+def _may_be_refusal(value: ast.expr, guard_names: frozenset[str]) -> bool:
+    """A guard call, a payload dict (`{"rule": ...}`) or `dict(rule=...)`."""
+    if isinstance(value, ast.Dict):
+        return any(isinstance(k, ast.Constant) and k.value == "rule" for k in value.keys)
+    if not isinstance(value, ast.Call):
+        return False
+    name = last(value.func)
+    return vocab.is_guard_name(name, guard_names) or any(k.arg == "rule" for k in value.keywords)

@@ -11,6 +11,7 @@ from refusal_lint.core.facts import (
     Attr,
     CtorCall,
     Each,
+    ErrorUse,
     Guard,
     Param,
     PyExt,
@@ -25,6 +26,7 @@ from refusal_lint.static.extract import vocab
 from refusal_lint.static.extract.python.scopes import last_name, str_key
 from refusal_lint.static.extract.python.state import CardCall, ExtractorState, str_keys
 from refusal_lint.static.extract.python.values import positional
+from refusal_lint.static.extract.python.walk import children
 
 
 class Recognisers(ExtractorState):
@@ -104,21 +106,71 @@ class Recognisers(ExtractorState):
                 self.calls.append(call)
 
     def guard(self, node: ast.Call, loc: Loc) -> None:
+        guard = self.guard_of(node, loc)
+        if guard is not None:
+            self.add_guard(guard)
+
+    def guard_of(self, node: ast.Call, loc: Loc) -> Guard | None:
+        """The guard a guard call is (None: none, `refuse({...})`)."""
         rule = self.kwarg(node, *vocab.RULE_KWARGS) or self.first_arg(node)
         reason = self.kwarg(node, "reason")
         reason_value = self.value(reason) if reason is not None else None
         call = self.call_of(node, loc)
         if rule is not None and not isinstance(rule, ast.Dict):
-            self.add_guard(Guard(loc, GuardKind.CALL, self.value(rule), reason_value, call=call))
-        elif rule is None and isinstance(node.func, ast.Attribute):
+            return Guard(loc, GuardKind.CALL, self.value(rule), reason_value, call=call)
+        if rule is None and isinstance(node.func, ast.Attribute):
             # `Rule.SEG_MIX.refuse(detail=...)`: the receiver is the rule, if it is one.
             receiver = self.value(node.func.value)
             if isinstance(receiver, (Ref, Str)):
-                self.add_guard(Guard(loc, GuardKind.CALL, receiver, reason_value, receiver=True))
+                return Guard(loc, GuardKind.CALL, receiver, reason_value, receiver=True)
         elif rule is None and call is not None:
             # `refuse(updater, rule=...)` is handled above; a repo helper may still bind the id
             # by a parameter of its own: keep the call for the binder.
-            self.add_guard(Guard(loc, GuardKind.CALL, None, reason_value, call=call))
+            return Guard(loc, GuardKind.CALL, None, reason_value, call=call)
+        return None
+
+    def local_refusal(self, name: str) -> Value | None:
+        """The rule a local of the function sends when every value it is bound to is a guard
+        call or a refusal payload (`payload = refuse("seg-mix")`): what that value sends
+        written where the name is (the first one's, as with guards). None for any other
+        name: a parameter, one bound otherwise too (a loop, an import) or in another function."""
+        if not self.scopes or not self.scopes[-1].is_function:
+            return None
+        values = self.scopes[-1].ready().assigned.get(name, ())
+        rules = [self.refusal_rule(v) for v in values]
+        return rules[0] if rules and None not in rules else None
+
+    def refusal_rule(self, node: ast.expr) -> Value | None:
+        """The rule id a guard call or a refusal payload sends (None: it is neither, or sends none)."""
+        if isinstance(node, ast.Dict):
+            keys = str_keys(node)
+            shaped = "rule" in keys and ("reason" in keys or "detail" in keys)
+            return self.value(keys["rule"]) if shaped else None
+        if not isinstance(node, ast.Call):
+            return None
+        name = self.card_class(node.func) or last_name(node.func) or ""
+        if name == "dict":
+            kw = {k.arg: k.value for k in node.keywords if k.arg is not None}
+            shaped = "rule" in kw and ("reason" in kw or "detail" in kw)
+            return self.value(kw["rule"]) if shaped else None
+        if name and self.is_guard_call(node, name):
+            guard = self.guard_of(node, self.loc(node))
+            return guard.rule if guard is not None else None
+        return None
+
+    def names_inside(self, node: ast.AST) -> None:
+        """A local bound to a refusal inside the protocol error being closed: the refusal is
+        sent as that error as if written there (`raise HTTPException(detail=payload)`)."""
+        current = self.open_errors[-1]
+        todo = [node]
+        while todo and current.use.rule is None:
+            sub = todo.pop()
+            if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
+                rule = self.local_refusal(sub.id)
+                if rule is not None:
+                    current.use = ErrorUse(current.use.loc, current.use.name, rule)
+            elif not isinstance(sub, ast.Lambda):  # a lambda's names are its own scope's
+                todo.extend(reversed(children(sub)))
 
     def agent_extension(self, node: ast.Call, loc: Loc) -> None:
         uri = self.kwarg(node, "uri")
@@ -165,6 +217,7 @@ class Recognisers(ExtractorState):
         if name == "AgentCard" and self.open_cards:
             self.open_cards.pop()
         if name in spec.PROTOCOL_ERRORS and self.open_errors:
+            self.names_inside(original_node)
             self.close_error()
 
     def dict_call_payload(self, node: ast.Call, loc: Loc) -> None:
@@ -229,8 +282,12 @@ class Recognisers(ExtractorState):
         keys = str_keys(node)
         loc = self.loc(node)
         # An `{"error": ...}` envelope holding an error object or a call: a guard inside it
-        # (`{"error": tool.refusal("id")}`) sends the refusal as a protocol error (RL305).
-        if "error" in keys and isinstance(keys["error"], (ast.Dict, ast.Call)):
+        # (`{"error": tool.refusal("id")}`) sends the refusal as a protocol error (RL305);
+        # so does a local bound to one (`{"error": payload}`).
+        error = keys.get("error")
+        if isinstance(error, (ast.Dict, ast.Call)) or (
+            isinstance(error, ast.Name) and self.local_refusal(error.id) is not None
+        ):
             self.open_error(loc, '{"error": ...}')
         if "uri" in keys:
             uri = self.value(keys["uri"])
@@ -281,6 +338,7 @@ class Recognisers(ExtractorState):
             and self.open_errors[-1].use.name == '{"error": ...}'
             and (self.open_errors[-1].use.loc == self.loc(original_node))
         ):
+            self.names_inside(original_node)
             self.close_error()
 
     def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:

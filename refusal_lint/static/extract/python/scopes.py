@@ -21,6 +21,8 @@ class Scope:
     passthrough: set[str] = field(default_factory=set)
     local: set[str] = field(default_factory=set)
     values: dict[str, ast.expr] = field(default_factory=dict)  # assigned exactly once
+    # Locals bound only by `name = value` (no parameter, loop, import, ...): every value
+    assigned: dict[str, tuple[ast.expr, ...]] = field(default_factory=dict)
     dicts: dict[str, ast.Dict] = field(default_factory=dict)  # local name -> dict literal
     body: list[ast.stmt] | None = None  # bindings not read yet: read on first name lookup
     returns: list[Value] = field(default_factory=list)
@@ -38,6 +40,11 @@ class Scope:
             for name in bindings.others:
                 self.imports.pop(name, None)  # also bound otherwise: no one callee
             self.values = {k: v for k, v in bindings.values.items() if k not in bindings.multi}
+            self.assigned = {
+                k: tuple(v)
+                for k, v in bindings.assigns.items()
+                if k not in bindings.opaque and k not in self.passthrough
+            }
             self.body = None
         return self
 
@@ -66,8 +73,8 @@ def str_key(node: ast.AST | None) -> str | None:
 
 
 class _Bindings(Walker):
-    """Names a function body binds: locals (and the value of those bound exactly once),
-    and the pass-through ones (except-as)."""
+    """Names a function body binds: locals (and the value of those bound exactly once, and
+    every value of those bound by plain assignments alone), and the pass-through ones (except-as)."""
 
     def __init__(self, scope: Scope) -> None:
         super().__init__()
@@ -75,31 +82,37 @@ class _Bindings(Walker):
         self.values: dict[str, ast.expr] = {}
         self.multi: set[str] = set()
         self.others: set[str] = set()  # names bound by anything but a `from ... import`
+        self.assigns: dict[str, list[ast.expr]] = {}  # `name = value`: each value
+        self.opaque: set[str] = set()  # names bound otherwise too (a loop, an import, ...)
 
     def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
         self.scope.local.add(node.name)
         self.others.add(node.name)
         self.multi.add(node.name)
+        self.opaque.add(node.name)
         return False
 
     visit_AsyncFunctionDef = visit_FunctionDef
 
     def visit_ClassDef(self, node: ast.ClassDef) -> bool:
+        self.opaque.add(node.name)
         return False
 
     def visit_Lambda(self, node: ast.Lambda) -> bool:
         return False
 
-    def _targets(self, target: ast.AST, into: set[str]) -> None:
+    def _targets(self, target: ast.AST, into: set[str], binds: bool = True) -> None:
         if isinstance(target, ast.Name):
             into.add(target.id)
             self.multi.add(target.id)
             self.others.add(target.id)
+            if binds:
+                self.opaque.add(target.id)
         elif isinstance(target, (ast.Tuple, ast.List)):
             for el in target.elts:
-                self._targets(el, into)
+                self._targets(el, into, binds)
         elif isinstance(target, ast.Starred):
-            self._targets(target.value, into)
+            self._targets(target.value, into, binds)
 
     def _bind(self, target: ast.AST, value: ast.expr | None) -> None:
         if isinstance(target, ast.Name) and value is not None:
@@ -109,8 +122,10 @@ class _Bindings(Walker):
             if name in self.values:
                 self.multi.add(name)
             self.values[name] = value
+            self.assigns.setdefault(name, []).append(value)
         else:
-            self._targets(target, self.scope.local)
+            # `x: T` alone (no value) declares, it binds nothing.
+            self._targets(target, self.scope.local, binds=value is not None)
 
     def visit_Assign(self, node: ast.Assign) -> None:
         for t in node.targets:
@@ -138,6 +153,22 @@ class _Bindings(Walker):
             self.scope.passthrough.add(node.name)
             self.multi.add(node.name)
             self.others.add(node.name)
+            self.opaque.add(node.name)
+
+    def visit_MatchAs(self, node: ast.MatchAs | ast.MatchStar) -> None:
+        if node.name is not None:
+            self.opaque.add(node.name)
+
+    visit_MatchStar = visit_MatchAs
+
+    def visit_MatchMapping(self, node: ast.MatchMapping) -> None:
+        if node.rest is not None:
+            self.opaque.add(node.rest)
+
+    def visit_Global(self, node: ast.Global | ast.Nonlocal) -> None:
+        self.opaque.update(node.names)  # not a local: bound elsewhere too
+
+    visit_Nonlocal = visit_Global
 
     def visit_withitem(self, node: ast.withitem) -> None:
         if node.optional_vars is not None:
@@ -149,6 +180,7 @@ class _Bindings(Walker):
             self.scope.local.add(name)
             self.multi.add(name)
             self.others.add(name)
+            self.opaque.add(name)
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
         if any(alias.name == "*" for alias in node.names):
@@ -157,6 +189,7 @@ class _Bindings(Walker):
         for alias in node.names:
             name = alias.asname or alias.name
             self.scope.local.add(name)
+            self.opaque.add(name)
             if name in self.multi:
                 self.scope.imports.pop(name, None)  # bound twice: no one callee
             else:
