@@ -560,3 +560,14 @@ def test_a_module_is_named_where_the_word_regex_finds_it(stems: list[str], piece
     data = "".join(pieces).encode()
     plain = re.search(rb"\b(?:" + b"|".join(re.escape(w) for w in words) + rb")\b", data) is not None
     assert (next(word_matches(relevance.whole_names(words), data), None) is not None) == plain
+
+
+def test_a_python_word_of_refusing_reaches_its_literal_not_the_whole_file() -> None:
+    """A lead-in's reach in a Python file: its whole literal (a prompt of 8 KB before its
+    list), not a table of another test 30 KB below (which sent a 300 KB test to be parsed)."""
+    far = "x " * 5000
+    one = f'SYSTEM_PROMPT = """You must refuse.\n{far}\n- tool-use: one tool at a time."""\n'
+    assert relevance.python_lists_rules(one.encode())
+    apart = 'A = "We won\'t wait."\n' + f'C = "{far}"\n' * 4 + 'D = "|node-1|node-2|"\n'
+    assert relevance.lists_rules(apart.encode())  # the raw first test is unbounded
+    assert not relevance.python_lists_rules(apart.encode())

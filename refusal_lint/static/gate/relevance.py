@@ -11,6 +11,8 @@ follows them.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import re
 from collections.abc import Callable, Generator, Iterable
 from functools import lru_cache
@@ -60,6 +62,7 @@ _LISTED = re.compile(
     re.M,
 )
 _CODE_TOKEN = re.compile(_CODE)
+_LEAD_IN = 8192  # bytes past the literal of a Python string's word of refusing it reaches
 _RUN = re.compile(rb"[A-Za-z0-9_-]*")  # the bytes a token around a hit may span
 _NEAR_HITS = 400  # occurrences of an id's half looked at before the file is simply read
 
@@ -153,15 +156,63 @@ def lists_rules(data: bytes) -> bool:
 
 
 def python_lists_rules(data: bytes) -> bool:
-    """`lists_rules` over a Python file's strings (pystrings.py): its comments, docstrings
-    and `reason=`/`detail=` values are no prompt text, and code (`"x-y": 1`) no rule line.
-    In source order, as a prompt built of them reads (`LEAD + extra + "\\n- x-y: ..."`); as
-    separate strings (items joined at run time) and as one (`"- x-y" + ": reason"`). A file
-    past the read budget (its reading is RL005 where needed) is read, in doubt."""
+    """Can a Python file's strings (pystrings.py: no comment, docstring, `reason=` value or
+    code) list rules? In source order, joined as separate strings and as one (`"- x-y" +
+    ": reason"`). A word of refusing reaches its whole literal and `_LEAD_IN` bytes past
+    it (a file's strings are no one prompt: a test's `won't` and a table 30 KB below are
+    not a lead-in and its list); a refusing heading, all below. Past the read budget: yes."""
     if len(data) > PY_READ_LIMIT:
         return True
     parts = pystrings.strings(data)
-    return any(lists_rules(sep.join(parts)) for sep in (b"\n", b""))
+    for sep in (b"\n", b""):
+        joined = sep.join(parts)
+        spans = _refusing(joined)
+        if not spans:
+            continue
+        edges = list(itertools.accumulate((len(p) + len(sep) for p in parts), initial=0))
+        windows = []
+        for start, end in spans:
+            k = bisect.bisect_right(edges, start) - 1
+            windows.append((edges[k], max(end, edges[k + 1]) + _LEAD_IN))
+        if _listed_in_windows(joined, windows):
+            return True
+        heading = next((at for at, _ in spans if _on_heading(joined, at)), None)
+        if heading is not None and _listed_search(joined, heading, len(joined)) is not None:
+            return True
+    return False
+
+
+def _listed_in_windows(data: bytes, windows: list[tuple[int, int]]) -> bool:
+    """Does `_LISTED` match starting in some window [start, end) and ending within it
+    (starts and ends non-decreasing)? Overlapping windows are scanned once: the leftmost
+    match over their union counts when it fits the widest window that has begun by its
+    start (a match that ends within a window also ends within any wider one)."""
+    starts = [s for s, _ in windows]
+    ends = [e for _, e in windows]
+    i = 0
+    while i < len(windows):
+        j = i  # the union of overlapping windows i..j
+        while j + 1 < len(windows) and starts[j + 1] < ends[j]:
+            j += 1
+        pos = starts[i]
+        while (m := _listed_search(data, pos, ends[j])) is not None:
+            k = bisect.bisect_right(starts, m.start(), i, j + 1) - 1
+            if _LISTED.match(data, m.start(), ends[k]) is not None:
+                return True
+            pos = m.start() + 1
+        i = j + 1
+    return False
+
+
+def _on_heading(data: bytes, at: int) -> bool:
+    """Is there a `#` between `at` and its line's start (a real or an escaped line break)?"""
+    start = data.rfind(b"\n", 0, at) + 1
+    if data.find(b"#", start, at) < 0:
+        return False  # the usual answer: no `#` on the line at all
+    for escaped in (b"\\n", b"\\r"):
+        if (e := data.rfind(escaped, start, at)) >= 0:
+            start = e + 2
+    return data.find(b"#", start, at) >= 0
 
 
 def _fold(text: bytes) -> bytes:
