@@ -33,7 +33,7 @@ def ast_lists_rules(data: bytes) -> bool:
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip:
             found.append((node.lineno, node.col_offset, node.value))
     parts = [f[2] for f in sorted(found, key=lambda f: (f[0], f[1]))]
-    return any(relevance.lists_rules(sep.join(parts).encode("utf-8", "surrogatepass")) for sep in ("\n", ""))
+    return relevance.strings_list_rules([p.encode("utf-8", "surrogatepass") for p in parts])
 
 
 def test_what_is_left_out_and_what_is_kept() -> None:

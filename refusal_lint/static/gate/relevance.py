@@ -104,9 +104,7 @@ _ANCHOR = re.compile(rb"-[A-Za-z0-9]|" + _SLOT)
 _ALNUM = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 
 
-def refusing_spans(data: bytes) -> list[tuple[int, int]]:
-    """Where the text may speak of refusing (prompttext's words, as `_refusing` finds them)."""
-    return _refusing(data)
+refusing_spans = _refusing  # where the text may speak of refusing, for the other gates
 
 
 def listed_anywhere(data: bytes) -> bool:
@@ -161,9 +159,11 @@ def python_lists_rules(data: bytes) -> bool:
     ": reason"`). A word of refusing reaches its whole literal and `_LEAD_IN` bytes past
     it (a file's strings are no one prompt: a test's `won't` and a table 30 KB below are
     not a lead-in and its list); a refusing heading, all below. Past the read budget: yes."""
-    if len(data) > PY_READ_LIMIT:
-        return True
-    parts = pystrings.strings(data)
+    return len(data) > PY_READ_LIMIT or strings_list_rules(pystrings.strings(data))
+
+
+def strings_list_rules(parts: list[bytes]) -> bool:
+    """`python_lists_rules` of a file's strings, in source order."""
     for sep in (b"\n", b""):
         joined = sep.join(parts)
         spans = _refusing(joined)
