@@ -17,6 +17,7 @@ from refusal_lint.core.facts import (
     ExtDecl,
     Fn,
     Guard,
+    Item,
     Param,
     ParamItem,
     PyExt,
@@ -125,9 +126,9 @@ def _kind(v: Value | None) -> ValueKind:
     return ValueKind.UNKNOWN
 
 
-def _items(res: Resolver, d: DictV) -> list[ParamItem]:
+def _items(res: Resolver, written: list[Item]) -> list[ParamItem]:
     out: list[ParamItem] = []
-    for it in res.flat(d):
+    for it in written:
         key = res.resolve_str(it.key)
         if key is None:
             continue
@@ -178,8 +179,10 @@ def py_ext_decl(res: Resolver, ext: PyExt) -> ExtDecl | None:
     )
     if params is None:
         return dataclasses.replace(decl, params_kind=ParamsKind.ABSENT)
-    if isinstance(params, DictV) and not any(has_each(it.key) for it in res.flat(params)):
-        items = tuple(_items(res, params))
+    # Its items as written, spreads and comprehensions expanded (one left unexpanded: run time).
+    written = list(res.flat(params)) if isinstance(params, DictV) else []
+    if isinstance(params, DictV) and not any(has_each(it.key) for it in written):
+        items = tuple(_items(res, written))
         return dataclasses.replace(decl, params_loc=ploc, items=items, params_id=params.ident)
     if isinstance(params, (Const, Str)):
         null = isinstance(params, Const) and params.kind == ValueKind.NULL

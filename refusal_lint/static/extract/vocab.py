@@ -6,6 +6,7 @@ import ast
 import builtins
 import functools
 import re
+from collections.abc import Container
 
 GUARD_WORDS = frozenset({"refuse", "refusal", "refusals"})
 # Keyword arguments an LLM framework reads a system prompt from (DESIGN §2, the prompt table).
@@ -78,6 +79,11 @@ def catches_refusal(node: ast.ExceptHandler, extra: frozenset[str] = frozenset()
         for t in types
         if isinstance(t, (ast.Name, ast.Attribute))
     )
+
+
+def is_payload(keys: Container[str]) -> bool:
+    """The keys of a refusal payload (DESIGN §2 "Guards"): `rule`, and `reason` or `detail`."""
+    return "rule" in keys and ("reason" in keys or "detail" in keys)
 
 
 def part_media(keys: dict[str, ast.expr]) -> ast.expr | None:

@@ -200,7 +200,7 @@ class _Relevance:
             meta = _keys(kw["metadata"])  # type: ignore[arg-type]
             if any(self.string_or_name(meta[k], "media") for k in vocab.MEDIA_KEYS if k in meta):
                 return True
-        if "rule" in kw and ("reason" in kw or "detail" in kw):
+        if vocab.is_payload(kw):
             return True  # dict(rule=..., reason=...)
         # A call passing a card's rule id, maybe to a helper that fires it.
         return bool(self.ids) and any(
@@ -222,7 +222,7 @@ class _Relevance:
         keys = _keys(node)
         if "uri" in keys and ("params" in keys or self.string_or_name(keys["uri"], "uri")):
             return True
-        if "rule" in keys and ("reason" in keys or "detail" in keys):
+        if vocab.is_payload(keys):
             return True
         media = vocab.part_media(keys)
         if media is not None and "data" in keys and self.string_or_name(media, "media"):

@@ -144,15 +144,13 @@ class Recognisers(ExtractorState):
         """The rule id a guard call or a refusal payload sends (None: it is neither, or sends none)."""
         if isinstance(node, ast.Dict):
             keys = str_keys(node)
-            shaped = "rule" in keys and ("reason" in keys or "detail" in keys)
-            return self.value(keys["rule"]) if shaped else None
+            return self.value(keys["rule"]) if vocab.is_payload(keys) else None
         if not isinstance(node, ast.Call):
             return None
         name = self.card_class(node.func) or last_name(node.func) or ""
         if name == "dict":
             kw = {k.arg: k.value for k in node.keywords if k.arg is not None}
-            shaped = "rule" in kw and ("reason" in kw or "detail" in kw)
-            return self.value(kw["rule"]) if shaped else None
+            return self.value(kw["rule"]) if vocab.is_payload(kw) else None
         if name and self.is_guard_call(node, name):
             guard = self.guard_of(node, self.loc(node))
             return guard.rule if guard is not None else None
@@ -259,7 +257,7 @@ class Recognisers(ExtractorState):
 
     def payload(self, node: ast.Dict, loc: Loc, kind: GuardKind, media: Value | None = None) -> None:
         keys = str_keys(node)
-        shaped = "rule" in keys and ("reason" in keys or "detail" in keys)
+        shaped = vocab.is_payload(keys)
         if kind == GuardKind.PAYLOAD and not shaped:
             return
         rule = keys.get("rule")

@@ -279,10 +279,10 @@ class ValueBuilder(ScopeTracker):
         kwargs = tuple((k.arg, self.value(k.value)) for k in node.keywords if k.arg is not None)
         return CallV(self.name_value(node.func), args, kwargs, loc)
 
-    def spread(self, node: ast.expr) -> Item:
-        """An item `**node` of a merged dict."""
-        loc = self.loc(node)
-        return Item(Const(ValueKind.SPREAD, loc), self.value(node), loc)
+    def spread(self, node: ast.expr, loc: Loc | None = None) -> Item:
+        """An item `**node` of a merged dict, standing at `loc` (the value's own by default)."""
+        at = loc or self.loc(node)
+        return Item(Const(ValueKind.SPREAD, at), self.value(node), at)
 
     def dict_call(self, node: ast.Call, loc: Loc) -> DictV:
         """`dict(BASE, **EXTRA, key=value)` as the dict display it builds; keyword-only
@@ -315,8 +315,7 @@ class ValueBuilder(ScopeTracker):
             if key is not None:
                 items.append(Item(self.value(key), self.value(value), self.loc(key)))
             else:
-                spread = self.src.spread_loc(value)
-                items.append(Item(Const(ValueKind.SPREAD, spread), self.value(value), spread))
+                items.append(self.spread(value, self.src.spread_loc(value)))
         return DictV(tuple(items), self.loc(node))
 
 
