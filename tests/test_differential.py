@@ -455,6 +455,27 @@ def test_shape_same_with_shortcuts_off(spec: Spec, tmp_path: Path) -> None:
     differential(tmp_path)
 
 
+# With no card, a guard call whose id is computed can fire nothing a check reads, except
+# that it is sent inside a protocol error (RL305): the text gate keeps such a call.
+@pytest.mark.parametrize(
+    "sent",
+    [
+        "raise HTTPException(status_code=400, detail=refuse(pick(q)))",
+        'return {"error": refuse(pick(q))}',
+        'return {"error": {"code": -32001, "data": refuse(pick(q))}}',
+        'return JSONRPCError(code=-32001, message="refused", data=refuse(pick(q)))',
+    ],
+)
+def test_no_card_computed_guard_inside_an_error(sent: str, tmp_path: Path) -> None:
+    (tmp_path / "app.py").write_text(
+        "from fastapi import HTTPException\nfrom acme import JSONRPCError, refuse\n\n\n"
+        f"def pick(q):\n    return q.strip()\n\n\ndef handle(q):\n    {sent}\n"
+    )
+    default = check_json(tmp_path, False)
+    assert_same(default, check_json(tmp_path, True))
+    assert [f["code"] for f in json.loads(default)["findings"]] == ["RL305"]
+
+
 _AHEAD_IDS = ("prompt-from-a-bare-relative-import", "json-card-md-literal", "no-prompt")
 _AHEAD = [p for p in EXPLICIT if p.id in _AHEAD_IDS]
 

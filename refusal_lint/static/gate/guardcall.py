@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from refusal_lint.core import spec
 from refusal_lint.static.gate.lowered import WORD_CODES
 
 _GUARD_WORD = re.compile(
@@ -76,12 +77,36 @@ def call_end(data: bytes, open_at: int) -> int:
     return -1
 
 
+# Where a guard call is RL305 whatever its id: inside a protocol error's call or an
+# `"error"` envelope (the ast gate's refusal_inside).
+_ERROR_CALL = re.compile(
+    rb"(?:" + rb"|".join(sorted(n.encode() for n in spec.PROTOCOL_ERRORS)) + rb")[ \t]*\("
+)
+_ERROR_KEY = re.compile(rb"[\"']error[\"'][ \t]*:")
+
+
+def _inside_error(data: bytes, start: int) -> bool:
+    """Does the call at `start` stand inside a protocol error or an error envelope opened at
+    most a call's reach before it? In doubt (its end out of reach), yes."""
+    lo = max(0, start - _CALL_TEXT)
+    for m in _ERROR_CALL.finditer(data, lo, start):
+        end = call_end(data, m.end() - 1)
+        if end < 0 or end > start:
+            return True
+    for m in _ERROR_KEY.finditer(data, lo, start):
+        opened = data.rfind(b"{", lo, m.start())
+        end = call_end(data, opened) if opened >= 0 else -1
+        if end < 0 or end > start:
+            return True
+    return False
+
+
 def guard_call(data: bytes, ids: frozenset[str]) -> bool:
     """A call of a name holding the word refuse/refusal/refusals (DESIGN §2) whose arguments
     may carry a rule id (with a card's `ids`, a computed one too: RL304). Definitions (`def
     test_refusal_...(`), prose and calls that pass only sentences or a library's keyword
-    fields (`ResponseOutputRefusal(type="refusal")`) are not; each call's own text is parsed
-    to tell."""
+    fields (`ResponseOutputRefusal(type="refusal")`) are not, unless sent inside a protocol
+    error (RL305 whatever they pass); each call's own text is parsed to tell."""
     from refusal_lint.static.extract import vocab
     from refusal_lint.static.gate import pyscan
 
@@ -98,8 +123,12 @@ def guard_call(data: bytes, ids: frozenset[str]) -> bool:
         if data[m.end() - 2] in b" \t" and not (last in _OPERATORS or last < 0 or word in _TAKES_EXPRESSION):
             continue  # `a refusal (typed)`: prose; `return refuse (SEG)`: a call
         end = call_end(data, m.end() - 1)
-        if end < 0 or pyscan.call_text_may_fire(
-            data[start : end + 1], receiver=data[start - 1 : start] == b".", ids=ids
+        if (
+            end < 0
+            or pyscan.call_text_may_fire(
+                data[start : end + 1], receiver=data[start - 1 : start] == b".", ids=ids
+            )
+            or _inside_error(data, start)
         ):
             return True
     return False

@@ -228,7 +228,10 @@ class _Relevance:
         if media is not None and "data" in keys and self.string_or_name(media, "media"):
             return True
         error = keys.get("error")
-        return (isinstance(error, ast.Dict) and self.refusal_inside(node)) or self.refusal_local(error)
+        # As the extractor's envelope (calls.visit_Dict): an error object or a call.
+        return (isinstance(error, (ast.Dict, ast.Call)) and self.refusal_inside(node)) or self.refusal_local(
+            error
+        )
 
 
 def _keys(node: ast.Dict) -> dict[str, ast.expr]:
