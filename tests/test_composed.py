@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from refusal_lint.core import prompttext
 from refusal_lint.core.model import PromptLine
 from refusal_lint.static.gate import prefilter, treenames
-from refusal_lint.static.gate.composed import leadins, reach, statements
+from refusal_lint.static.gate.composed import leadins, passed, reach, statements
 from refusal_lint.static.gate.relevance import refusing_spans
 
 _LEAD_BITS = [
@@ -272,3 +272,56 @@ def test_a_statements_scope_is_its_innermost_def_or_class(path: Path) -> None:
             visit(child, child if isinstance(child, blocks) else inner)
 
     visit(tree, None)
+
+
+_BINDING_BITS = [
+    *_PY_BITS, "A = B = LEAD\n", "T: str = RULES\n", "x = 1; LEAD = 'y'\n", "class LEAD:\n    RULES = 1\n",
+    "if X:\n    RULES = 'a'\nelse:\n    RULES = 'b'\n", "def h():\n    s = '''\nLEAD = 1\n'''\n",
+    "LEAD += MORE\n", "f(LEAD=1)\n", "LEADS = 2\n", "xRULES = 3\n", "def LEAD():\n    pass\n",
+]  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_BINDING_BITS), min_size=1, max_size=8))
+def test_bound_at_finds_what_top_names_finds(bits: list[str]) -> None:
+    """reach.bound_at looks for one name's bindings where top_names finds them all."""
+    data = "".join(bits).encode()
+    top = reach.top_names(data)
+    for name in {*top, "LEAD", "RULES", "MORE", "X", "s", "x", "A", "B", "T"}:
+        assert reach.bound_at(data, name) == top.get(name, []), name
+
+
+@pytest.mark.parametrize("path", _SOURCES[::7], ids=lambda p: str(p.relative_to(ROOT)))
+def test_bound_at_agrees_with_top_names_on_real_code(path: Path) -> None:
+    data = path.read_bytes()
+    top = reach.top_names(data)
+    for name in sorted(top)[:200]:
+        assert reach.bound_at(data, name) == top[name], name
+
+
+_IMPORTED = "from bot.policy import POLICY, LEAD\nfrom agents import Agent\n\n"
+
+
+@pytest.mark.parametrize(
+    ("code", "need", "names"),
+    [
+        ('a = Agent(name="x", instructions=POLICY, tools=[LEAD])\n', "listed refusing", ["POLICY"]),
+        ('a = Agent(instructions="Refuse:\\n" + POLICY)\n', "listed", ["POLICY"]),
+        ('SYSTEM_PROMPT = LEAD + "- zodiac-sign: No."\n', "refusing", ["LEAD"]),
+        ("m = SystemMessage(content=textwrap.dedent(POLICY))\n", "listed refusing", ["POLICY"]),
+        ('m = [{"role": "system", "content": POLICY.format(x=1)}]\n', "listed refusing", ["POLICY"]),
+        ("def f():\n    text = POLICY\n    return Agent(instructions=text)\n", "listed refusing", ["POLICY"]),
+        ("a = Agent(instructions=build(LEAD), model=POLICY)\n", "listed refusing", ["LEAD"]),
+        ("a = Agent(instructions=local_text)\n", None, []),
+        ("a = Agent(name=POLICY)\n", None, []),
+    ],
+)
+def test_passed_names_are_the_imported_names_a_prompt_value_reads(
+    code: str, need: str | None, names: list[str]
+) -> None:
+    """composed/passed.py: the names a value reads that lead out of the module (not a
+    callee, a keyword's name, another argument, or a local assigned from nothing imported),
+    by what the value's own text lacks."""
+    data = (_IMPORTED + code).encode()
+    found = passed.passed(data, [*prefilter.prompt_shapes(data)])
+    assert found == ({need: names} if need else {})

@@ -104,6 +104,12 @@ def _xfail(reason: str) -> pytest.MarkDecorator:
     return pytest.mark.xfail(strict=True, reason=f"issue 20: {reason}")
 
 
+_POLICY = ("bot/policy.py", 'POLICY = "Refuse these requests:\\n- zodiac-sign: No star signs.\\n"\n')
+_IMPORTS = (
+    "import textwrap\n\nfrom agents import Agent\nfrom langchain_core.messages import SystemMessage\n"
+    "from bot.policy import POLICY\n\n"
+)
+
 EXPLICIT = [
     pytest.param(Spec("json", BOTH, FULL, GUARDED), id="json-card-md-literal"),
     pytest.param(Spec("py-sibling", BOTH, FULL, GUARDED), id="card-from-sibling-script-module"),
@@ -407,6 +413,97 @@ EXPLICIT = [
                     (
                         "bot/late_lead.py",
                         'from bot.lines import RULES\n\nSYSTEM_PROMPT = "Refuse:\\n" + RULES\n',
+                    ),
+                ),
+            ),
+        )
+    ),
+    # A prompt passed whole from a name (gate/composed/passed.py) that lists only ids the
+    # card lacks: the file passing it holds no word of refusing, or no rule line.
+    *(
+        pytest.param(
+            Spec("json", ("invalid-cut",), (("md", ("invalid-cut",)),), GUARDED, extra=(_POLICY, *files)),
+            id=f"unknown-rules-passed-{name}",
+        )
+        for name, files in (
+            ("whole", (("bot/agent.py", _IMPORTS + 'agent = Agent(name="x", instructions=POLICY)\n'),)),
+            (
+                "module-attribute",
+                (
+                    ("bot/__init__.py", ""),
+                    (
+                        "bot/agent.py",
+                        "from agents import Agent\nfrom bot import policy\n\n"
+                        'agent = Agent(name="x", instructions=policy.POLICY)\n',
+                    ),
+                ),
+            ),
+            (
+                "in-a-list",
+                (("bot/agent.py", _IMPORTS + 'agent = Agent(instructions=["Be brief.", POLICY])\n'),),
+            ),
+            (
+                "in-an-f-string",
+                (("bot/agent.py", _IMPORTS + 'agent = Agent(instructions=f"Hi.\\n{POLICY}")\n'),),
+            ),
+            ("formatted", (("bot/agent.py", _IMPORTS + "agent = Agent(instructions=POLICY.format(x=1))\n"),)),
+            (
+                "system-message",
+                (("bot/agent.py", _IMPORTS + "MSGS = [SystemMessage(content=textwrap.dedent(POLICY))]\n"),),
+            ),
+            ("role", (("bot/agent.py", _IMPORTS + 'MSGS = [{"role": "system", "content": POLICY}]\n'),)),
+            (
+                "prompt-function",
+                (
+                    (
+                        "bot/agent.py",
+                        _IMPORTS + 'agent = Agent("m")\n\n\n@agent.system_prompt\ndef rules() -> str:\n'
+                        "    return POLICY\n",
+                    ),
+                ),
+            ),
+            (
+                "through-a-local",
+                (
+                    (
+                        "bot/agent.py",
+                        _IMPORTS
+                        + '\ndef make():\n    text = POLICY\n    return Agent(name="x", instructions=text)\n',
+                    ),
+                ),
+            ),
+            ("star-import", (("bot/agent.py", "from bot.policy import *\n\nSYSTEM_PROMPT = POLICY\n"),)),
+            (
+                "lead-in-imported",
+                (
+                    ("bot/lead.py", 'LEAD = "Refuse these requests:\\n"\n'),
+                    (
+                        "bot/agent.py",
+                        "from bot.lead import LEAD\n\n"
+                        'SYSTEM_PROMPT = LEAD + "- zodiac-sign: No star signs.\\n"\n',
+                    ),
+                ),
+            ),
+            (
+                "lead-in-and-rules-imported-apart",
+                (
+                    ("bot/lead.py", 'LEAD = "Refuse these requests:\\n"\n'),
+                    ("bot/rules.py", 'RULES = "- zodiac-sign: No star signs.\\n"\n'),
+                    (
+                        "bot/agent.py",
+                        "from agents import Agent\nfrom bot.lead import LEAD\nfrom bot.rules import RULES\n\n"
+                        'agent = Agent(name="x", instructions=LEAD + RULES)\n',
+                    ),
+                ),
+            ),
+            (
+                "script-folder",
+                (
+                    ("policy.py", _POLICY[1]),
+                    (
+                        "agent.py",
+                        "from agents import Agent\nfrom policy import POLICY\n\n"
+                        "agent = Agent(instructions=POLICY)\n",
                     ),
                 ),
             ),

@@ -156,14 +156,16 @@ def _composed(notes: _Notes, rest: list[str]) -> Generator[None, None, set[str]]
     """The Python prompt candidates among `rest` whose rule list may be composed through a
     name (gate/composed/): a lead-in left open, then a name read that may hold rule lines."""
     from refusal_lint.static.gate import answers
-    from refusal_lint.static.gate.composed.reach import Reach
 
-    reach = Reach(notes.noted, notes.index.module)
+    reach = None  # made, and its modules imported, for the first file with names to follow
     out = set()
     for rel in rest:
-        if kind_of(rel) == FileKind.PYTHON:
-            names = notes.noted(rel, "leads", answers.leads)
-            if names and reach.lists(rel, names):
+        if kind_of(rel) == FileKind.PYTHON and (leads := notes.noted(rel, "leads", answers.leads)):
+            if reach is None:
+                from refusal_lint.static.gate.composed.reach import Reach
+
+                reach = Reach(notes.noted, notes.index.module)
+            if any(reach.lists(rel, names, frozenset(need.split())) for need, names in leads.items()):
                 out.add(rel)
         yield
     return out

@@ -129,15 +129,25 @@ def answers(rel: str, data: bytes, relevance: Relevance, prompt: bool) -> dict[s
     return out
 
 
-def leads(data: bytes) -> list[str]:
-    """The names this Python file reads after a string of it that leaves a refusing lead-in
-    open, where it is a prompt candidate (gate/composed/)."""
+def leads(data: bytes) -> dict[str, list[str]]:
+    """Where this Python file is a prompt candidate, the names through which its prompts
+    may be composed into a rule list (gate/composed/), by what their bindings must hold
+    (reach.py's `need`, its words joined by a blank): those read after a string that leaves
+    a refusing lead-in open (a rule line), and those read in a prompt's value (what the
+    value's own text lacks)."""
     from refusal_lint.static.gate.composed.leadins import leads as names_after
+    from refusal_lint.static.gate.composed.passed import passed
+    from refusal_lint.static.gate.composed.reach import LISTED
 
+    shapes = [*prefilter.prompt_shapes(data)]
+    if not shapes:
+        return {}
+    out = passed(data, shapes)
     spans = refusing_spans(data)
-    if not spans or not prefilter.python_prompt_candidate(data):
-        return []
-    return names_after(data, spans)
+    after = names_after(data, spans) if spans else []
+    if after:
+        out[LISTED] = sorted({*out.get(LISTED, ()), *after})
+    return out
 
 
 def stepwise(

@@ -5,7 +5,7 @@ a file it passes over can hold nothing a check reads (REFUSAL_LINT_EXHAUSTIVE=1 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from refusal_lint.core import spec
 from refusal_lint.core.filekinds import kind_of
@@ -94,13 +94,16 @@ def prompt_words(data: bytes) -> bool:
 
 
 def python_prompt_candidate(data: bytes) -> bool:
-    """Can this file hold a prompt candidate? Asked only where a card makes prompts matter.
+    """Can this file hold a prompt candidate? Asked only where a card makes prompts matter."""
+    return next(prompt_shapes(data), None) is not None
 
-    `_PROMPT_SHAPE.search(data) is not None`, tried only around the prompt words its
-    matches hold: a match holds one, and lies on that word's line, or (a tuple's
-    `(\n    "system",`, a role's `"role":\n    "system"`) begins at a parenthesis before
-    it or on the line of a colon before it; its key alternative, which
-    scans ahead from every quote, is then run on a line, not on the whole file."""
+
+def prompt_shapes(data: bytes) -> Iterator[re.Match[bytes]]:
+    """The prompt shapes of a Python file, left to right: `_PROMPT_SHAPE`'s matches, tried
+    only around the prompt words its matches hold: a match holds one, and lies on that
+    word's line, or (a tuple's `(\n    "system",`, a role's `"role":\n    "system"`) begins
+    at a parenthesis before it or on the line of a colon before it; its key alternative,
+    which scans ahead from every quote, is then run on a line, not on the whole file."""
     low = lowered(data)
     starts: set[int] = set()
     for word in _PROMPT_WORDS:
@@ -109,7 +112,7 @@ def python_prompt_candidate(data: bytes) -> bool:
             starts.add(at)
             at = low.find(word, at + 1)
     lo = hi = -1  # the region searched last (whole lines)
-    line_start = seen = 0
+    line_start = seen = taken = 0
     for at in sorted(starts):
         if at < hi:
             continue  # on a line searched already: a `(` before it stands there too
@@ -127,10 +130,11 @@ def python_prompt_candidate(data: bytes) -> bool:
                 begin = min(begin, data.rfind(b"\n", 0, k) + 1 if data[k] == 58 else k)
         if lo <= begin and end <= hi:
             continue
-        if _PROMPT_SHAPE.search(data, begin, end) is not None:
-            return True
+        for m in _PROMPT_SHAPE.finditer(data, begin, end):
+            if m.start() >= taken:  # not one a region before found
+                taken = m.end()
+                yield m
         lo, hi = begin, end
-    return False
 
 
 _ADK = re.compile(rb"^instruction\s*:", re.M)

@@ -11,10 +11,10 @@ read after it holds a rule line. So:
 
 - leadins.py: the names a prompt candidate reads after a string of it that leaves a lead-in
   open (a question of its bytes, asked by the scan's workers);
+- passed.py: the names a prompt candidate's value reads that lead out of its module
+  (`Agent(instructions=POLICY)`, POLICY imported; `LEAD + RULES`), by what the value's own
+  text lacks: a rule line, a word of refusing, or both;
 - statements.py: where a file's statements start and end, and the names their code reads;
-- reach.py: whether one of those names, followed as binding's lookup follows it through
-  the tree's modules, is bound by a statement whose text can hold a rule line.
-
-A known gap: a lead-in that is itself imported from another module, with its rule lines
-from elsewhere still (the candidate's own strings hold no word of refusing).
+- reach.py: whether those names, followed as binding's lookup follows them through the
+  tree's modules, are bound by statements whose text can hold what is lacking.
 """

@@ -4,15 +4,17 @@ the tree's modules, to the statements that bind it, their text and the names the
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
 from refusal_lint.static.gate.composed.leadins import IN_DOUBT
-from refusal_lint.static.gate.composed.statements import assigned_names, code_of
+from refusal_lint.static.gate.composed.statements import AFTER_TARGET, Code, assigned_names, code_of
 from refusal_lint.static.gate.imports import bindings_of
-from refusal_lint.static.gate.relevance import listed_anywhere
+from refusal_lint.static.gate.lowered import WORD_CODES
+from refusal_lint.static.gate.relevance import listed_anywhere, refusing_spans
 
 # A binding: an assignment (`NAME =`, `NAME: T =`, `A = NAME =`) or a class (whose
 # attributes binding reads: `Policy.RULES`), at the start of a line or after a `;`.
@@ -21,6 +23,11 @@ _TOP = re.compile(
     rb"|((?:[A-Za-z_][A-Za-z0-9_]*[ \t]*(?::[^=\n]*)?(?:\+|\|)?=(?!=)[ \t]*)+))",
     re.M,
 )
+_WORD_BYTES = frozenset(
+    bytes([c]) for c in b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"
+)
+LISTED = "listed"  # a rule line may stand in the text
+REFUSING = "refusing"  # a word of refusing may
 BUDGET = 128  # (module, name) pairs followed from one candidate; past it, it is read in doubt
 
 
@@ -45,20 +52,70 @@ def top_names(data: bytes) -> dict[str, list[int]]:
     return out
 
 
+def bound_at(data: bytes, head: str) -> list[int]:
+    """`top_names(data).get(head, [])`, found from the lines where `head` is assigned or
+    names a class (every binding _TOP finds holds one), not where it is read (`Agent(` on
+    most lines of an agents SDK): a module's few bindings of one name, not all of its names
+    and blocks. Found by C's search for the word, not a regex compiled for each name."""
+    word = head.encode()
+    out: list[int] = []
+    code: Code | None = None
+    line_end = at = -1
+    while (at := data.find(word, at + 1)) >= 0:
+        end = at + len(word)
+        if (
+            at < line_end
+            or (at and data[at - 1] in WORD_CODES)
+            or (end < len(data) and data[end] in WORD_CODES)
+        ):
+            continue  # on a line looked at, or part of a longer name
+        line_start = data.rfind(b"\n", 0, at) + 1
+        before = data[line_start:at].rstrip(b" \t")
+        if AFTER_TARGET.match(data, end) is None and not (
+            before.endswith(b"class") and len(before) < at - line_start
+        ):
+            continue
+        line_end = data.find(b"\n", end)
+        line_end = len(data) if line_end < 0 else line_end
+        code = code or code_of(data)
+        for t in _TOP.finditer(data, line_start, line_end):
+            if code.depth_at(t.start()) > 0 or _in_block(code, t.start()):
+                continue
+            if head in ([t[2].decode()] if t[2] else assigned_names(t[3])):
+                out.append(t.start())
+    return out
+
+
+def _in_block(code: Code, pos: int) -> bool:
+    """Does `pos` stand in an outer `def` or `class` block's body (past its header's line)?
+    Of code, only an indented line can; a string's line may stand at column 0."""
+    data = code.data
+    column0 = pos == 0 or (data[pos - 1 : pos] == b"\n" and data[pos : pos + 1] not in b" \t")
+    if column0 and code.token_at(pos) < 0:
+        return False
+    blocks = code.outer_blocks()
+    i = bisect.bisect_right(blocks, (pos, len(data) + 1)) - 1
+    if i < 0:
+        return False
+    head, end = blocks[i]
+    header_end = data.find(b"\n", head)
+    return 0 <= header_end <= pos < end
+
+
 def _is_class(data: bytes, start: int) -> bool:
     return data[start : start + 80].lstrip(b" \t").startswith(b"class")
 
 
 def binding(data: bytes, name: str) -> list[Any]:
     """What module-level `name` (or `Class.attr`) holds, as its statements' text shows:
-    [a rule line may stand in it, the dotted names its code reads]. A class only for the
+    [what may stand in it (`held`), the dotted names its code reads]. A class only for the
     attribute asked (binding composes no instance of it); a function never (nor a call's
     result)."""
     head, _, attr = name.partition(".")
     code = code_of(data)
-    found = False
+    found: set[str] = set()
     refs: set[str] = set()
-    for start in top_names(data).get(head, []):
+    for start in bound_at(data, head):
         if code.token_at(start) >= 0:
             continue  # a line of a string that looks like a binding
         if _is_class(data, start):
@@ -67,10 +124,16 @@ def binding(data: bytes, name: str) -> list[Any]:
             start, end = _member(data, start, code.block(start), attr.partition(".")[0])
         else:
             _, end = code.statement(start)
-        found = found or listed_anywhere(data[start:end])
+        found.update(held(data[start:end]))
         refs.update(code.names(start, end))
     refs.discard(head)
-    return [found, sorted(refs)]
+    return [sorted(found), sorted(refs)]
+
+
+def held(text: bytes) -> list[str]:
+    """What of a rule list may stand in `text`: a rule line (`LISTED`), a word of refusing
+    (`REFUSING`)."""
+    return [w for w, f in ((LISTED, listed_anywhere), (REFUSING, refusing_spans)) if f(text)]
 
 
 def _member(data: bytes, start: int, end: int, attr: str) -> tuple[int, int]:
@@ -97,22 +160,23 @@ class Reach:
     ) -> None:
         self.noted = noted
         self.module = module
-        self._memo: dict[tuple[str, str], tuple[bool, list[tuple[str, str]]]] = {}
+        self._memo: dict[tuple[str, str], tuple[list[str], list[tuple[str, str]]]] = {}
 
-    def lists(self, rel: str, names: list[str]) -> bool:
-        """May one of `names`, read by the file `rel` after a lead-in (`leads`), hold a rule
-        line: bound in the file, by an import, or a class attribute read as `self.X`?"""
-        if IN_DOUBT in names:
-            return True  # past the lead-ins' budget: read it
-        top = self.noted(rel, "top", _top_keys) or ()
+    def lists(self, rel: str, names: list[str], need: frozenset[str] = frozenset({LISTED})) -> bool:
+        """May `names`, read by the file `rel` after a lead-in (`leads`: a rule line is
+        `need`ed) or in a prompt's value (`passed`), hold what `need`s: bound in the file, by
+        an import, or a class attribute read as `self.X`?"""
+        if IN_DOUBT in names or not need:
+            return True  # past the lead-ins' budget, or the value holds all itself: read it
         todo: list[tuple[str, str]] = []
         for name in names:
             head, _, rest = name.partition(".")
             if head in ("self", "cls") and rest:
                 todo.extend((rel, f"{c}.{rest}") for c in self.noted(rel, "classes", _classes) or ())
             else:
-                todo.extend(self._resolve(rel, name, top))
+                todo.extend(self._resolve(rel, name))
         seen: set[tuple[str, str]] = set()
+        met: set[str] = set()
         while todo:
             node = todo.pop()
             if node in seen:
@@ -121,24 +185,23 @@ class Reach:
                 return True
             seen.add(node)
             found, after = self._step(node)
-            if found:
+            met.update(found)
+            if need <= met:
                 return True
             todo.extend(after)
         return False
 
-    def _step(self, node: tuple[str, str]) -> tuple[bool, list[tuple[str, str]]]:
-        """Whether one (module, name) may hold a rule line, and the pairs its statements read."""
+    def _step(self, node: tuple[str, str]) -> tuple[list[str], list[tuple[str, str]]]:
+        """What one (module, name) may hold (`held`), and the pairs its statements read."""
         if node not in self._memo:
             module, name = node
             if name == "*":
-                found = bool(self.noted(module, "listed", listed_anywhere))
-                self._memo[node] = (found, self._star(module))
-            elif name.split(".", 1)[0] not in (self.noted(module, "top", _top_keys) or ()):
-                self._memo[node] = (False, self._resolve(module, name, ()))
+                self._memo[node] = (self.noted(module, "held", held) or [], self._star(module))
+            elif not self._binds(module, name.split(".", 1)[0]):
+                self._memo[node] = ([], self._resolve(module, name, here=False))
             else:
                 found, refs = self.noted(module, "bound " + name, lambda d: binding(d, name))
-                top = self.noted(module, "top", _top_keys) or ()
-                self._memo[node] = (found, [n for ref in refs for n in self._resolve(module, ref, top)])
+                self._memo[node] = (found, [n for ref in refs for n in self._resolve(module, ref)])
         return self._memo[node]
 
     def _bound(self, rel: str, level: int, module: str, name: str, attrs: list[str]) -> list[tuple[str, str]]:
@@ -163,11 +226,16 @@ class Reach:
                 out.extend(self._module_attr(sub, rest))
         return out
 
-    def _resolve(self, module: str, ref: str, top: Any) -> list[tuple[str, str]]:
-        """Where `ref`, read by code of `module`, is bound: the module itself, or an import."""
+    def _binds(self, module: str, head: str) -> bool:
+        """Does `module` bind `head` at its top level?"""
+        return bool(self.noted(module, "binds " + head, lambda d: bool(bound_at(d, head))))
+
+    def _resolve(self, module: str, ref: str, here: bool = True) -> list[tuple[str, str]]:
+        """Where `ref`, read by code of `module`, is bound: the module itself (unless not
+        `here`), or an import."""
         head, _, rest = ref.partition(".")
         # Bound here, and maybe imported too (`try: from x import R` / `except: R = ...`).
-        out: list[tuple[str, str]] = [(module, ref)] if head in top else []
+        out: list[tuple[str, str]] = [(module, ref)] if here and self._binds(module, head) else []
         for local, level, source, name in self.noted(module, "bindings", bindings_of) or ():
             if name == "*":
                 target = self.module(module, source, level)
@@ -185,10 +253,6 @@ class Reach:
             if target is not None:
                 out.append((target, name))
         return out
-
-
-def _top_keys(data: bytes) -> list[str]:
-    return sorted(top_names(data))
 
 
 def _classes(data: bytes) -> list[str]:

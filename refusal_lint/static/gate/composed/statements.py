@@ -16,6 +16,9 @@ DOTTED = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _ASSIGNED = re.compile(rb"(?<![=!<>])=(?!=)")
 _NOT_BRACKETS = bytes(c for c in range(256) if c not in b"()[]{}")
 _BLOCK = re.compile(rb"^([ \t]*)((?:async[ \t]+)?def|class)[ \t]", re.M)
+_BRACKETS = re.compile(rb"[()\[\]{},]")
+# What follows a name a statement assigns (`NAME =`, `NAME: T =`, `NAME +=`), up to the `=`.
+AFTER_TARGET = re.compile(rb"[ \t]*(?::[^=\n]*)?(?:\+|\|)?=(?!=)")
 
 
 def _delta(code: bytes, start: int, end: int) -> int:
@@ -26,7 +29,7 @@ def _delta(code: bytes, start: int, end: int) -> int:
     return 2 * (brackets.count(b"(") + brackets.count(b"[") + brackets.count(b"{")) - len(brackets)
 
 
-@lru_cache(maxsize=8)
+@lru_cache(maxsize=32)
 def code_of(data: bytes) -> Code:
     """The Code of a file's bytes, made once for the questions asked of it in a row."""
     return Code(data)
@@ -44,6 +47,7 @@ class Code:
         self._outer: list[tuple[int, int]] | None = None  # the blocks no block holds
         self._known = [0]  # line starts whose bracket depth is known, in order
         self._depths = [0]  # and those depths
+        self._statements: list[tuple[int, int]] = []  # (start, end) of those found, in order
 
     def token_at(self, pos: int) -> int:
         """The index of the string or comment holding `pos` (its start included), or -1."""
@@ -63,6 +67,14 @@ class Code:
         """(start, end) of the statement holding `pos`: from the last line break before it
         at bracket depth 0 (not after a backslash) to the first after it. Only the
         statement's lines are walked, each line's brackets counted by C."""
+        i = bisect.bisect_right(self._statements, (pos, len(self.data) + 1)) - 1
+        if i >= 0 and pos < self._statements[i][1]:
+            return self._statements[i]  # in one found before (a dict of prompts: one statement)
+        found = self._statement(pos)
+        bisect.insort(self._statements, found)
+        return found
+
+    def _statement(self, pos: int) -> tuple[int, int]:
         code = self._masked()
         nl = code.rfind(b"\n", 0, pos)
         depth = self.depth_at(nl + 1)  # at the start of its line
@@ -80,6 +92,26 @@ class Code:
             if depth <= 0 and nl >= pos and code[nl - 1 : nl] != b"\\":
                 return start, nl
             at = nl + 1
+
+    def value_end(self, pos: int, stop: int, commas: bool) -> int:
+        """Where a value starting at `pos` ends, at most at `stop`: at the bracket that
+        closes the one it stands in, or (`commas`) at a comma outside brackets."""
+        depth = 0
+        for m in _BRACKETS.finditer(self._masked(), pos, stop):
+            c = m[0]
+            if c in b"([{":
+                depth += 1
+            elif c != b",":
+                if depth == 0:
+                    return m.start()
+                depth -= 1
+            elif commas and depth == 0:
+                return m.start()
+        return stop
+
+    def depth_in(self, start: int, pos: int) -> int:
+        """How much deeper in brackets `pos` is than `start`, a statement's."""
+        return _delta(self._masked(), start, pos)
 
     def depth_at(self, line_start: int) -> int:
         """How deep in brackets the code is where a line of the masked text starts: counted
@@ -108,20 +140,23 @@ class Code:
                 return m.start()
         return len(self.data)
 
-    def names(self, start: int, end: int) -> set[str]:
+    def names(self, start: int, end: int, values: bool = False) -> set[str]:
         """The dotted names code reads in [start, end), and those in its strings'
-        replacement fields (`f"...{RULES}"`)."""
+        replacement fields (`f"...{RULES}"`). `values`: only those a value may be read
+        from, not a callee (of `POLICY.format(`, `POLICY` stays) nor a keyword argument's
+        name (`content=`)."""
         data = self.data
         out: set[bytes] = set()
+        code = _values_read if values else DOTTED.findall
         pos = start
         i = bisect.bisect_left(self.starts, start)
         while i < len(self.starts) and self.starts[i] < end:
-            out.update(DOTTED.findall(data, pos, self.starts[i]))
+            out.update(code(data, pos, self.starts[i]))
             if data[self.starts[i]] != 35:  # not a comment
                 out.update(field_names(data[self.starts[i] : min(self.ends[i], end)]))
             pos = self.ends[i]
             i += 1
-        out.update(DOTTED.findall(data, pos, max(pos, end)))
+        out.update(code(data, pos, max(pos, end)))
         return {n.decode() for n in out}
 
     def after_reads(self, name: str, scope: tuple[int, int]) -> set[str]:
@@ -172,6 +207,21 @@ class Code:
                 if (not self._outer or m.start() >= self._outer[-1][1]) and self.token_at(m.start(2)) < 0:
                     self._outer.append((m.start(), self.block(m.start())))
         return self._outer
+
+
+_READ = re.compile(DOTTED.pattern + rb"[ \t]*(\(|=(?!=))?")
+
+
+def _values_read(data: bytes, pos: int, end: int) -> list[bytes]:
+    """The dotted names of code in data[pos:end] a value may be read from (`names`)."""
+    out: list[bytes] = []
+    for m in _READ.finditer(data, pos, end):
+        name = m[0] if m[1] is None else data[m.start() : m.start(1)].rstrip()
+        if m[1] is None:
+            out.append(name.rstrip())
+        elif m[1] == b"(" and b"." in name:
+            out.append(name.rsplit(b".", 1)[0])
+    return out
 
 
 def assigned_names(targets: bytes) -> list[str]:
