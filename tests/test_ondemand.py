@@ -16,8 +16,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from refusal_lint.core import prompttext
+from refusal_lint.static.gate import answers, prefilter, relevance
 from refusal_lint.static.gate import imports as gate_imports
-from refusal_lint.static.gate import prefilter, relevance
 
 # The plain spelling the fast path replaces: re.I over the text, one window per match.
 _PLAIN = re.compile(
@@ -224,6 +224,30 @@ def test_prompt_candidate_is_the_whole_file_search(data: bytes) -> None:
     )
 
 
+@settings(max_examples=400, deadline=None)
+@given(py_texts)
+def test_prompt_shapes_are_the_whole_file_finditer(data: bytes) -> None:
+    found = [m.span() for m in prefilter.prompt_shapes(data)] if prefilter.prompt_words(data) else []
+    assert found == [m.span() for m in prefilter._PROMPT_SHAPE.finditer(data)]
+
+
+_ANSWER_PIECES = [
+    *_PY_PIECES, "Refuse these:\\n", "- zodiac-sign: No.", "POLICY", "LEAD + RULES", "f'{POLICY}'",
+    "def f():\n    p = POLICY\n    return Agent(instructions=p)\n", "@agent.system_prompt\ndef g():",
+    "class A:", "    ", "]", "}", "{", ",", "\\", '"""', "'''", "textwrap.dedent(", ".format(",
+]  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_ANSWER_PIECES), max_size=40).map(lambda parts: "".join(parts).encode()))
+def test_a_files_answers_never_raise(data: bytes) -> None:
+    """A worker's text answers (gate/answers.py) on any text, broken Python included: an
+    exception there would cost its batch of files."""
+    for rel in ("bot/agent.py", "prompts/system.md", "agent.yaml", "card.json"):
+        answers.answers(rel, data, relevance.Relevance(("seg-mix", "invalid-cut")), True)
+        answers.answers(rel, data, relevance.Relevance(()), True)
+
+
 @pytest.mark.parametrize("path", _PY_SOURCES, ids=lambda p: str(p.relative_to(TESTDATA)))
 def test_text_questions_on_the_fixtures(path: Path) -> None:
     data = path.read_bytes()
@@ -365,7 +389,6 @@ _LIST = "Refuse these:\n- zodiac-sign: No star signs at all.\n"
     ],
 )
 def test_a_data_file_is_weak_only_where_it_can_hold_a_candidate(rel: str, text: str, weak: bool) -> None:
-    from refusal_lint.static.gate import answers
 
     assert answers.weak(rel, text.encode()) is weak
 
@@ -393,7 +416,6 @@ _JSON_DOC = st.recursive(
 def test_a_json_file_unparsed_by_its_words_is_one_no_string_of_which_lists_rules(
     doc: Any, ascii: bool
 ) -> None:
-    from refusal_lint.static.gate import answers
 
     text = json.dumps(doc, ensure_ascii=ascii)
     data = text.replace("\\\\u", "\\u").encode()  # escapes as written, as well as escaped backslashes
@@ -498,7 +520,6 @@ def _plain_strings_list_rules(data: bytes) -> bool:
     """strings_list_rules as first written: every node of the document walked, each
     object's members kept in order with their duplicates."""
     from refusal_lint.static.extract import vocab
-    from refusal_lint.static.gate import answers
 
     class Members(list[tuple[str, object]]):
         pass
@@ -534,7 +555,6 @@ def _plain_strings_list_rules(data: bytes) -> bool:
 def test_json_strings_are_asked_as_the_plain_walk_asks_them(doc: Any, ascii: bool, duplicate: bool) -> None:
     """The decode into tuples (members) and lists (arrays), and the walk that stacks only
     those, answer as walking every node of a list-decoded document does; duplicate keys too."""
-    from refusal_lint.static.gate import answers
 
     text = json.dumps(doc, ensure_ascii=ascii)
     if duplicate and text.startswith("{") and text != "{}":
