@@ -154,7 +154,8 @@ def _relevant(
 
 def _composed(notes: _Notes, rest: list[str]) -> Generator[None, None, set[str]]:
     """The Python prompt candidates among `rest` whose rule list may be composed through a
-    name (gate/composed/): a lead-in left open, then a name read that may hold rule lines."""
+    name (gate/composed/): a lead-in left open, then a name read that may hold rule lines;
+    or a prompt's value reading an imported name whose binding may hold what it lacks."""
     from refusal_lint.static.gate import answers
 
     reach = None  # made, and its modules imported, for the first file with names to follow
