@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
+from agentgen import URI
 from conftest import Repo, check_json, run_cli, snapshot
 from test_differential import differential
 
@@ -187,3 +188,24 @@ def test_a_wide_file_that_does_not_decode_is_rl002_not_a_traceback(tmp_path: Pat
     where = ".well-known/agent-card.json:1:14"  # the 14th character, whose second byte is missing
     assert result.stdout.splitlines()[0] == f"{where}: RL002 not valid UTF-16-LE (byte 0x7d)"
     assert "Traceback" not in result.output
+
+
+def test_a_prompt_joined_from_thousands_of_literals_is_read_not_a_crash(tmp_path: Path) -> None:
+    """`SYSTEM_PROMPT = "a" + "b" + ...`: one Join of its operands, built and joined without
+    recursion or pairwise copies (600 of them was a RecursionError, exit 2; 480 took 9 s)."""
+    _card_dir(
+        tmp_path,
+        b'{"capabilities": {"extensions": [{"uri": "' + URI.encode() + b'", "params": '
+        b'{"seg-mix": "Segments cannot mix.", "invalid-cut": "That cut is undefined."}}]}}',
+    )
+    lines = [f'"Line {i} of the rules.\\n"' for i in range(3000)]
+    lines[1500] = '"Refuse these:\\n- seg-mix: Segments cannot mix.\\n- zodiac-sign: No star signs.\\n"'
+    (tmp_path / "agent.py").write_text("SYSTEM_PROMPT = " + " + ".join(lines) + "\n")
+    data = check_json(tmp_path)
+    assert sorted((f["code"], f["rule_id"]) for f in data["findings"]) == [
+        ("RL201", "invalid-cut"),
+        ("RL202", "zodiac-sign"),
+        ("RL301", "invalid-cut"),
+        ("RL301", "seg-mix"),
+    ]
+    differential(tmp_path)

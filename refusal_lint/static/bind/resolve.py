@@ -127,10 +127,7 @@ class Resolver:
         if isinstance(value, Join):
             parts = [self.resolve(p, depth + 1) for p in value.parts]
             if all(isinstance(p, Str) for p in parts):
-                out = parts[0]
-                for p in parts[1:]:
-                    out = join_strs(out, p, value.loc)  # type: ignore[arg-type]
-                return moved(out, value.loc)  # type: ignore[arg-type]
+                return moved(join_strs(parts, value.loc), value.loc)  # type: ignore[arg-type]
             return Dyn(value.loc, tuple(r for p in value.parts for r in self.refs(p)))
         if isinstance(value, Fmt):
             base = self.resolve(value.base, depth + 1)
@@ -382,11 +379,9 @@ def placeholder_text(resolver: Resolver, value: Value) -> Str | None:
         base = placeholder_text(resolver, value.base)
         return resolver.resolve_str(Op(value.op, base, value.loc)) if base is not None else None
     if isinstance(value, Join):
-        out: Str | None = None
-        for part in value.parts:
-            text = placeholder_text(resolver, part)
-            if text is None:
-                text = Str("{…}", part.loc, (part.loc.line,), literal=False)
-            out = text if out is None else join_strs(out, text, value.loc)
-        return out
+        texts = [
+            placeholder_text(resolver, p) or Str("{…}", p.loc, (p.loc.line,), literal=False)
+            for p in value.parts
+        ]
+        return (texts[0] if len(texts) == 1 else join_strs(texts, value.loc)) if texts else None
     return None

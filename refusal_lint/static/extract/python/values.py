@@ -190,7 +190,14 @@ class ValueBuilder(ScopeTracker):
         if isinstance(node, ast.Subscript) and not isinstance(node.slice, (ast.Tuple, ast.Slice)):
             return Sub(self.value(node.value), self.value(node.slice), loc)
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-            return Join((self.value(node.left), self.value(node.right)), loc)
+            # `A + B + C` is one Join of its operands, walked without recursion: a prompt of
+            # 600 literals joined so would take 600 frames here and at each use of it.
+            added: list[ast.expr] = []
+            first: ast.expr = node
+            while isinstance(first, ast.BinOp) and isinstance(first.op, ast.Add):
+                added.append(first.right)
+                first = first.left
+            return Join(tuple(self.value(n) for n in (first, *reversed(added))), loc)
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
             # `A | B | C` merges dicts (3.9): `{**A, **B, **C}`, one display however long the
             # chain; an operand that is no dict (a flag, a set) adds no item, as `**` would not.
