@@ -310,18 +310,33 @@ _IMPORTED = "from bot.policy import POLICY, LEAD\nfrom agents import Agent\n\n"
         ('SYSTEM_PROMPT = LEAD + "- zodiac-sign: No."\n', "refusing", ["LEAD"]),
         ("m = SystemMessage(content=textwrap.dedent(POLICY))\n", "listed refusing", ["POLICY"]),
         ('m = [{"role": "system", "content": POLICY.format(x=1)}]\n', "listed refusing", ["POLICY"]),
-        ("def f():\n    text = POLICY\n    return Agent(instructions=text)\n", "listed refusing", ["POLICY"]),
+        ("def f():\n    text = POLICY\n    return Agent(instructions=text)\n", None, []),  # a gap: locals
         ("a = Agent(instructions=build(LEAD), model=POLICY)\n", "listed refusing", ["LEAD"]),
-        ("a = Agent(instructions=local_text)\n", None, []),
+        ("a = Agent(instructions=TEXT)\n", None, []),  # its own module's: relevance reads it
+        (
+            "RULES = POLICY\na = Agent(instructions=LEAD2 + RULES)\n",
+            "listed refusing",
+            ["LEAD2", "POLICY", "RULES"],
+        ),
+        (
+            "def f():\n    items = '- raw-export: No.'\n    return Agent(instructions=LEAD + items)\n",
+            "refusing",
+            ["LEAD", "items"],
+        ),
+        ("def f(x):\n    y = x.strip()\n    return Agent(instructions=y)\n", None, []),  # a parameter
+        ("def f():\n    return Agent(instructions=TEXT)\n", None, []),  # nothing imported
+        ("def f():\n    for p in ps:\n        Agent(instructions=p)\n", None, []),
         ("a = Agent(name=POLICY)\n", None, []),
+        ('x = 1\n"""Agent(instructions=POLICY) in a docstring"""\n', None, []),
+        ("def f():\n    p = 'You help.'\n    return Agent(instructions=p)\n", None, []),
     ],
 )
-def test_passed_names_are_the_imported_names_a_prompt_value_reads(
+def test_passed_names_are_those_of_a_prompt_value_reading_an_imported_name(
     code: str, need: str | None, names: list[str]
 ) -> None:
-    """composed/passed.py: the names a value reads that lead out of the module (not a
-    callee, a keyword's name, another argument, or a local assigned from nothing imported),
-    by what the value's own text lacks."""
+    """composed/passed.py: the names a value reads (not a callee, a keyword's name, another
+    argument) where one is imported, or, at the module's level, leads to one through the
+    module's constants; by what the value's own text lacks."""
     data = (_IMPORTED + code).encode()
     found = passed.passed(data, [*prefilter.prompt_shapes(data)])
     assert found == ({need: names} if need else {})

@@ -422,8 +422,11 @@ EXPLICIT = [
     # card lacks: the file passing it holds no word of refusing, or no rule line.
     *(
         pytest.param(
-            Spec("json", ("invalid-cut",), (("md", ("invalid-cut",)),), GUARDED, extra=(_POLICY, *files)),
+            spec := Spec(
+                "json", ("invalid-cut",), (("md", ("invalid-cut",)),), GUARDED, extra=(_POLICY, *files)
+            ),
             id=f"unknown-rules-passed-{name}",
+            marks=[_xfail(n) for n in agentgen.known_different(spec)],
         )
         for name, files in (
             ("whole", (("bot/agent.py", _IMPORTS + 'agent = Agent(name="x", instructions=POLICY)\n'),)),

@@ -136,7 +136,7 @@ def leads(data: bytes) -> dict[str, list[str]]:
     a refusing lead-in open (a rule line), and those read in a prompt's value (what the
     value's own text lacks)."""
     from refusal_lint.static.gate.composed.leadins import leads as names_after
-    from refusal_lint.static.gate.composed.passed import passed
+    from refusal_lint.static.gate.composed.passed import KEYWORDS, passed
     from refusal_lint.static.gate.composed.reach import LISTED
 
     shapes = [*prefilter.prompt_shapes(data)]
@@ -144,7 +144,7 @@ def leads(data: bytes) -> dict[str, list[str]]:
         return {}
     out = passed(data, shapes)
     spans = refusing_spans(data)
-    after = names_after(data, spans) if spans else []
+    after = set(names_after(data, spans)) - KEYWORDS if spans else set()
     if after:
         out[LISTED] = sorted({*out.get(LISTED, ()), *after})
     return out

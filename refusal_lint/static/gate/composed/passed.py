@@ -7,36 +7,47 @@ from __future__ import annotations
 
 import keyword
 import re
+from functools import lru_cache
 
-from refusal_lint.static.gate.composed.reach import LISTED, REFUSING, held
-from refusal_lint.static.gate.composed.statements import AFTER_TARGET, Code, code_of
+from refusal_lint.static.gate.composed.reach import LISTED, REFUSING, bound_at, held
+from refusal_lint.static.gate.composed.statements import Code, assigned_names, code_of
 from refusal_lint.static.gate.imports import bindings_of
-from refusal_lint.static.gate.lowered import WORD_CODES
 
 _DEF = re.compile(rb"^[ \t]*(?:async[ \t]+)?def[ \t]", re.M)
-_KEYWORDS = frozenset(keyword.kwlist)
-LOCALS = 16  # local names followed back from one value; past it, no more
+KEYWORDS = frozenset(keyword.kwlist)  # no name a value is read from
+_OPENERS = (b"(", b",", b'"', b"'")  # the last byte of a call's, a role's or a tuple's shape
+LOCALS = 16  # module constants followed back from one value; past it, all are read
 
 
 def passed(data: bytes, shapes: list[re.Match[bytes]]) -> dict[str, list[str]]:
-    """For each prompt shape of the file (prefilter.prompt_shapes), the names its value
-    reads that reach.py can follow, by what the value still lacks to list rules (`LISTED`,
-    `REFUSING`, or both, joined by a blank): what its own text cannot hold, their bindings
-    must."""
+    """For each prompt shape of the file (prefilter.prompt_shapes) whose value reads a name
+    imported from another module (at the module's level, also through the module constants
+    it reads), the names it reads, for reach.py to follow, by what the value still lacks to
+    list rules (`LISTED`, `REFUSING`, or both, joined by a blank): what its own text cannot
+    hold, their bindings must. A value built from its own module's strings alone is read by
+    `relevance` and `leadins` already."""
     code = code_of(data)
-    imported: set[str] | None = None
+    imported: frozenset[str] | None = None
     out: dict[str, set[str]] = {}
     for m in shapes:
+        i = code.token_at(m.start())
+        if i >= 0 and code.starts[i] != m.start():
+            continue  # in a string or a comment (a docstring's `system (`), not at its quote
         start, end = _value(code, m)
-        names = code.names(start, end, values=True) - _KEYWORDS
+        names = code.names(start, end, values=True) - KEYWORDS
         if not names:
             continue
         if imported is None:
-            imported = {local for local, _, _, _ in bindings_of(data)}
-        names = _followed(code, names, imported, start)
-        if names:
-            has = held(data[start:end])
-            out.setdefault(" ".join(w for w in (LISTED, REFUSING) if w not in has), set()).update(names)
+            imported = frozenset(local for local, _, _, _ in bindings_of(data))
+        first = code.statement(m.start())[0]
+        module_level = data[first : first + 1] not in b" \t"
+        names = _outward(code, names, imported, module_level)
+        if not names:
+            continue
+        # In a function, its locals may hold the rest (`items = "- x-y: ..."`): its text counts.
+        own = None if module_level else code.enclosing(first)
+        has = held(data[start:end] if own is None else data[own[0] : own[1]])
+        out.setdefault(" ".join(w for w in (LISTED, REFUSING) if w not in has), set()).update(names)
     return {need: sorted(names) for need, names in sorted(out.items())}
 
 
@@ -52,49 +63,69 @@ def _value(code: Code, m: re.Match[bytes]) -> tuple[int, int]:
         return pos, code.value_end(pos, last, commas=code.depth_in(first, m.start()) > 0)
     if shape == b":":
         return pos, code.value_end(pos, last, commas=True)
-    if shape in (b"(", b",", b'"', b"'"):
+    if shape in _OPENERS:
         return pos, code.value_end(pos, last, commas=False)
     found = _DEF.search(code.data, pos)  # a decorator: the function it decorates
     return (pos, last) if found is None else (found.start(), code.block(found.start()))
 
 
-def _followed(code: Code, names: set[str], imported: set[str], at: int) -> set[str]:
-    """Of `names`, read at `at`, those imported (any, after a star import), and those its
-    local names are assigned from in the function it stands in (`text = POLICY`, then
-    `instructions=text`), in turn. A prompt passed whole from a constant of its own module
-    is one of its strings, which `relevance` reads already."""
-    if "*" in imported:
+def _outward(code: Code, names: set[str], imported: frozenset[str], module_level: bool) -> set[str]:
+    """The names reach.py is to follow from a value reading `names`, where one of them is
+    imported (any, after a star import), or, for a value at the module's level, leads to
+    one through the module constants it reads (`RULES = ITEMS`), in turn (a statement at
+    column 0 is at the module's level). Empty where no
+    imported name is reached. (A function's locals are not followed: `text = POLICY`, then
+    `instructions=text`, is a known gap; following them cost a tenth of a run.)"""
+    if "*" in imported or any(n.partition(".")[0] in imported for n in names):
         return names
-    out = {n for n in names if n.partition(".")[0] in imported}
-    todo = sorted(n for n in names if "." not in n and n not in imported)
-    if not todo:
-        return out
-    scope = code.scope(at)
-    if scope == (0, len(code.data)):
-        return out
+    if not module_level:
+        return set()
+    todo = sorted(names)
     seen = set(todo)
-    while todo and len(seen) <= LOCALS:
-        for read in _assigned_from(code, todo.pop(), scope):
-            if read.partition(".")[0] in imported:
-                out.add(read)
-            elif "." not in read and read not in seen:
-                seen.add(read)
-                todo.append(read)
+    while todo:
+        if len(seen) > LOCALS:
+            return seen  # past the budget: in doubt, all of them
+        name = todo.pop()
+        if name.partition(".")[0] in imported:
+            return seen
+        for read in _bound_from(code, name.partition(".")[0]) - seen:
+            seen.add(read)
+            todo.append(read)
+    return set()
+
+
+def _bound_from(code: Code, name: str) -> set[str]:
+    """The names the module-level statements binding `name` read."""
+    out: set[str] = set()
+    for start in _module_bindings(code.data).get(name, ()) if _flat(code.data) else bound_at(code.data, name):
+        out |= code.names(start, code.statement(start)[1], values=True) - KEYWORDS - {name}
     return out
 
 
-def _assigned_from(code: Code, name: str, scope: tuple[int, int]) -> set[str]:
-    """The names read by the statements of `scope` that assign `name` first on their line."""
-    data, word = code.data, name.encode()
-    out: set[str] = set()
-    at = scope[0] - 1
-    while (at := data.find(word, at + 1, scope[1])) >= 0:
-        end = at + len(word)
-        if data[data.rfind(b"\n", 0, at) + 1 : at].strip(b" \t") or (
-            end < len(data) and data[end] in WORD_CODES
-        ):
-            continue  # not first on its line, or part of a longer name
-        m = AFTER_TARGET.match(data, end)
-        if m is not None and code.token_at(at) < 0:
-            out |= code.names(m.end(), code.statement(at)[1], values=True) - _KEYWORDS
+# A module's statements at column 0 that assign names, and those that open a block: where
+# none opens one but `def` and `class` (most modules), each module-level binding is one of
+# the former (reach.top_names finds the same), found in one pass instead of a name at a time.
+_COLUMN0_ASSIGN = re.compile(
+    rb"^((?:[A-Za-z_][A-Za-z0-9_]*[ \t]*(?::[^=\n]*)?(?:\+|\|)?=(?!=)[ \t]*)+)", re.M
+)
+_COMPOUND = re.compile(
+    rb"^(?:if|elif|else|try|except|finally|with|for|while|match|async[ \t]+(?:with|for))\b", re.M
+)
+
+
+@lru_cache(maxsize=8)
+def _flat(data: bytes) -> bool:
+    """Does the module open no block at its top level but `def` and `class`?"""
+    return _COMPOUND.search(data) is None
+
+
+@lru_cache(maxsize=8)
+def _module_bindings(data: bytes) -> dict[str, list[int]]:
+    """Where each name a column-0 assignment binds starts (not a line of a string)."""
+    out: dict[str, list[int]] = {}
+    code = code_of(data)
+    for m in _COLUMN0_ASSIGN.finditer(data):
+        if code.depth_at(m.start()) == 0 and code.token_at(m.start()) < 0:
+            for name in assigned_names(m[1]):
+                out.setdefault(name, []).append(m.start())
     return out

@@ -4,7 +4,6 @@ the tree's modules, to the statements that bind it, their text and the names the
 
 from __future__ import annotations
 
-import bisect
 import re
 from collections.abc import Callable
 from functools import lru_cache
@@ -87,19 +86,8 @@ def bound_at(data: bytes, head: str) -> list[int]:
 
 
 def _in_block(code: Code, pos: int) -> bool:
-    """Does `pos` stand in an outer `def` or `class` block's body (past its header's line)?
-    Of code, only an indented line can; a string's line may stand at column 0."""
-    data = code.data
-    column0 = pos == 0 or (data[pos - 1 : pos] == b"\n" and data[pos : pos + 1] not in b" \t")
-    if column0 and code.token_at(pos) < 0:
-        return False
-    blocks = code.outer_blocks()
-    i = bisect.bisect_right(blocks, (pos, len(data) + 1)) - 1
-    if i < 0:
-        return False
-    head, end = blocks[i]
-    header_end = data.find(b"\n", head)
-    return 0 <= header_end <= pos < end
+    """Does `pos` stand in a `def` or `class` block's body (past its header's line)?"""
+    return code.enclosing(code.data.rfind(b"\n", 0, pos) + 1) is not None
 
 
 def _is_class(data: bytes, start: int) -> bool:

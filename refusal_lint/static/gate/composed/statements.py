@@ -9,6 +9,7 @@ import bisect
 import re
 from functools import lru_cache
 
+from refusal_lint.static.extract import vocab
 from refusal_lint.static.gate import pystrings
 from refusal_lint.static.gate.lowered import word_matches
 
@@ -45,6 +46,7 @@ class Code:
         self.ends = [e for _, e in tokens]
         self._code: bytes | None = None
         self._outer: list[tuple[int, int]] | None = None  # the blocks no block holds
+        self._heads: list[tuple[int, int]] | None = None  # every block's header (start, indent)
         self._known = [0]  # line starts whose bracket depth is known, in order
         self._depths = [0]  # and those depths
         self._statements: list[tuple[int, int]] = []  # (start, end) of those found, in order
@@ -143,8 +145,8 @@ class Code:
     def names(self, start: int, end: int, values: bool = False) -> set[str]:
         """The dotted names code reads in [start, end), and those in its strings'
         replacement fields (`f"...{RULES}"`). `values`: only those a value may be read
-        from, not a callee (of `POLICY.format(`, `POLICY` stays) nor a keyword argument's
-        name (`content=`)."""
+        from, not a callee (of `POLICY.format(`, `POLICY` stays), a keyword argument's name
+        (`content=`), nor a field of a string that is no f-string (a template's `{given}`)."""
         data = self.data
         out: set[bytes] = set()
         code = _values_read if values else DOTTED.findall
@@ -152,7 +154,7 @@ class Code:
         i = bisect.bisect_left(self.starts, start)
         while i < len(self.starts) and self.starts[i] < end:
             out.update(code(data, pos, self.starts[i]))
-            if data[self.starts[i]] != 35:  # not a comment
+            if data[self.starts[i]] != 35 and (not values or _formatted(data, self.starts[i])):
                 out.update(field_names(data[self.starts[i] : min(self.ends[i], end)]))
             pos = self.ends[i]
             i += 1
@@ -185,18 +187,50 @@ class Code:
     def scope(self, start: int) -> tuple[int, int]:
         """Where names bound by the statement at `start` may be read: the `def` or `class`
         it stands in (the innermost whose block holds it); else the whole text."""
+        return self.enclosing(start) or (0, len(self.data))
+
+    def enclosing(self, start: int) -> tuple[int, int] | None:
+        """(header line start, end) of the innermost `def` or `class` block holding the line
+        at `start`; None at the module's level. Its header is the nearest before it, less
+        indented, whose block reaches it: looked for back from it, not by finding every
+        block of the file."""
+        limit = _indent(self.data, start)
+        if self.data[start + limit : start + limit + 1] in b"#\r\n" or self.token_at(start + limit) >= 0:
+            return self._enclosing_by_blocks(start, limit)  # a comment, blank or string line ends no block
+        headers = self._headers()
+        i = bisect.bisect_left(headers, (start,)) - 1
+        while limit > 0 and i >= 0:
+            head, indent = headers[i]
+            i -= 1
+            if indent >= limit:
+                continue
+            end = self.block(head)
+            if start < end:
+                return head, end
+            limit = indent  # a block ended before it: one holding it starts further left
+        return None
+
+    def _enclosing_by_blocks(self, start: int, indent: int) -> tuple[int, int] | None:
+        """`enclosing` from the outer blocks, and those nested in the one holding `start`."""
         outer = self.outer_blocks()
         i = bisect.bisect_left(outer, (start,)) - 1
         if i < 0 or start >= outer[i][1]:
-            return 0, len(self.data)
+            return None
         found = outer[i]
-        indent = _indent(self.data, start)
-        for m in _BLOCK.finditer(self.data, found[0] + 1, start):  # blocks nested in it
+        for m in _BLOCK.finditer(self.data, found[0] + 1, start):
             if len(m[1]) < indent and self.token_at(m.start(2)) < 0:
                 end = self.block(m.start())
                 if start < end:
                     found = (m.start(), end)
         return found
+
+    def _headers(self) -> list[tuple[int, int]]:
+        """(line start, indent) of each `def` and `class` header, in order (none in a string)."""
+        if self._heads is None:
+            self._heads = [
+                (m.start(), len(m[1])) for m in _BLOCK.finditer(self.data) if self.token_at(m.start(2)) < 0
+            ]
+        return self._heads
 
     def outer_blocks(self) -> list[tuple[int, int]]:
         """(line start, end) of each `def` and `class` block that no block holds, in order:
@@ -209,7 +243,14 @@ class Code:
         return self._outer
 
 
-_READ = re.compile(DOTTED.pattern + rb"[ \t]*(\(|=(?!=))?")
+# A dotted name, not a string's prefix (`f"`, `rb'`), then what may show it is no value.
+_READ = re.compile(DOTTED.pattern + rb"(?![A-Za-z0-9_.\"'])[ \t]*(\(|=(?!=))?")
+
+
+# The methods binding reads a string through (`POLICY.format(...)`, `POLICY.strip()`): the
+# receiver of another method's call (`json.dumps(x)`, `self.client.create(...)`) holds no value
+# binding composes.
+_COMPOSED_METHODS = frozenset(m.encode() for m in ("format", *vocab.STRIPS))
 
 
 def _values_read(data: bytes, pos: int, end: int) -> list[bytes]:
@@ -219,9 +260,14 @@ def _values_read(data: bytes, pos: int, end: int) -> list[bytes]:
         name = m[0] if m[1] is None else data[m.start() : m.start(1)].rstrip()
         if m[1] is None:
             out.append(name.rstrip())
-        elif m[1] == b"(" and b"." in name:
-            out.append(name.rsplit(b".", 1)[0])
+        elif m[1] == b"(" and name.rpartition(b".")[2] in _COMPOSED_METHODS:
+            out.append(name.rpartition(b".")[0])
     return out
+
+
+def _formatted(data: bytes, quote: int) -> bool:
+    """Is the string whose quote is at `quote` an f-string (its prefix before the quote)?"""
+    return b"f" in data[max(0, quote - 2) : quote].lower()
 
 
 def assigned_names(targets: bytes) -> list[str]:
