@@ -156,11 +156,11 @@ class ExtractorState(ValueBuilder):
 
     def add_guard(self, guard: Guard) -> None:
         if self.open_errors:
-            # A guard inside a protocol error: the refusal travels as that error (RL305).
+            # A guard inside a protocol error: the refusal travels as that error (RL305), and
+            # is a guard still, its id and payload checked as any other's.
             current = self.open_errors[-1]
             if current.use.rule is None and guard.rule is not None:
                 current.use = ErrorUse(current.use.loc, current.use.name, guard.rule)
-            return
         self.guards.append(guard)
 
     def prompt_arg(self, node: ast.expr, source: str, form: PromptForm) -> None:
