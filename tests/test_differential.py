@@ -395,6 +395,17 @@ EXPLICIT = [
                 ),
             ),
             (
+                "unknown-rules-in-a-class-attribute-read-in-its-body",
+                (
+                    (
+                        "bot/helper.py",
+                        "class Helper:\n"
+                        '    RULES = "- zodiac-sign: No star signs.\\n"\n'
+                        '    system_prompt = "You refuse the following, naming the rule:\\n" + RULES\n',
+                    ),
+                ),
+            ),
+            (
                 "unknown-rules-in-a-class-attribute-of-a-class-whose-header-spans-lines",
                 (
                     (
@@ -742,3 +753,47 @@ def test_carded_real_repositories_same_with_shortcuts_off(
         if summary(default) != own:
             foreign[repo.name] = [f for f in summary(default) if f not in own]
     assert (differ, foreign) == ([], {})
+
+
+def test_a_class_body_name_read_in_its_body_is_its_attribute(tmp_path: Path) -> None:
+    """`RULES` read in the class body that binds it is that attribute (Python's class scope),
+    in both modes: the prompt lists `zodiac-sign` (RL202), not only its lead-in."""
+    spec = Spec(
+        "json",
+        ("invalid-cut",),
+        (("md", ("invalid-cut",)),),
+        GUARDED,
+        extra=(
+            (
+                "bot/helper.py",
+                "class Helper:\n"
+                '    RULES = "- zodiac-sign: No star signs.\\n"\n'
+                '    system_prompt = "You refuse the following, naming the rule:\\n" + RULES\n',
+            ),
+        ),
+    )
+    spec.write(tmp_path)
+    default = check_json(tmp_path, False)
+    assert_same(default, check_json(tmp_path, True))
+    assert ("RL202", "zodiac-sign") in {(f["code"], f["rule_id"]) for f in json.loads(default)["findings"]}
+
+
+def test_a_prompt_completed_by_a_helper_joining_the_params_map_is_derived(tmp_path: Path) -> None:
+    """`"...Decline these:\\n" + rules_block()`, the helper joining the card's params map in
+    a generator: the prompt is derived from the card, so no rule is missing from it (RL201)."""
+    (tmp_path / "card.py").write_text(
+        "from a2a.types import AgentExtension\n\n"
+        'RULES = {"card-number": "I never read or repeat full card numbers."}\n'
+        f'EXT = AgentExtension(uri="{agentgen.URI}", params=RULES)\n'
+    )
+    (tmp_path / "app.py").write_text(
+        "from agents import Agent\nfrom a2a_refusals import refuse\nfrom card import RULES\n\n\n"
+        'def rules_block() -> str:\n    return "\\n".join(f"- {k}: {v}" for k, v in RULES.items())\n\n\n'
+        'billing = Agent(name="billing", instructions="You help. Decline these:\\n" + rules_block())\n\n\n'
+        'def read_card():\n    return refuse("card-number")\n'
+    )
+    default = check_json(tmp_path, False)
+    assert_same(default, check_json(tmp_path, True))
+    data = json.loads(default)
+    assert data["findings"] == []
+    assert [(p["path"], p["form"]) for a in data["agents"] for p in a["prompts"]] == [("app.py", "keyword")]

@@ -7,6 +7,7 @@ import ast
 import re
 
 from refusal_lint.core.facts import (
+    Dyn,
     Fmt,
     Fn,
     ImportRef,
@@ -138,6 +139,7 @@ class Definitions(ExtractorState):
         if not self.scopes and any((last_name(b) or "").endswith("Enum") for b in node.bases):
             self.enum_members(node)
         self.classes.append((node.name, attrs))
+        self.class_depths.append(len(self.scopes))
 
     def enum_members(self, node: ast.ClassDef) -> None:
         """`SEG_MIX = auto()` in a StrEnum: its value is the member's name in lower case."""
@@ -159,6 +161,7 @@ class Definitions(ExtractorState):
 
     def leave_ClassDef(self, original_node: ast.ClassDef) -> None:
         self.classes.pop()
+        self.class_depths.pop()
 
     def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         # Functions of the module or of a class have a name call sites can reach; nested ones do not.
@@ -202,7 +205,8 @@ class Definitions(ExtractorState):
     def visit_Return(self, node: ast.Return) -> None:
         if self.scopes and self.scopes[-1].is_function and node.value is not None:
             value = self.value(node.value)
-            if isinstance(value, (Str, Join, Op, Fmt, Ref)):
+            # Text, or built at run time from names (a join over the params map: derived).
+            if isinstance(value, (Str, Join, Op, Fmt, Ref)) or (isinstance(value, Dyn) and value.refs):
                 self.scopes[-1].returns.append(value)
 
     def visit_Lambda(self, node: ast.Lambda) -> None:

@@ -118,6 +118,9 @@ class ValueBuilder(ScopeTracker):
                     self.resolving.discard(head)
         if head in self.module_passthrough:
             return Param(name_path, loc)
+        if self.classes and self.class_depths[-1] == len(self.scopes) and head in self.classes[-1][1]:
+            # Read in a class body itself (`system_prompt = LEAD + RULES`): its attribute.
+            return Ref(self.path, f"{self.class_prefix()}{name_path}", loc)
         return Ref(self.path, name_path, loc)
 
     def local_import(self, local: str, module: str, name: str, level: int) -> str | None:
@@ -190,8 +193,7 @@ class ValueBuilder(ScopeTracker):
         if isinstance(node, ast.Subscript) and not isinstance(node.slice, (ast.Tuple, ast.Slice)):
             return Sub(self.value(node.value), self.value(node.slice), loc)
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-            # `A + B + C` is one Join of its operands, walked without recursion: a prompt of
-            # 600 literals joined so would take 600 frames here and at each use of it.
+            # `A + B + C`: one Join, walked without recursion (600 literals took 600 frames).
             added: list[ast.expr] = []
             first: ast.expr = node
             while isinstance(first, ast.BinOp) and isinstance(first.op, ast.Add):
@@ -273,6 +275,9 @@ class ValueBuilder(ScopeTracker):
             if isinstance(items, (ast.Name, ast.Attribute)) and isinstance(sep_text, str):
                 # "\n".join(LINES), LINES a list bound elsewhere: joined once binding knows it.
                 return Op(JOIN + sep_text, self.value(items), loc)
+            if isinstance(items, (ast.ListComp, ast.GeneratorExp)):
+                # "\n".join(f"- {k}: {v}" for k, v in RULES.items()): built from what it iterates.
+                return Dyn(loc, self.refs_in(items))
         call = self.call_of(node, loc)
         return call if call is not None else Dyn(loc, self.refs_in(node))
 

@@ -153,7 +153,7 @@ class Reach:
     def lists(self, rel: str, names: list[str], need: frozenset[str] = frozenset({LISTED})) -> bool:
         """May `names`, read by the file `rel` after a lead-in (`leads`: a rule line is
         `need`ed) or in a prompt's value (`passed`), hold what `need`s: bound in the file, by
-        an import, or a class attribute read as `self.X`?"""
+        an import, or a class attribute read as `self.X` or in its class's body?"""
         if IN_DOUBT in names or not need:
             return True  # past the lead-ins' budget, or the value holds all itself: read it
         todo: list[tuple[str, str]] = []
@@ -163,6 +163,8 @@ class Reach:
                 todo.extend((rel, f"{c}.{rest}") for c in self.noted(rel, "classes", _classes) or ())
             else:
                 todo.extend(self._resolve(rel, name))
+                if not rest and not self._binds(rel, head):  # maybe read in a class body
+                    todo.extend((rel, f"{c}.{head}") for c in self.noted(rel, "classes", _classes) or ())
         seen: set[tuple[str, str]] = set()
         met: set[str] = set()
         while todo:
