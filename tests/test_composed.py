@@ -340,3 +340,17 @@ def test_passed_names_are_those_of_a_prompt_value_reading_an_imported_name(
     data = (_IMPORTED + code).encode()
     found = passed.passed(data, [*prefilter.prompt_shapes(data)])
     assert found == ({need: names} if need else {})
+
+
+@pytest.mark.parametrize(
+    ("code", "attrs"),
+    [
+        ("class A:\n    RULES = 'x'\n    P = LEAD + RULES\n", ["A.RULES"]),
+        ("class A:\n    def f(self):\n        RULES = 'x'\n", []),  # a local of a method
+        ("RULES = 'x'\nclass A:\n    pass\n", []),  # the module's own
+        ("class A:\n    '''\n    RULES = 1\n    '''\nclass B:\n    RULES: str = 'y'\n", ["B.RULES"]),
+        ("class A:\n    MY_RULES = 1\nclass B:\n    RULES += 'z'\n", ["B.RULES"]),
+    ],
+)
+def test_class_attrs_are_the_classes_whose_body_assigns_the_name(code: str, attrs: list[str]) -> None:
+    assert reach.class_attrs(code.encode(), "RULES") == attrs

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any
 
 from refusal_lint.static.gate.composed.leadins import IN_DOUBT
@@ -90,6 +90,31 @@ def _in_block(code: Code, pos: int) -> bool:
     return code.enclosing(code.data.rfind(b"\n", 0, pos) + 1) is not None
 
 
+_CLASS_NAME = re.compile(rb"[ \t]*class[ \t]+([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def class_attrs(data: bytes, name: str) -> list[str]:
+    """`Class.name` for each class whose body assigns `name` (first on an indented line):
+    found from where the name is assigned, not from every class of the module."""
+    word = name.encode()
+    code: Code | None = None
+    out: set[str] = set()
+    at = -1
+    while (at := data.find(word, at + 1)) >= 0:
+        end = at + len(word)
+        line = data.rfind(b"\n", 0, at) + 1
+        if line == at or data[line:at].strip(b" \t") or (end < len(data) and data[end] in WORD_CODES):
+            continue  # not indented, not first on its line, or part of a longer name
+        if AFTER_TARGET.match(data, end) is None:
+            continue
+        code = code or code_of(data)
+        block = code.enclosing(line) if code.token_at(at) < 0 else None
+        header = _CLASS_NAME.match(data, block[0]) if block is not None else None
+        if header is not None:
+            out.add(f"{header[1].decode()}.{name}")
+    return sorted(out)
+
+
 def _is_class(data: bytes, start: int) -> bool:
     return data[start : start + 80].lstrip(b" \t").startswith(b"class")
 
@@ -149,6 +174,7 @@ class Reach:
         self.noted = noted
         self.module = module
         self._memo: dict[tuple[str, str], tuple[list[str], list[tuple[str, str]]]] = {}
+        self._asked: dict[str, int] = {}  # names looked up in each module
 
     def lists(self, rel: str, names: list[str], need: frozenset[str] = frozenset({LISTED})) -> bool:
         """May `names`, read by the file `rel` after a lead-in (`leads`: a rule line is
@@ -164,7 +190,10 @@ class Reach:
             else:
                 todo.extend(self._resolve(rel, name))
                 if not rest and not self._binds(rel, head):  # maybe read in a class body
-                    todo.extend((rel, f"{c}.{head}") for c in self.noted(rel, "classes", _classes) or ())
+                    todo.extend(
+                        (rel, a)
+                        for a in self.noted(rel, "attr " + head, partial(class_attrs, name=head)) or ()
+                    )
         seen: set[tuple[str, str]] = set()
         met: set[str] = set()
         while todo:
@@ -217,8 +246,12 @@ class Reach:
         return out
 
     def _binds(self, module: str, head: str) -> bool:
-        """Does `module` bind `head` at its top level?"""
-        return bool(self.noted(module, "binds " + head, lambda d: bool(bound_at(d, head))))
+        """Does `module` bind `head` at its top level? Looked up a name at a time (bound_at)
+        for a module asked few; all of its names at once (top_names) past that."""
+        asked = self._asked[module] = self._asked.get(module, 0) + 1
+        if asked > _FEW:
+            return head in (self.noted(module, "top", _top_keys) or ())
+        return bool(self.noted(module, "binds " + head, lambda d: bool(_bound(d, head))))
 
     def _resolve(self, module: str, ref: str, here: bool = True) -> list[tuple[str, str]]:
         """Where `ref`, read by code of `module`, is bound: the module itself (unless not
@@ -243,6 +276,22 @@ class Reach:
             if target is not None:
                 out.append((target, name))
         return out
+
+
+_FEW = 8  # names of one module looked up one by one before all of them are found at once
+_COMMON = 64  # a name written more often than this is looked up among all of the module's
+
+
+def _bound(data: bytes, head: str) -> list[int]:
+    """`top_names(data).get(head, [])`: by that (once a module) for a common name (`self`,
+    `name`), by `bound_at` (a name at a time) for the others."""
+    if data.count(head.encode()) > _COMMON:
+        return top_names(data).get(head, [])
+    return bound_at(data, head)
+
+
+def _top_keys(data: bytes) -> list[str]:
+    return sorted(top_names(data))
 
 
 def _classes(data: bytes) -> list[str]:
