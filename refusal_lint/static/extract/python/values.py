@@ -193,22 +193,11 @@ class ValueBuilder(ScopeTracker):
         if isinstance(node, ast.Subscript) and not isinstance(node.slice, (ast.Tuple, ast.Slice)):
             return Sub(self.value(node.value), self.value(node.slice), loc)
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-            # `A + B + C`: one Join, walked without recursion (600 literals took 600 frames).
-            added: list[ast.expr] = []
-            first: ast.expr = node
-            while isinstance(first, ast.BinOp) and isinstance(first.op, ast.Add):
-                added.append(first.right)
-                first = first.left
-            return Join(tuple(self.value(n) for n in (first, *reversed(added))), loc)
+            return Join(tuple(self.value(n) for n in _chain(node, ast.Add)), loc)
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
             # `A | B | C` merges dicts (3.9): `{**A, **B, **C}`, one display however long the
             # chain; an operand that is no dict (a flag, a set) adds no item, as `**` would not.
-            operands: list[ast.expr] = []
-            left: ast.expr = node
-            while isinstance(left, ast.BinOp) and isinstance(left.op, ast.BitOr):
-                operands.append(left.right)
-                left = left.left
-            return DictV(tuple(self.spread(n) for n in (left, *reversed(operands))), loc)
+            return DictV(tuple(self.spread(n) for n in _chain(node, ast.BitOr)), loc)
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
             base = self.value(node.left)
             if isinstance(base, (Str, Join, Ref)):
@@ -398,3 +387,14 @@ def _value_lines(body: str, raw: bool, first: int, value: str) -> tuple[int, ...
     if len(lines) != value.count("\n") + 1:  # exotic escapes: every line at the literal's start
         return tuple(first for _ in range(value.count("\n") + 1))
     return tuple(lines)
+
+
+def _chain(node: ast.BinOp, op: type[ast.operator]) -> list[ast.expr]:
+    """The operands of a chain `A + B + C` in order, found without recursion: a prompt of
+    600 literals joined so took 600 frames."""
+    right: list[ast.expr] = []
+    first: ast.expr = node
+    while isinstance(first, ast.BinOp) and isinstance(first.op, op):
+        right.append(first.right)
+        first = first.left
+    return [first, *reversed(right)]
