@@ -289,6 +289,7 @@ def test_bound_at_finds_what_top_names_finds(bits: list[str]) -> None:
     top = reach.top_names(data)
     for name in {*top, "LEAD", "RULES", "MORE", "X", "s", "x", "A", "B", "T"}:
         assert reach.bound_at(data, name) == top.get(name, []), name
+        assert reach.bound_lines(data, name) == top.get(name, []), name
 
 
 @pytest.mark.parametrize("path", _SOURCES[::7], ids=lambda p: str(p.relative_to(ROOT)))

@@ -7,16 +7,15 @@ from __future__ import annotations
 
 import keyword
 import re
-from functools import lru_cache
 
-from refusal_lint.static.gate.composed.reach import LISTED, REFUSING, bound_at, held
-from refusal_lint.static.gate.composed.statements import Code, assigned_names, code_of
+from refusal_lint.static.gate.composed.reach import LISTED, REFUSING, bound_lines, held, is_class
+from refusal_lint.static.gate.composed.statements import Code, code_of
 from refusal_lint.static.gate.imports import bindings_of
 
 _DEF = re.compile(rb"^[ \t]*(?:async[ \t]+)?def[ \t]", re.M)
 KEYWORDS = frozenset(keyword.kwlist)  # no name a value is read from
 _OPENERS = (b"(", b",", b'"', b"'")  # the last byte of a call's, a role's or a tuple's shape
-LOCALS = 16  # module constants followed back from one value; past it, all are read
+CONSTANTS = 16  # module constants followed back from one value; past it, all are read
 
 
 def passed(data: bytes, shapes: list[re.Match[bytes]]) -> dict[str, list[str]]:
@@ -71,11 +70,11 @@ def _value(code: Code, m: re.Match[bytes]) -> tuple[int, int]:
 
 def _outward(code: Code, names: set[str], imported: frozenset[str], module_level: bool) -> set[str]:
     """The names reach.py is to follow from a value reading `names`, where one of them is
-    imported (any, after a star import), or, for a value at the module's level, leads to
-    one through the module constants it reads (`RULES = ITEMS`), in turn (a statement at
-    column 0 is at the module's level). Empty where no
-    imported name is reached. (A function's locals are not followed: `text = POLICY`, then
-    `instructions=text`, is a known gap; following them cost a tenth of a run.)"""
+    imported (any, after a star import), or, for a value at the module's level (a statement
+    at column 0), leads to one through the module constants it reads (`RULES = ITEMS`), in
+    turn; empty where no imported name is reached. A function's locals are not followed
+    (`text = POLICY`, then `instructions=text`, is a known gap: following them cost a tenth
+    of a run)."""
     if "*" in imported or any(n.partition(".")[0] in imported for n in names):
         return names
     if not module_level:
@@ -83,7 +82,7 @@ def _outward(code: Code, names: set[str], imported: frozenset[str], module_level
     todo = sorted(names)
     seen = set(todo)
     while todo:
-        if len(seen) > LOCALS:
+        if len(seen) > CONSTANTS:
             return seen  # past the budget: in doubt, all of them
         name = todo.pop()
         if name.partition(".")[0] in imported:
@@ -95,37 +94,10 @@ def _outward(code: Code, names: set[str], imported: frozenset[str], module_level
 
 
 def _bound_from(code: Code, name: str) -> set[str]:
-    """The names the module-level statements binding `name` read."""
+    """The names the module-level statements assigning `name` read (not a class's: binding
+    composes no instance of one)."""
     out: set[str] = set()
-    for start in _module_bindings(code.data).get(name, ()) if _flat(code.data) else bound_at(code.data, name):
-        out |= code.names(start, code.statement(start)[1], values=True) - KEYWORDS - {name}
-    return out
-
-
-# A module's statements at column 0 that assign names, and those that open a block: where
-# none opens one but `def` and `class` (most modules), each module-level binding is one of
-# the former (reach.top_names finds the same), found in one pass instead of a name at a time.
-_COLUMN0_ASSIGN = re.compile(
-    rb"^((?:[A-Za-z_][A-Za-z0-9_]*[ \t]*(?::[^=\n]*)?(?:\+|\|)?=(?!=)[ \t]*)+)", re.M
-)
-_COMPOUND = re.compile(
-    rb"^(?:if|elif|else|try|except|finally|with|for|while|match|async[ \t]+(?:with|for))\b", re.M
-)
-
-
-@lru_cache(maxsize=8)
-def _flat(data: bytes) -> bool:
-    """Does the module open no block at its top level but `def` and `class`?"""
-    return _COMPOUND.search(data) is None
-
-
-@lru_cache(maxsize=8)
-def _module_bindings(data: bytes) -> dict[str, list[int]]:
-    """Where each name a column-0 assignment binds starts (not a line of a string)."""
-    out: dict[str, list[int]] = {}
-    code = code_of(data)
-    for m in _COLUMN0_ASSIGN.finditer(data):
-        if code.depth_at(m.start()) == 0 and code.token_at(m.start()) < 0:
-            for name in assigned_names(m[1]):
-                out.setdefault(name, []).append(m.start())
+    for start in bound_lines(code.data, name):
+        if code.token_at(start) < 0 and not is_class(code.data, start):
+            out |= code.names(start, code.statement(start)[1], values=True) - KEYWORDS - {name}
     return out

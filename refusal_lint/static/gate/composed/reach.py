@@ -22,9 +22,6 @@ _TOP = re.compile(
     rb"|((?:[A-Za-z_][A-Za-z0-9_]*[ \t]*(?::[^=\n]*)?(?:\+|\|)?=(?!=)[ \t]*)+))",
     re.M,
 )
-_WORD_BYTES = frozenset(
-    bytes([c]) for c in b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"
-)
 LISTED = "listed"  # a rule line may stand in the text
 REFUSING = "refusing"  # a word of refusing may
 BUDGET = 128  # (module, name) pairs followed from one candidate; past it, it is read in doubt
@@ -85,6 +82,17 @@ def bound_at(data: bytes, head: str) -> list[int]:
     return out
 
 
+_COMMON = 64  # a name written more often than this is looked up among all of the module's
+
+
+def bound_lines(data: bytes, head: str) -> list[int]:
+    """`top_names(data).get(head, [])`: from all of the module's names (found once a module)
+    for a common name (`self`, `name`), by `bound_at` (a name at a time) for the others."""
+    if data.count(head.encode()) > _COMMON:
+        return top_names(data).get(head, [])
+    return bound_at(data, head)
+
+
 def _in_block(code: Code, pos: int) -> bool:
     """Does `pos` stand in a `def` or `class` block's body (past its header's line)?"""
     return code.enclosing(code.data.rfind(b"\n", 0, pos) + 1) is not None
@@ -115,7 +123,7 @@ def class_attrs(data: bytes, name: str) -> list[str]:
     return sorted(out)
 
 
-def _is_class(data: bytes, start: int) -> bool:
+def is_class(data: bytes, start: int) -> bool:
     return data[start : start + 80].lstrip(b" \t").startswith(b"class")
 
 
@@ -128,10 +136,10 @@ def binding(data: bytes, name: str) -> list[Any]:
     code = code_of(data)
     found: set[str] = set()
     refs: set[str] = set()
-    for start in bound_at(data, head):
+    for start in bound_lines(data, head):
         if code.token_at(start) >= 0:
             continue  # a line of a string that looks like a binding
-        if _is_class(data, start):
+        if is_class(data, start):
             if not attr:
                 continue
             start, end = _member(data, start, code.block(start), attr.partition(".")[0])
@@ -174,7 +182,6 @@ class Reach:
         self.noted = noted
         self.module = module
         self._memo: dict[tuple[str, str], tuple[list[str], list[tuple[str, str]]]] = {}
-        self._asked: dict[str, int] = {}  # names looked up in each module
 
     def lists(self, rel: str, names: list[str], need: frozenset[str] = frozenset({LISTED})) -> bool:
         """May `names`, read by the file `rel` after a lead-in (`leads`: a rule line is
@@ -246,12 +253,8 @@ class Reach:
         return out
 
     def _binds(self, module: str, head: str) -> bool:
-        """Does `module` bind `head` at its top level? Looked up a name at a time (bound_at)
-        for a module asked few; all of its names at once (top_names) past that."""
-        asked = self._asked[module] = self._asked.get(module, 0) + 1
-        if asked > _FEW:
-            return head in (self.noted(module, "top", _top_keys) or ())
-        return bool(self.noted(module, "binds " + head, lambda d: bool(_bound(d, head))))
+        """Does `module` bind `head` at its top level?"""
+        return bool(self.noted(module, "binds " + head, lambda d: bool(bound_lines(d, head))))
 
     def _resolve(self, module: str, ref: str, here: bool = True) -> list[tuple[str, str]]:
         """Where `ref`, read by code of `module`, is bound: the module itself (unless not
@@ -278,21 +281,5 @@ class Reach:
         return out
 
 
-_FEW = 8  # names of one module looked up one by one before all of them are found at once
-_COMMON = 64  # a name written more often than this is looked up among all of the module's
-
-
-def _bound(data: bytes, head: str) -> list[int]:
-    """`top_names(data).get(head, [])`: by that (once a module) for a common name (`self`,
-    `name`), by `bound_at` (a name at a time) for the others."""
-    if data.count(head.encode()) > _COMMON:
-        return top_names(data).get(head, [])
-    return bound_at(data, head)
-
-
-def _top_keys(data: bytes) -> list[str]:
-    return sorted(top_names(data))
-
-
 def _classes(data: bytes) -> list[str]:
-    return sorted(n for n, starts in top_names(data).items() if any(_is_class(data, s) for s in starts))
+    return sorted(n for n, starts in top_names(data).items() if any(is_class(data, s) for s in starts))

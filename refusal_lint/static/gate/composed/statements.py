@@ -257,11 +257,12 @@ def _values_read(data: bytes, pos: int, end: int) -> list[bytes]:
     """The dotted names of code in data[pos:end] a value may be read from (`names`)."""
     out: list[bytes] = []
     for m in _READ.finditer(data, pos, end):
-        name = m[0] if m[1] is None else data[m.start() : m.start(1)].rstrip()
         if m[1] is None:
-            out.append(name.rstrip())
-        elif m[1] == b"(" and name.rpartition(b".")[2] in _COMPOSED_METHODS:
-            out.append(name.rpartition(b".")[0])
+            out.append(m[0].rstrip())
+        elif m[1] == b"(":
+            receiver, _, method = data[m.start() : m.start(1)].rstrip().rpartition(b".")
+            if method in _COMPOSED_METHODS:
+                out.append(receiver)
     return out
 
 
