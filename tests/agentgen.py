@@ -354,6 +354,29 @@ def prompt_kwarg_imported_policy(rules: dict[str, str]) -> Files:
     }
 
 
+def prompt_local_imported_policy(rules: dict[str, str]) -> Files:
+    """A function's locals carry an imported POLICY into `instructions=` (`base = dedent(POLICY)`,
+    then `text = LEAD + base`)."""
+    return {
+        "bot/__init__.py": "",
+        "bot/rules_text.py": f"POLICY = {chr(10).join(['', _REFUSE, *_rule_lines(rules)])!r}\n",
+        "bot/build.py": _py(
+            f"""
+            from textwrap import dedent
+
+            from agents import Agent
+            from bot.rules_text import POLICY
+
+
+            def make_analyst():
+                base = dedent(POLICY)
+                text = {_LEAD!r} + "\\n" + base
+                return Agent(name="analyst", instructions=text)
+            """
+        ),
+    }
+
+
 def prompt_package_policy(rules: dict[str, str]) -> Files:
     """`SYSTEM_PROMPT = STARTER + POLICY`, POLICY a constant of the package, imported bare
     (`from . import POLICY`): the importing text names no module."""
@@ -539,6 +562,7 @@ PROMPTS: dict[str, Callable[[dict[str, str]], Files]] = {
     "md": prompt_md,
     "kwarg": prompt_kwarg,
     "kwarg-imported-policy": prompt_kwarg_imported_policy,
+    "local-imported-policy": prompt_local_imported_policy,
     "package-policy": prompt_package_policy,
     "list-kwarg": prompt_list_kwarg,
     "other-kwargs": prompt_other_kwargs,
@@ -947,11 +971,7 @@ def _merge(a: Files, b: Files) -> Files:
 # Combinations whose default and exhaustive outputs disagree on today's main, by name: the
 # generator leaves them out (each has a strict-xfail case in tests/test_differential.py).
 # Empty this as issue 20 fixes them; the generator then covers them too.
-KNOWN_DIFFERENT: dict[str, Callable[[Spec], bool]] = {
-    # A prompt imported, then passed on through a function's local (`text = POLICY`):
-    # gate/composed/passed.py follows no local (doing so cost a tenth of a carded run).
-    "imported-through-a-local": lambda spec: any("    text = POLICY\n" in code for _, code in spec.extra),
-}
+KNOWN_DIFFERENT: dict[str, Callable[[Spec], bool]] = {}
 
 
 def known_different(spec: Spec) -> list[str]:

@@ -311,7 +311,29 @@ _IMPORTED = "from bot.policy import POLICY, LEAD\nfrom agents import Agent\n\n"
         ('SYSTEM_PROMPT = LEAD + "- zodiac-sign: No."\n', "refusing", ["LEAD"]),
         ("m = SystemMessage(content=textwrap.dedent(POLICY))\n", "listed refusing", ["POLICY"]),
         ('m = [{"role": "system", "content": POLICY.format(x=1)}]\n', "listed refusing", ["POLICY"]),
-        ("def f():\n    text = POLICY\n    return Agent(instructions=text)\n", None, []),  # a gap: locals
+        ("def f():\n    text = POLICY\n    return Agent(instructions=text)\n", "listed refusing", ["POLICY"]),
+        (
+            "def f():\n    base: str = dedent(POLICY).strip()\n    text = f'Hi.\\n{base}'\n"
+            "    return Agent(instructions=text)\n",
+            "listed refusing",
+            ["POLICY"],
+        ),
+        (
+            "BASE = LEAD + POLICY\ndef f():\n    return Agent(instructions=BASE)\n",
+            "listed refusing",
+            ["BASE", "LEAD", "POLICY"],
+        ),
+        # Binding reads no text from another call's result, an await, a choice: a known gap
+        # for a helper (`build`), and a long function's flow not sent to the parser.
+        ("def f():\n    text = build(POLICY)\n    return Agent(instructions=text)\n", None, []),
+        ("async def f():\n    text = await ask(POLICY)\n    return Agent(instructions=text)\n", None, []),
+        ("def f(c):\n    text = LEAD if c else ''\n    return Agent(instructions=text)\n", None, []),
+        # A call's keyword argument assigns no local.
+        (
+            "def f(text):\n    g(\n        text=POLICY,\n    )\n    return Agent(instructions=text)\n",
+            None,
+            [],
+        ),
         ("a = Agent(instructions=build(LEAD), model=POLICY)\n", "listed refusing", ["LEAD"]),
         ("a = Agent(instructions=TEXT)\n", None, []),  # its own module's: relevance reads it
         (
@@ -322,7 +344,7 @@ _IMPORTED = "from bot.policy import POLICY, LEAD\nfrom agents import Agent\n\n"
         (
             "def f():\n    items = '- raw-export: No.'\n    return Agent(instructions=LEAD + items)\n",
             "refusing",
-            ["LEAD", "items"],
+            ["LEAD"],
         ),
         ("def f(x):\n    y = x.strip()\n    return Agent(instructions=y)\n", None, []),  # a parameter
         ("def f():\n    return Agent(instructions=TEXT)\n", None, []),  # nothing imported

@@ -486,6 +486,28 @@ EXPLICIT = [
                     ),
                 ),
             ),
+            (
+                "through-composed-locals",
+                (
+                    (
+                        "bot/agent.py",
+                        _IMPORTS + "\nclass Maker:\n    def make(self):\n"
+                        "        base: str = textwrap.dedent(POLICY)\n"
+                        '        text = f"Be brief.\\n{base}"\n'
+                        '        return Agent(name="x", instructions=text)\n',
+                    ),
+                ),
+            ),
+            (
+                "function-reads-a-module-constant",
+                (
+                    (
+                        "bot/agent.py",
+                        _IMPORTS + 'BASE = "Be brief.\\n" + POLICY\n\n\ndef make():\n'
+                        '    return Agent(name="x", instructions=BASE)\n',
+                    ),
+                ),
+            ),
             ("star-import", (("bot/agent.py", "from bot.policy import *\n\nSYSTEM_PROMPT = POLICY\n"),)),
             (
                 "lead-in-imported",

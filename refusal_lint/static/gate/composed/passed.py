@@ -8,14 +8,18 @@ from __future__ import annotations
 import keyword
 import re
 
-from refusal_lint.static.gate.composed.reach import LISTED, REFUSING, bound_lines, held, is_class
-from refusal_lint.static.gate.composed.statements import Code, code_of
+from refusal_lint.static.gate.composed.leadins import IN_DOUBT
+from refusal_lint.static.gate.composed.reach import INSTANCE, LISTED, REFUSING, bound_lines, held, is_class
+from refusal_lint.static.gate.composed.statements import AFTER_TARGET, Code, code_of
 from refusal_lint.static.gate.imports import bindings_of
+from refusal_lint.static.gate.lowered import WORD_CODES
 
 _DEF = re.compile(rb"^[ \t]*(?:async[ \t]+)?def[ \t]", re.M)
 KEYWORDS = frozenset(keyword.kwlist)  # no name a value is read from
 _OPENERS = (b"(", b",", b'"', b"'")  # the last byte of a call's, a role's or a tuple's shape
+_WORD_BYTES = frozenset(bytes([c]) for c in WORD_CODES)  # a byte of a name (none at an end)
 CONSTANTS = 16  # module constants followed back from one value; past it, all are read
+LOCALS = 64  # names a function's locals are followed to from one value; past it, read in doubt
 
 
 def passed(data: bytes, shapes: list[re.Match[bytes]]) -> dict[str, list[str]]:
@@ -39,12 +43,16 @@ def passed(data: bytes, shapes: list[re.Match[bytes]]) -> dict[str, list[str]]:
         if imported is None:
             imported = frozenset(local for local, _, _, _ in bindings_of(data))
         first = code.statement(m.start())[0]
-        module_level = data[first : first + 1] not in b" \t"
-        names = _outward(code, names, imported, module_level)
+        indented = data[first : first + 1] in b" \t"
+        # In a function, its locals may pass an imported prompt on (`text = POLICY`, then
+        # `instructions=text`), or hold the rest (`items = "- x-y: ..."`).
+        heads = {n.partition(".")[0] for n in names}
+        own = code.enclosing(first) if indented and not heads <= imported | INSTANCE else None
+        names = _outward(code, names, imported, own)
         if not names:
             continue
-        # In a function, its locals may hold the rest (`items = "- x-y: ..."`): its text counts.
-        own = None if module_level else code.enclosing(first)
+        if own is None and indented:
+            own = code.enclosing(first)
         has = held(data[start:end] if own is None else data[own[0] : own[1]])
         out.setdefault(" ".join(w for w in (LISTED, REFUSING) if w not in has), set()).update(names)
     return {need: sorted(names) for need, names in sorted(out.items())}
@@ -68,29 +76,80 @@ def _value(code: Code, m: re.Match[bytes]) -> tuple[int, int]:
     return (pos, last) if found is None else (found.start(), code.block(found.start()))
 
 
-def _outward(code: Code, names: set[str], imported: frozenset[str], module_level: bool) -> set[str]:
-    """The names reach.py is to follow from a value reading `names`, where one of them is
-    imported (any, after a star import), or, for a value at the module's level (a statement
-    at column 0), leads to one through the module constants it reads (`RULES = ITEMS`), in
-    turn; empty where no imported name is reached. A function's locals are not followed
-    (`text = POLICY`, then `instructions=text`, is a known gap: following them cost a tenth
-    of a run)."""
-    if "*" in imported or any(n.partition(".")[0] in imported for n in names):
+def _outward(code: Code, names: set[str], imported: frozenset[str], own: tuple[int, int] | None) -> set[str]:
+    """The names reach.py is to follow from a value reading `names`: where one of them is
+    imported (any, after a star import), or leads to one through the module constants it
+    reads (`RULES = ITEMS`), in turn; empty where no imported name is reached. A value in a
+    function (`own`: its block) reads its locals' names too (`text = POLICY`, then
+    `instructions=text`): reach.py follows no local, so they are followed here, to the
+    names of the module and its imports they read."""
+    if own is not None:
+        names = _through_locals(code, names, imported, own)
+    if "*" in imported or IN_DOUBT in names or any(n.partition(".")[0] in imported for n in names):
         return names
-    if not module_level:
-        return set()
     todo = sorted(names)
     seen = set(todo)
     while todo:
         if len(seen) > CONSTANTS:
             return seen  # past the budget: in doubt, all of them
-        name = todo.pop()
-        if name.partition(".")[0] in imported:
+        head = todo.pop().partition(".")[0]
+        if head in imported:
             return seen
-        for read in _bound_from(code, name.partition(".")[0]) - seen:
+        if head in INSTANCE:
+            continue  # an attribute of `self`: no module constant
+        for read in _bound_from(code, head) - seen:
             seen.add(read)
             todo.append(read)
     return set()
+
+
+def _through_locals(code: Code, names: set[str], imported: frozenset[str], own: tuple[int, int]) -> set[str]:
+    """`names` and those the function's statements assigning them read, in turn, less the
+    function's own locals: the names of the module and its imports the value may read (its
+    locals' text is the value's own: passed() asks it whole). Past the budget, in doubt."""
+    todo = sorted(names)
+    seen = set(todo)
+    local: set[str] = set()
+    while todo:
+        if len(seen) > LOCALS:
+            return {*seen, IN_DOUBT}
+        head = todo.pop().partition(".")[0]
+        if head in imported or head in local or head in INSTANCE:
+            continue
+        reads = _local_from(code, head, own)
+        if reads is None:
+            continue
+        local.add(head)
+        for read in reads - seen:
+            seen.add(read)
+            todo.append(read)
+    if b"global" in code.data[own[0] : own[1]]:
+        return seen  # `global NAME`: a name assigned here may be the module's too
+    return {n for n in seen if n.partition(".")[0] not in local}
+
+
+def _local_from(code: Code, name: str, own: tuple[int, int]) -> set[str] | None:
+    """The names the statements of a function's block (`own`) that assign `name` read
+    (`name = ...`, `name: T = ...`, `name += ...`, `(name := ...)`, a tuple's `a, name = ...`);
+    None where none assigns it (no local)."""
+    out: set[str] | None = None
+    word = name.encode()
+    at = code.data.find(word, own[0], own[1]) if word else -1
+    while at >= 0:
+        end = at + len(word)
+        if (
+            code.data[at - 1 : at] not in _WORD_BYTES
+            and code.data[end : end + 1] not in _WORD_BYTES
+            and AFTER_TARGET.match(code.data, end) is not None
+            and code.token_at(at) < 0
+        ):
+            first, last = code.statement(at)
+            if code.depth_in(first, at) == 0:  # not a call's keyword argument (`f(\n  name=x,`)
+                out = out or set()
+                if code.composes(at, last):  # `text = POLICY`, not `text = await ask(POLICY)`
+                    out |= code.names(first, last, values=True) - KEYWORDS - {name}
+        at = code.data.find(word, end, own[1])
+    return out
 
 
 def _bound_from(code: Code, name: str) -> set[str]:

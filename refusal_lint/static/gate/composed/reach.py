@@ -24,6 +24,7 @@ _TOP = re.compile(
 )
 LISTED = "listed"  # a rule line may stand in the text
 REFUSING = "refusing"  # a word of refusing may
+INSTANCE = frozenset({"self", "cls"})  # names whose attributes are a class's (`self.RULES`)
 BUDGET = 128  # (module, name) pairs followed from one candidate; past it, it is read in doubt
 
 
@@ -192,7 +193,7 @@ class Reach:
         todo: list[tuple[str, str]] = []
         for name in names:
             head, _, rest = name.partition(".")
-            if head in ("self", "cls") and rest:
+            if head in INSTANCE and rest:
                 todo.extend((rel, f"{c}.{rest}") for c in self.noted(rel, "classes", _classes) or ())
             else:
                 todo.extend(self._resolve(rel, name))

@@ -184,6 +184,13 @@ class Code:
             out.update(self.names(after, read_to))
         return out
 
+    def composes(self, start: int, end: int) -> bool:
+        """May the code of [start, end), a value, be text binding composes (values.py:
+        strings, names, `+`, `%`, f-strings, and the calls of `_COMPOSING`)? Not where it
+        calls anything else, awaits, or chooses (`a if c else b`): binding reads no text
+        from those."""
+        return all(m[1] in _COMPOSING for m in _NOT_TEXT.finditer(self._masked(), start, end))
+
     def scope(self, start: int) -> tuple[int, int]:
         """Where names bound by the statement at `start` may be read: the `def` or `class`
         it stands in (the innermost whose block holds it); else the whole text."""
@@ -243,6 +250,11 @@ class Code:
         return self._outer
 
 
+# The calls binding composes text through (extract/python/values.py's call_value).
+_COMPOSING = frozenset(n.encode() for n in ("format", "join", *vocab.STRIPS, *vocab.DEDENTS, *vocab.WRAPPERS))
+_NOT_TEXT = re.compile(rb"([A-Za-z_][A-Za-z0-9_]*)[ \t]*\(|\b(?:await|lambda|if|yield)\b")
+
+
 # A dotted name, not a string's prefix (`f"`, `rb'`), then what may show it is no value.
 _READ = re.compile(DOTTED.pattern + rb"(?![A-Za-z0-9_.\"'])[ \t]*(\(|=(?!=))?")
 
@@ -258,10 +270,11 @@ def _values_read(data: bytes, pos: int, end: int) -> list[bytes]:
     out: list[bytes] = []
     for m in _READ.finditer(data, pos, end):
         if m[1] is None:
-            out.append(m[0].rstrip())
+            if m.end() < end or data[end : end + 1] not in (b'"', b"'"):  # not a string's prefix (`f"`)
+                out.append(m[0].rstrip())
         elif m[1] == b"(":
             receiver, _, method = data[m.start() : m.start(1)].rstrip().rpartition(b".")
-            if method in _COMPOSED_METHODS:
+            if receiver and method in _COMPOSED_METHODS:  # not a call's result (`f(x).strip()`)
                 out.append(receiver)
     return out
 
