@@ -323,6 +323,11 @@ _IMPORTED = "from bot.policy import POLICY, LEAD\nfrom agents import Agent\n\n"
             "listed refusing",
             ["BASE", "LEAD", "POLICY"],
         ),
+        (
+            "def f():\n    t = LEAD\n    def g():\n        return Agent(instructions=t)\n    return g\n",
+            "listed refusing",
+            ["LEAD"],
+        ),
         # Binding reads no text from another call's result, an await, a choice: a known gap
         # for a helper (`build`), and a long function's flow not sent to the parser.
         ("def f():\n    text = build(POLICY)\n    return Agent(instructions=text)\n", None, []),

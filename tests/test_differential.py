@@ -499,6 +499,17 @@ EXPLICIT = [
                 ),
             ),
             (
+                "through-an-enclosing-functions-local",
+                (
+                    (
+                        "bot/agent.py",
+                        _IMPORTS + '\ndef make():\n    text = "Be brief.\\n" + POLICY\n\n'
+                        '    def inner():\n        return Agent(name="x", instructions=text)\n\n'
+                        "    return inner()\n",
+                    ),
+                ),
+            ),
+            (
                 "function-reads-a-module-constant",
                 (
                     (

@@ -47,15 +47,28 @@ def passed(data: bytes, shapes: list[re.Match[bytes]]) -> dict[str, list[str]]:
         # In a function, its locals may pass an imported prompt on (`text = POLICY`, then
         # `instructions=text`), or hold the rest (`items = "- x-y: ..."`).
         heads = {n.partition(".")[0] for n in names}
-        own = code.enclosing(first) if indented and not heads <= imported | INSTANCE else None
+        own = _function(code, first) if indented and not heads <= imported | INSTANCE else None
         names = _outward(code, names, imported, own)
         if not names:
             continue
         if own is None and indented:
-            own = code.enclosing(first)
+            own = _function(code, first)
         has = held(data[start:end] if own is None else data[own[0] : own[1]])
         out.setdefault(" ".join(w for w in (LISTED, REFUSING) if w not in has), set()).update(names)
     return {need: sorted(names) for need, names in sorted(out.items())}
+
+
+def _function(code: Code, first: int) -> tuple[int, int] | None:
+    """The block whose locals the statement at `first` reads: the `def` or `class` holding
+    it, or, in a nested function, the outermost function around it (a closure reads its
+    enclosing functions' locals; a method, not its class's)."""
+    own = code.enclosing(first)
+    while own is not None and code.data[own[0] : own[0] + 1] in b" \t" and not is_class(code.data, own[0]):
+        outer = code.enclosing(own[0])
+        if outer is None or is_class(code.data, outer[0]):
+            break
+        own = outer
+    return own
 
 
 def _value(code: Code, m: re.Match[bytes]) -> tuple[int, int]:

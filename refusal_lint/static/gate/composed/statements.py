@@ -50,6 +50,7 @@ class Code:
         self._known = [0]  # line starts whose bracket depth is known, in order
         self._depths = [0]  # and those depths
         self._statements: list[tuple[int, int]] = []  # (start, end) of those found, in order
+        self._ends: dict[int, int] = {}  # blocks' ends by their header line's start
 
     def token_at(self, pos: int) -> int:
         """The index of the string or comment holding `pos` (its start included), or -1."""
@@ -130,7 +131,13 @@ class Code:
     def block(self, start: int) -> int:
         """Where the block (`class X:`) whose line starts at `start` ends: the first line
         after its header (which may span lines: `def f(\n    a,\n):`) that starts at or
-        left of its column with code."""
+        left of its column with code. Kept: `enclosing` asks the same headers again."""
+        end = self._ends.get(start)
+        if end is None:
+            end = self._ends[start] = self._block(start)
+        return end
+
+    def _block(self, start: int) -> int:
         indent = _indent(self.data, start)
         dedent = re.compile(rb"^[ \t]{0,%d}(?=[^ \t\r\n#])" % indent, re.M)
         code = self._masked()
