@@ -328,11 +328,20 @@ _IMPORTED = "from bot.policy import POLICY, LEAD\nfrom agents import Agent\n\n"
             "listed refusing",
             ["LEAD"],
         ),
-        # Binding reads no text from another call's result, an await, a choice: a known gap
-        # for a helper (`build`), and a long function's flow not sent to the parser.
+        # Binding reads no text from another call's result (a placeholder stands for it): a
+        # known gap for a helper (`build`), and a long function's flow not sent to the parser.
         ("def f():\n    text = build(POLICY)\n    return Agent(instructions=text)\n", None, []),
         ("async def f():\n    text = await ask(POLICY)\n    return Agent(instructions=text)\n", None, []),
-        ("def f(c):\n    text = LEAD if c else ''\n    return Agent(instructions=text)\n", None, []),
+        (
+            "def f(u):\n    text = POLICY + ask(u).strip()\n    return Agent(instructions=text)\n",
+            "listed refusing",
+            ["POLICY"],
+        ),
+        (
+            "def f(c):\n    text = LEAD if c else ''\n    return Agent(instructions=text)\n",
+            "listed refusing",
+            ["LEAD", "c"],
+        ),
         # A call's keyword argument assigns no local.
         (
             "def f(text):\n    g(\n        text=POLICY,\n    )\n    return Agent(instructions=text)\n",

@@ -510,6 +510,99 @@ EXPLICIT = [
                 ),
             ),
             (
+                "local-beside-a-call",
+                (
+                    (
+                        "bot/agent.py",
+                        _IMPORTS + "def make(user):\n"
+                        '    text = POLICY + "\\nThe user is " + user.name.title()\n'
+                        '    return Agent(name="x", instructions=text)\n',
+                    ),
+                ),
+            ),
+            (
+                "content-before-role",
+                (
+                    (
+                        "bot/agent.py",
+                        _IMPORTS + "def ask(q):\n"
+                        "    text = POLICY\n"
+                        '    return [{"content": text, "role": "system"}, {"role": "user", "content": q}]\n',
+                    ),
+                ),
+            ),
+            (
+                "class-attribute-through-self",
+                (
+                    (
+                        "bot/agent.py",
+                        _IMPORTS + "class Analyst:\n"
+                        "    GUIDE = POLICY\n"
+                        "\n"
+                        "    def build(self):\n"
+                        '        return Agent(name="x", instructions=self.GUIDE)\n',
+                    ),
+                ),
+            ),
+            (
+                "class-attribute-by-name",
+                (
+                    (
+                        "bot/agent.py",
+                        _IMPORTS + "class Cfg:\n"
+                        "    GUIDE = POLICY\n"
+                        "\n"
+                        "\n"
+                        "def build():\n"
+                        '    return Agent(name="x", instructions=Cfg.GUIDE)\n',
+                    ),
+                ),
+            ),
+            (
+                "closure-across-a-class",
+                (
+                    (
+                        "bot/agent.py",
+                        _IMPORTS + "def make():\n"
+                        "    text = POLICY\n"
+                        "\n"
+                        "    class Analyst:\n"
+                        "        def build(self):\n"
+                        '            return Agent(name="x", instructions=text)\n'
+                        "\n"
+                        "    return Analyst().build()\n",
+                    ),
+                ),
+            ),
+            (
+                "function-passed-by-name",
+                (
+                    (
+                        "bot/agent.py",
+                        _IMPORTS + "def dynamic(ctx, agent) -> str:\n"
+                        "    text = POLICY.strip()\n"
+                        "    return text\n"
+                        "\n"
+                        "\n"
+                        'agent = Agent(name="x", instructions=dynamic)\n',
+                    ),
+                ),
+            ),
+            (
+                "method-passed-by-name",
+                (
+                    (
+                        "bot/agent.py",
+                        _IMPORTS + "class Analyst:\n"
+                        "    def rules(self, ctx, agent) -> str:\n"
+                        "        return POLICY\n"
+                        "\n"
+                        "    def build(self):\n"
+                        '        return Agent(name="x", instructions=self.rules)\n',
+                    ),
+                ),
+            ),
+            (
                 "function-reads-a-module-constant",
                 (
                     (

@@ -9,14 +9,24 @@ import keyword
 import re
 
 from refusal_lint.static.gate.composed.leadins import IN_DOUBT
-from refusal_lint.static.gate.composed.reach import INSTANCE, LISTED, REFUSING, bound_lines, held, is_class
+from refusal_lint.static.gate.composed.reach import (
+    INSTANCE,
+    LISTED,
+    REFUSING,
+    bound_lines,
+    class_attrs,
+    held,
+    is_class,
+    member,
+)
 from refusal_lint.static.gate.composed.statements import AFTER_TARGET, Code, code_of
 from refusal_lint.static.gate.imports import bindings_of
 from refusal_lint.static.gate.lowered import WORD_CODES
 
 _DEF = re.compile(rb"^[ \t]*(?:async[ \t]+)?def[ \t]", re.M)
 KEYWORDS = frozenset(keyword.kwlist)  # no name a value is read from
-_OPENERS = (b"(", b",", b'"', b"'")  # the last byte of a call's, a role's or a tuple's shape
+_QUOTES = (b'"', b"'")  # the last byte of a role's shape (`"role": "system"`)
+_OPENERS = (b"(", b",", *_QUOTES)  # the last byte of a call's, a role's or a tuple's shape
 _WORD_BYTES = frozenset(bytes([c]) for c in WORD_CODES)  # a byte of a name (none at an end)
 CONSTANTS = 16  # module constants followed back from one value; past it, all are read
 LOCALS = 64  # names a function's locals are followed to from one value; past it, read in doubt
@@ -59,15 +69,14 @@ def passed(data: bytes, shapes: list[re.Match[bytes]]) -> dict[str, list[str]]:
 
 
 def _function(code: Code, first: int) -> tuple[int, int] | None:
-    """The block whose locals the statement at `first` reads: the `def` or `class` holding
-    it, or, in a nested function, the outermost function around it (a closure reads its
-    enclosing functions' locals; a method, not its class's)."""
-    own = code.enclosing(first)
-    while own is not None and code.data[own[0] : own[0] + 1] in b" \t" and not is_class(code.data, own[0]):
-        outer = code.enclosing(own[0])
-        if outer is None or is_class(code.data, outer[0]):
-            break
-        own = outer
+    """The block whose locals the statement at `first` may read: the `def` or `class`
+    holding it, or the outermost function around that (a closure reads its enclosing
+    functions' locals, across a class defined in one too; a method, not its class's)."""
+    own = outer = code.enclosing(first)
+    while outer is not None and code.data[outer[0] : outer[0] + 1] in b" \t":
+        outer = code.enclosing(outer[0])
+        if outer is not None and not is_class(code.data, outer[0]):
+            own = outer
     return own
 
 
@@ -83,6 +92,8 @@ def _value(code: Code, m: re.Match[bytes]) -> tuple[int, int]:
         return pos, code.value_end(pos, last, commas=code.depth_in(first, m.start()) > 0)
     if shape == b":":
         return pos, code.value_end(pos, last, commas=True)
+    if shape in _QUOTES:  # a role's message: its whole dict (`{"content": P, "role": "system"}`)
+        pos = code.opener(first, m.start()) + 1
     if shape in _OPENERS:
         return pos, code.value_end(pos, last, commas=False)
     found = _DEF.search(code.data, pos)  # a decorator: the function it decorates
@@ -105,12 +116,10 @@ def _outward(code: Code, names: set[str], imported: frozenset[str], own: tuple[i
     while todo:
         if len(seen) > CONSTANTS:
             return seen  # past the budget: in doubt, all of them
-        head = todo.pop().partition(".")[0]
-        if head in imported:
+        name = todo.pop()
+        if name.partition(".")[0] in imported:
             return seen
-        if head in INSTANCE:
-            continue  # an attribute of `self`: no module constant
-        for read in _bound_from(code, head) - seen:
+        for read in _bound_from(code, name) - seen:
             seen.add(read)
             todo.append(read)
     return set()
@@ -158,18 +167,51 @@ def _local_from(code: Code, name: str, own: tuple[int, int]) -> set[str] | None:
         ):
             first, last = code.statement(at)
             if code.depth_in(first, at) == 0:  # not a call's keyword argument (`f(\n  name=x,`)
-                out = out or set()
-                if code.composes(at, last):  # `text = POLICY`, not `text = await ask(POLICY)`
-                    out |= code.names(first, last, values=True) - KEYWORDS - {name}
+                # `text = POLICY + ask(x)` reads POLICY, not x: binding composes no call's result.
+                out = (out or set()) | code.composed_names(first, last) - KEYWORDS - {name}
         at = code.data.find(word, end, own[1])
     return out
 
 
 def _bound_from(code: Code, name: str) -> set[str]:
-    """The names the module-level statements assigning `name` read (not a class's: binding
-    composes no instance of one)."""
+    """The names what `name` holds may be read from: the module-level statements assigning
+    it; for `Class.attr` (`self.attr`, `cls.attr`: a class of the module's), the class body's
+    statements assigning `attr`; for a function passed by name (`instructions=dynamic`,
+    `instructions=self.dynamic`), the names its `def` reads (binding reads what it returns)."""
+    head, _, rest = name.partition(".")
+    attr = rest.partition(".")[0]
     out: set[str] = set()
-    for start in bound_lines(code.data, name):
-        if code.token_at(start) < 0 and not is_class(code.data, start):
-            out |= code.names(start, code.statement(start)[1], values=True) - KEYWORDS - {name}
+    if head in INSTANCE:
+        for qualified in class_attrs(code.data, attr) if attr else ():
+            out |= _bound_from(code, qualified)
+        return out | (_def_reads(code, attr, indented=True) if attr else out)
+    for start in bound_lines(code.data, head):
+        if code.token_at(start) >= 0:
+            continue
+        if not is_class(code.data, start):
+            out |= code.names(start, code.statement(start)[1], values=True) - KEYWORDS - {head}
+        elif attr:
+            first, last = member(code.data, start, code.block(start), attr)
+            out |= code.names(first, last, values=True) - KEYWORDS
+    return out | (_def_reads(code, head, indented=False) if not attr else out)
+
+
+def _def_reads(code: Code, name: str, indented: bool) -> set[str]:
+    """The names the functions called `name` read, header and body: those at column 0, or
+    (`indented`) the methods."""
+    out: set[str] = set()
+    word = b"def " + name.encode()
+    at = code.data.find(word)
+    while at >= 0:
+        end = at + len(word)
+        line = code.data.rfind(b"\n", 0, at) + 1
+        lead = code.data[line:at]
+        if (
+            code.data[end : end + 1] in (b"(", b" ")
+            and lead.strip(b" \t") in (b"", b"async")
+            and lead[:1].isspace() == indented
+            and code.token_at(at) < 0
+        ):
+            out |= code.names(line, code.block(line), values=True) - KEYWORDS - {name}
+        at = code.data.find(word, end)
     return out

@@ -143,7 +143,7 @@ def binding(data: bytes, name: str) -> list[Any]:
         if is_class(data, start):
             if not attr:
                 continue
-            start, end = _member(data, start, code.block(start), attr.partition(".")[0])
+            start, end = member(data, start, code.block(start), attr.partition(".")[0])
         else:
             _, end = code.statement(start)
         found.update(held(data[start:end]))
@@ -158,7 +158,7 @@ def held(text: bytes) -> list[str]:
     return [w for w, f in ((LISTED, listed_anywhere), (REFUSING, refusing_spans)) if f(text)]
 
 
-def _member(data: bytes, start: int, end: int, attr: str) -> tuple[int, int]:
+def member(data: bytes, start: int, end: int, attr: str) -> tuple[int, int]:
     """The statement of a class body (between `start` and `end`) that assigns `attr`."""
     pattern = re.compile(rb"^[ \t]+" + re.escape(attr.encode()) + rb"[ \t]*(?::[^=\n]*)?=(?!=)", re.M)
     m = pattern.search(data, start, end)

@@ -112,6 +112,17 @@ class Code:
                 return m.start()
         return stop
 
+    def opener(self, first: int, pos: int) -> int:
+        """Where the innermost bracket still open at `pos` opens, counted from `first` (a
+        statement's start); `first` where none is."""
+        stack: list[int] = []
+        for m in _BRACKETS.finditer(self._masked(), first, pos):
+            if m[0] in b"([{":
+                stack.append(m.start())
+            elif m[0] != b"," and stack:
+                stack.pop()
+        return stack[-1] if stack else first
+
     def depth_in(self, start: int, pos: int) -> int:
         """How much deeper in brackets `pos` is than `start`, a statement's."""
         return _delta(self._masked(), start, pos)
@@ -191,12 +202,17 @@ class Code:
             out.update(self.names(after, read_to))
         return out
 
-    def composes(self, start: int, end: int) -> bool:
-        """May the code of [start, end), a value, be text binding composes (values.py:
-        strings, names, `+`, `%`, f-strings, and the calls of `_COMPOSING`)? Not where it
-        calls anything else, awaits, or chooses (`a if c else b`): binding reads no text
-        from those."""
-        return all(m[1] in _COMPOSING for m in _NOT_TEXT.finditer(self._masked(), start, end))
+    def composed_names(self, start: int, end: int) -> set[str]:
+        """`names(start, end, values=True)` less the names in the arguments of a call that
+        binding composes no text through (values.py: `date.today()`, `ask(POLICY)` stand in
+        a prompt's text as a placeholder; `dedent(POLICY)`, `"\\n".join([...])` do not)."""
+        out: set[str] = set()
+        pos = start
+        for m in _CALL.finditer(self._masked(), start, end):
+            if m.start() >= pos and m[1] not in _COMPOSING:
+                out |= self.names(pos, m.end(), values=True)
+                pos = self.value_end(m.end(), end, commas=False)
+        return out | self.names(pos, end, values=True)
 
     def scope(self, start: int) -> tuple[int, int]:
         """Where names bound by the statement at `start` may be read: the `def` or `class`
@@ -259,7 +275,7 @@ class Code:
 
 # The calls binding composes text through (extract/python/values.py's call_value).
 _COMPOSING = frozenset(n.encode() for n in ("format", "join", *vocab.STRIPS, *vocab.DEDENTS, *vocab.WRAPPERS))
-_NOT_TEXT = re.compile(rb"([A-Za-z_][A-Za-z0-9_]*)[ \t]*\(|\b(?:await|lambda|if|yield)\b")
+_CALL = re.compile(rb"([A-Za-z_][A-Za-z0-9_]*)[ \t]*\(")
 
 
 # A dotted name, not a string's prefix (`f"`, `rb'`), then what may show it is no value.
