@@ -603,6 +603,18 @@ EXPLICIT = [
                 ),
             ),
             (
+                "system-message-template",
+                (
+                    (
+                        "bot/agent.py",
+                        "from langchain_core.prompts import ChatPromptTemplate, SystemMessagePromptTemplate\n"
+                        "from bot.policy import POLICY\n\n"
+                        "chat = ChatPromptTemplate.from_messages(\n"
+                        '    [SystemMessagePromptTemplate.from_template(POLICY), ("human", "{q}")]\n)\n',
+                    ),
+                ),
+            ),
+            (
                 "function-reads-a-module-constant",
                 (
                     (

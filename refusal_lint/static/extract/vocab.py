@@ -36,6 +36,9 @@ CHAT_SYSTEM_ROLES = frozenset({"system", "developer"})
 # `add_system_message(X)`, `SystemMessage(X)` (`system(...)` alone is `os.system`).
 SYSTEM_CALL_WORD = "system"
 SYSTEM_CALL_TEXT_KWARGS = ("content", "text", "prompt", "message")
+# LangChain's system template, made by a class method: `SystemMessagePromptTemplate.from_template(X)`.
+SYSTEM_TEMPLATE_CLASS = "SystemMessagePromptTemplate"
+SYSTEM_TEMPLATE_METHODS = frozenset({"from_template", "from_messages"})
 TEXT_BLOCK_KEYS = frozenset({"text"})  # `{"type": "text", "text": ...}`
 DEDENTS = frozenset({"dedent", "cleandoc"})
 STRIPS = frozenset({"strip", "lstrip", "rstrip"})
@@ -110,6 +113,11 @@ def metadata_media(meta: ast.Dict) -> ast.expr | None:
 def is_prompt_name(name: str) -> bool:
     """An assigned name that holds prompt text (DESIGN §2, Python assignments)."""
     return name.lower().strip("_") == "system_message" or any(w in PROMPT_NAME_WORDS for w in words(name))
+
+
+def is_system_template(receiver: str | None, method: str) -> bool:
+    """`SystemMessagePromptTemplate.from_template(X)`: `receiver` the last name before the method."""
+    return method in SYSTEM_TEMPLATE_METHODS and receiver == SYSTEM_TEMPLATE_CLASS
 
 
 def is_system_call(name: str) -> bool:

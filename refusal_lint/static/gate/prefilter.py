@@ -75,7 +75,9 @@ _PROMPT_SHAPE = re.compile(
     # A call whose name says system (`SystemMessage(`, `from_system(`, `add_system_message(`).
     + rb"|"
     + _cased({vocab.SYSTEM_CALL_WORD})
-    + rb"[A-Za-z0-9_]*[ \t]*\("
+    + rb"[A-Za-z0-9_]*(?:\.(?:"
+    + _alternatives(vocab.SYSTEM_TEMPLATE_METHODS)
+    + rb"))?[ \t]*\("
     # A prompt function (`@agent.system_prompt`).
     + rb"|@[A-Za-z0-9_.]*\.(?:"
     + _alternatives(vocab.PROMPT_DECORATORS)

@@ -339,7 +339,7 @@ def _prompt_node(node: ast.AST, params: frozenset[str]) -> bool:
             return True
         name = last(node.func)
         if vocab.is_system_call(name) or (
-            name in ("from_template", "from_messages") and "SystemMessage" in ast.dump(node.func)
+            isinstance(node.func, ast.Attribute) and vocab.is_system_template(last(node.func.value), name)
         ):
             return any(_prose(v, params) for v in (*node.args, *(k.value for k in node.keywords)))
     elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
