@@ -348,7 +348,16 @@ _IMPORTED = "from bot.policy import POLICY, LEAD\nfrom agents import Agent\n\n"
             None,
             [],
         ),
-        ("a = Agent(instructions=build(LEAD), model=POLICY)\n", "listed refusing", ["LEAD"]),
+        ("a = Agent(instructions=build(LEAD), model=POLICY)\n", "listed refusing", ["LEAD", "build"]),
+        # A prompt function called: its callee, as binding reads its returns.
+        ("a = Agent(instructions=await self.render(x))\n", None, []),  # no method `render` here
+        (
+            "class A:\n    def render(self, x):\n        return LEAD\n\n"
+            "    async def go(self, x):\n        return Agent(instructions=await self.render(x))\n",
+            "listed refusing",
+            ["LEAD", "self.render", "x"],
+        ),
+        ("a = Agent(instructions=dedent(LEAD))\n", "listed refusing", ["LEAD"]),
         ("a = Agent(instructions=TEXT)\n", None, []),  # its own module's: relevance reads it
         (
             "RULES = POLICY\na = Agent(instructions=LEAD2 + RULES)\n",

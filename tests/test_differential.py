@@ -615,6 +615,32 @@ EXPLICIT = [
                 ),
             ),
             (
+                "prompt-function-called",
+                (
+                    (
+                        "bot/instr.py",
+                        "from bot.policy import POLICY\n\n\n"
+                        "def build_instruction() -> str:\n    return POLICY\n",
+                    ),
+                    (
+                        "bot/agent.py",
+                        "from google.adk.agents import LlmAgent\nfrom bot.instr import build_instruction\n\n"
+                        'root_agent = LlmAgent(name="x", instruction=build_instruction())\n',
+                    ),
+                ),
+            ),
+            (
+                "prompt-method-called",
+                (
+                    (
+                        "bot/agent.py",
+                        _IMPORTS + "class Analyst:\n    def __init__(self):\n"
+                        '        self.agent = Agent(name="x", instructions=self.build_instruction())\n\n'
+                        '    def build_instruction(self) -> str:\n        return "Be brief.\\n" + POLICY\n',
+                    ),
+                ),
+            ),
+            (
                 "function-reads-a-module-constant",
                 (
                     (

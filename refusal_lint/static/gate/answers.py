@@ -136,8 +136,9 @@ def leads(data: bytes) -> dict[str, list[str]]:
     a refusing lead-in open (a rule line), and those read in a prompt's value (what the
     value's own text lacks)."""
     from refusal_lint.static.gate.composed.leadins import leads as names_after
-    from refusal_lint.static.gate.composed.passed import KEYWORDS, passed
+    from refusal_lint.static.gate.composed.passed import passed
     from refusal_lint.static.gate.composed.reach import LISTED
+    from refusal_lint.static.gate.composed.statements import KEYWORDS
 
     shapes = [*prefilter.prompt_shapes(data)]
     if not shapes:

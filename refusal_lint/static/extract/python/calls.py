@@ -201,7 +201,9 @@ class Recognisers(ExtractorState):
         arg: ast.expr | None = None
         if vocab.is_system_call(name):
             arg = self.kwarg(node, *vocab.SYSTEM_CALL_TEXT_KWARGS) or self.first_arg(node)
-        elif isinstance(node.func, ast.Attribute) and vocab.is_system_template(last_name(node.func.value), name):
+        elif isinstance(node.func, ast.Attribute) and vocab.is_system_template(
+            last_name(node.func.value), name
+        ):
             arg = self.kwarg(node, "template") or self.first_arg(node)
         if arg is not None:
             self.prompt_arg(arg, name, PromptForm.CHAT_MESSAGE)

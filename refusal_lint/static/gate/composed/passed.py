@@ -5,7 +5,6 @@ another."""
 
 from __future__ import annotations
 
-import keyword
 import re
 
 from refusal_lint.static.gate.composed.leadins import IN_DOUBT
@@ -17,17 +16,18 @@ from refusal_lint.static.gate.composed.reach import (
     class_attrs,
     held,
     is_class,
+    is_def,
     member,
+    spans_of,
 )
-from refusal_lint.static.gate.composed.statements import AFTER_TARGET, Code, code_of
+from refusal_lint.static.gate.composed.statements import COMPOSING, DOTTED, KEYWORDS, Code, code_of
 from refusal_lint.static.gate.imports import bindings_of
-from refusal_lint.static.gate.lowered import WORD_CODES
 
 _DEF = re.compile(rb"^[ \t]*(?:async[ \t]+)?def[ \t]", re.M)
-KEYWORDS = frozenset(keyword.kwlist)  # no name a value is read from
+# A value that is a call (`build_instruction()`, `await self.render(ctx)`): its callee.
+_CALLED = re.compile(rb"[ \t\r\n(]*(?:await[ \t]+)?(" + DOTTED.pattern + rb")[ \t]*\(")
 _QUOTES = (b'"', b"'")  # the last byte of a role's shape (`"role": "system"`)
 _OPENERS = (b"(", b",", *_QUOTES)  # the last byte of a call's, a role's or a tuple's shape
-_WORD_BYTES = frozenset(bytes([c]) for c in WORD_CODES)  # a byte of a name (none at an end)
 CONSTANTS = 16  # module constants followed back from one value; past it, all are read
 LOCALS = 64  # names a function's locals are followed to from one value; past it, read in doubt
 
@@ -48,6 +48,9 @@ def passed(data: bytes, shapes: list[re.Match[bytes]]) -> dict[str, list[str]]:
             continue  # in a string or a comment (a docstring's `system (`), not at its quote
         start, end = _value(code, m)
         names = code.names(start, end, values=True) - KEYWORDS
+        called = _CALLED.match(data, start, end)
+        if called is not None and called[1].rpartition(b".")[2] not in COMPOSING:
+            names.add(called[1].decode())  # a prompt function called (`instruction=build()`)
         if not names:
             continue
         if imported is None:
@@ -151,26 +154,13 @@ def _through_locals(code: Code, names: set[str], imported: frozenset[str], own: 
 
 
 def _local_from(code: Code, name: str, own: tuple[int, int]) -> set[str] | None:
-    """The names the statements of a function's block (`own`) that assign `name` read
-    (`name = ...`, `name: T = ...`, `name += ...`, `(name := ...)`, a tuple's `a, name = ...`);
-    None where none assigns it (no local)."""
-    out: set[str] | None = None
-    word = name.encode()
-    at = code.data.find(word, own[0], own[1]) if word else -1
-    while at >= 0:
-        end = at + len(word)
-        if (
-            code.data[at - 1 : at] not in _WORD_BYTES
-            and code.data[end : end + 1] not in _WORD_BYTES
-            and AFTER_TARGET.match(code.data, end) is not None
-            and code.token_at(at) < 0
-        ):
-            first, last = code.statement(at)
-            if code.depth_in(first, at) == 0:  # not a call's keyword argument (`f(\n  name=x,`)
-                # `text = POLICY + ask(x)` reads POLICY, not x: binding composes no call's result.
-                out = (out or set()) | code.composed_names(first, last) - KEYWORDS - {name}
-        at = code.data.find(word, end, own[1])
-    return out
+    """The names the statements of a function's block (`own`) that assign `name` read, as
+    binding composes them (`text = POLICY + ask(x)` reads POLICY, not x); None where none
+    assigns it (no local)."""
+    spans = code.assigning(name, own)
+    if spans is None:
+        return None
+    return {n for s, e in spans for n in code.composed_names(s, e)} - KEYWORDS - {name}
 
 
 def _bound_from(code: Code, name: str) -> set[str]:
@@ -184,21 +174,20 @@ def _bound_from(code: Code, name: str) -> set[str]:
     if head in INSTANCE:
         for qualified in class_attrs(code.data, attr) if attr else ():
             out |= _bound_from(code, qualified)
-        return out | (_def_reads(code, attr, indented=True) if attr else out)
+        return out | (_def_reads(code, attr) if attr else out)
     for start in bound_lines(code.data, head):
         if code.token_at(start) >= 0:
             continue
-        if not is_class(code.data, start):
-            out |= code.names(start, code.statement(start)[1], values=True) - KEYWORDS - {head}
-        elif attr:
-            first, last = member(code.data, start, code.block(start), attr)
-            out |= code.names(first, last, values=True) - KEYWORDS
-    return out | (_def_reads(code, head, indented=False) if not attr else out)
+        if is_class(code.data, start):
+            spans = spans_of(code, *member(code.data, start, code.block(start), attr)) if attr else []
+        else:
+            spans = spans_of(code, start, code.block(start) if is_def(code.data, start) else -1)
+        out |= {n for s, e in spans for n in code.names(s, e, values=True)} - KEYWORDS - {head}
+    return out
 
 
-def _def_reads(code: Code, name: str, indented: bool) -> set[str]:
-    """The names the functions called `name` read, header and body: those at column 0, or
-    (`indented`) the methods."""
+def _def_reads(code: Code, name: str) -> set[str]:
+    """The names the methods called `name` read in what they return."""
     out: set[str] = set()
     word = b"def " + name.encode()
     at = code.data.find(word)
@@ -209,9 +198,9 @@ def _def_reads(code: Code, name: str, indented: bool) -> set[str]:
         if (
             code.data[end : end + 1] in (b"(", b" ")
             and lead.strip(b" \t") in (b"", b"async")
-            and lead[:1].isspace() == indented
-            and code.token_at(at) < 0
+            and lead[:1].isspace()
         ):
-            out |= code.names(line, code.block(line), values=True) - KEYWORDS - {name}
+            spans = code.returned(line, code.block(line)) if code.token_at(at) < 0 else []
+            out |= {n for s, e in spans for n in code.names(s, e, values=True)} - KEYWORDS - {name}
         at = code.data.find(word, end)
     return out

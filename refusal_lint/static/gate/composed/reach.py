@@ -15,10 +15,12 @@ from refusal_lint.static.gate.imports import bindings_of
 from refusal_lint.static.gate.lowered import WORD_CODES
 from refusal_lint.static.gate.relevance import listed_anywhere, refusing_spans
 
-# A binding: an assignment (`NAME =`, `NAME: T =`, `A = NAME =`) or a class (whose
-# attributes binding reads: `Policy.RULES`), at the start of a line or after a `;`.
+# A binding: an assignment (`NAME =`, `NAME: T =`, `A = NAME =`), a class (whose
+# attributes binding reads: `Policy.RULES`) or a function (a prompt function binding reads
+# the returns of: `instruction=build_instruction()`), at the start of a line or after a `;`.
 _TOP = re.compile(
     rb"(?:^([ \t]*)|;[ \t]*)(?:class[ \t]+([A-Za-z_][A-Za-z0-9_]*)"
+    rb"|(?:async[ \t]+)?def[ \t]+([A-Za-z_][A-Za-z0-9_]*)"
     rb"|((?:[A-Za-z_][A-Za-z0-9_]*[ \t]*(?::[^=\n]*)?(?:\+|\|)?=(?!=)[ \t]*)+))",
     re.M,
 )
@@ -30,7 +32,7 @@ BUDGET = 128  # (module, name) pairs followed from one candidate; past it, it is
 
 @lru_cache(maxsize=16)
 def top_names(data: bytes) -> dict[str, list[int]]:
-    """Where each module-level name is bound by an assignment or a class, at column 0 or
+    """Where each module-level name is bound by an assignment, a class or a function, at column 0 or
     in a module-level `if`, `try`, `with` or loop (in no `def` or `class`): their lines'
     starts. A superset: a line of a string that looks like one counts (not one inside
     brackets). Only the module's own code is searched: between its outer blocks, and their
@@ -43,7 +45,7 @@ def top_names(data: bytes) -> dict[str, list[int]]:
         for m in _TOP.finditer(data, pos, len(data) if header_end < 0 else header_end):
             if code.depth_at(m.start()) > 0:
                 continue  # a keyword argument of a call (`setup(\n    name="x",`): no binding
-            for n in [m[2].decode()] if m[2] else assigned_names(m[3]):
+            for n in _bound_names(m):
                 out.setdefault(n, []).append(m.start())
         pos = end
     return out
@@ -69,7 +71,7 @@ def bound_at(data: bytes, head: str) -> list[int]:
         line_start = data.rfind(b"\n", 0, at) + 1
         before = data[line_start:at].rstrip(b" \t")
         if AFTER_TARGET.match(data, end) is None and not (
-            before.endswith(b"class") and len(before) < at - line_start
+            before.endswith((b"class", b"def")) and len(before) < at - line_start
         ):
             continue
         line_end = data.find(b"\n", end)
@@ -78,9 +80,15 @@ def bound_at(data: bytes, head: str) -> list[int]:
         for t in _TOP.finditer(data, line_start, line_end):
             if code.depth_at(t.start()) > 0 or _in_block(code, t.start()):
                 continue
-            if head in ([t[2].decode()] if t[2] else assigned_names(t[3])):
+            if head in _bound_names(t):
                 out.append(t.start())
     return out
+
+
+def _bound_names(m: re.Match[bytes]) -> list[str]:
+    """The names a match of `_TOP` binds: its class's, its function's or its targets'."""
+    named = m[2] or m[3]
+    return [named.decode()] if named else assigned_names(m[4])
 
 
 _COMMON = 64  # a name written more often than this is looked up among all of the module's
@@ -128,11 +136,15 @@ def is_class(data: bytes, start: int) -> bool:
     return data[start : start + 80].lstrip(b" \t").startswith(b"class")
 
 
+def is_def(data: bytes, start: int) -> bool:
+    return data[start : start + 80].lstrip(b" \t").startswith((b"def", b"async"))
+
+
 def binding(data: bytes, name: str) -> list[Any]:
     """What module-level `name` (or `Class.attr`) holds, as its statements' text shows:
     [what may stand in it (`held`), the dotted names its code reads]. A class only for the
-    attribute asked (binding composes no instance of it); a function never (nor a call's
-    result)."""
+    attribute asked (binding composes no instance of it); a function (or method) whole: a
+    prompt function's returns are read (`instruction=build_instruction()`)."""
     head, _, attr = name.partition(".")
     code = code_of(data)
     found: set[str] = set()
@@ -143,11 +155,12 @@ def binding(data: bytes, name: str) -> list[Any]:
         if is_class(data, start):
             if not attr:
                 continue
-            start, end = member(data, start, code.block(start), attr.partition(".")[0])
+            spans = spans_of(code, *member(data, start, code.block(start), attr.partition(".")[0]))
         else:
-            _, end = code.statement(start)
-        found.update(held(data[start:end]))
-        refs.update(code.names(start, end))
+            spans = spans_of(code, start, code.block(start) if is_def(data, start) else -1)
+        for s, e in spans:
+            found.update(held(data[s:e]))
+            refs.update(code.names(s, e))
     refs.discard(head)
     return [sorted(found), sorted(refs)]
 
@@ -158,14 +171,27 @@ def held(text: bytes) -> list[str]:
     return [w for w, f in ((LISTED, listed_anywhere), (REFUSING, refusing_spans)) if f(text)]
 
 
+def spans_of(code: Code, start: int, end: int) -> list[tuple[int, int]]:
+    """The text a binding holds: a function's (`end`: its block's end, a `def` at `start`)
+    what it returns; an assignment's (`end` -1: to be found) its statement."""
+    if end < 0:
+        return [(start, code.statement(start)[1])]
+    return code.returned(start, end) if is_def(code.data, start) else [(start, end)]
+
+
 def member(data: bytes, start: int, end: int, attr: str) -> tuple[int, int]:
-    """The statement of a class body (between `start` and `end`) that assigns `attr`."""
-    pattern = re.compile(rb"^[ \t]+" + re.escape(attr.encode()) + rb"[ \t]*(?::[^=\n]*)?=(?!=)", re.M)
+    """The statement of a class body (between `start` and `end`) that assigns `attr`, or
+    the method called `attr`."""
+    word = re.escape(attr.encode())
+    pattern = re.compile(
+        rb"^[ \t]+(?:" + word + rb"[ \t]*(?::[^=\n]*)?=(?!=)|(?:async[ \t]+)?def[ \t]+" + word + rb"\b)", re.M
+    )
     m = pattern.search(data, start, end)
     if m is None:
         return end, end
     line = data.rfind(b"\n", 0, m.start()) + 1
-    return line, min(end, code_of(data).statement(line)[1])
+    code = code_of(data)
+    return line, min(end, code.block(line) if is_def(data, line) else code.statement(line)[1])
 
 
 class Reach:

@@ -6,12 +6,13 @@ statement found holds ast's, its names hold the names ast reads there."""
 from __future__ import annotations
 
 import bisect
+import keyword
 import re
 from functools import lru_cache
 
 from refusal_lint.static.extract import vocab
 from refusal_lint.static.gate import pystrings
-from refusal_lint.static.gate.lowered import word_matches
+from refusal_lint.static.gate.lowered import WORD_CODES, word_matches
 
 DOTTED = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _ASSIGNED = re.compile(rb"(?<![=!<>])=(?!=)")
@@ -202,6 +203,47 @@ class Code:
             out.update(self.names(after, read_to))
         return out
 
+    def assigning(self, name: str, scope: tuple[int, int]) -> list[tuple[int, int]] | None:
+        """The statements of `scope` that assign `name` at their top (`name = ...`, `name: T
+        = ...`, `name += ...`, `(name := ...)`, a tuple's `a, name = ...`; not a call's
+        keyword argument, `f(\n    name=x,`); None where none does."""
+        out: list[tuple[int, int]] | None = None
+        data, word = self.data, name.encode()
+        at = data.find(word, scope[0], scope[1]) if word else -1
+        while at >= 0:
+            end = at + len(word)
+            if (
+                data[at - 1 : at] not in _WORD_BYTES
+                and data[end : end + 1] not in _WORD_BYTES
+                and AFTER_TARGET.match(data, end) is not None
+                and self.token_at(at) < 0
+            ):
+                first, last = self.statement(at)
+                if self.depth_in(first, at) == 0:
+                    out = out or []
+                    out.append((first, last))
+            at = data.find(word, end, scope[1])
+        return out
+
+    def returned(self, start: int, end: int) -> list[tuple[int, int]]:
+        """The statements the value a function (its block: `start`, `end`) returns may be
+        read from: its `return`s, and those assigning the locals they read, in turn."""
+        spans = [
+            self.statement(m.start())
+            for m in _RETURN.finditer(self.data, start, end)
+            if self.token_at(m.end() - 1) < 0
+        ]
+        todo = sorted({n.partition(".")[0] for s, e in spans for n in self.composed_names(s, e)} - KEYWORDS)
+        seen = set(todo)
+        while todo:
+            for span in self.assigning(todo.pop(), (start, end)) or ():
+                if span not in spans:
+                    spans.append(span)
+                    new = {n.partition(".")[0] for n in self.composed_names(*span)} - KEYWORDS - seen
+                    seen |= new
+                    todo.extend(sorted(new))
+        return spans
+
     def composed_names(self, start: int, end: int) -> set[str]:
         """`names(start, end, values=True)` less the names in the arguments of a call that
         binding composes no text through (values.py: `date.today()`, `ask(POLICY)` stand in
@@ -209,7 +251,7 @@ class Code:
         out: set[str] = set()
         pos = start
         for m in _CALL.finditer(self._masked(), start, end):
-            if m.start() >= pos and m[1] not in _COMPOSING:
+            if m.start() >= pos and m[1] not in COMPOSING:
                 out |= self.names(pos, m.end(), values=True)
                 pos = self.value_end(m.end(), end, commas=False)
         return out | self.names(pos, end, values=True)
@@ -273,8 +315,13 @@ class Code:
         return self._outer
 
 
+KEYWORDS = frozenset(keyword.kwlist)  # no name a value is read from
+_WORD_BYTES = frozenset(bytes([c]) for c in WORD_CODES)  # a byte of a name (none at an end)
+_RETURN = re.compile(rb"^[ \t]+return\b", re.M)
+
+
 # The calls binding composes text through (extract/python/values.py's call_value).
-_COMPOSING = frozenset(n.encode() for n in ("format", "join", *vocab.STRIPS, *vocab.DEDENTS, *vocab.WRAPPERS))
+COMPOSING = frozenset(n.encode() for n in ("format", "join", *vocab.STRIPS, *vocab.DEDENTS, *vocab.WRAPPERS))
 _CALL = re.compile(rb"([A-Za-z_][A-Za-z0-9_]*)[ \t]*\(")
 
 
