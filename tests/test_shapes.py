@@ -23,6 +23,7 @@ FORMS = {
     "prompt-adk-function-call": [("survey/agent.py", 5, "prompt-function")],
     "prompt-config-dict": [("survey/config.py", 7, "dict-entry")],
     "prompt-dataclass-default": [("survey/settings.py", 10, "assignment")],
+    "prompt-pydantic-field": [("survey/settings.py", 10, "assignment")],
     "prompt-json-config": [("survey/agent_config.json", 4, "data-key")],
     "prompt-prompty": [("survey/analyst.prompty", 1, "file")],
 }

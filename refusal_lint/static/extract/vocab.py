@@ -43,6 +43,9 @@ TEXT_BLOCK_KEYS = frozenset({"text"})  # `{"type": "text", "text": ...}`
 DEDENTS = frozenset({"dedent", "cleandoc"})
 STRIPS = frozenset({"strip", "lstrip", "rstrip"})
 WRAPPERS = frozenset({"MappingProxyType", "dict", "Final", "frozendict", "str"})
+# A class field's default made by a call (`field(default=X)`, attrs' `field(default=X)`,
+# pydantic's `Field(X)` or `Field(default=X)`): the default is the field's value.
+FIELD_CALLS = frozenset({"field", "Field"})
 STRUCT_FROM_DICT = frozenset({"ParseDict", "dict_to_struct", "to_struct"})
 ITERATION_VIEWS = frozenset({"items", "keys", "values"})
 ORDER_WRAPPERS = frozenset({"sorted", "list", "tuple", "set", "frozenset", "reversed"})

@@ -79,9 +79,11 @@ class Definitions(ExtractorState):
             self.instance_prompt(node.target, node.value)
             return
         value = node.value
-        if isinstance(value, ast.Call) and last_name(value.func) == "field":
-            # A dataclass field: `system_prompt: str = field(default="...")`.
+        if isinstance(value, ast.Call) and last_name(value.func) in vocab.FIELD_CALLS:
+            # A dataclass or pydantic field: `system_prompt: str = field(default="...")`.
             default = next((k.value for k in value.keywords if k.arg == "default"), None)
+            if default is None and last_name(value.func) == "Field" and value.args:
+                default = value.args[0]  # pydantic: `Field("...", description=...)`
             if default is None:
                 return
             value = default
