@@ -174,7 +174,7 @@ def _bound_from(code: Code, name: str) -> set[str]:
     if head in INSTANCE:
         for qualified in class_attrs(code.data, attr) if attr else ():
             out |= _bound_from(code, qualified)
-        return out | (_def_reads(code, attr) if attr else out)
+        return out | _def_reads(code, attr) if attr else out
     for start in bound_lines(code.data, head):
         if code.token_at(start) >= 0:
             continue

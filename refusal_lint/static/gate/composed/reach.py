@@ -132,12 +132,18 @@ def class_attrs(data: bytes, name: str) -> list[str]:
     return sorted(out)
 
 
+_CLASS_LINE = re.compile(rb"[ \t]*class[ \t]")
+_DEF_LINE = re.compile(rb"[ \t]*(?:async[ \t]+)?def[ \t]")
+
+
 def is_class(data: bytes, start: int) -> bool:
-    return data[start : start + 80].lstrip(b" \t").startswith(b"class")
+    """Does the line at `start` open a class (not `classes = ...`)?"""
+    return _CLASS_LINE.match(data, start) is not None
 
 
 def is_def(data: bytes, start: int) -> bool:
-    return data[start : start + 80].lstrip(b" \t").startswith((b"def", b"async"))
+    """Does the line at `start` open a function (not `default = ...`)?"""
+    return _DEF_LINE.match(data, start) is not None
 
 
 def binding(data: bytes, name: str) -> list[Any]:
