@@ -26,6 +26,7 @@ from refusal_lint.static.gate.imports import bindings_of
 _DEF = re.compile(rb"^[ \t]*(?:async[ \t]+)?def[ \t]", re.M)
 # A value that is a call (`build_instruction()`, `await self.render(ctx)`): its callee.
 _CALLED = re.compile(rb"[ \t\r\n(]*(?:await[ \t]+)?(" + DOTTED.pattern + rb")[ \t]*\(")
+_RETURN = re.compile(rb"[ \t]*return\b")
 _QUOTES = (b'"', b"'")  # the last byte of a role's shape (`"role": "system"`)
 _OPENERS = (b"(", b",", *_QUOTES)  # the last byte of a call's, a role's or a tuple's shape
 CONSTANTS = 16  # module constants followed back from one value; past it, all are read
@@ -179,11 +180,27 @@ def _bound_from(code: Code, name: str) -> set[str]:
         if code.token_at(start) >= 0:
             continue
         if is_class(code.data, start):
-            spans = spans_of(code, *member(code.data, start, code.block(start), attr)) if attr else []
+            first, last = member(code.data, start, code.block(start), attr) if attr else (start, start)
         else:
-            spans = spans_of(code, start, code.block(start) if is_def(code.data, start) else -1)
-        out |= {n for s, e in spans for n in code.names(s, e, values=True)} - KEYWORDS - {head}
+            first, last = start, code.block(start) if is_def(code.data, start) else -1
+        out |= _reads(code, first, last) - {head}
     return out
+
+
+def _reads(code: Code, start: int, end: int) -> set[str]:
+    """The names a binding's text (reach.spans_of) reads: an assignment's value; what a
+    function returns, as binding composes it (a call's result stands as a placeholder, its
+    callee is a prompt function binding may follow)."""
+    if not is_def(code.data, start):
+        return {n for s, e in spans_of(code, start, end) for n in code.names(s, e, values=True)} - KEYWORDS
+    out: set[str] = set()
+    for s, e in spans_of(code, start, end):
+        out |= code.composed_names(s, e)
+        returned = _RETURN.match(code.data, s)
+        called = _CALLED.match(code.data, returned.end(), e) if returned is not None else None
+        if called is not None:
+            out.add(called[1].decode())  # `return build_prompt(x)`
+    return out - KEYWORDS
 
 
 def _def_reads(code: Code, name: str) -> set[str]:
@@ -200,7 +217,6 @@ def _def_reads(code: Code, name: str) -> set[str]:
             and lead.strip(b" \t") in (b"", b"async")
             and lead[:1].isspace()
         ):
-            spans = code.returned(line, code.block(line)) if code.token_at(at) < 0 else []
-            out |= {n for s, e in spans for n in code.names(s, e, values=True)} - KEYWORDS - {name}
+            out |= _reads(code, line, code.block(line)) - {name} if code.token_at(at) < 0 else set()
         at = code.data.find(word, end)
     return out

@@ -204,34 +204,42 @@ class Code:
         return out
 
     def assigning(self, name: str, scope: tuple[int, int]) -> list[tuple[int, int]] | None:
-        """The statements of `scope` that assign `name` at their top (`name = ...`, `name: T
-        = ...`, `name += ...`, `(name := ...)`, a tuple's `a, name = ...`; not a call's
-        keyword argument, `f(\n    name=x,`); None where none does."""
+        """The values the statements of `scope` that assign `name` at their top give it
+        (`name = ...`, `name: T = ...`, `name += ...`, `(name := ...)`, a tuple's `a, name =
+        ...`; not a call's keyword argument, `f(\n    name=x,`): from after the `=` to the
+        statement's end; None where none does."""
         out: list[tuple[int, int]] | None = None
         data, word = self.data, name.encode()
         at = data.find(word, scope[0], scope[1]) if word else -1
         while at >= 0:
             end = at + len(word)
+            target = AFTER_TARGET.match(data, end)
             if (
-                data[at - 1 : at] not in _WORD_BYTES
+                target is not None
+                and data[at - 1 : at] not in _WORD_BYTES
                 and data[end : end + 1] not in _WORD_BYTES
-                and AFTER_TARGET.match(data, end) is not None
                 and self.token_at(at) < 0
             ):
                 first, last = self.statement(at)
                 if self.depth_in(first, at) == 0:
                     out = out or []
-                    out.append((first, last))
+                    out.append((target.end(), last))
             at = data.find(word, end, scope[1])
         return out
 
     def returned(self, start: int, end: int) -> list[tuple[int, int]]:
         """The statements the value a function (its block: `start`, `end`) returns may be
         read from: its `return`s, and those assigning the locals they read, in turn."""
+        body = self.data.find(b"\n", start) + 1
+        nested = [  # a function defined in it returns to its own caller
+            (m.start(), self.block(m.start()))
+            for m in _DEF_LINE.finditer(self.data, body, end)
+            if self.token_at(m.end() - 1) < 0
+        ]
         spans = [
             self.statement(m.start())
-            for m in _RETURN.finditer(self.data, start, end)
-            if self.token_at(m.end() - 1) < 0
+            for m in _RETURN.finditer(self.data, body, end)
+            if self.token_at(m.end() - 1) < 0 and not any(a <= m.start() < b for a, b in nested)
         ]
         todo = sorted({n.partition(".")[0] for s, e in spans for n in self.composed_names(s, e)} - KEYWORDS)
         seen = set(todo)
@@ -318,6 +326,7 @@ class Code:
 KEYWORDS = frozenset(keyword.kwlist)  # no name a value is read from
 _WORD_BYTES = frozenset(bytes([c]) for c in WORD_CODES)  # a byte of a name (none at an end)
 _RETURN = re.compile(rb"^[ \t]+return\b", re.M)
+_DEF_LINE = re.compile(rb"^[ \t]+(?:async[ \t]+)?def[ \t]", re.M)
 
 
 # The calls binding composes text through (extract/python/values.py's call_value).
