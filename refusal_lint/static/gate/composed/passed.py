@@ -20,13 +20,20 @@ from refusal_lint.static.gate.composed.reach import (
     member,
     spans_of,
 )
-from refusal_lint.static.gate.composed.statements import COMPOSING, DOTTED, KEYWORDS, Code, code_of
+from refusal_lint.static.gate.composed.statements import (
+    COMPOSING,
+    DEF_LINE,
+    DOTTED,
+    KEYWORDS,
+    RETURN,
+    Code,
+    code_of,
+)
 from refusal_lint.static.gate.imports import bindings_of
+from refusal_lint.static.gate.lowered import name_at
 
-_DEF = re.compile(rb"^[ \t]*(?:async[ \t]+)?def[ \t]", re.M)
 # A value that is a call (`build_instruction()`, `await self.render(ctx)`): its callee.
 _CALLED = re.compile(rb"[ \t\r\n(]*(?:await[ \t]+)?(" + DOTTED.pattern + rb")[ \t]*\(")
-_RETURN = re.compile(rb"[ \t]*return\b")
 _QUOTES = (b'"', b"'")  # the last byte of a role's shape (`"role": "system"`)
 _OPENERS = (b"(", b",", *_QUOTES)  # the last byte of a call's, a role's or a tuple's shape
 CONSTANTS = 16  # module constants followed back from one value; past it, all are read
@@ -100,7 +107,7 @@ def _value(code: Code, m: re.Match[bytes]) -> tuple[int, int]:
         pos = code.opener(first, m.start()) + 1
     if shape in _OPENERS:
         return pos, code.value_end(pos, last, commas=False)
-    found = _DEF.search(code.data, pos)  # a decorator: the function it decorates
+    found = DEF_LINE.search(code.data, pos)  # a decorator: the function it decorates
     return (pos, last) if found is None else (found.start(), code.block(found.start()))
 
 
@@ -179,24 +186,23 @@ def _bound_from(code: Code, name: str) -> set[str]:
     for start in bound_lines(code.data, head):
         if code.token_at(start) >= 0:
             continue
-        if is_class(code.data, start):
-            first, last = member(code.data, start, code.block(start), attr) if attr else (start, start)
-        else:
-            first, last = start, code.block(start) if is_def(code.data, start) else -1
-        out |= _reads(code, first, last) - {head}
+        if not is_class(code.data, start):
+            out |= _reads(code, start) - {head}
+        elif attr and (line := member(code.data, start, code.block(start), attr)) is not None:
+            out |= _reads(code, line) - {head}
     return out
 
 
-def _reads(code: Code, start: int, end: int) -> set[str]:
-    """The names a binding's text (reach.spans_of) reads: an assignment's value; what a
-    function returns, as binding composes it (a call's result stands as a placeholder, its
+def _reads(code: Code, start: int) -> set[str]:
+    """The names the binding at `start` reads (reach.spans_of): an assignment's value; what
+    a function returns, as binding composes it (a call's result stands as a placeholder, its
     callee is a prompt function binding may follow)."""
     if not is_def(code.data, start):
-        return {n for s, e in spans_of(code, start, end) for n in code.names(s, e, values=True)} - KEYWORDS
+        return {n for s, e in spans_of(code, start) for n in code.names(s, e, values=True)} - KEYWORDS
     out: set[str] = set()
-    for s, e in spans_of(code, start, end):
+    for s, e in spans_of(code, start):
         out |= code.composed_names(s, e)
-        returned = _RETURN.match(code.data, s)
+        returned = RETURN.match(code.data, s)
         called = _CALLED.match(code.data, returned.end(), e) if returned is not None else None
         if called is not None:
             out.add(called[1].decode())  # `return build_prompt(x)`
@@ -206,17 +212,16 @@ def _reads(code: Code, start: int, end: int) -> set[str]:
 def _def_reads(code: Code, name: str) -> set[str]:
     """The names the methods called `name` read in what they return."""
     out: set[str] = set()
-    word = b"def " + name.encode()
-    at = code.data.find(word)
-    while at >= 0:
-        end = at + len(word)
+    word = name.encode()
+    for at in name_at(code.data, word):
         line = code.data.rfind(b"\n", 0, at) + 1
         lead = code.data[line:at]
         if (
-            code.data[end : end + 1] in (b"(", b" ")
-            and lead.strip(b" \t") in (b"", b"async")
+            lead.endswith(b"def ")
+            and code.data[at + len(word) : at + len(word) + 1] in (b"(", b" ")
+            and lead[:-4].strip(b" \t") in (b"", b"async")
             and lead[:1].isspace()
+            and code.token_at(at) < 0
         ):
-            out |= _reads(code, line, code.block(line)) - {name} if code.token_at(at) < 0 else set()
-        at = code.data.find(word, end)
+            out |= _reads(code, line) - {name}
     return out

@@ -10,9 +10,15 @@ from functools import lru_cache, partial
 from typing import Any
 
 from refusal_lint.static.gate.composed.leadins import IN_DOUBT
-from refusal_lint.static.gate.composed.statements import AFTER_TARGET, Code, assigned_names, code_of
+from refusal_lint.static.gate.composed.statements import (
+    AFTER_TARGET,
+    DEF_LINE,
+    Code,
+    assigned_names,
+    code_of,
+)
 from refusal_lint.static.gate.imports import bindings_of
-from refusal_lint.static.gate.lowered import WORD_CODES
+from refusal_lint.static.gate.lowered import name_at
 from refusal_lint.static.gate.relevance import listed_anywhere, refusing_spans
 
 # A binding: an assignment (`NAME =`, `NAME: T =`, `A = NAME =`), a class (whose
@@ -59,15 +65,11 @@ def bound_at(data: bytes, head: str) -> list[int]:
     word = head.encode()
     out: list[int] = []
     code: Code | None = None
-    line_end = at = -1
-    while (at := data.find(word, at + 1)) >= 0:
+    line_end = -1
+    for at in name_at(data, word):
+        if at < line_end:
+            continue  # on a line looked at
         end = at + len(word)
-        if (
-            at < line_end
-            or (at and data[at - 1] in WORD_CODES)
-            or (end < len(data) and data[end] in WORD_CODES)
-        ):
-            continue  # on a line looked at, or part of a longer name
         line_start = data.rfind(b"\n", 0, at) + 1
         before = data[line_start:at].rstrip(b" \t")
         if AFTER_TARGET.match(data, end) is None and not (
@@ -116,13 +118,11 @@ def class_attrs(data: bytes, name: str) -> list[str]:
     word = name.encode()
     code: Code | None = None
     out: set[str] = set()
-    at = -1
-    while (at := data.find(word, at + 1)) >= 0:
-        end = at + len(word)
+    for at in name_at(data, word):
         line = data.rfind(b"\n", 0, at) + 1
-        if line == at or data[line:at].strip(b" \t") or (end < len(data) and data[end] in WORD_CODES):
-            continue  # not indented, not first on its line, or part of a longer name
-        if AFTER_TARGET.match(data, end) is None:
+        if line == at or data[line:at].strip(b" \t"):
+            continue  # not indented, or not first on its line
+        if AFTER_TARGET.match(data, at + len(word)) is None:
             continue
         code = code or code_of(data)
         block = code.enclosing(line) if code.token_at(at) < 0 else None
@@ -133,7 +133,6 @@ def class_attrs(data: bytes, name: str) -> list[str]:
 
 
 _CLASS_LINE = re.compile(rb"[ \t]*class[ \t]")
-_DEF_LINE = re.compile(rb"[ \t]*(?:async[ \t]+)?def[ \t]")
 
 
 def is_class(data: bytes, start: int) -> bool:
@@ -143,7 +142,7 @@ def is_class(data: bytes, start: int) -> bool:
 
 def is_def(data: bytes, start: int) -> bool:
     """Does the line at `start` open a function (not `default = ...`)?"""
-    return _DEF_LINE.match(data, start) is not None
+    return DEF_LINE.match(data, start) is not None
 
 
 def binding(data: bytes, name: str) -> list[Any]:
@@ -159,11 +158,10 @@ def binding(data: bytes, name: str) -> list[Any]:
         if code.token_at(start) >= 0:
             continue  # a line of a string that looks like a binding
         if is_class(data, start):
-            if not attr:
-                continue
-            spans = spans_of(code, *member(data, start, code.block(start), attr.partition(".")[0]))
+            line = member(data, start, code.block(start), attr.partition(".")[0]) if attr else None
+            spans = spans_of(code, line) if line is not None else []
         else:
-            spans = spans_of(code, start, code.block(start) if is_def(data, start) else -1)
+            spans = spans_of(code, start)
         for s, e in spans:
             found.update(held(data[s:e]))
             refs.update(code.names(s, e))
@@ -177,27 +175,23 @@ def held(text: bytes) -> list[str]:
     return [w for w, f in ((LISTED, listed_anywhere), (REFUSING, refusing_spans)) if f(text)]
 
 
-def spans_of(code: Code, start: int, end: int) -> list[tuple[int, int]]:
-    """The text a binding holds: a function's (`end`: its block's end, a `def` at `start`)
-    what it returns; an assignment's (`end` -1: to be found) its statement."""
-    if end < 0:
-        return [(start, code.statement(start)[1])]
-    return code.returned(start, end) if is_def(code.data, start) else [(start, end)]
+def spans_of(code: Code, start: int) -> list[tuple[int, int]]:
+    """The text the binding whose line starts at `start` holds: a function's (`def`) what it
+    returns; an assignment's its statement."""
+    if is_def(code.data, start):
+        return code.returned(start, code.block(start))
+    return [(start, code.statement(start)[1])]
 
 
-def member(data: bytes, start: int, end: int, attr: str) -> tuple[int, int]:
-    """The statement of a class body (between `start` and `end`) that assigns `attr`, or
-    the method called `attr`."""
+def member(data: bytes, start: int, end: int, attr: str) -> int | None:
+    """The line of a class body (between `start` and `end`) whose statement assigns `attr`,
+    or where the method called `attr` starts; None where there is none."""
     word = re.escape(attr.encode())
     pattern = re.compile(
         rb"^[ \t]+(?:" + word + rb"[ \t]*(?::[^=\n]*)?=(?!=)|(?:async[ \t]+)?def[ \t]+" + word + rb"\b)", re.M
     )
     m = pattern.search(data, start, end)
-    if m is None:
-        return end, end
-    line = data.rfind(b"\n", 0, m.start()) + 1
-    code = code_of(data)
-    return line, min(end, code.block(line) if is_def(data, line) else code.statement(line)[1])
+    return None if m is None else data.rfind(b"\n", 0, m.start()) + 1
 
 
 class Reach:

@@ -12,7 +12,7 @@ from functools import lru_cache
 
 from refusal_lint.static.extract import vocab
 from refusal_lint.static.gate import pystrings
-from refusal_lint.static.gate.lowered import WORD_CODES, word_matches
+from refusal_lint.static.gate.lowered import name_at, word_matches
 
 DOTTED = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _ASSIGNED = re.compile(rb"(?<![=!<>])=(?!=)")
@@ -209,22 +209,14 @@ class Code:
         ...`; not a call's keyword argument, `f(\n    name=x,`): from after the `=` to the
         statement's end; None where none does."""
         out: list[tuple[int, int]] | None = None
-        data, word = self.data, name.encode()
-        at = data.find(word, scope[0], scope[1]) if word else -1
-        while at >= 0:
-            end = at + len(word)
-            target = AFTER_TARGET.match(data, end)
-            if (
-                target is not None
-                and data[at - 1 : at] not in _WORD_BYTES
-                and data[end : end + 1] not in _WORD_BYTES
-                and self.token_at(at) < 0
-            ):
+        word = name.encode()
+        for at in name_at(self.data, word, *scope):
+            target = AFTER_TARGET.match(self.data, at + len(word))
+            if target is not None and self.token_at(at) < 0:
                 first, last = self.statement(at)
                 if self.depth_in(first, at) == 0:
                     out = out or []
                     out.append((target.end(), last))
-            at = data.find(word, end, scope[1])
         return out
 
     def returned(self, start: int, end: int) -> list[tuple[int, int]]:
@@ -233,12 +225,12 @@ class Code:
         body = self.data.find(b"\n", start) + 1
         nested = [  # a function defined in it returns to its own caller
             (m.start(), self.block(m.start()))
-            for m in _DEF_LINE.finditer(self.data, body, end)
+            for m in DEF_LINE.finditer(self.data, body, end)
             if self.token_at(m.end() - 1) < 0
         ]
         spans = [
             self.statement(m.start())
-            for m in _RETURN.finditer(self.data, body, end)
+            for m in RETURN.finditer(self.data, body, end)
             if self.token_at(m.end() - 1) < 0 and not any(a <= m.start() < b for a, b in nested)
         ]
         todo = sorted({n.partition(".")[0] for s, e in spans for n in self.composed_names(s, e)} - KEYWORDS)
@@ -324,9 +316,8 @@ class Code:
 
 
 KEYWORDS = frozenset(keyword.kwlist)  # no name a value is read from
-_WORD_BYTES = frozenset(bytes([c]) for c in WORD_CODES)  # a byte of a name (none at an end)
-_RETURN = re.compile(rb"^[ \t]+return\b", re.M)
-_DEF_LINE = re.compile(rb"^[ \t]+(?:async[ \t]+)?def[ \t]", re.M)
+RETURN = re.compile(rb"^[ \t]+return\b", re.M)  # a `return` statement's line
+DEF_LINE = re.compile(rb"^[ \t]*(?:async[ \t]+)?def[ \t]", re.M)  # a function's header line
 
 
 # The calls binding composes text through (extract/python/values.py's call_value).
