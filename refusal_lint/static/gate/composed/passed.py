@@ -55,10 +55,7 @@ def passed(data: bytes, shapes: list[re.Match[bytes]]) -> dict[str, list[str]]:
         if i >= 0 and code.starts[i] != m.start():
             continue  # in a string or a comment (a docstring's `system (`), not at its quote
         start, end = _value(code, m)
-        names = code.names(start, end, values=True) - KEYWORDS
-        called = _CALLED.match(data, start, end)
-        if called is not None and called[1].rpartition(b".")[2] not in COMPOSING:
-            names.add(called[1].decode())  # a prompt function called (`instruction=build()`)
+        names = code.names(start, end, values=True) - KEYWORDS | _callee(data, start, end)
         if not names:
             continue
         if imported is None:
@@ -67,16 +64,21 @@ def passed(data: bytes, shapes: list[re.Match[bytes]]) -> dict[str, list[str]]:
         indented = data[first : first + 1] in b" \t"
         # In a function, its locals may pass an imported prompt on (`text = POLICY`, then
         # `instructions=text`), or hold the rest (`items = "- x-y: ..."`).
+        own = _function(code, first) if indented else None
         heads = {n.partition(".")[0] for n in names}
-        own = _function(code, first) if indented and not heads <= imported | INSTANCE else None
-        names = _outward(code, names, imported, own)
+        names = _outward(code, names, imported, None if heads <= imported | INSTANCE else own)
         if not names:
             continue
-        if own is None and indented:
-            own = _function(code, first)
         has = held(data[start:end] if own is None else data[own[0] : own[1]])
         out.setdefault(" ".join(w for w in (LISTED, REFUSING) if w not in has), set()).update(names)
     return {need: sorted(names) for need, names in sorted(out.items())}
+
+
+def _callee(data: bytes, start: int, end: int) -> set[str]:
+    """The prompt function a value calls (`build_instruction()`, `await self.render(ctx)`),
+    which binding follows; none for a call it composes text through (`dedent(X)`)."""
+    called = _CALLED.match(data, start, end)
+    return set() if called is None or called[1].rpartition(b".")[2] in COMPOSING else {called[1].decode()}
 
 
 def _function(code: Code, first: int) -> tuple[int, int] | None:
@@ -203,9 +205,8 @@ def _reads(code: Code, start: int) -> set[str]:
     for s, e in spans_of(code, start):
         out |= code.composed_names(s, e)
         returned = RETURN.match(code.data, s)
-        called = _CALLED.match(code.data, returned.end(), e) if returned is not None else None
-        if called is not None:
-            out.add(called[1].decode())  # `return build_prompt(x)`
+        if returned is not None:
+            out |= _callee(code.data, returned.end(), e)  # `return build_prompt(x)`
     return out - KEYWORDS
 
 
