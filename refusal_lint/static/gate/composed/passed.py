@@ -64,11 +64,14 @@ def passed(data: bytes, shapes: list[re.Match[bytes]]) -> dict[str, list[str]]:
         indented = data[first : first + 1] in b" \t"
         # In a function, its locals may pass an imported prompt on (`text = POLICY`, then
         # `instructions=text`), or hold the rest (`items = "- x-y: ..."`).
-        own = _function(code, first) if indented else None
         heads = {n.partition(".")[0] for n in names}
-        names = _outward(code, names, imported, None if heads <= imported | INSTANCE else own)
+        via_locals = indented and not heads <= imported | INSTANCE
+        own = _function(code, first) if via_locals else None
+        names = _outward(code, names, imported, own)
         if not names:
             continue
+        if indented and not via_locals:
+            own = _function(code, first)
         has = held(data[start:end] if own is None else data[own[0] : own[1]])
         out.setdefault(" ".join(w for w in (LISTED, REFUSING) if w not in has), set()).update(names)
     return {need: sorted(names) for need, names in sorted(out.items())}
