@@ -17,7 +17,11 @@ from refusal_lint.static.gate.lowered import name_at, word_matches
 DOTTED = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _ASSIGNED = re.compile(rb"(?<![=!<>])=(?!=)")
 _NOT_BRACKETS = bytes(c for c in range(256) if c not in b"()[]{}")
-_BLOCK = re.compile(rb"^([ \t]*)((?:async[ \t]+)?def|class)[ \t]", re.M)
+# A `def` or `class` header: its keyword, found by the regex engine's scan for its first
+# letters (a `^` anchor makes it try every offset: twice as slow), then what stands before it
+# on its line (its indent, `async`).
+_KEYWORD = re.compile(rb"(?:def|class)[ \t]")
+_HEADER_LEAD = re.compile(rb"([ \t]*)(?:async[ \t]+)?")
 _BRACKETS = re.compile(rb"[()\[\]{},]")
 # What follows a name a statement assigns (`NAME =`, `NAME: T =`, `NAME +=`), up to the `=`.
 AFTER_TARGET = re.compile(rb"[ \t]*(?::[^=\n]*)?(?:\+|\|)?=(?!=)")
@@ -289,19 +293,26 @@ class Code:
         if i < 0 or start >= outer[i][1]:
             return None
         found = outer[i]
-        for m in _BLOCK.finditer(self.data, found[0] + 1, start):
-            if len(m[1]) < indent and self.token_at(m.start(2)) < 0:
-                end = self.block(m.start())
+        headers = self._headers()
+        for head, head_indent in headers[bisect.bisect_right(headers, (found[0], len(self.data))) :]:
+            if head >= start:
+                break
+            if head_indent < indent:
+                end = self.block(head)
                 if start < end:
-                    found = (m.start(), end)
+                    found = (head, end)
         return found
 
     def _headers(self) -> list[tuple[int, int]]:
         """(line start, indent) of each `def` and `class` header, in order (none in a string)."""
         if self._heads is None:
-            self._heads = [
-                (m.start(), len(m[1])) for m in _BLOCK.finditer(self.data) if self.token_at(m.start(2)) < 0
-            ]
+            data = self.data
+            self._heads = []
+            for m in _KEYWORD.finditer(data):
+                line = data.rfind(b"\n", 0, m.start()) + 1
+                lead = _HEADER_LEAD.fullmatch(data, line, m.start())
+                if lead is not None and self.token_at(line + len(lead[1])) < 0:
+                    self._heads.append((line, len(lead[1])))
         return self._heads
 
     def outer_blocks(self) -> list[tuple[int, int]]:
@@ -309,9 +320,9 @@ class Code:
         what lies between them is the module's own code."""
         if self._outer is None:
             self._outer = []
-            for m in _BLOCK.finditer(self.data):
-                if (not self._outer or m.start() >= self._outer[-1][1]) and self.token_at(m.start(2)) < 0:
-                    self._outer.append((m.start(), self.block(m.start())))
+            for head, _ in self._headers():
+                if not self._outer or head >= self._outer[-1][1]:
+                    self._outer.append((head, self.block(head)))
         return self._outer
 
 
