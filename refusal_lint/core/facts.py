@@ -41,6 +41,9 @@ class Const:
 
     kind: ValueKind
     loc: Loc
+    # The module names a list built by a comprehension reads (`[f"- {k}: {v}" for k, v in
+    # RULES.items()]`): joined into a prompt, it is derived from what it iterates.
+    refs: tuple[Ref, ...] = ()
 
 
 @dataclass(frozen=True)

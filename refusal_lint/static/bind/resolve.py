@@ -295,7 +295,7 @@ class Resolver:
     def refs(self, value: Value) -> tuple[Ref, ...]:
         if isinstance(value, Ref):
             return (value,)
-        if isinstance(value, Dyn):
+        if isinstance(value, (Dyn, Const)):
             return value.refs
         if isinstance(value, Join):
             return tuple(r for p in value.parts for r in self.refs(p))

@@ -185,7 +185,7 @@ class ValueBuilder(ScopeTracker):
                 return Const(ValueKind.ARRAY, loc)
             return Seq(tuple(self.value(el) for el in node.elts), loc)
         if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
-            return Const(ValueKind.ARRAY, loc)
+            return Const(ValueKind.ARRAY, loc, self.refs_in(node))
         if isinstance(node, ast.Dict):
             return self.dict_value(node)
         if isinstance(node, ast.DictComp):
