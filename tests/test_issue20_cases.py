@@ -759,6 +759,16 @@ def family_of(cut):
     return next((f for f in FAMILIES if cut.startswith(f)), None)  # invalid-cut: none of them
 """,
     },
+    "tool-config": {
+        "pyproject.toml": """
+[project]
+name = "survey-analyst"
+description = "seg-mix: families are never crossed in one table"
+
+[tool.refusal-lint]
+exclude = ["build/**"]
+""",
+    },
     "yaml-comment": {
         "agent/settings.yaml": """
 # seg-mix: families are never crossed in one table

@@ -436,6 +436,7 @@ def _finding(path: str, line: int, code: str = "RL203", end_line: int = 0) -> Fi
     [
         ("p.md", "a\n- seg-mix: x\n", 2, (2, 13, " <!-- refusal-lint: ignore[RL203] -->")),
         ("p.j2", "- seg-mix: x\n", 1, (1, 13, " {# refusal-lint: ignore[RL203] #}")),
+        ("p.xml", "<r>- seg-mix: x</r>\n", 1, (1, 20, " <!-- refusal-lint: ignore[RL203] -->")),
         ("a.yaml", "k: v\nprompt: |\n  - seg-mix: x\n", 3, (2, 10, "  # refusal-lint: ignore[RL203]")),
         ("a.yaml", "- seg-mix: x  # refusal-lint: ignore[RL202]\n", 1, (1, 43, ",RL203")),
         ("t.py", "x = f(  \n  'seg-mix')\n", 2, (2, 13, "  # refusal-lint: ignore[RL203]")),
@@ -452,6 +453,8 @@ def test_no_suppression_where_no_comment_can_stand() -> None:
     prompt = 'P = """\n- seg-mix: x\n"""\n'
     assert insertion("t.py", prompt, _finding("t.py", 2)) is None  # inside a string literal
     assert insertion("card.json", "{}\n", _finding("card.json", 1)) is None  # JSON has no comments
+    toml = 'system = """\n- seg-mix: x\n"""\n'
+    assert insertion("prompts.toml", toml, _finding("prompts.toml", 2)) is None  # `#` comments, none of ours
     already = "- seg-mix: x <!-- refusal-lint: ignore -->\n"
     assert insertion("p.md", already, _finding("p.md", 1)) is None  # a bare ignore covers it
 

@@ -10,7 +10,7 @@ import re
 import tokenize
 from typing import NamedTuple
 
-from refusal_lint.core.filekinds import kind_of
+from refusal_lint.core.filekinds import hash_commented, kind_of
 from refusal_lint.core.kinds import FileKind
 from refusal_lint.core.model import Finding
 from refusal_lint.core.sourcetext import lines as split_lines
@@ -64,9 +64,10 @@ def _takes_comment(lines: list[str], line_no: int, comment: str) -> bool:
 
 def insertion(path: str, text: str, finding: Finding) -> Insert | None:
     """Where and what to insert so that the comment silences the finding; None where no
-    comment can (JSON, a line inside a Python string) or one already does."""
+    comment can (JSON, a line inside a Python string, a TOML or INI file: `#` comments, none
+    of ours) or one already does."""
     kind = kind_of(path)
-    if kind is None or kind == FileKind.JSON:
+    if kind is None or kind == FileKind.JSON or hash_commented(path):
         return None
     lines = split_lines(text)
     code = finding.code

@@ -293,19 +293,22 @@ def prompt_by_name(rel: str) -> bool:
 _DOC_NAMES = ("readme", "changelog", "changes", "history", "contributing", "license", "code_of_conduct")
 _NO_PROMPT_FOLDERS = frozenset({"docs", "doc", "tests", "test", "evals", "eval"})
 _EXPECTED_NAMES = ("expected", "golden", "snapshot")  # a test's recorded output
+_TOOL_CONFIGS = frozenset({"pyproject.toml", "setup.cfg", "tox.ini"})
 
 
 def no_prompt_by_content(rel: str) -> bool:
     """Documentation (`README*`, `CHANGELOG*`, `*.rst`, a `docs/` folder), a test's
-    recorded output (`expected.txt`), tests (`tests/`, `test_*.py`, `conftest.py`) and
-    evaluation data (`evals/`): their rule lines describe the agent, its findings or what
-    it should refuse (a test docstring `seg-mix: crossing families is refused.`), they never
-    instruct a model, so nothing in them is a prompt by its content."""
+    recorded output (`expected.txt`), tests (`tests/`, `test_*.py`, `conftest.py`),
+    evaluation data (`evals/`) and Python tools' configuration (`pyproject.toml`, never in
+    an agent's scope: DESIGN §2 "Agents"): their rule lines describe the agent, its findings
+    or what it should refuse (a test docstring `seg-mix: crossing families is refused.`),
+    they never instruct a model, so nothing in them is a prompt by its content."""
     lower = rel.lower()
     parts = lower.split("/")
     name = parts[-1]
     return (
-        name.startswith(_DOC_NAMES + _EXPECTED_NAMES)
+        name in _TOOL_CONFIGS
+        or name.startswith(_DOC_NAMES + _EXPECTED_NAMES)
         or lower.endswith(".rst")
         or not _NO_PROMPT_FOLDERS.isdisjoint(parts[:-1])
         or (
