@@ -256,7 +256,11 @@ class Recognisers(ExtractorState):
     def payload(self, node: ast.Dict, loc: Loc, kind: GuardKind, media: Value | None = None) -> None:
         keys = str_keys(node)
         shaped = vocab.is_payload(keys)
-        if kind == GuardKind.PAYLOAD and not shaped:
+        # In a protocol error a `rule` alone names the refusal (`{"error": {"message": REASON,
+        # "data": {"rule": "seg-mix"}}}`: the error's message carries its reason); not a
+        # dict with other keys (a validation error's `{"rule": "max_length", "field": ...}`).
+        alone = bool(self.open_errors) and "rule" in keys and keys.keys() <= spec.PAYLOAD_KEYS
+        if kind == GuardKind.PAYLOAD and not shaped and not alone:
             return
         rule = keys.get("rule")
         reason = keys.get("reason")
