@@ -444,6 +444,30 @@ def prompt_messages(rules: dict[str, str]) -> Files:
     )
 
 
+def prompt_role_call(rules: dict[str, str]) -> Files:
+    """A message built by a call with its role named (llama-index), the role on a line of its own."""
+    return _bot(
+        "chat",
+        _py(
+            f"""
+            from llama_index.core.llms import ChatMessage, MessageRole
+
+            SYSTEM = {_prose(rules)!r}
+
+            def messages(question):
+                return [
+                    ChatMessage(
+                        content=SYSTEM,
+                        role=
+                            MessageRole.SYSTEM,
+                    ),
+                    ChatMessage(role="user", content=question),
+                ]
+            """
+        ),
+    )
+
+
 def prompt_system_message_const(rules: dict[str, str]) -> Files:
     """`SYSTEM_MESSAGE = ...`, the table's `system_message` in upper case (inspect_ai's examples)."""
     return _bot(
@@ -568,6 +592,7 @@ PROMPTS: dict[str, Callable[[dict[str, str]], Files]] = {
     "other-kwargs": prompt_other_kwargs,
     "system-call": prompt_system_call,
     "messages": prompt_messages,
+    "role-call": prompt_role_call,
     "system-message-const": prompt_system_message_const,
     "content-list": prompt_content_list,
     "content-docstring": prompt_content_docstring,

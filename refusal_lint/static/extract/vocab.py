@@ -32,6 +32,9 @@ PROMPT_NAME_WORDS = frozenset({"prompt", "prompts", "instruction", "instructions
 # Decorators whose function returns prompt text: pydantic-ai `@agent.system_prompt`.
 PROMPT_DECORATORS = frozenset({"system_prompt", "instructions"})
 CHAT_SYSTEM_ROLES = frozenset({"system", "developer"})
+# A message built by a call with its role named (`ChatMessage(role="system", content=X)`,
+# llama-index's `role=MessageRole.SYSTEM`): its text, as a system call's.
+ROLE_KWARG = "role"
 # A call whose own name says *system* takes the system prompt: `ChatMessage.from_system(X)`,
 # `add_system_message(X)`, `SystemMessage(X)` (`system(...)` alone is `os.system`).
 SYSTEM_CALL_WORD = "system"
@@ -121,6 +124,14 @@ def is_prompt_name(name: str) -> bool:
 def is_system_template(receiver: str | None, method: str) -> bool:
     """`SystemMessagePromptTemplate.from_template(X)`: `receiver` the last name before the method."""
     return method in SYSTEM_TEMPLATE_METHODS and receiver == SYSTEM_TEMPLATE_CLASS
+
+
+def is_system_role(node: ast.expr) -> bool:
+    """A chat role that takes the system prompt: `"system"`, `"developer"`, or an enum
+    member named for one (`MessageRole.SYSTEM`)."""
+    if isinstance(node, ast.Constant):
+        return node.value in CHAT_SYSTEM_ROLES
+    return isinstance(node, ast.Attribute) and node.attr.lower() in CHAT_SYSTEM_ROLES
 
 
 def is_system_call(name: str) -> bool:

@@ -72,6 +72,15 @@ _PROMPT_SHAPE = re.compile(
     + rb"|\([ \t\r\n]*[\"'](?:"
     + _alternatives(vocab.CHAT_SYSTEM_ROLES)
     + rb")[\"'][ \t]*,"
+    # A message built by a call with its role named (vocab.is_system_role): `role="system"`,
+    # `role=MessageRole.SYSTEM`.
+    + rb"|(?<![A-Za-z0-9_.])"
+    + re.escape(vocab.ROLE_KWARG).encode()
+    + rb"[ \t]*=[ \t\r\n]*(?:[\"'](?:"
+    + _alternatives(vocab.CHAT_SYSTEM_ROLES)
+    + rb")[\"']|[A-Za-z_][A-Za-z0-9_.]*\.(?i:"
+    + _alternatives(vocab.CHAT_SYSTEM_ROLES)
+    + rb")(?![A-Za-z0-9_]))"
     # A call whose name says system (`SystemMessage(`, `from_system(`, `add_system_message(`).
     + rb"|"
     + _cased({vocab.SYSTEM_CALL_WORD})
@@ -93,6 +102,20 @@ _GATE_WORDS = Words((*_PROMPT_WORDS, b"refus", b"rule", b"agentextension", b'uri
 def prompt_words(data: bytes) -> bool:
     """The cheap first test: a word any prompt shape holds."""
     return not holds(data, _GATE_WORDS).isdisjoint(_PROMPT_WORDS)
+
+
+def _dotted_start(data: bytes, at: int) -> int:
+    """Where the dotted name ending in the word at `at` starts (`MessageRole.` of
+    `MessageRole.SYSTEM`); `at` where no `.` stands before it."""
+    i = at
+    while i > 0 and data[i - 1] == 46:  # `.`
+        i -= 1
+        while i > 0 and (data[i - 1] in _NAME_BYTES):
+            i -= 1
+    return i
+
+
+_NAME_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 
 
 def python_prompt_candidate(data: bytes) -> bool:
@@ -125,11 +148,13 @@ def prompt_shapes(data: bytes) -> Iterator[re.Match[bytes]]:
         begin = line_start
         end = data.find(b"\n", at)
         end = len(data) if end < 0 else end
-        if at > 0 and data[at - 1] in b"\"'":
-            # A tuple's `(` or a role key's `:` may stand on an earlier line.
-            k = before_blanks(data, at - 1)
-            if k >= 0 and data[k] in b"(:":
-                begin = min(begin, data.rfind(b"\n", 0, k) + 1 if data[k] == 58 else k)
+        value = at - 1 if at > 0 and data[at - 1] in b"\"'" else _dotted_start(data, at)
+        if value < at:
+            # A tuple's `(`, a role key's `:` or a role keyword's `=` may stand on an
+            # earlier line (`role=\n    MessageRole.SYSTEM`).
+            k = before_blanks(data, value)
+            if k >= 0 and data[k] in b"(:=":
+                begin = min(begin, k if data[k] == 40 else data.rfind(b"\n", 0, k) + 1)
         if lo <= begin and end <= hi:
             continue
         for m in _PROMPT_SHAPE.finditer(data, begin, end):

@@ -337,6 +337,13 @@ def _prompt_node(node: ast.AST, params: frozenset[str]) -> bool:
     if isinstance(node, ast.Call):
         if any(k.arg in vocab.PROMPT_KWARGS and _prose(k.value, params) for k in node.keywords):
             return True
+        role = next((k.value for k in node.keywords if k.arg == vocab.ROLE_KWARG), None)
+        if (
+            role is not None
+            and vocab.is_system_role(role)
+            and any(k.arg in vocab.SYSTEM_CALL_TEXT_KWARGS and _prose(k.value, params) for k in node.keywords)
+        ):
+            return True
         name = last(node.func)
         if vocab.is_system_call(name) or (
             isinstance(node.func, ast.Attribute) and vocab.is_system_template(last(node.func.value), name)

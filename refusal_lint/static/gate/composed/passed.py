@@ -34,8 +34,7 @@ from refusal_lint.static.gate.lowered import name_at
 
 # A value that is a call (`build_instruction()`, `await self.render(ctx)`): its callee.
 _CALLED = re.compile(rb"[ \t\r\n(]*(?:await[ \t]+)?(" + DOTTED.pattern + rb")[ \t]*\(")
-_QUOTES = (b'"', b"'")  # the last byte of a role's shape (`"role": "system"`)
-_OPENERS = (b"(", b",", *_QUOTES)  # the last byte of a call's, a role's or a tuple's shape
+_CALL_OR_TUPLE = (b"(", b",")  # the last byte of a system call's or a tuple's shape: its value follows
 CONSTANTS = 16  # module constants followed back from one value; past it, all are read
 LOCALS = 64  # names a function's locals are followed to from one value; past it, read in doubt
 
@@ -99,7 +98,8 @@ def _function(code: Code, first: int) -> tuple[int, int] | None:
 def _value(code: Code, m: re.Match[bytes]) -> tuple[int, int]:
     """Where the value of a prompt shape stands: after `name =` or `"key":`, to the end of
     the statement (an assignment) or of the argument or item; a system call's arguments; a
-    role's message (`{"role": "system", ...}`, `("system", ...)`) to its closing bracket;
+    role's message (`{"role": "system", ...}`, `("system", ...)`, `ChatMessage(role=...,`)
+    to its closing bracket;
     a prompt function's body (`@agent.system_prompt`)."""
     first, last = code.statement(m.start())
     pos = m.end()
@@ -108,12 +108,14 @@ def _value(code: Code, m: re.Match[bytes]) -> tuple[int, int]:
         return pos, code.value_end(pos, last, commas=code.depth_in(first, m.start()) > 0)
     if shape == b":":
         return pos, code.value_end(pos, last, commas=True)
-    if shape in _QUOTES:  # a role's message: its whole dict (`{"content": P, "role": "system"}`)
+    if code.data[m.start()] == 64:  # `@`: a decorator, and the function it decorates
+        found = DEF_LINE.search(code.data, pos)
+        return (pos, last) if found is None else (found.start(), code.block(found.start()))
+    if shape not in _CALL_OR_TUPLE:
+        # A role's message (its shape ends at a quote or an enum member): its whole dict or
+        # call (`{"content": P, "role": "system"}`, `ChatMessage(content=P, role=MessageRole.SYSTEM)`).
         pos = code.opener(first, m.start()) + 1
-    if shape in _OPENERS:
-        return pos, code.value_end(pos, last, commas=False)
-    found = DEF_LINE.search(code.data, pos)  # a decorator: the function it decorates
-    return (pos, last) if found is None else (found.start(), code.block(found.start()))
+    return pos, code.value_end(pos, last, commas=False)
 
 
 def _outward(code: Code, names: set[str], imported: frozenset[str], own: tuple[int, int] | None) -> set[str]:
