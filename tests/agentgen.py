@@ -468,6 +468,14 @@ def prompt_role_call(rules: dict[str, str]) -> Files:
     )
 
 
+def prompt_memory_blocks(rules: dict[str, str]) -> Files:
+    """Letta: the persona memory block, prepended to the agent's prompt."""
+    human = '{"label": "human", "value": "A survey client."}'
+    persona = f'{{"label": "persona", "value": {_prose(rules)!r}}}'
+    code = "from letta_client import Letta\n\n"
+    return _bot("letta_agent", code + f"agent = Letta().agents.create(memory_blocks=[{human}, {persona}])\n")
+
+
 def prompt_system_message_const(rules: dict[str, str]) -> Files:
     """`SYSTEM_MESSAGE = ...`, the table's `system_message` in upper case (inspect_ai's examples)."""
     return _bot(
@@ -593,6 +601,7 @@ PROMPTS: dict[str, Callable[[dict[str, str]], Files]] = {
     "system-call": prompt_system_call,
     "messages": prompt_messages,
     "role-call": prompt_role_call,
+    "memory-blocks": prompt_memory_blocks,
     "system-message-const": prompt_system_message_const,
     "content-list": prompt_content_list,
     "content-docstring": prompt_content_docstring,

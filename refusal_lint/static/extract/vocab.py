@@ -24,6 +24,7 @@ PROMPT_KWARGS = frozenset(
         "backstory",
         "goal",
         "preamble",  # Cohere
+        "memory_blocks",  # Letta: `[{"label": "persona", "value": ...}]`, prepended to the prompt
     }
 )
 # Words that make an assigned name a prompt (SYSTEM_PROMPT, self._system_prompt_template,
@@ -42,7 +43,7 @@ SYSTEM_CALL_TEXT_KWARGS = ("content", "text", "prompt", "message")
 # LangChain's system template, made by a class method: `SystemMessagePromptTemplate.from_template(X)`.
 SYSTEM_TEMPLATE_CLASS = "SystemMessagePromptTemplate"
 SYSTEM_TEMPLATE_METHODS = frozenset({"from_template", "from_messages"})
-TEXT_BLOCK_KEYS = frozenset({"text"})  # `{"type": "text", "text": ...}`
+TEXT_BLOCK_KEYS = frozenset({"text", "value"})  # `{"type": "text", "text": ...}`, a memory block's value
 DEDENTS = frozenset({"dedent", "cleandoc"})
 STRIPS = frozenset({"strip", "lstrip", "rstrip"})
 WRAPPERS = frozenset({"MappingProxyType", "dict", "Final", "frozendict", "str"})
