@@ -82,10 +82,13 @@ def extract(job: Job) -> FileFacts:
         return _problem(job, str(exc))
     notes = comments.suppressions(job.path, job.kind, text)
     if job.kind == FileKind.TEXT:
-        # A text file is a prompt by its name, or (form: content) by naming a card rule.
+        # A text file is a prompt by its name, or (form: content) by naming a card rule or
+        # deriving its rule list from placeholders.
         if prefilter.prompt_by_name(job.path) or job.prompt_key is not None:
             found: tuple[Prompt, ...] = (dataprompts.text_prompt(job.path, text),)
-        elif not prefilter.no_prompt_by_content(job.path) and names_card_rule(text, frozenset(job.ids)):
+        elif not prefilter.no_prompt_by_content(job.path) and (
+            names_card_rule(text, frozenset(job.ids)) or dataprompts.derived_listing(text)
+        ):
             found = (dataprompts.text_prompt(job.path, text, form=PromptForm.CONTENT),)
         else:
             found = ()

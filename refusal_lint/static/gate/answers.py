@@ -32,14 +32,18 @@ def weak(rel: str, data: bytes) -> bool:
     of refusing, or (a template, a YAML or JSON string) be derived from the rules by a
     placeholder (`{% for rule_id, reason in rules.items() %}`)? Asked of a file that names
     no card id, which is read without the ids: so a text file can hold a prompt only by its
-    name, and a JSON or YAML file (not one by its name) only under a prompt key, which
-    holds a prompt word (extract/data/prompts.py)."""
+    name or a derived rule list, and a JSON or YAML file (not one by its name) only under a
+    prompt key, which holds a prompt word (extract/data/prompts.py)."""
     kind = kind_of(rel)
     if kind == FileKind.PYTHON:
         # The most selective test first: most code has no word of refusing before a rule line.
         return lists_rules(data) and prefilter.python_prompt_candidate(data) and python_lists_rules(data)
     if kind == FileKind.TEXT:
-        return prefilter.prompt_by_name(rel) and (lists_rules(data) or _derivable(data, escaped=False))
+        if prefilter.prompt_by_name(rel):
+            return lists_rules(data) or _derivable(data, escaped=False)
+        # By its content (dataprompts.derived_listing): a rule list derived under a lead-in.
+        content = not prefilter.no_prompt_by_content(rel)
+        return content and lists_rules(data) and _derivable(data, escaped=False)
     if kind == FileKind.JSON:
         return _json_candidates_list_rules(data)
     keyed = prefilter.prompt_words(data) or any(e in data for e in _ESCAPES)

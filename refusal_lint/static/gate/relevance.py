@@ -35,9 +35,9 @@ _REFUSING_LOW = re.compile(
 # string's quote), or between backticks.
 _MARKS = rb"(?:[ \t>*+\-0-9.)\[\]xX_\"'`]|\xe2\x80[\x98\x9c\xa2]|\\u20(?:18|1c|22)|\\t)*"
 _HYPHENATED = rb"[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)*-[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)*"
-# Where a rule line's id is filled in at run time (`f"- {RULE}: ..."`, `"- %s: ..." % RULE`):
-# the value may be an id, so the line may be a rule line.
-_SLOT = rb"\{[^{}\n]*\}|%[sr]"
+# Where a rule line's id is filled in at run time (`f"- {RULE}: ..."`, `"- %s: ..." % RULE`,
+# a template's `- {{ rule }}: ...`): the value may be an id, so the line may be a rule line.
+_SLOT = rb"\{\{[^{}\n]*\}\}|\{[^{}\n]*\}|%[sr]"
 # Quotes and `+` too: a line written in pieces (`"- x-y" + ": reason"`).
 _SEPARATOR = rb"(?:[ \t`\"'*_+]|\xe2\x80[\x99\x9d])*(?::|=|-[ \t]|\xe2\x80[\x93\x94]|\\u201[34])"
 # A reason: anything but blanks (prompttext's rule line asks no more of it; a one-word

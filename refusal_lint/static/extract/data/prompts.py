@@ -11,6 +11,7 @@ from refusal_lint.core.model import BASELINE_FORMAT, TOOL, Loc, Prompt, PromptLi
 from refusal_lint.core.prompttext import names_card_rule
 from refusal_lint.static.extract.data.tree import TNode
 from refusal_lint.static.extract.vocab import is_prompt_key
+from refusal_lint.static.gate.relevance import lists_rules
 
 # A template placeholder fed from the rules map makes a prompt derived (agrees by construction).
 _PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}|\{%(.*?)%\}|\{([A-Za-z_][A-Za-z0-9_.]*)\}", re.S)
@@ -23,6 +24,14 @@ def derived(text: str) -> bool:
         if "rule" in inner or "refusal" in inner:
             return True
     return False
+
+
+def derived_listing(text: str) -> bool:
+    """Does `text` list rules under words of refusing by placeholders naming them (`Refuse
+    these:\n{% for rule, reason in rules.items() %}- {{ rule }}: {{ reason }}`)? A text file
+    that does is a derived prompt by its content, whatever its name (a `templates/analyst.j2`
+    rendered into `instructions=`)."""
+    return derived(text) and lists_rules(text.encode("utf-8", "surrogatepass"))
 
 
 def text_prompt(path: str, text: str, first_line: int = 1, form: PromptForm = PromptForm.FILE) -> Prompt:
