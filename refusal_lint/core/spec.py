@@ -9,8 +9,8 @@ MEDIA_TYPE = "application/vnd.upperhand.refusal+json"
 KEBAB = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*\Z")
 PAYLOAD_KEYS = frozenset({"rule", "reason", "detail"})
 PROTOCOL_ERRORS = frozenset(
-    {"JSONRPCError", "ServerError", "A2AError", "InvalidParamsError", "HTTPException"}
-)
+    {"JSONRPCError", "ServerError", "A2AError", "InvalidParamsError", "HTTPException", "McpError"}
+)  # McpError: an MCP server's JSON-RPC error (`raise McpError(ErrorData(...))`)
 
 
 def is_kebab(text: str) -> bool:
