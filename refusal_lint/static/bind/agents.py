@@ -52,6 +52,8 @@ def bind(root: str, cfg: Config, facts: dict[str, FileFacts], index: ModuleIndex
     all_ids = tuple(sorted({r.rule_id for c in cards for r in c.rules}))
     unclaimed = [u for u in unclaimed if _yields_fact(res, guard_ids, facts[u.path], all_ids, params_ids)]
     owned = {p for a in agents for p in a.files}
+    # A file no agent claims (RL004) fires no agent's rules: its guards count for none.
+    claimed = owned | {u.path for u in unclaimed}
     # A pass-through helper no agent's files hold (a monorepo's common/parts.py) serves them
     # all: its payload is bound for each at the call sites in that agent's files, and what
     # stands in the helper itself (its payload's shape, RL306) once, under the first agent.
@@ -78,8 +80,8 @@ def bind(root: str, cfg: Config, facts: dict[str, FileFacts], index: ModuleIndex
                 )
         # A shared helper's call sites in another agent's files fire that agent's rules, not
         # this one's (a monorepo's common/refusals.py in both agents' globs).
-        agent.guards = [g for g in _unique(agent.guards) if _ours(g.loc.path, agent, owned)]
-        agent.protocol_errors = [e for e in agent.protocol_errors if _ours(e.loc.path, agent, owned)]
+        agent.guards = [g for g in _unique(agent.guards) if _ours(g.loc.path, agent, claimed)]
+        agent.protocol_errors = [e for e in agent.protocol_errors if _ours(e.loc.path, agent, claimed)]
     guards: list[BoundGuard] = []
     errors: list[BoundError] = []
     if not agents:
@@ -131,9 +133,10 @@ def _yields_fact(
     return any(p.derived or _matters(p.lines, ids) for p in (*f.prompts, *found))
 
 
-def _ours(path: str, agent: Agent, owned: set[str]) -> bool:
-    """Does a guard standing in `path` count for `agent`: its own file, or no agent's?"""
-    return path in agent.files or path not in owned
+def _ours(path: str, agent: Agent, claimed: set[str]) -> bool:
+    """Does a guard standing in `path` count for `agent`: its own file, or a shared helper's
+    (one no agent claims, and no RL004)?"""
+    return path in agent.files or path not in claimed
 
 
 def check(bound: Bound, facts: dict[str, FileFacts], roles: Roles) -> Checked:
