@@ -18,9 +18,14 @@ _PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}|\{%(.*?)%\}|\{([A-Za-z_][A-Za-z0-9_.]*
 
 
 def derived(text: str) -> bool:
-    """A template placeholder that names the rules (`{{ rule_id }}`, `{% for r in rules %}`)."""
+    """A template placeholder that names the rules (`{{ rule_id }}`, `{% for r in rules %}`,
+    `{rules}`): what it fills in or loops over, not a block's or a test's name (`{% block
+    rules %}`, `{% if rules_enabled %}`), which derives no text from them."""
     for m in _PLACEHOLDER.finditer(text):
-        inner = next(g for g in m.groups() if g is not None).lower()
+        expr, statement, field = m.groups()
+        if statement is not None:
+            expr = statement if statement.strip(" \t\r\n-+~").startswith("for ") else ""
+        inner = (expr if expr is not None else field).lower()
         if "rule" in inner or "refusal" in inner:
             return True
     return False
