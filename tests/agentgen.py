@@ -284,6 +284,14 @@ def card_py_comprehension(rules: dict[str, str]) -> tuple[Files, str | None]:
     return {**files, "agent/constants.py": consts}, "agent.constants"
 
 
+def card_py_comprehension_prompt(rules: dict[str, str]) -> tuple[Files, str | None]:
+    """As py-comprehension, and a prompt listing the rules from the same table (derived: it
+    agrees with the card by construction), in a module that imports the table alone."""
+    files, mod = card_py_comprehension(rules)
+    prompt = 'POLICY_PROMPT = "Policy:\\n" + "\\n".join(f"* {r.id}: {r.reason}" for r in ROWS)\n'
+    return {**files, "agent/policy_prompt.py": "from agent.constants import ROWS\n\n" + prompt}, mod
+
+
 CARDS: dict[str, Callable[[dict[str, str]], tuple[Files, str | None]]] = {
     "json": card_json,
     "py-inline": card_py_inline,
@@ -297,6 +305,7 @@ CARDS: dict[str, Callable[[dict[str, str]], tuple[Files, str | None]]] = {
     "py-aliased": card_py_aliased,
     "py-merged": card_py_merged,
     "py-comprehension": card_py_comprehension,
+    "py-comprehension-prompt": card_py_comprehension_prompt,
 }
 
 

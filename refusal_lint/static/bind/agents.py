@@ -11,7 +11,7 @@ import functools
 
 from refusal_lint.config import Config
 from refusal_lint.core import prompttext
-from refusal_lint.core.facts import DictV, ExtDecl, FileFacts, Str
+from refusal_lint.core.facts import Attr, DictV, Each, ExtDecl, FileFacts, Seq, Str, Sub
 from refusal_lint.core.kinds import PromptForm
 from refusal_lint.core.model import Finding, Loc, Prompt, PromptLine, RuleSet
 from refusal_lint.static.bind import scoping
@@ -176,7 +176,9 @@ def _says(g: BoundGuard) -> tuple[bool, str, tuple[str, ...], bool, str]:
 
 
 def _copies_of(res: Resolver, card: RuleSet) -> set[str]:
-    """Module-level dicts whose keys are exactly the card's rule ids."""
+    """Module-level dicts whose keys are exactly the card's rule ids; and the tables the
+    card's params map is built from by a comprehension (`{r.id: r.reason for r in TABLE}`:
+    a prompt iterating TABLE agrees with the card by construction, as one iterating the map)."""
     want = {r.rule_id for r in card.rules}
     out: set[str] = set()
     if not want:
@@ -188,6 +190,23 @@ def _copies_of(res: Resolver, card: RuleSet) -> set[str]:
                 and {k.value for it in value.items if isinstance(k := it.key, Str)} == want
             ):
                 out.add(value.ident)
+    for f in res.facts.values():
+        for ext in f.py_exts:
+            params = res.resolve(ext.params) if ext.params is not None else None
+            if isinstance(params, DictV) and params.ident == card.params_id:
+                out.update(_iterated(res, params))
+    return out
+
+
+def _iterated(res: Resolver, params: DictV) -> set[str]:
+    """The tables a dict comprehension's items are read from (what its `for` iterates)."""
+    out: set[str] = set()
+    for it in params.items:
+        for v in (it.key, it.value):
+            while isinstance(v, (Attr, Sub)):
+                v = v.base
+            if isinstance(v, Each) and isinstance(table := res.resolve(v.over), (DictV, Seq)):
+                out.add(table.loc.ident)
     return out
 
 

@@ -315,7 +315,8 @@ class Resolver:
         return ()
 
     def reaches(self, value: Value, target_ids: set[str], depth: int = 0) -> bool:
-        """Does `value` read one of the dicts `target_ids` (directly or through constants)?"""
+        """Does `value` read one of the dicts or tables `target_ids` (directly or through
+        constants)?"""
         if depth > 6:
             return False
         for ref in self.refs(value):
@@ -329,7 +330,7 @@ class Resolver:
             if found is None:
                 continue
             resolved = self.resolve(found)
-            if isinstance(resolved, DictV) and resolved.ident in target_ids:
+            if isinstance(resolved, (DictV, Seq)) and resolved.loc.ident in target_ids:
                 return True
             if self.reaches(found, target_ids, depth + 1):
                 return True
