@@ -13,6 +13,12 @@ PROTOCOL_ERRORS = frozenset(
 )  # McpError: an MCP server's JSON-RPC error (`raise McpError(ErrorData(...))`)
 
 
+def one_line_reason(reason: str) -> bool:
+    """A reason as the spec has it: one line, not blank (RL106 where not; no prompt's or
+    guard's reason is compared with one that is not: a card finding never cascades)."""
+    return bool(reason.strip()) and "\n" not in reason and "\r" not in reason
+
+
 def is_kebab(text: str) -> bool:
     return bool(KEBAB.match(text))
 

@@ -230,9 +230,7 @@ def _entry_findings(decl: ExtDecl) -> list[Finding]:
             )
         if not spec.is_kebab(rid):
             out.append(RL105.finding(loc, f"rule id `{rid}` is not kebab-case", rule_id=rid))
-        if item.reason is not None and (
-            not item.reason.strip() or "\n" in item.reason or "\r" in item.reason
-        ):
+        if item.reason is not None and not spec.one_line_reason(item.reason):
             what = "blank" if not item.reason.strip() else "more than one line"
             out.append(RL106.finding(loc, f"the reason of `{rid}` is {what}", rule_id=rid))
     return out

@@ -254,6 +254,7 @@ def _against(g: BoundGuard, rules: dict[str, Rule]) -> Finding | None:
     if (
         g.reason is None
         or rule.reason is None
+        or not spec.one_line_reason(rule.reason)  # RL106: nothing to compare with
         or prompttext.fold_ws(g.reason) == prompttext.fold_ws(rule.reason)
     ):
         return None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from refusal_lint.core import prompttext
+from refusal_lint.core import prompttext, spec
 from refusal_lint.core.kinds import EditKind, Severity
 from refusal_lint.core.model import Code, Edit, Finding, Loc, Prompt, Rule, RuleSet
 from refusal_lint.static.checks.base import Check, Run
@@ -170,7 +170,9 @@ def _reasons(p: Prompt, rules: dict[str, Rule]) -> list[Finding]:
     out = []
     for rl in prompttext.rule_lines(p.lines):
         stated = rules.get(rl.rule_id)
-        if stated is None or stated.reason is None or _PLACEHOLDER.search(rl.wrapped or rl.reason):
+        if stated is None or stated.reason is None or not spec.one_line_reason(stated.reason):
+            continue  # the card's reason is RL106 (or RL104): nothing to compare with
+        if _PLACEHOLDER.search(rl.wrapped or rl.reason):
             continue  # a reason filled in at run time ({{ reasons[...] }}, f"{...}") is not stated here
         if rl.states(stated.reason):
             continue
