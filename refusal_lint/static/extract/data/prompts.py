@@ -79,12 +79,12 @@ def one_line(prompt: Prompt, source: list[str]) -> Prompt:
     return dataclasses.replace(prompt, lines=lines)
 
 
-def _all_strings(node: TNode) -> list[Prompt]:
+def _all_strings(node: TNode, prose: bool = False) -> list[Prompt]:
     out: list[Prompt] = []
     stack = [node]
     while stack:
         n = stack.pop()
-        if n.kind == ValueKind.STRING and (p := _string_prompt(n)) is not None:
+        if n.kind == ValueKind.STRING and (p := _string_prompt(n, prose)) is not None:
             out.append(p)
         stack.extend(reversed(n.elems))
         stack.extend(v for _, v in reversed(n.items))
@@ -122,7 +122,7 @@ def data_prompts(path: str, root: TNode, ids: frozenset[str] = frozenset()) -> l
     name = lower.rsplit("/", 1)[-1]
     yaml = is_kind(path, FileKind.YAML)
     if yaml and ("prompt" in lower or "instruction" in lower):
-        return _all_strings(root)
+        return _all_strings(root, prose=True)  # not its ids, names and paths (an eval's `rule: x-y`)
     out: list[Prompt] = []
     crew = CREWAI_KEYS.get(name.rsplit(".", 1)[0]) if yaml else None
     if crew and root.kind == ValueKind.OBJECT:
