@@ -244,3 +244,36 @@ def test_fix_escapes_the_reason_in_a_python_prompt_line(tmp_path: Path, quote: s
     tree = ast.parse((tmp_path / "settings.py").read_text())
     assert f"tax-advice: {reason}" in ast.literal_eval(tree.body[0].value)  # type: ignore[attr-defined]
     assert [f[2] for f in _findings(tmp_path)] == ["RL301"]
+
+
+_TEMPLATED = "Plans are capped at {budget}, 100% of the time."
+
+
+@pytest.mark.parametrize(
+    ("line", "fixed"),
+    [
+        # An f-string: the reason's braces written doubled, and the string renders the reason.
+        ('f"You plan for {who}. Refuse:\\n- budget-cap: Too much.\\n"', True),
+        # Templates that would read `{budget}` or `100%` as a placeholder: left alone.
+        ('"You plan for {who}. Refuse:\\n- budget-cap: Too much.\\n".format(who=who)', False),
+        ('"You plan for %s. Refuse:\\n- budget-cap: Too much.\\n" % who', False),
+    ],
+)
+def test_fix_keeps_a_template_rendering(tmp_path: Path, line: str, fixed: bool) -> None:
+    """The card's reason holds `{` and `%`: written into a Python prompt, the prompt must
+    still render (an f-string's braces doubled), or the line is left alone and reported."""
+    entry = {"uri": "https://standards.upperhandai.com/ext/refusals/v1", "params": {"budget-cap": _TEMPLATED}}
+    card = {"name": "Meals", "capabilities": {"extensions": [entry]}}
+    (tmp_path / "agent-card.json").write_text(json.dumps(card, indent=2) + "\n")
+    prompt = tmp_path / "agent.py"
+    prompt.write_text(f'who = "a family"\nSYSTEM_PROMPT = {line}\n')
+    before = prompt.read_text()
+    result = run_cli("check", str(tmp_path), "--fix", "--no-cache")
+    assert ("RL203 not fixed" in result.stderr) is not fixed
+    namespace: dict[str, object] = {}
+    exec(prompt.read_text(), namespace)  # the prompt still renders
+    if fixed:
+        assert f"- budget-cap: {_TEMPLATED}" in str(namespace["SYSTEM_PROMPT"])
+        assert run_cli("check", str(tmp_path), "--fix", "--no-cache").stderr == ""  # idempotent
+    else:
+        assert prompt.read_text() == before

@@ -132,18 +132,16 @@ def _json_body(value: str) -> str:
     return json.dumps(value, ensure_ascii=False)[1:-1]
 
 
-def _still_reads(path: str, before: str, after: str, news: list[str]) -> bool:
-    """The fixed file parses as it did, and states the new reasons."""
+def _still_reads(path: str, before: str, after: str, news: list[str], line: int) -> bool:
+    """The fixed file parses as it did, and states the new reasons (in Python, in the
+    string standing on `line`, as its text: `_python_states`)."""
     if is_kind(path, FileKind.PYTHON):
         try:
             tree = ast.parse(after)
             ast.parse(before)
         except SyntaxError:
             return False
-        strings = [
-            n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
-        ]
-        return all(any(new in s for s in strings) for new in news)
+        return all(_python_states(tree, line, new) for new in news)
     if is_kind(path, FileKind.YAML):
         from refusal_lint.static.extract.data.yamlsafe import YamlError, load_plain
 
@@ -165,6 +163,30 @@ def _still_reads(path: str, before: str, after: str, news: list[str]) -> bool:
     return True
 
 
+def _python_states(tree: ast.Module, line: int, new: str) -> bool:
+    """Does a string literal standing on `line` hold `new` as its text: in an f-string
+    outside its fields; in a `%` or `.format()` template, with none of the characters the
+    template reads as a placeholder (`100%`, `{budget}`: written there, they break it)?"""
+    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.JoinedStr):
+            parts = [v.value for v in node.values if isinstance(v, ast.Constant) and isinstance(v.value, str)]
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            if isinstance(parents.get(node), ast.JoinedStr):
+                continue  # a part of an f-string: the f-string is asked
+            parts = [node.value]
+        else:
+            continue
+        if not node.lineno <= line <= (node.end_lineno or node.lineno) or not any(new in p for p in parts):
+            continue
+        parent = parents.get(node)
+        formatted = isinstance(parent, ast.Attribute) and parent.attr == "format"
+        mod = isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.Mod) and parent.left is node
+        if not (formatted and ("{" in new or "}" in new)) and not (mod and "%" in new):
+            return True
+    return False
+
+
 def plan_text(path: str, text: str, findings: list[Finding]) -> tuple[str, list[Finding], list[str]]:
     """One file's text with every fix of `findings` made that can be made safely: the new
     text, the findings fixed, one line for each left alone (--fix, and the editor's code
@@ -180,7 +202,7 @@ def plan_text(path: str, text: str, findings: list[Finding]) -> tuple[str, list[
             candidate, failed = _apply(
                 after, edit, sourcetext.line_starts(after), is_kind(path, FileKind.JSON)
             )
-            if failed is None and _still_reads(path, after, candidate, [f.edit.new]):
+            if failed is None and _still_reads(path, after, candidate, [f.edit.new], f.edit.line):
                 why = None
                 break
             why = failed or why
@@ -198,7 +220,8 @@ def _spellings(path: str, edit: Edit) -> list[Edit]:
     stands in: _still_reads keeps the one whose file reads the reason."""
     if edit.kind != EditKind.TEXT or not is_kind(path, FileKind.PYTHON):
         return [edit]
-    bodies = (_escape(edit.new, quote, raw=False, fstring=False) for quote in ("'", '"'))
+    # In an f-string, a brace of the reason is written doubled (`{{budget}}`).
+    bodies = (_escape(edit.new, q, raw=False, fstring=f) for q in ("'", '"') for f in (False, True))
     escaped = dict.fromkeys(b for b in bodies if b is not None and b != edit.new)
     return [edit, *(replace(edit, new=b) for b in escaped)]
 
