@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from refusal_lint.static import fix
 
 SEG = "Segmentation families cannot be crossed; ask for one family per cut."
+URI = "https://standards.upperhandai.com/ext/refusals/v1"
 
 
 def _tree(tmp_path: Path, *cases: str) -> Path:
@@ -277,3 +278,20 @@ def test_fix_keeps_a_template_rendering(tmp_path: Path, line: str, fixed: bool) 
         assert run_cli("check", str(tmp_path), "--fix", "--no-cache").stderr == ""  # idempotent
     else:
         assert prompt.read_text() == before
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_a_backslash_newline_string_keeps_its_lines(tmp_path: Path, newline: str) -> None:
+    """`\"\"\"\\` then the prompt's lines (a Windows checkout: CRLF): each rule line stands on
+    its own file line, and --fix rewrites it there."""
+    (tmp_path / "agent-card.json").write_text(
+        json.dumps({"name": "S", "capabilities": {"extensions": [{"uri": URI, "params": {"seg-mix": SEG}}]}})
+    )
+    lines = ['SYSTEM_PROMPT = """\\', "You are the survey analyst.", "", "Refuse these:", "- seg-mix: No."]
+    lines += ['"""', ""]
+    prompt = tmp_path / "agent.py"
+    prompt.write_bytes(newline.join(lines).encode())
+    found = [(Path(path).name, line, code) for path, line, code in _findings(tmp_path)]
+    assert found == [("agent-card.json", 1, "RL301"), ("agent.py", 5, "RL203")]
+    assert "not fixed" not in run_cli("check", str(tmp_path), "--fix", "--no-cache").stderr
+    assert prompt.read_bytes() == newline.join(lines).replace("- seg-mix: No.", f"- seg-mix: {SEG}").encode()

@@ -365,9 +365,9 @@ def _value_lines(body: str, raw: bool, first: int, value: str) -> tuple[int, ...
         if c == "\\" and not raw and i + 1 < len(body):
             step = 2
             nxt = body[i + 1]
-            if nxt == "\n":
+            if nxt == "\n" or body.startswith("\r\n", i + 1):  # a backslash-newline (CRLF too)
                 line += 1
-                i += step
+                i += step + (nxt == "\r")
                 continue
             if nxt == "n":
                 lines.append(line)
