@@ -295,3 +295,24 @@ def test_a_backslash_newline_string_keeps_its_lines(tmp_path: Path, newline: str
     assert found == [("agent-card.json", 1, "RL301"), ("agent.py", 5, "RL203")]
     assert "not fixed" not in run_cli("check", str(tmp_path), "--fix", "--no-cache").stderr
     assert prompt.read_bytes() == newline.join(lines).replace("- seg-mix: No.", f"- seg-mix: {SEG}").encode()
+
+
+def test_a_reason_the_files_encoding_cannot_hold_is_left_alone_in_diff_and_fix(tmp_path: Path) -> None:
+    """A Latin-1 module: the card's em dash cannot be written there, its other reason can;
+    --diff shows exactly the change --fix makes."""
+    params = {"seg-mix": "Families can't be crossed \u2014 ask for one.", "invalid-cut": "No such cut."}
+    card = {"name": "S", "capabilities": {"extensions": [{"uri": URI, "params": params}]}}
+    (tmp_path / "agent-card.json").write_text(json.dumps(card))
+    tools = tmp_path / "tools.py"
+    source = (
+        "# -*- coding: latin-1 -*-\n\n\ndef f(Refusal):\n"
+        '    raise Refusal("seg-mix", reason="old caf\xe9")\n'
+        '    raise Refusal("invalid-cut", reason="old")\n'
+    )
+    tools.write_bytes(source.encode("latin-1"))
+    shown = run_cli("check", str(tmp_path), "--diff", "--no-cache")
+    assert '+    raise Refusal("invalid-cut", reason="No such cut.")' in shown.stdout
+    assert "\u2014" not in shown.stdout and "cannot hold the card's reason" in shown.stderr
+    fixed = run_cli("check", str(tmp_path), "--fix", "--no-cache")
+    assert "cannot hold the card's reason" in fixed.stderr
+    assert tools.read_bytes() == source.replace('reason="old")', 'reason="No such cut.")').encode("latin-1")

@@ -187,16 +187,25 @@ def _python_states(tree: ast.Module, line: int, new: str) -> bool:
     return False
 
 
-def plan_text(path: str, text: str, findings: list[Finding]) -> tuple[str, list[Finding], list[str]]:
+def plan_text(
+    path: str, text: str, findings: list[Finding], encoding: str = "utf-8"
+) -> tuple[str, list[Finding], list[str]]:
     """One file's text with every fix of `findings` made that can be made safely: the new
     text, the findings fixed, one line for each left alone (--fix, and the editor's code
-    actions on a buffer)."""
+    actions on a buffer). A reason the file's `encoding` cannot hold is left alone, so that
+    --diff shows only what --fix writes."""
     after = text
     fixed: list[Finding] = []
     skipped: list[str] = []
     # From the end of the file backwards, so earlier edits keep their positions.
     for f in sorted(findings, key=lambda f: (f.edit.line, f.edit.col) if f.edit else (0, 0), reverse=True):
         assert f.edit is not None
+        try:
+            f.edit.new.encode(encoding)
+        except UnicodeEncodeError:
+            held = f"the file's encoding ({encoding}) cannot hold the card's reason"
+            skipped.append(f"{path}:{f.loc.line}: {f.code} not fixed: {held}")
+            continue
         why: str | None = "the reason cannot be written there safely"
         for edit in _spellings(path, f.edit):
             candidate, failed = _apply(
@@ -243,7 +252,7 @@ def plan(findings: list[Finding], root: str, read: Callable[[str], bytes] = DISK
         except (OSError, UnicodeDecodeError, SyntaxError, LookupError, ValueError) as exc:
             out.skipped.append(f"{path}: not fixed, cannot read it ({exc})")
             continue
-        after, fixed, skipped = plan_text(path, text, group)
+        after, fixed, skipped = plan_text(path, text, group, encoding)
         out.skipped.extend(skipped)
         if fixed:
             out.files.append(
