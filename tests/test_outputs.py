@@ -9,7 +9,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from conftest import ROOT, TESTDATA, fixture_repo, run_cli, run_in
+from conftest import ROOT, TESTDATA, Repo, fixture_repo, run_cli, run_in
 
 from refusal_lint.report.base import Report
 from refusal_lint.report.ci import github
@@ -311,3 +311,35 @@ def test_a_guard_sent_as_an_error_is_listed_once(tmp_path: Path) -> None:
     [agent] = data["agents"]
     assert agent["rules"]["final-sale"]["guards"] == [{"path": "srv/server.py", "line": 8}]
     assert [f["code"] for f in data["findings"]] == ["RL305"]
+
+
+@pytest.mark.parametrize("configured", [False, True])
+def test_json_prompts_lists_the_candidates_that_count(repo: Repo, configured: bool) -> None:
+    """A list of instruction strings, as found or as configured (`prompt: module:NAME`):
+    `agents[].prompts` lists the items that name a rule, not the sentences around them."""
+    repo.card()
+    repo.tools()
+    repo.write(
+        "agent/instructions.py",
+        """
+        INSTRUCTIONS = [
+            "You are the survey analyst for the 2026 media-habits study.",
+            "Answer from the survey tables only.",
+            "- seg-mix: Segmentation families cannot be crossed; ask for one family per cut.",
+            "- invalid-cut: That demographic cut is not defined for this study.",
+        ]
+        """,
+    )
+    if configured:
+        repo.write(
+            ".refusal-lint.yaml",
+            """
+            agents:
+              - name: survey
+                card: .well-known/agent-card.json
+                prompt: agent/instructions.py:INSTRUCTIONS
+                guards: ["agent/**/*.py"]
+            """,
+        )
+    agent = json.loads(run_cli("check", str(repo.root), "--no-cache", "--format", "json").stdout)["agents"][0]
+    assert [p["line"] for p in agent["prompts"]] == [4, 5]

@@ -62,10 +62,12 @@ def bind(root: str, cfg: Config, facts: dict[str, FileFacts], index: ModuleIndex
         ids = {agent.card.params_id} if agent.card and agent.card.params_id else set()
         # A prompt fed from the params map, or from a module's copy of it (same rule ids), is derived.
         maps = ids | (_copies_of(res, agent.card) if agent.card else set())
-        if agent.prompt_spec is None:
-            agent.prompts = counted(_prompts(res, facts, agent.files, maps), agent)
-        else:
-            agent.prompts = _configured_prompt(res, facts, agent, roles, maps)
+        found = (
+            _prompts(res, facts, agent.files, maps)
+            if agent.prompt_spec is None
+            else _configured_prompt(res, facts, agent, roles, maps)
+        )
+        agent.prompts = counted(found, agent)
         for path in sorted(agent.files):
             for g in facts[path].guards:
                 agent.guards.extend(bind_guard(res, guard_ids, g, ids))
