@@ -99,12 +99,32 @@ def _stream(events: list[Any]) -> tuple[AnswerKind, Any]:
         elif "statusUpdate" in e or kind == "status-update":
             update = e.get("statusUpdate", e)
             status = update.get("status") if isinstance(update.get("status"), dict) else {}
-            state = str(status.get("state", "")).lower()
-            if update.get("final") or not any(s in state for s in ("working", "submitted")):
+            if _final(update, status):
                 final = {"status": status}
     answer = dict(final or {})
     answer["artifacts"] = [*answer.get("artifacts", []), *artifacts]
     return AnswerKind.RESULT, answer
+
+
+def _final(update: dict[str, Any], status: dict[str, Any]) -> bool:
+    """A status update that ends the task's stream: marked final, or past working."""
+    state = str(status.get("state", "")).lower()
+    return bool(update.get("final")) or not any(s in state for s in ("working", "submitted"))
+
+
+def ends(raw: Any) -> bool:
+    """Is this streamed event the stream's last (`_stream` has the answer then): an error,
+    a message, or a final status update? A client reads no further."""
+    if isinstance(raw, dict) and "error" in raw:
+        return True
+    e = _event(raw)
+    if "message" in e or e.get("kind") == "message" or ("parts" in e and "role" in e):
+        return True
+    update = e.get("statusUpdate", e if e.get("kind") == "status-update" else None)
+    if not isinstance(update, dict):
+        return False
+    status = update.get("status")
+    return _final(update, status if isinstance(status, dict) else {})
 
 
 def answer_of(answer: Any) -> tuple[AnswerKind, Any]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -19,6 +20,7 @@ from refusal_lint import conformance
 from refusal_lint.core import spec
 from refusal_lint.core.errors import UsageError
 from refusal_lint.core.model import Finding, Loc, RuleSet
+from refusal_lint.live import stream as sse
 from refusal_lint.live.codes import RL400, RL401
 from refusal_lint.static.checks import card as card_checks
 from refusal_lint.static.extract.data import cards as datacards
@@ -65,21 +67,28 @@ def _client(host: str, timeout: float, transport: Any = None, headers: dict[str,
 
 def _fetch(client: Any, method: str, url: str, *, tolerate: bool = False, **kw: Any) -> Any:
     """The response; _Unreachable for a failed request (and, unless `tolerate`, an HTTP error)."""
-    import httpx
-
-    try:
+    with _reaching(url):
         response = client.request(method, url, **kw)
-    except _Unreachable:
-        raise
-    except httpx.TimeoutException:
-        raise _Unreachable(f"{url}: timed out") from None
-    except httpx.HTTPError as exc:
-        raise _Unreachable(f"{url}: {type(exc).__name__}: {exc}") from None
     if response.status_code >= 400 and not tolerate:
         raise _Unreachable(f"{url}: HTTP {response.status_code}")
     if len(response.content) > MAX_BODY:
         raise _Unreachable(f"{url}: answer larger than {MAX_BODY} bytes")
     return response
+
+
+@contextlib.contextmanager
+def _reaching(url: str) -> Iterator[None]:
+    """A failed request, a timeout, an answer too long, as _Unreachable saying so."""
+    import httpx
+
+    try:
+        yield
+    except sse.TooLong as exc:
+        raise _Unreachable(f"{url}: {exc}") from None
+    except httpx.TimeoutException:
+        raise _Unreachable(f"{url}: timed out") from None
+    except httpx.HTTPError as exc:
+        raise _Unreachable(f"{url}: {type(exc).__name__}: {exc}") from None
 
 
 @dataclass(frozen=True)
@@ -200,20 +209,6 @@ def _request(
     return iface.url, body, headers
 
 
-def _events(response: Any) -> list[Any]:
-    """The JSON of each Server-Sent Event's `data:` lines."""
-    out: list[Any] = []
-    data: list[str] = []
-    for line in [*response.text.splitlines(), ""]:
-        if line.startswith("data:"):
-            data.append(line[5:].lstrip())
-        elif not line and data:
-            with contextlib.suppress(ValueError):  # a comment or keep-alive, not an event
-                out.append(json.loads("\n".join(data)))
-            data = []
-    return out
-
-
 def probe(
     url: str,
     probes: dict[str, str],
@@ -332,17 +327,14 @@ def _probe_one(
     loc = Loc(url)
     how = " (streaming)" if stream else ""
     try:
-        response = _fetch(client, "POST", url, tolerate=True, json=body, headers=headers)
+        if stream:
+            with _reaching(url):
+                response, answer = sse.post(client, url, body, headers, MAX_BODY)
+        else:
+            response = _fetch(client, "POST", url, tolerate=True, json=body, headers=headers)
+            answer = sse.json_of(response)
     except _Unreachable as exc:
         return [RL400.finding(loc, str(exc) + how, rule_id=rule_id)]
-    try:
-        answer: Any = (
-            _events(response)
-            if stream and "event-stream" in response.headers.get("content-type", "")
-            else response.json()
-        )
-    except ValueError:
-        answer = None
     if response.status_code >= 400:
         # An error object (REST) or a JSON-RPC error envelope is the refusal sent as an
         # error; anything else (401 with {"detail": ...}, an HTML 502) did not reach the agent.
