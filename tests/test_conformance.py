@@ -130,8 +130,22 @@ def test_card_shapes(tmp_path: Path) -> None:
         ),
         ([*PARTS_V1, {"text": "Anyway, 41%."}], None, ["RL407"]),
         ({"jsonrpc": "2.0", "id": 1}, None, ["RL400"]),
+        ("not json {", None, ["RL400"]),  # text that is no JSON: judged, not raised on
+        (b"\xff\xfe", None, ["RL400"]),
     ],
-    ids=["RL401", "RL402", "RL402-other-rule", "RL403", "RL404", "RL405", "RL406", "RL407", "RL400"],
+    ids=[
+        "RL401",
+        "RL402",
+        "RL402-other-rule",
+        "RL403",
+        "RL404",
+        "RL405",
+        "RL406",
+        "RL407",
+        "RL400",
+        "RL400-not-json",
+        "RL400-not-utf8",
+    ],
 )
 def test_each_fault_one_code(answer: Any, rule: str | None, codes: list[str]) -> None:
     found = rc.judge(answer, CARD, rule=rule)
@@ -143,6 +157,7 @@ def test_each_fault_one_code(answer: Any, rule: str | None, codes: list[str]) ->
 
 def test_no_refusal_in_text_only_or_error() -> None:
     assert rc.find_refusal([{"text": "I would rather not."}]) is None
+    assert rc.find_refusal("I would rather not.") is None  # plain text, no JSON
     assert rc.find_refusal({"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "x"}}) is None
     rc.assert_not_refused([{"text": "Polaris: 41%."}])
 

@@ -29,8 +29,10 @@ def plain(obj: Any, top: bool = True) -> Any:
     """JSON-shaped data from dicts, lists, JSON text (at the top only) or a2a-sdk objects
     (converted only here, and only when passed)."""
     if top and isinstance(obj, (str, bytes)):
-        text = obj.decode("utf-8") if isinstance(obj, bytes) else obj
-        return json.loads(text)
+        try:
+            return json.loads(obj.decode("utf-8") if isinstance(obj, bytes) else obj)
+        except ValueError:  # not JSON (nor UTF-8): an answer of no shape, judged as one
+            return obj
     if isinstance(obj, (str, bytes, int, float, bool)) or obj is None:
         return obj
     if isinstance(obj, Mapping):
