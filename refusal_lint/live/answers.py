@@ -98,19 +98,21 @@ def _stream(events: list[Any]) -> tuple[AnswerKind, Any]:
             update = e.get("artifactUpdate", e)
             if isinstance(update.get("artifact"), dict):
                 artifacts.append(update["artifact"])
-        elif "statusUpdate" in e or kind == "status-update":
-            update = e.get("statusUpdate", e)
-            status = update.get("status") if isinstance(update.get("status"), dict) else {}
-            if _final(update, status):
-                final = {"status": status}
+        elif (changed := _status_update(e)) is not None and _final(changed):
+            final = {"status": _status(changed)}
     answer = dict(final or {})
     answer["artifacts"] = [*answer.get("artifacts", []), *artifacts]
     return AnswerKind.RESULT, answer
 
 
-def _final(update: dict[str, Any], status: dict[str, Any]) -> bool:
+def _status(update: dict[str, Any]) -> dict[str, Any]:
+    status = update.get("status")
+    return status if isinstance(status, dict) else {}
+
+
+def _final(update: dict[str, Any]) -> bool:
     """A status update that ends the task's stream: marked final, or past working."""
-    state = str(status.get("state", "")).lower()
+    state = str(_status(update).get("state", "")).lower()
     return bool(update.get("final")) or not any(s in state for s in ("working", "submitted"))
 
 
@@ -122,11 +124,14 @@ def ends(raw: Any) -> bool:
     e = _event(raw)
     if "message" in e or e.get("kind") == "message" or ("parts" in e and "role" in e):
         return True
+    update = _status_update(e)
+    return update is not None and _final(update)
+
+
+def _status_update(e: dict[str, Any]) -> dict[str, Any] | None:
+    """The status update an event is (v1.0 `{"statusUpdate": ...}`, v0.3 `kind`), if it is one."""
     update = e.get("statusUpdate", e if e.get("kind") == "status-update" else None)
-    if not isinstance(update, dict):
-        return False
-    status = update.get("status")
-    return _final(update, status if isinstance(status, dict) else {})
+    return update if isinstance(update, dict) else None
 
 
 def answer_of(answer: Any) -> tuple[AnswerKind, Any]:
