@@ -14,7 +14,7 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 import pytest
-from conftest import TESTDATA, Repo, run_cli
+from conftest import TESTDATA, URI, Repo, run_cli
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -348,3 +348,23 @@ def test_the_config_file_names_every_agent_and_an_unread_kind_none(repo: Repo) -
     repo.write("agents/survey/NOTES.rst", "Notes on the survey agent.\n")
     assert _found(repo.root, ".refusal-lint.yaml") == _found(repo.root, ".")
     assert _found(repo.root, "agents/survey/NOTES.rst") == []
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_diff_of_a_latin1_module_applies_with_git_apply(tmp_path: Path) -> None:
+    """The patch holds each file's lines in the file's own encoding, as `git diff` does: a
+    Latin-1 context line (and a form feed, which is no line break to git) still matches."""
+    card = {"name": "S", "capabilities": {"extensions": [{"uri": URI, "params": {"seg-mix": "No mixing."}}]}}
+    (tmp_path / "agent-card.json").write_text(json.dumps(card))
+    source = (
+        "# -*- coding: latin-1 -*-\n# Caf\xe9 survey tools.\n\x0c\n"
+        'def f(Refusal):\n    raise Refusal("seg-mix", reason="Old caf\xe9 reason.")\n'
+    )
+    tools = tmp_path / "tools.py"
+    tools.write_bytes(source.encode("latin-1"))
+    diff = run_cli("check", ".", "--diff", "--no-cache", cwd=tmp_path)
+    assert diff.exit_code == 1
+    patch = tmp_path / "fix.patch"
+    patch.write_bytes(diff.stdout_bytes)
+    subprocess.run(["git", "apply", str(patch)], cwd=tmp_path, check=True, capture_output=True)
+    assert tools.read_bytes() == source.replace("Old caf\xe9 reason.", "No mixing.").encode("latin-1")

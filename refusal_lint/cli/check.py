@@ -144,7 +144,7 @@ def _diff(plan: Plan, show: Callable[[str], str]) -> int:
     """--diff: the plan as a unified diff, nothing written; 1 when there is something to fix."""
     from refusal_lint.static import fix as fixer
 
-    click.echo(fixer.diff(plan, show), nl=False)
+    click.echo(fixer.diff(plan, show), nl=False)  # bytes: each file's own encoding
     return 1 if plan.files else 0
 
 

@@ -261,20 +261,33 @@ def plan(findings: list[Finding], root: str, read: Callable[[str], bytes] = DISK
     return out
 
 
-def diff(p: Plan, show: Callable[[str], str] = str) -> str:
-    """The plan as a unified diff; `show` gives each path as the patch names it (relative to
-    the current folder, so `git apply` takes it there)."""
-    chunks: list[str] = []
+def diff(p: Plan, show: Callable[[str], str] = str) -> bytes:
+    """The plan as a unified diff, in bytes as `git diff` gives them: each file's lines in its
+    own encoding (with its BOM), so that `git apply` finds a Latin-1 file's context lines;
+    `show` gives each path as the patch names it (relative to the current folder, so
+    `git apply` takes it there)."""
+    out: list[bytes] = []
     for f in p.files:
-        chunks.extend(
-            difflib.unified_diff(
-                f.before.splitlines(keepends=True),
-                f.after.splitlines(keepends=True),
-                f"a/{show(f.path)}",
-                f"b/{show(f.path)}",
-            )
+        bom = "\ufeff" if f.bom else ""
+        chunks = difflib.unified_diff(
+            _lines(bom + f.before),
+            _lines(bom + f.after),
+            f"a/{show(f.path)}",
+            f"b/{show(f.path)}",
         )
-    return "".join(c if c.endswith("\n") else c + "\n\\ No newline at end of file\n" for c in chunks)
+        for i, chunk in enumerate(chunks):
+            if not chunk.endswith("\n"):
+                chunk += "\n\\ No newline at end of file\n"
+            # The `---`/`+++` lines name the file (as the terminal shows paths); the rest is its text.
+            out.append(chunk.encode("utf-8" if i < 2 else f.encoding, "surrogateescape"))
+    return b"".join(out)
+
+
+def _lines(text: str) -> list[str]:
+    """The text's lines as git counts them, ends kept: split at `\n` only (`splitlines` also
+    splits at a form feed or U+2028, which a patch would then not match)."""
+    parts = text.split("\n")
+    return [p + "\n" for p in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
 
 
 def write(p: Plan) -> list[str]:
