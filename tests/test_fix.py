@@ -269,6 +269,11 @@ def test_fix_keeps_a_template_rendering(tmp_path: Path, line: str, fixed: bool) 
     prompt = tmp_path / "agent.py"
     prompt.write_text(f'who = "a family"\nSYSTEM_PROMPT = {line}\n')
     before = prompt.read_text()
+    # The contract's `fixable` (and the text's hint) says what --fix does.
+    shown = json.loads(run_cli("check", str(tmp_path), "--no-cache", "--format", "json").stdout)
+    assert [(f["code"], f["fixable"]) for f in shown["findings"]] == [("RL301", False), ("RL203", fixed)]
+    hint = "fixable with the `--fix` option"
+    assert (hint in run_cli("check", str(tmp_path), "--no-cache").stdout) is fixed
     result = run_cli("check", str(tmp_path), "--fix", "--no-cache")
     assert ("RL203 not fixed" in result.stderr) is not fixed
     namespace: dict[str, object] = {}

@@ -135,7 +135,7 @@ def _plan(result: Result, settings: Settings, show: Callable[[str], str], quiet:
 
     plan = fixer.plan(result.findings, result.root, settings.contents.read)
     if not quiet:
-        for line in plan.skipped:
+        for line in dict.fromkeys([*result.unfixable, *plan.skipped]):
             _note(line, result, show)
     return plan
 

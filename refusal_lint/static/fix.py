@@ -261,6 +261,18 @@ def plan(findings: list[Finding], root: str, read: Callable[[str], bytes] = DISK
     return out
 
 
+def fixable(
+    findings: list[Finding], root: str, read: Callable[[str], bytes]
+) -> tuple[list[Finding], list[str]]:
+    """The findings with each edit --fix would refuse dropped, so that `fixable` says what
+    --fix does (a quoted YAML scalar, a reason split across literals, a template the reason
+    would add placeholders to); and one line for each, saying why (for --fix and --diff)."""
+    planned = plan(findings, root, read)
+    kept = {id(f) for file in planned.files for f in file.fixed}
+    out = [f if f.edit is None or id(f) in kept else replace(f, edit=None) for f in findings]
+    return out, planned.skipped
+
+
 def diff(p: Plan, show: Callable[[str], str] = str) -> bytes:
     """The plan as a unified diff, in bytes as `git diff` gives them: each file's lines in its
     own encoding (with its BOM), so that `git apply` finds a Latin-1 file's context lines;

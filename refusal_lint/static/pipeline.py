@@ -39,6 +39,7 @@ class Result:
     files_scanned: int
     notes: list[str] = field(default_factory=list)
     facts_found: bool = False
+    unfixable: list[str] = field(default_factory=list)  # the edits --fix would refuse, and why
 
 
 def _root_of(paths: list[str]) -> str:
@@ -95,6 +96,10 @@ def _checked(paths: list[str], cfg: Config, settings: Settings) -> Result:
             recorded = [e for e in recorded if owners.keeps(e.path)]  # other agents' entries are not stale
     if recorded is not None and settings.baseline is not None:
         result.findings = filtering.unrecorded(result.findings, recorded, settings.baseline, settings, root)
+    if any(f.edit is not None for f in result.findings):
+        from refusal_lint.static import fix
+
+        result.findings, result.unfixable = fix.fixable(result.findings, root, settings.contents.read)
     return result
 
 
