@@ -131,6 +131,7 @@ def test_each_broken_variant_fires_exactly_its_code(
     assert found == [(expected, "invalid-cut"), (expected, "seg-mix")]
     paths = {f["path"] for f in data["findings"]}  # type: ignore[attr-defined]
     assert paths == {servers[variant] + "/a2a"}
+    assert {f["agent"] for f in data["findings"]} == {"Survey Analyst"}  # type: ignore[attr-defined]
 
 
 def test_unreachable_is_rl400_within_the_timeout(probes_file: Path) -> None:

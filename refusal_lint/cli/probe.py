@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from typing import Any
 
@@ -90,6 +91,8 @@ def _probe(
     result = prober.probe(url, probes, protocol, timeout, transport=transport, reach=reach)
     findings = sorted(result.findings, key=lambda f: f.sort_key())
     agents = [Agent(result.agent_name, "", result.card)] if result.card else []
+    if result.card:  # each finding names the agent probed, as a static run's do
+        findings = [dataclasses.replace(f, agent=f.agent or result.agent_name) for f in findings]
     probed = ", ".join(probes) or "none (no probes configured)"
     head = f"probed {result.card_url} over A2A {result.protocol or '?'}; rules: {probed}\n"
     run = Report(tuple(findings), tuple(agents), files=1, head=head, command="probe")
