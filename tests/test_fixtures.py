@@ -60,3 +60,10 @@ def test_unusable_card_skips_every_rl3xx(repo: Repo) -> None:
     )
     data = check_json(repo.root)
     assert [f["code"] for f in data["findings"]] == ["RL103"]
+
+
+@pytest.mark.parametrize("name", ["card-rl100-missing", "card-rl100-no-extension"])
+def test_a_configured_cards_rl100_names_its_agent(name: str) -> None:
+    """RL100 stands at the configured card, found or not: it is that agent's finding."""
+    [finding] = check_json(fixture_repo(name))["findings"]
+    assert (finding["code"], finding["agent"]) == ("RL100", "survey-analyst")

@@ -150,7 +150,7 @@ def _run(
     if bound is not None:
         from refusal_lint.static.bind import agents
 
-        checked = agents.check(bound, ex.facts, roles)
+        checked = agents.check(bound, ex.facts, roles, frozenset(ex.entries))
         result.findings, result.agents = checked.findings, checked.agents
         result.facts_found = checked.facts_found
     unchecked = frozenset(p for a in result.agents if not a.checked for p in a.files)

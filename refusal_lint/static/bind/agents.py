@@ -141,9 +141,9 @@ def _ours(path: str, agent: Agent, claimed: set[str]) -> bool:
     return path in agent.files or path not in claimed
 
 
-def check(bound: Bound, facts: dict[str, FileFacts], roles: Roles) -> Checked:
+def check(bound: Bound, facts: dict[str, FileFacts], roles: Roles, walked: frozenset[str]) -> Checked:
     """Every finding of the bound tree (checks/registry.py), each named after its agent."""
-    findings = registry.findings(Run(bound, facts, frozenset(roles.cards)))
+    findings = registry.findings(Run(bound, facts, frozenset(roles.cards), walked))
     card_agent = {a.card.loc: a.name for a in bound.agents if a.card}
     # One fault, one finding: a guard call and the payload inside its repo callee may both
     # resolve to the same call site.

@@ -64,6 +64,7 @@ class Agent:
     files: set[str] = field(default_factory=set)
     prompt_spec: str | None = None  # the configured `prompt:`, if any
     roots: tuple[str, ...] = ()  # discovered: its cards' folders, which claim the files under them
+    card_path: str = ""  # configured: the `card:` file, found or not
 
     @property
     def checked(self) -> bool:

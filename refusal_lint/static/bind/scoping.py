@@ -100,7 +100,7 @@ def _configured_agents(
     for a in cfg.agents:
         card_rel = rel(root, cfg.base, a.card) if a.card else ""
         card = next((c for c in cards if c.loc.path == card_rel), None)
-        agent = Agent(a.name, posixpath.dirname(card_rel), card, prompt_spec=a.prompt)
+        agent = Agent(a.name, posixpath.dirname(card_rel), card, prompt_spec=a.prompt, card_path=card_rel)
         spec = discover.gitignore_spec(list(a.guards)) if a.guards else None
         for path in fact_paths:
             if path == card_rel or (spec is not None and spec.match_file(config_relative(root, cfg, path))):
@@ -116,7 +116,7 @@ def agent_for(f: Finding, card_agent: dict[Loc, str], agents: list[Agent]) -> st
         if loc.path == f.loc.path:
             return name
     for a in agents:
-        if f.loc.path in a.files:
+        if f.loc.path in a.files or f.loc.path == a.card_path:  # a configured card: missing too
             return a.name
     return None
 

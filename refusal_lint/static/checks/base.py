@@ -16,12 +16,14 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Run:
-    """What every check may read: the bound tree, each file's facts, and the card files
-    the config names (a configured card that is missing or unreadable is RL100)."""
+    """What every check may read: the bound tree, each file's facts, the card files the
+    config names (a configured card that is missing or unreadable is RL100), and which of
+    them the walk found (one found that yields no card holds no Refusals extension)."""
 
     bound: Bound
     facts: Mapping[str, FileFacts]
     configured_cards: frozenset[str] = frozenset()
+    walked: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

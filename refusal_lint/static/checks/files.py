@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from refusal_lint.core import spec
 from refusal_lint.core.kinds import ProblemKind, Severity
 from refusal_lint.core.model import Code, Finding, Loc
 from refusal_lint.static.checks.base import Check, Run
@@ -158,8 +159,13 @@ def check(agent: Agent | None, run: Run) -> list[Finding]:
             code = RL005.code if unchecked else RL100.code if path in cards else RL002.code
             findings.append(Finding(code, problem.loc, problem.message))
     for card_path in sorted(cards):
-        if card_path not in run.facts:
-            findings.append(RL100.finding(Loc(card_path), f"configured card `{card_path}` not found"))
+        if card_path in run.facts:
+            continue
+        if card_path in run.walked:
+            message = f"configured card `{card_path}` advertises no Refusals v1 extension (`{spec.URI}`)"
+        else:
+            message = f"configured card `{card_path}` not found"
+        findings.append(RL100.finding(Loc(card_path), message))
     for u in run.bound.unclaimed:
         findings.append(
             RL004.finding(
