@@ -202,10 +202,27 @@ def test_an_id_capitalised_at_a_sentence_start_is_prose() -> None:
     assert found == ["Seg-Mix", "SEG-MIX", "Seg_mix"]
 
 
-def test_wrapped_reason_is_accepted() -> None:
-    lines = _lines("- invalid-cut: That demographic cut is not defined\n  for this study.\n")
+@pytest.mark.parametrize("indent", ["  ", ""])
+def test_wrapped_reason_is_accepted(indent: str) -> None:
+    """Wrapped onto an indented line, or onto one that is not (Markdown's lazy continuation,
+    a YAML folded block's next line: the model reads one line)."""
+    lines = _lines(f"- invalid-cut: That demographic cut is not defined\n{indent}for this study.\n")
     [rl] = prompttext.rule_lines(lines)
     assert rl.states("That demographic cut is not defined for this study.")
+
+
+@pytest.mark.parametrize(
+    "after",
+    ["invalid-cut: cannot be crossed", "# cannot be crossed", "- cannot be crossed", '"""', "</rules>"],
+)
+def test_a_wrap_stops_at_an_item_heading_rule_line_or_closing(after: str) -> None:
+    first, *_ = prompttext.rule_lines(_lines(f"- seg-mix: Families\n{after}\n"))
+    assert first.wrapped == ""
+
+
+def test_a_sentence_ended_is_not_continued_by_the_next_line() -> None:
+    [rl] = prompttext.rule_lines(_lines("- seg-mix: Families cannot be crossed.\nBe polite.\n"))
+    assert rl.wrapped == ""
 
 
 _ids = st.from_regex(r"[a-z0-9]{1,8}(-[a-z0-9]{1,8}){0,3}", fullmatch=True)

@@ -32,6 +32,7 @@ _TABLE_ROW = re.compile(
     + r")(?P=q)(?:\*\*)?\s*\|\s*(?P<reason>[^|]*?)\s*(?:\|.*)?$"
 )
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
+_SENTENCE_END = (".", "!", "?", ":")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
 # Words of refusing that make a heading or lead-in list rules (DESIGN §2 (a)); relevance.py
 # derives its byte test from this one pattern.
@@ -98,12 +99,19 @@ def rule_lines(lines: tuple[PromptLine, ...]) -> list[RuleLine]:
         if parsed is None:
             continue
         rid, reason, col = parsed
-        # A wrapped list item continues on indented lines that start no item of their own.
+        # A wrapped list item continues on indented lines that start no item of their own;
+        # and mid-sentence on a line that is not indented (Markdown's lazy continuation, a
+        # YAML folded block, which the model reads as one line), not onto a closing quote or tag.
         wrapped = reason
         for nxt in lines[i + 1 :]:
-            if not nxt.text.strip() or not nxt.text[:1].isspace() or _LIST_ITEM.match(nxt.text):
+            text = nxt.text.strip()
+            if not text or _LIST_ITEM.match(nxt.text) or rule_line(nxt.text):
                 break
-            wrapped += " " + nxt.text.strip()
+            if not nxt.text[:1].isspace() and (
+                wrapped.rstrip().endswith(_SENTENCE_END) or not text[0].isalnum()
+            ):
+                break
+            wrapped += " " + text
         out.append(
             RuleLine(
                 rule_id=rid,
