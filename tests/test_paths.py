@@ -9,6 +9,7 @@ import os
 import re
 import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
@@ -152,6 +153,30 @@ def test_a_file_names_its_agent_and_gives_the_findings_of_the_folder(repo: Repo)
     assert _found(repo.root / "agent", str(repo.root / card)) == folder
 
 
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+@pytest.mark.parametrize(
+    "broken",
+    [
+        pytest.param(lambda t: t.replace('"required": false,', '"required": false,,'), id="card-syntax"),
+        pytest.param(lambda t: t.replace("ext/refusals/v1", "ext/citations/v1"), id="extension-removed"),
+    ],
+)
+def test_a_commit_that_breaks_the_card_fails_as_the_folder_run_does(
+    repo: Repo, broken: Callable[[str], str]
+) -> None:
+    """The card given alone (a pre-commit hook's one changed file): a finding standing in it
+    (RL002), and with no agent left the tree's own (RL001), as the folder run gives them."""
+    repo.card()
+    repo.prompt(rel="agent/system_prompt.md")
+    repo.tools()
+    card = repo.root / ".well-known" / "agent-card.json"
+    card.write_text(broken(card.read_text()))
+    _git_init(repo.root)
+    folder = _found(repo.root, ".")
+    assert "RL001" in {code for *_, code, _ in folder}
+    assert _found(repo.root, ".well-known/agent-card.json") == folder
+
+
 def _scanned(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The Python files the runs from now on hand to the workers to scan, by path."""
     from refusal_lint.static.schedule import Extraction
@@ -186,6 +211,12 @@ def test_in_a_monorepo_a_file_reports_its_own_agent_only(repo: Repo, monkeypatch
     both = _found(repo.root, card, "agents/media/agent/tools.py")
     assert both == sorted(folder + _found(repo.root, "agents/media"), key=lambda f: (f[0], f[1], f[2], f[3]))
     assert _found(repo.root, "docs/notes.md") == []  # a file in no agent gives nothing
+    repo.write("shared/cuts.py", 'from agent.tools import Refusal\n\nraise Refusal("seg-mix")\n')
+    assert {code for *_, code, _ in _found(repo.root, ".")} >= {"RL004"}
+    # A finding standing in the given file is its own: RL004 on a file no agent claims.
+    assert [(code, path) for path, _, _, code, _ in _found(repo.root, "shared/cuts.py")] == [
+        ("RL004", str((repo.root / "shared/cuts.py").resolve()))
+    ]
     agents = _json(repo.root, card)["agents"]
     assert [a["card"]["path"] for a in agents] == [card]
 

@@ -2,7 +2,8 @@
 
 The tree checked for a file is its project's (found upward: the config file's folder, else
 the git work tree's top, else the file's folder); the findings reported are those of the
-agents owning one of the given files, wherever they stand. A file in no agent gives nothing.
+agents owning one of the given files, wherever they stand, and those standing in a given
+file. A file in no agent gives nothing more.
 """
 
 from __future__ import annotations
@@ -175,6 +176,10 @@ class Owners:
         return [f for f in findings if self._keeps(f)]
 
     def _keeps(self, f: Finding) -> bool:
+        if f.loc.path in self.wanted.files:
+            return True  # it stands in a file given: a broken card, RL004 on the file committed
+        if not self.agents and self.wanted.read():
+            return True  # no agent at all (RL001: no card advertises): the tree's findings
         if f.agent is None or self.wanted.in_folders(f.loc.path):
             return self.keeps(f.loc.path)
         mine = [a for a in self.owning if a.name == f.agent]
