@@ -159,5 +159,6 @@ def test_hook_files_pattern_covers_every_suffix_read() -> None:
         files = re.compile(hook["files"])
         for suffix in suffixes:
             assert files.search("agent/prompts/system" + suffix), (hook["id"], suffix)
+            assert files.search("agent/prompts/SYSTEM" + suffix.upper()), (hook["id"], suffix)
         for other in (".png", ".lock", ".html", ".pyc", ".jsonl"):
             assert not files.search("agent/x" + other), (hook["id"], other)
