@@ -177,6 +177,22 @@ def _raw(path: str) -> bytes | None:
         return None
 
 
+def _has_table(pyproject: bytes) -> bool:
+    """Does a pyproject.toml hold our table: `[tool.refusal-lint]` as usually written, or in
+    any other spelling TOML allows (`[tool."refusal-lint"]`, `[tool]` with `refusal-lint = {...}`)?"""
+    if b"[tool.refusal-lint" in pyproject:
+        return True
+    if b"refusal-lint" not in pyproject:
+        return False
+    import tomllib
+
+    try:
+        tool = tomllib.loads(pyproject.decode("utf-8")).get("tool")
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return False  # not ours to report: it names no table of ours plainly
+    return isinstance(tool, dict) and "refusal-lint" in tool
+
+
 def find(start: str, read: Reader = _raw) -> tuple[str, bytes] | None:
     """The nearest config file at or above `start` and its bytes (a pyproject.toml counts
     only with our table; a file `read` does not give, such as one git does not track under
@@ -187,7 +203,7 @@ def find(start: str, read: Reader = _raw) -> tuple[str, bytes] | None:
             candidate = os.path.join(folder, name)
             if os.path.isfile(candidate):
                 data = read(candidate)
-                if data is None or (name == "pyproject.toml" and b"[tool.refusal-lint" not in data):
+                if data is None or (name == "pyproject.toml" and not _has_table(data)):
                     continue
                 return candidate, data
         parent = os.path.dirname(folder)

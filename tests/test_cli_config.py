@@ -117,6 +117,32 @@ def test_pyproject_config_found_upward(tmp_path: Path) -> None:
     assert bad.exit_code == 2 and "did you mean `ignore`?" in bad.stderr
 
 
+@pytest.mark.parametrize(
+    "table",
+    [
+        '[tool."refusal-lint"]\nignore = ["RL102"]\n',
+        '[tool]\nrefusal-lint = {ignore = ["RL102"]}\n',
+        '[tool.black]\nline-length = 99\n\n[tool."refusal-lint"]\nignore = ["RL102"]\n',
+    ],
+)
+def test_pyproject_table_in_any_toml_spelling(tmp_path: Path, table: str) -> None:
+    shutil.copytree(BROKEN, tmp_path / "agent")
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "x"\ndependencies = ["refusal-lint"]\n\n' + table
+    )
+    assert run_cli("check", str(tmp_path / "agent"), "--no-cache").exit_code == 0
+
+
+def test_a_pyproject_naming_us_without_our_table_is_no_config(tmp_path: Path) -> None:
+    """`refusal-lint` as a dependency only: the search goes on upward (here: none, the defaults)."""
+    shutil.copytree(BROKEN, tmp_path / "agent")
+    (tmp_path / "agent" / "pyproject.toml").write_text(
+        '[project]\nname = "x"\ndependencies = ["refusal-lint"]\n'
+    )
+    (tmp_path / ".refusal-lint.yaml").write_text("ignore: [RL102]\n")
+    assert run_cli("check", str(tmp_path / "agent"), "--no-cache").exit_code == 0
+
+
 def test_explicit_config_and_per_file_ignores(tmp_path: Path) -> None:
     shutil.copytree(BROKEN, tmp_path / "agent")
     cfg = tmp_path / "lint.yaml"
