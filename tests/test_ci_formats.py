@@ -163,3 +163,18 @@ def test_azure_lines_and_escaping() -> None:
         "##vso[task.logissue type=error;sourcepath=a%3Bb%5Dc.py;linenumber=3;columnnumber=4;code=RL302;]"
         "[r] 100%AZP25 sure; [x]%0Anext"
     )
+
+
+def test_junit_stays_well_formed_with_control_characters() -> None:
+    """A prompt's reason holding an ESC or a lone surrogate (a decoding error kept) cannot
+    stand in XML 1.0 even as a reference: it is written as its escape."""
+    from refusal_lint.core.model import Finding, Loc
+    from refusal_lint.report.base import Report
+    from refusal_lint.report.ci import junit
+
+    message = 'the prompt gives `seg-mix` the reason "bold \x1b[1mtext\x1b[0m \udce9"'
+    found = Finding("RL203", Loc("p\x07.md", 3, 4), message, rule_id="seg-mix")
+    root = ET.fromstring(junit.render(Report((found,), ())))
+    [failure] = root.findall("testsuite/testcase/failure")
+    assert failure.get("message") == message.replace("\x1b", "\\x1b").replace("\udce9", "\\udce9")
+    assert root.find("testsuite").get("name") == "p\\x07.md"  # type: ignore[union-attr]
