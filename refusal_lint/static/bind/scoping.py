@@ -66,7 +66,7 @@ def _discovered_agents(
         else:
             home.append(c)
     agents = []
-    root_of: dict[str, Agent] = {}
+    root_of: dict[str, list[Agent]] = {}  # two agents' cards in one folder share it (RL004)
     for group in groups:
         primary = group[0]
         roots = sorted({agent_root(c.loc.path) for c in group})
@@ -75,14 +75,14 @@ def _discovered_agents(
         agent = Agent(name, top, primary, roots=tuple(roots))
         agents.append(agent)
         for r in roots:
-            root_of.setdefault(r, agent)
+            root_of.setdefault(r, []).append(agent)
     fact_paths = sorted(p for p, f in facts.items() if f.has_facts())
     if len(agents) <= 1:
         for a in agents:
             a.files = set(fact_paths)
         return agents
     for path in fact_paths:
-        claim = {id(root_of[r]): root_of[r] for r in owner(path, list(root_of))}
+        claim = {id(a): a for r in owner(path, list(root_of)) for a in root_of[r]}
         if len(claim) == 1:
             next(iter(claim.values())).files.add(path)
         elif not facts[path].claims():
