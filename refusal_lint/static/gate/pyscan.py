@@ -15,8 +15,8 @@ from refusal_lint.static.extract import vocab
 from refusal_lint.static.extract.python.walk import field_children, walk_fields
 from refusal_lint.static.gate.treenames import (
     SCOPES,
+    aliases,
     binds,
-    card_aliases,
     computed_locals,
     last,
     module_names,
@@ -35,7 +35,7 @@ class _Relevance:
         self.guard_names = guard_names
         self.ids = ids
         self._names: set[str] | None = None
-        self._aliases: dict[str, str] | None = None  # card classes imported under other names
+        self._aliases: dict[str, str] | None = None  # card classes and guards imported under other names
         self._strings: dict[str, str] | None = None
         self.scope: ast.AST | None = None  # the function being looked at (None: the module)
         self._computed: dict[int, frozenset[str]] = {}
@@ -171,7 +171,7 @@ class _Relevance:
         for sub in walk_fields(node):
             if sub is node:
                 continue
-            if isinstance(sub, ast.Call) and vocab.is_guard_name(last(sub.func), self.guard_names):
+            if isinstance(sub, ast.Call) and vocab.is_guard_name(self.callee(sub.func), self.guard_names):
                 return True
             if isinstance(sub, ast.Dict) and "rule" in _keys(sub):
                 return True
@@ -181,12 +181,17 @@ class _Relevance:
                 return True
         return False
 
-    def call(self, node: ast.Call) -> bool:
-        name = last(node.func)
-        if isinstance(node.func, ast.Name):
+    def callee(self, func: ast.expr) -> str:
+        """A callee's last name, a card class or guard imported under another name as itself."""
+        name = last(func)
+        if isinstance(func, ast.Name):
             if self._aliases is None:
-                self._aliases = card_aliases(self.tree)
+                self._aliases = aliases(self.tree)
             name = self._aliases.get(name, name)
+        return name
+
+    def call(self, node: ast.Call) -> bool:
+        name = self.callee(node.func)
         kw = {k.arg: k.value for k in node.keywords if k.arg is not None}
         if name == vocab.EXTENSION_CLASS:
             return self.string_or_name(kw.get("uri"), "uri")

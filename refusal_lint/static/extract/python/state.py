@@ -113,6 +113,10 @@ class ExtractorState(ValueBuilder):
     def is_guard_call(self, node: ast.Call, name: str) -> bool:
         if vocab.is_guard_name(name, self.guard_plain):
             return True
+        if isinstance(node.func, ast.Name):  # `from errors import Refusal as Deny`: `Deny(...)`
+            ref = self.imports.get(node.func.id)
+            if ref is not None and ref.name is not None and vocab.is_guard_name(ref.name):
+                return True
         if not self.guard_dotted:
             return False
         full = self.qualified(dotted(node.func) or name)
