@@ -1,9 +1,6 @@
-"""The value builder of Python extraction: what an expression is, symbolically.
-
-On the scopes scopes.py tracks, turns expressions into the symbolic values of
-core/facts.py (Str, Ref, Param, CallV, Each, ...) without running anything. The definitions
-(defs.py) and recognisers (calls.py) build on it.
-"""
+"""The value builder of Python extraction: what an expression is, symbolically. On the scopes
+scopes.py tracks, turns expressions into the symbolic values of core/facts.py (Str, Ref,
+Param, CallV, Each, ...) without running anything; defs.py and calls.py build on it."""
 
 from __future__ import annotations
 
@@ -276,9 +273,11 @@ class ValueBuilder(ScopeTracker):
             return None
         if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
             return None
-        args = tuple(self.value(a) for a in node.args)
-        kwargs = tuple((k.arg, self.value(k.value)) for k in node.keywords if k.arg is not None)
+        args = tuple(self.argument(a) for a in node.args)
+        kwargs = tuple((k.arg, self.argument(k.value)) for k in node.keywords if k.arg is not None)
         return CallV(self.name_value(node.func), args, kwargs, loc)
+
+    argument = value  # a call's argument (calls.py: a guard id it may be, each of a few)
 
     def spread(self, node: ast.expr, loc: Loc | None = None) -> Item:
         """An item `**node` of a merged dict, standing at `loc` (the value's own by default)."""
