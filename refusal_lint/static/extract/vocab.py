@@ -74,6 +74,27 @@ def words(name: str) -> tuple[str, ...]:
     return tuple(w.lower() for part in name.split("_") for w in _WORD.findall(part))
 
 
+def super_init(node: ast.Call, bases: list[ast.expr]) -> ast.Call | None:
+    """`super().__init__(...)` in a class whose base is a guard (`class SegMixRefusal(Refusal)`:
+    one exception class a rule), as the call of that base it is, where the subclass fires its id."""
+    func = node.func
+    if not (
+        isinstance(func, ast.Attribute)
+        and func.attr == "__init__"
+        and isinstance(func.value, ast.Call)
+        and isinstance(func.value.func, ast.Name)
+        and func.value.func.id == "super"
+    ):
+        return None
+    base = next(
+        (b for b in bases if is_guard_name(b.attr if isinstance(b, ast.Attribute) else getattr(b, "id", ""))),
+        None,
+    )
+    if base is None:
+        return None
+    return ast.copy_location(ast.Call(func=base, args=node.args, keywords=node.keywords), node)
+
+
 def is_guard_name(name: str, extra: frozenset[str] = frozenset()) -> bool:
     if name in _BUILTIN_EXC:
         return False

@@ -181,6 +181,11 @@ class _Relevance:
                 return True
         return False
 
+    def fires_in_init(self, node: ast.ClassDef) -> bool:
+        """A subclass of a guard calling its base's constructor with an id (vocab.super_init)."""
+        calls = (vocab.super_init(sub, node.bases) for sub in walk_fields(node) if isinstance(sub, ast.Call))
+        return any(base is not None and self.guard_call(base) for base in calls)
+
     def callee(self, func: ast.expr) -> str:
         """A callee's last name, a card class or guard imported under another name as itself."""
         name = last(func)
@@ -267,8 +272,10 @@ def may_hold_facts(
         if isinstance(node, ast.Call):
             if check.call(node):
                 return True
-        elif (isinstance(node, ast.Dict) and check.dict(node)) or (
-            isinstance(node, ast.ExceptHandler) and check.handler(node)
+        elif (
+            (isinstance(node, ast.ClassDef) and check.fires_in_init(node))
+            or (isinstance(node, ast.Dict) and check.dict(node))
+            or (isinstance(node, ast.ExceptHandler) and check.handler(node))
         ):
             return True
         for child in field_children(node):

@@ -106,6 +106,8 @@ class Recognisers(ExtractorState):
 
     def guard_call(self, node: ast.Call, name: str, loc: Loc) -> None:
         """A guard (`refuse("seg-mix")`), or a call that may pass a rule id to a repo helper."""
+        if self.class_bases and (base := vocab.super_init(node, self.class_bases[-1])) is not None:
+            node, name = base, last_name(base.func) or ""
         if name and self.is_guard_call(node, name):
             self.guard(node, loc)
         elif node.args or node.keywords:

@@ -141,6 +141,7 @@ class Definitions(ExtractorState):
         if not self.scopes and any((last_name(b) or "").endswith("Enum") for b in node.bases):
             self.enum_members(node)
         self.classes.append((node.name, attrs))
+        self.class_bases.append(node.bases)
         self.class_depths.append(len(self.scopes))
 
     def enum_members(self, node: ast.ClassDef) -> None:
@@ -163,6 +164,7 @@ class Definitions(ExtractorState):
 
     def leave_ClassDef(self, original_node: ast.ClassDef) -> None:
         self.classes.pop()
+        self.class_bases.pop()
         self.class_depths.pop()
 
     def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:

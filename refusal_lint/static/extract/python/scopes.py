@@ -209,6 +209,7 @@ class ScopeTracker(Walker):
         self.loops: list[dict[str, tuple[ast.expr, int]]] = []  # active loop variables
         self.resolving: set[str] = set()  # locals being read (a = a + 1 must not recurse)
         self.classes: list[tuple[str, set[str]]] = []  # (name, attribute and method names)
+        self.class_bases: list[list[ast.expr]] = []  # each open class's bases
         self.class_depths: list[int] = []  # how many function scopes were open as each began
         self.module_passthrough: set[str] = set()  # `except ... as exc` outside any function
 
