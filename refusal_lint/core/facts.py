@@ -293,6 +293,9 @@ class Problem:
     loc: Loc
     message: str
     kind: ProblemKind = ProblemKind.UNPARSABLE
+    # A JSON or YAML card by its name or its extension URI: broken, it still marks an agent's
+    # folder, so its files are judged against no other agent's card (bind/scoping.py).
+    card: bool = False
 
 
 @dataclass(frozen=True)

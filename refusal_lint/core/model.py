@@ -125,6 +125,7 @@ class RuleSet:
     usable: bool  # False: RL100/RL103/RL104-for-non-object; skip RL2xx/RL3xx
     agent_name: str | None = None
     params_id: str = ""  # identity of the params dict (for derived prompts and RULES[...] lookups)
+    broken: bool = False  # a card file no parser reads (RL002): its agent's guards fire against no card
 
     def rule_map(self) -> dict[str, Rule]:
         return {r.rule_id: r for r in self.rules}

@@ -9,7 +9,7 @@ import posixpath
 from refusal_lint.config import Config
 from refusal_lint.core.facts import FileFacts
 from refusal_lint.core.filekinds import kind_of
-from refusal_lint.core.kinds import FileKind
+from refusal_lint.core.kinds import FileKind, ProblemKind
 from refusal_lint.core.model import Finding, Loc, RuleSet
 from refusal_lint.static.bind.bound import Agent, Unclaimed
 from refusal_lint.static.checks.files import RUN_WIDE
@@ -24,7 +24,24 @@ def agents_of(
     if cfg.agents:
         return _configured_agents(cfg, root, cards, facts, roles), []
     unclaimed: list[Unclaimed] = []
-    return _discovered_agents(root, cards, facts, unclaimed), unclaimed
+    return _discovered_agents(root, [*cards, *_broken_cards(cards, facts)], facts, unclaimed), unclaimed
+
+
+def _broken_cards(cards: list[RuleSet], facts: dict[str, FileFacts]) -> list[RuleSet]:
+    """A card file no parser reads (RL002) still marks its agent's folder: its files are
+    judged against no other agent's card (DESIGN §3: a card finding never cascades), and
+    its guards against no card at all (RL001). Not where it stands above a card that reads
+    (a card built in code and exported to `.well-known/`: the broken copy is that agent's)."""
+    roots = [agent_root(c.loc.path) for c in cards]
+    out = []
+    for path in sorted(facts):
+        problem = facts[path].problem
+        if problem is None or not problem.card or problem.kind != ProblemKind.UNPARSABLE:
+            continue
+        top = agent_root(path)
+        if not any(r == top or not top or r.startswith(top + "/") for r in roots):
+            out.append(RuleSet(Loc(path), (), usable=False, broken=True))
+    return out
 
 
 def in_scope(path: str, agents: list[Agent], configured: bool) -> bool:

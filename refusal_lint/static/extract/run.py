@@ -47,7 +47,10 @@ def _problem(job: Job, message: str, line: int = 1, col: int = 1) -> FileFacts:
     not needed (DESIGN §3), and holds nothing, in either mode."""
     if not _needed(job):
         return _nothing(job)
-    return FileFacts(job.path, job.kind, problem=Problem(Loc(job.path, line, col), message))
+    card = job.kind != FileKind.PYTHON and (
+        prefilter.card_by_name(job.path) or b"ext/refusal" in job.data.lower()
+    )
+    return FileFacts(job.path, job.kind, problem=Problem(Loc(job.path, line, col), message, card=card))
 
 
 def unchecked(path: str, kind: FileKind, why: str) -> FileFacts:

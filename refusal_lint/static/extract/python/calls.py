@@ -9,7 +9,6 @@ import ast
 from refusal_lint.core import spec
 from refusal_lint.core.facts import (
     Attr,
-    Const,
     CtorCall,
     Each,
     ErrorUse,
@@ -17,24 +16,17 @@ from refusal_lint.core.facts import (
     Param,
     PyExt,
     Ref,
-    Seq,
     Str,
     Sub,
     Value,
 )
-from refusal_lint.core.kinds import GuardKind, PromptForm, ValueKind
+from refusal_lint.core.kinds import GuardKind, PromptForm
 from refusal_lint.core.model import Loc
 from refusal_lint.static.extract import vocab
 from refusal_lint.static.extract.python.scopes import last_name, str_key
 from refusal_lint.static.extract.python.state import CardCall, ExtractorState, str_keys
 from refusal_lint.static.extract.python.values import positional
 from refusal_lint.static.extract.python.walk import children
-
-_CHOICE_DEPTH = 4  # nested conditionals and locals followed for the ids a guard may take
-
-
-def _null(value: Value) -> bool:
-    return isinstance(value, Const) and value.kind == ValueKind.NULL
 
 
 class Recognisers(ExtractorState):
@@ -138,33 +130,6 @@ class Recognisers(ExtractorState):
             # by a parameter of its own: keep the call for the binder.
             return Guard(loc, GuardKind.CALL, None, reason_value, call=call)
         return None
-
-    def argument(self, node: ast.expr) -> Value:
-        """A call's argument, which may be a guard's id: where it is one of a few names or
-        literals the function writes (`"a" if c else "b"`, a local assigned only those in
-        its branches, `None` aside), each of them, as a loop over them takes each."""
-        choices = self._choices(node, 0)
-        if choices is None:
-            return self.value(node)
-        values = [v for v in map(self.value, choices) if not _null(v)]
-        if not values or not all(isinstance(v, (Str, Ref)) for v in values):
-            return self.value(node)
-        loc = self.loc(node)
-        return values[0] if len(values) == 1 else Each(Seq(tuple(values), loc), "iter", -1, loc)
-
-    def _choices(self, node: ast.expr, depth: int) -> list[ast.expr] | None:
-        """The expressions a conditional or a local assigned more than once may give."""
-        if depth > _CHOICE_DEPTH:
-            return None
-        if isinstance(node, ast.IfExp):
-            options: tuple[ast.expr, ...] = (node.body, node.orelse)
-        elif isinstance(node, ast.Name) and self.scopes and self.scopes[-1].is_function:
-            options = self.scopes[-1].ready().assigned.get(node.id, ())
-            if len(options) < 2:
-                return None
-        else:
-            return None
-        return [c for option in options for c in self._choices(option, depth + 1) or [option]]
 
     def local_refusal(self, name: str) -> Value | None:
         """The rule a local of the function sends when every value it is bound to is a guard

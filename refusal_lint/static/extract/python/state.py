@@ -9,8 +9,10 @@ from typing import NamedTuple
 
 from refusal_lint.core.facts import (
     CallV,
+    Const,
     CtorCall,
     Dyn,
+    Each,
     ErrorUse,
     Fmt,
     Guard,
@@ -24,12 +26,18 @@ from refusal_lint.core.facts import (
     Str,
     Value,
 )
-from refusal_lint.core.kinds import PromptForm
+from refusal_lint.core.kinds import PromptForm, ValueKind
 from refusal_lint.core.model import Loc
 from refusal_lint.static.extract import vocab
 from refusal_lint.static.extract.python.scopes import dotted, str_key
 from refusal_lint.static.extract.python.source import Source
 from refusal_lint.static.extract.python.values import ValueBuilder
+
+_CHOICE_DEPTH = 4  # nested conditionals and locals followed for the ids a guard may take
+
+
+def _null(value: Value) -> bool:
+    return isinstance(value, Const) and value.kind == ValueKind.NULL
 
 
 class CardCall(NamedTuple):
@@ -109,6 +117,33 @@ class ExtractorState(ValueBuilder):
             if ref is not None and ref.name in vocab.CARD_CLASSES:
                 return ref.name
         return None
+
+    def argument(self, node: ast.expr) -> Value:
+        """A call's argument, which may be a guard's id: where it is one of a few names or
+        literals the function writes (`"a" if c else "b"`, a local assigned only those in
+        its branches, `None` aside), each of them, as a loop over them takes each."""
+        choices = self._choices(node, 0)
+        if choices is None:
+            return self.value(node)
+        values = [v for v in map(self.value, choices) if not _null(v)]
+        if not values or not all(isinstance(v, (Str, Ref)) for v in values):
+            return self.value(node)
+        loc = self.loc(node)
+        return values[0] if len(values) == 1 else Each(Seq(tuple(values), loc), "iter", -1, loc)
+
+    def _choices(self, node: ast.expr, depth: int) -> list[ast.expr] | None:
+        """The expressions a conditional or a local assigned more than once may give."""
+        if depth > _CHOICE_DEPTH:
+            return None
+        if isinstance(node, ast.IfExp):
+            options: tuple[ast.expr, ...] = (node.body, node.orelse)
+        elif isinstance(node, ast.Name) and self.scopes and self.scopes[-1].is_function:
+            options = self.scopes[-1].ready().assigned.get(node.id, ())
+            if len(options) < 2:
+                return None
+        else:
+            return None
+        return [c for option in options for c in self._choices(option, depth + 1) or [option]]
 
     def is_guard_call(self, node: ast.Call, name: str) -> bool:
         if vocab.is_guard_name(name, self.guard_plain):
