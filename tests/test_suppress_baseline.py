@@ -122,6 +122,31 @@ def test_baseline_from_config(tmp_path: Path) -> None:
     assert _found(root) == []
 
 
+def test_a_configured_baseline_holds_from_a_sub_folder(tmp_path: Path) -> None:
+    """Its paths are the project's (the config's folder): a run started in an agent's
+    sub-folder, or one that wrote it from there, matches the same entries; entries outside
+    the folder checked are not stale."""
+    root = tmp_path / "repo"
+    for name in ("a", "b"):
+        shutil.copytree(
+            fixture_repo("py-rl302"), root / "agents" / name, ignore=shutil.ignore_patterns("*.txt")
+        )
+    (root / ".refusal-lint.yaml").write_text("baseline: refusal-baseline.json\n")
+    baseline = str(root / "refusal-baseline.json")
+    written = run_cli("check", ".", "--no-cache", "--write-baseline", baseline, cwd=root)
+    assert "wrote 6 finding(s)" in written.stderr
+    assert _found(root) == []
+    sub = root / "agents" / "a"
+    assert check_json(sub)["findings"] == []  # no RL003 for agents/b's entries
+    # Written from the sub-folder, read from the top: the sub-folder's entries hold.
+    run_cli("check", ".", "--no-cache", "--write-baseline", baseline, cwd=sub)
+    paths = {
+        r["path"].split("/")[1] for r in json.loads((root / "refusal-baseline.json").read_text())["findings"]
+    }
+    assert paths == {"a"}
+    assert {path.split("/")[1] for path, _, _ in _found(root)} == {"b"}
+
+
 @pytest.mark.parametrize(
     ("content", "message"),
     [

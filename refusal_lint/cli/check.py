@@ -119,7 +119,8 @@ def _write_baseline(targets: list[str], cfg: Config, settings: Settings, path: s
     from refusal_lint.static import baseline, pipeline
 
     result = pipeline.run(targets, cfg, settings)
-    count = baseline.write(path, result.findings, result.root, settings.contents.read)
+    anchor = cfg.base if cfg.source else result.root  # paths inside the project, wherever run from
+    count = baseline.write(path, result.findings, result.root, anchor, settings.contents.read)
     click.echo(f"refusal-lint: wrote {count} finding(s) to the baseline {path}", err=True)
     return 0
 

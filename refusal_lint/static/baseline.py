@@ -8,6 +8,7 @@ The file is JSON, one entry a line, so a review diff shows what was added or fix
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from collections import Counter
@@ -144,10 +145,29 @@ def apply(
     return kept, stale
 
 
-def write(path: str, findings: list[Finding], root: str, read: Callable[[str], bytes] = DISK.read) -> int:
-    """Record today's findings (after select, ignores and suppressions) for `--baseline`;
-    returns how many."""
-    items = entries(findings, LineTexts(root, read))
+def rebased(recorded: list[Entry], anchor: str, root: str) -> list[Entry]:
+    """Entries, recorded with paths inside the project (`anchor`: the config's folder, else
+    the folder checked), as paths of the folder this run checks; one outside it is left out
+    (it is no stale entry: a run from a sub-folder does not see its file)."""
+    if os.path.abspath(anchor) == os.path.abspath(root):
+        return recorded
+    out = []
+    for e in recorded:
+        rel = os.path.relpath(os.path.join(anchor, e.path), root).replace(os.sep, "/")
+        if rel != ".." and not rel.startswith("../"):
+            out.append(dataclasses.replace(e, path=rel))
+    return out
+
+
+def write(
+    path: str, findings: list[Finding], root: str, anchor: str, read: Callable[[str], bytes] = DISK.read
+) -> int:
+    """Record today's findings (after select, ignores and suppressions) for `--baseline`,
+    their paths inside the project (`anchor`, as `rebased` reads them); returns how many."""
+    items = [
+        dataclasses.replace(e, path=os.path.relpath(os.path.join(root, e.path), anchor).replace(os.sep, "/"))
+        for e in entries(findings, LineTexts(root, read))
+    ]
     try:
         with open(path, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(dumps(items))

@@ -78,7 +78,8 @@ def _checked(paths: list[str], cfg: Config, settings: Settings) -> Result:
     if settings.baseline is not None:
         from refusal_lint.static import baseline
 
-        recorded = baseline.load(settings.baseline)  # a bad file stops the run before any work
+        # A bad file stops the run before any work; its paths are the project's (config's folder).
+        recorded = baseline.rebased(baseline.load(settings.baseline), cfg.base if cfg.source else root, root)
     roles = roles_of(cfg, root)
     exclude_base = cfg.base if cfg.source else root
     walk = settings.contents.walk(root, targets, list(cfg.exclude), exclude_base)
