@@ -177,6 +177,20 @@ def test_a_commit_that_breaks_the_card_fails_as_the_folder_run_does(
     assert _found(repo.root, ".well-known/agent-card.json") == folder
 
 
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_a_folder_inside_an_agent_names_it_as_its_files_do(repo: Repo) -> None:
+    """`check agent/` (its guards and prompt, the card above), `check .well-known`, and a
+    run started inside the agent: the agent's findings, never a partial agent's RL001,
+    RL200 or RL301."""
+    _drifted_agent(repo)
+    _git_init(repo.root)
+    folder = _found(repo.root, ".")
+    assert {code for *_, code, _ in folder} >= {"RL203", "RL302"}
+    assert _found(repo.root, "agent") == folder
+    assert _found(repo.root, ".well-known") == folder
+    assert _found(repo.root / "agent", ".") == folder
+
+
 def _scanned(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The Python files the runs from now on hand to the workers to scan, by path."""
     from refusal_lint.static.schedule import Extraction

@@ -14,7 +14,7 @@ from refusal_lint.core.kinds import FileKind
 from refusal_lint.core.nogc import no_gc
 from refusal_lint.static import filter as filtering
 from refusal_lint.static import ondemand
-from refusal_lint.static.discover.projects import Owners, Wanted, project_root, python_scope
+from refusal_lint.static.discover.projects import Owners, Wanted, agent_card_above, project_root, python_scope
 from refusal_lint.static.discover.roles import Roles, roles_of
 from refusal_lint.static.gate import prefilter
 from refusal_lint.static.schedule import Extraction
@@ -48,7 +48,9 @@ def _root_of(paths: list[str]) -> str:
 
 
 def _targets(paths: list[str], cfg: Config) -> tuple[list[str], str, Wanted | None]:
-    """What is walked, from where, and (for file arguments) which files' agents are wanted."""
+    """What is walked, from where, and (for file arguments) which files' agents are wanted.
+    A folder inside one agent names it, as its card file does."""
+    paths = [(agent_card_above(p, cfg) or p) if os.path.isdir(p) else p for p in paths]
     files = [p for p in paths if not os.path.isdir(p)]
     if not files:
         return paths, _root_of(paths), None

@@ -46,6 +46,34 @@ def project_root(path: str, cfg: Config) -> str:
     return os.sep.join(parts[: parts.index(".well-known")]) or os.sep
 
 
+def agent_card_above(folder: str, cfg: Config) -> str | None:
+    """A folder inside one agent (its card at the A2A place above it, in the same project;
+    or the card's own `.well-known/`): that card, which names the agent as any of its files
+    would (DESIGN §1: never a partial agent's false RL001/RL200/RL301). None where the folder
+    holds a card of its own, or stands in no agent."""
+    from refusal_lint.static.gate.prefilter import CARD_NAMES
+
+    here = os.path.abspath(folder)
+
+    def card_in(place: str) -> str | None:
+        for sub in (".well-known", ""):
+            for name in sorted(CARD_NAMES):
+                if os.path.isfile(candidate := os.path.join(place, sub, name)):
+                    return candidate
+        return None
+
+    if os.path.basename(here) == ".well-known":
+        return card_in(os.path.dirname(here))
+    if card_in(here) is not None:
+        return None
+    top = project_root(os.path.join(here, "_"), cfg)
+    while here != top and _under(here, top):
+        here = os.path.dirname(here)
+        if (card := card_in(here)) is not None:
+            return card
+    return None
+
+
 def _under(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
