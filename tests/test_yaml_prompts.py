@@ -1,13 +1,16 @@
-"""A YAML prompt in a folded block scalar (`>`, CrewAI's usual style) is read as written."""
+"""A YAML prompt in a folded block scalar (`>`, CrewAI's usual style) is read as written; a
+template prompt is derived only from a placeholder that may hold every rule."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from refusal_lint.core.kinds import ValueKind
 from refusal_lint.static.extract.data import yamlsafe
 from refusal_lint.static.extract.data.prompts import data_prompts
+from refusal_lint.static.extract.data.prompts import derived as is_derived
 from refusal_lint.static.extract.data.tree import TNode
 
 
@@ -62,3 +65,22 @@ def test_a_literal_scalar_and_a_card_reason_are_not_rewritten() -> None:
     backstory, reason = entry.get("backstory"), entry.get("reason")
     assert backstory is not None and backstory[1].written is None
     assert reason is not None and reason[1].value == "folded reason\n"  # a card reads the value
+
+
+@pytest.mark.parametrize(
+    ("template", "derived"),
+    [
+        ("{% for rule_id, reason in rules.items() %}- {{ rule_id }}: {{ reason }}\n{% endfor %}", True),
+        ("Refuse these:\n{rules}", True),
+        ("Refuse these:\n{{ refusal_policy }}", True),
+        ("Refuse these:\n{{ refusalRules }}", True),
+        ("{{#each rules}}- {{this.id}}: {{this.reason}}{{/each}}", True),
+        # One rule's value, not the list: no text of every rule derives from it.
+        ("Rule: {{$rule}}", False),
+        ("The last refusal: {{ last_refusal }} ({{ refusal.rule }})", False),
+        ("{{ rule_id }}", False),
+        ("{% block rules %}{% endblock %}{% if rules_enabled %}x{% endif %}", False),
+    ],
+)
+def test_a_template_is_derived_only_from_what_may_hold_every_rule(template: str, derived: bool) -> None:
+    assert is_derived(template) is derived

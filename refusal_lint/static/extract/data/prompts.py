@@ -15,18 +15,29 @@ from refusal_lint.static.gate.relevance import lists_rules
 
 # A template placeholder fed from the rules map makes a prompt derived (agrees by construction).
 _PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}|\{%(.*?)%\}|\{([A-Za-z_][A-Za-z0-9_.]*)\}", re.S)
+# The words of a placeholder that may hold every rule (`rules`, `refusal_policy`, `rules_text`).
+_MANY = frozenset(
+    {"rules", "refusals", "policy", "policies", "list", "lines", "text", "block", "table", "section"}
+)
+_CAMEL = re.compile(r"([a-z0-9])([A-Z])")
+_WORD_BREAK = re.compile(r"[^a-z0-9]+")
 
 
 def derived(text: str) -> bool:
-    """A template placeholder that names the rules (`{{ rule_id }}`, `{% for r in rules %}`,
-    `{rules}`): what it fills in or loops over, not a block's or a test's name (`{% block
-    rules %}`, `{% if rules_enabled %}`), which derives no text from them."""
+    """A template placeholder that fills in the rules (`{% for r in rules %}`, `{rules}`,
+    `{{ refusal_policy }}`): a loop over them, or a value that may hold them all; not one
+    rule's (`{{$rule}}`, `{{ refusal.rule }}`, `{{ last_refusal }}`: one id, no list), nor a
+    block's or a test's name (`{% block rules %}`, `{% if rules_enabled %}`)."""
     for m in _PLACEHOLDER.finditer(text):
         expr, statement, field = m.groups()
         if statement is not None:
-            expr = statement if statement.strip(" \t\r\n-+~").startswith("for ") else ""
-        inner = (expr if expr is not None else field).lower()
-        if "rule" in inner or "refusal" in inner:
+            loop = statement.strip(" \t\r\n-+~").startswith("for ")
+            if loop and ("rule" in statement.lower() or "refusal" in statement.lower()):
+                return True
+            continue
+        inner = _CAMEL.sub(r"\1_\2", expr if expr is not None else field).lower()
+        words = set(_WORD_BREAK.split(inner))
+        if ("rule" in inner or "refusal" in inner) and words & _MANY:
             return True
     return False
 
