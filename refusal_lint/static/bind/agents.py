@@ -152,6 +152,20 @@ def check(bound: Bound, facts: dict[str, FileFacts], roles: Roles, walked: froze
         dataclasses.replace(f, agent=f.agent or scoping.agent_for(f, card_agent, bound.agents))
         for f in findings
     ]
+    # Copies of one agent's card that disagree: each finding says which copy it read, and
+    # --fix writes neither copy's reason (which one is right is not known).
+    twinned = {a.copy_of for a in bound.agents if a.copy_of}
+    cards = {
+        a.name: a.card.loc.path
+        for a in bound.agents
+        if a.card is not None and (a.copy_of or a.name in twinned)
+    }
+    findings = [
+        dataclasses.replace(f, message=f"{f.message} (card `{cards[f.agent]}`)", edit=None)
+        if f.agent in cards and f.loc.path != cards[f.agent]
+        else f
+        for f in findings
+    ]
     facts_found = (
         bool(bound.rule_sets)
         or any(f.guards or f.protocol_errors for f in facts.values())

@@ -65,6 +65,7 @@ class Agent:
     prompt_spec: str | None = None  # the configured `prompt:`, if any
     roots: tuple[str, ...] = ()  # discovered: its cards' folders, which claim the files under them
     card_path: str = ""  # configured: the `card:` file, found or not
+    copy_of: str = ""  # another copy of that agent's card, which says otherwise (scoping._twins)
 
     @property
     def checked(self) -> bool:

@@ -24,7 +24,38 @@ def agents_of(
     if cfg.agents:
         return _configured_agents(cfg, root, cards, facts, roles), []
     unclaimed: list[Unclaimed] = []
-    return _discovered_agents(root, [*cards, *_broken_cards(cards, facts)], facts, unclaimed), unclaimed
+    agents = _discovered_agents(root, [*cards, *_broken_cards(cards, facts)], facts, unclaimed)
+    return [*agents, *(t for a in agents for t in _twins(a, cards))], unclaimed
+
+
+def _twins(agent: Agent, cards: list[RuleSet]) -> list[Agent]:
+    """The other copies of an agent's card (exported to `.well-known/`, or kept at v0.3's
+    `agent.json` too) that advertise other rules or reasons: each is checked against the
+    same prompt and guards, as an agent of its own named after its card, so a stale copy
+    is not merged away."""
+    if agent.card is None or not agent.card.usable or len(agent.roots) == 0:
+        return []
+    own = _rules(agent.card)
+    return [
+        Agent(
+            f"{agent.name} [{c.loc.path}]",
+            agent.root,
+            c,
+            files=set(agent.files),
+            roots=agent.roots,
+            copy_of=agent.name,
+        )
+        for c in cards
+        if c is not agent.card
+        and c.usable
+        and _rules(c) != own
+        and _same_agent(c, agent.card)
+        and any(agent_root(c.loc.path) == r for r in agent.roots)
+    ]
+
+
+def _rules(card: RuleSet) -> set[tuple[str, str | None]]:
+    return {(r.rule_id, r.reason) for r in card.rules}
 
 
 def _broken_cards(cards: list[RuleSet], facts: dict[str, FileFacts]) -> list[RuleSet]:
@@ -65,9 +96,7 @@ def _same_agent(a: RuleSet, b: RuleSet) -> bool:
         return False
     if a.agent_name and b.agent_name and a.agent_name.strip().lower() == b.agent_name.strip().lower():
         return True
-    return bool(a.rules) and {(r.rule_id, r.reason) for r in a.rules} == {
-        (r.rule_id, r.reason) for r in b.rules
-    }
+    return bool(a.rules) and _rules(a) == _rules(b)
 
 
 def _discovered_agents(
