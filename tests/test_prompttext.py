@@ -220,6 +220,12 @@ def test_a_wrap_stops_at_an_item_heading_rule_line_or_closing(after: str) -> Non
     assert first.wrapped == ""
 
 
+@pytest.mark.parametrize("comment", ["<!-- keep in sync with the card -->", "{# from the card #}"])
+def test_a_comment_ending_the_line_is_no_part_of_the_reason(comment: str) -> None:
+    [rl] = prompttext.rule_lines(_lines(f"- seg-mix: Families cannot be crossed. {comment}\n"))
+    assert rl.reason == "Families cannot be crossed." and rl.states("Families cannot be crossed.")
+
+
 def test_a_sentence_ended_is_not_continued_by_the_next_line() -> None:
     [rl] = prompttext.rule_lines(_lines("- seg-mix: Families cannot be crossed.\nBe polite.\n"))
     assert rl.wrapped == ""

@@ -33,6 +33,7 @@ _TABLE_ROW = re.compile(
 )
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 _SENTENCE_END = (".", "!", "?", ":")
+_TRAILING_COMMENT = re.compile(r"\s*(?:<!--(?:(?!-->).)*-->|\{#(?:(?!#\}).)*#\})\s*$")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
 # Words of refusing that make a heading or lead-in list rules (DESIGN §2 (a)); relevance.py
 # derives its byte test from this one pattern.
@@ -67,8 +68,10 @@ def fold_ws(text: str) -> str:
 
 
 def _clean_reason(text: str) -> str:
-    """Strip white space, and quotes that wrap the whole reason (`"...",` in a JSON-like list)."""
-    text = text.strip()
+    """Strip white space, a comment that ends the line (`<!-- keep in sync -->`, `{# ... #}`:
+    the model never reads it), and quotes that wrap the whole reason (`"...",` in a
+    JSON-like list)."""
+    text = _TRAILING_COMMENT.sub("", text).strip()
     if len(text) > 1 and text[0] in _QUOTES:
         body = text[:-1] if text.endswith(",") else text
         if len(body) > 1 and body.endswith(_QUOTES[text[0]]) and _QUOTES[text[0]] not in body[1:-1]:
