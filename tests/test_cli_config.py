@@ -237,3 +237,20 @@ def test_dotted_guard_callables(tmp_path: Path) -> None:
     (tmp_path / ".refusal-lint.yaml").write_text("guard-callables: [myagent.policy.block]\n")
     data = check_json(tmp_path)
     assert [(f["code"], f["rule_id"], f["line"]) for f in data["findings"]] == [("RL302", "geo-drill", 7)]
+
+
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        (["check", "--format", "bogus"], "'--format'"),
+        (["check", "--jobs", "0"], "'--jobs'"),
+        (["chek"], "Did you mean 'check'?"),
+        (["stub"], "Missing argument"),
+    ],
+)
+def test_a_usage_error_is_one_line_exit_2(args: list[str], named: str) -> None:
+    """DESIGN §1: bad usage exits 2 with one line naming the problem, click's too."""
+    result = run_cli(*args)
+    assert result.exit_code == 2
+    [line] = result.stderr.splitlines()
+    assert line.startswith("refusal-lint: error: ") and named in line and "--help`" in line

@@ -7,6 +7,7 @@ import gc
 import os
 import sys
 import threading
+from typing import Any
 
 import click
 
@@ -14,7 +15,28 @@ from refusal_lint import __version__
 from refusal_lint.cli import check, lsp, matrix, probe, rules, stub
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Group(click.Group):
+    """click's group, whose usage errors are one line (DESIGN §1: exit 2, one line naming the
+    problem), as ours are, instead of click's usage, hint and message."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        kwargs["standalone_mode"] = False
+        try:
+            code = super().main(*args, **kwargs)
+        except click.UsageError as exc:
+            where = f"; see `{exc.ctx.command_path} --help`" if exc.ctx is not None else ""
+            click.echo(f"refusal-lint: error: {exc.format_message().rstrip('.')}{where}", err=True)
+            sys.exit(2)
+        except click.ClickException as exc:
+            exc.show()
+            sys.exit(exc.exit_code)
+        except click.Abort:
+            click.echo("refusal-lint: interrupted", err=True)
+            sys.exit(2)
+        sys.exit(code if isinstance(code, int) else 0)  # --help, --version
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="refusal-lint")
 def main() -> None:
     """Check that an A2A agent's refusals card, system prompt and guards agree."""
