@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import sys
 
 from refusal_lint.config import Config
 from refusal_lint.core import prompttext
@@ -291,4 +292,16 @@ def _configured_prompt(
     if not source.module:
         return list(facts[source.path].prompts) if source.path in facts else []
     value = res.lookup(source.path, source.key or "")
-    return py_prompts(res, value, ids, PromptForm.ASSIGNMENT) if value is not None else []
+    if value is None:
+        return []
+    found = py_prompts(res, value, ids, PromptForm.ASSIGNMENT)
+    if found or source.path not in facts:
+        return found
+    # A name bound to what a framework builds from the prompt (`ChatPromptTemplate.from_messages(
+    # [("system", ...)])`, a class whose docstring names the rules): the file's candidates
+    # that stand in its binding, up to the module's next one.
+    start = value.loc.line
+    later = [v.loc.line for v in res.defs.get(source.path, {}).values() if v.loc.line > start]
+    end = min(later, default=sys.maxsize)
+    inside = [p for p in _prompts(res, facts, {source.path}, ids) if start <= p.loc.line < end]
+    return inside
