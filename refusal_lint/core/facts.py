@@ -248,6 +248,7 @@ class Guard:
     shaped: bool = True  # the payload has `rule` and `reason` or `detail`
     receiver: bool = False  # the rule is the object the method is called on: a guard only if a string
     call: CallV | None = None  # the whole call: a repo callee binds the id by parameter name
+    configured: bool = False  # a `guard-callables` name: its first argument is the id, whatever the callee's
 
 
 @dataclass(frozen=True)

@@ -106,6 +106,8 @@ class GuardIds:
             if param is not None:
                 value = bind_arg(fn, call, param)
                 return value is not None, value
+        if g.configured:  # the config names it a guard: its first argument is the id, as a library's
+            return g.rule is not None, g.rule
         return False, None  # `def refusal(model, token)`: no rule parameter, no guard
 
     def _unpartial(self, call: CallV) -> CallV:

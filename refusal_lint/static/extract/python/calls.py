@@ -5,6 +5,7 @@ one handler per concern."""
 from __future__ import annotations
 
 import ast
+import dataclasses
 
 from refusal_lint.core import spec
 from refusal_lint.core.facts import (
@@ -101,16 +102,16 @@ class Recognisers(ExtractorState):
         if self.class_bases and (base := vocab.super_init(node, self.class_bases[-1])) is not None:
             node, name = base, last_name(base.func) or ""
         if name and self.is_guard_call(node, name):
-            self.guard(node, loc)
+            self.guard(node, loc, configured=not vocab.is_guard_name(name) and not self.aliased(node))
         elif node.args or node.keywords:
             call = self.call_of(node, loc)
             if call is not None and any(_may_carry_id(v) for v in (*call.args, *(v for _, v in call.kwargs))):
                 self.calls.append(call)
 
-    def guard(self, node: ast.Call, loc: Loc) -> None:
+    def guard(self, node: ast.Call, loc: Loc, configured: bool = False) -> None:
         guard = self.guard_of(node, loc)
         if guard is not None:
-            self.add_guard(guard)
+            self.add_guard(dataclasses.replace(guard, configured=True) if configured else guard)
 
     def guard_of(self, node: ast.Call, loc: Loc) -> Guard | None:
         """The guard a guard call is (None: none, `refuse({...})`)."""

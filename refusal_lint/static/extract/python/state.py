@@ -145,13 +145,16 @@ class ExtractorState(ValueBuilder):
             return None
         return [c for option in options for c in self._choices(option, depth + 1) or [option]]
 
+    def aliased(self, node: ast.Call) -> bool:
+        """A guard imported under another name (`from errors import Refusal as Deny`: `Deny(...)`)."""
+        if not isinstance(node.func, ast.Name):
+            return False
+        ref = self.imports.get(node.func.id)
+        return ref is not None and ref.name is not None and vocab.is_guard_name(ref.name)
+
     def is_guard_call(self, node: ast.Call, name: str) -> bool:
-        if vocab.is_guard_name(name, self.guard_plain):
+        if vocab.is_guard_name(name, self.guard_plain) or self.aliased(node):
             return True
-        if isinstance(node.func, ast.Name):  # `from errors import Refusal as Deny`: `Deny(...)`
-            ref = self.imports.get(node.func.id)
-            if ref is not None and ref.name is not None and vocab.is_guard_name(ref.name):
-                return True
         if not self.guard_dotted:
             return False
         full = self.qualified(dotted(node.func) or name)
