@@ -325,6 +325,9 @@ def test_without_git_or_config_a_file_checks_its_folder(tmp_path: Path) -> None:
     folder = _found(root, ".")
     assert {c for *_, c, _ in folder} == {"RL301", "RL302"}
     assert _found(root / ".well-known", "agent-card.json") == folder
+    # A file inside the agent, its card at the A2A place above it: that agent, not a partial one.
+    assert _found(root, "survey/tools.py") == folder
+    assert _found(root, "survey") == folder
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")

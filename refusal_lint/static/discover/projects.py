@@ -26,7 +26,8 @@ if TYPE_CHECKING:
 
 def project_root(path: str, cfg: Config) -> str:
     """The project a file belongs to: the folder of the run's config file when the file is
-    under it, else the top of the git work tree holding it, else the file's own folder."""
+    under it, else the top of the git work tree holding it, else the folder of the agent
+    around it (its card at the A2A place), else the file's own folder."""
     folder = os.path.dirname(os.path.abspath(path))
     if cfg.source and _under(folder, os.path.abspath(cfg.base)):
         return os.path.abspath(cfg.base)
@@ -38,12 +39,30 @@ def project_root(path: str, cfg: Config) -> str:
         if parent == here:
             break
         here = parent
-    # The file's folder; for a card under .well-known/, the agent's folder above it (as
-    # scoping.agent_root reads a card's place).
+    # For a card under .well-known/, the agent's folder above it (as scoping.agent_root reads
+    # a card's place); else the folder of the agent around the file (its card at the A2A
+    # place above it: no partial agent), else the file's own folder.
     parts = folder.split(os.sep)
-    if ".well-known" not in parts:
-        return folder
-    return os.sep.join(parts[: parts.index(".well-known")]) or os.sep
+    if ".well-known" in parts:
+        return os.sep.join(parts[: parts.index(".well-known")]) or os.sep
+    here = folder
+    while _card_in(here) is None:
+        parent = os.path.dirname(here)
+        if parent == here:
+            return folder
+        here = parent
+    return here
+
+
+def _card_in(place: str) -> str | None:
+    """The card at the A2A place of a folder (`.well-known/agent-card.json`, `agent.json`, ...)."""
+    from refusal_lint.static.gate.prefilter import CARD_NAMES
+
+    for sub in (".well-known", ""):
+        for name in sorted(CARD_NAMES):
+            if os.path.isfile(candidate := os.path.join(place, sub, name)):
+                return candidate
+    return None
 
 
 def agent_card_above(folder: str, cfg: Config) -> str | None:
@@ -51,25 +70,15 @@ def agent_card_above(folder: str, cfg: Config) -> str | None:
     or the card's own `.well-known/`): that card, which names the agent as any of its files
     would (DESIGN §1: never a partial agent's false RL001/RL200/RL301). None where the folder
     holds a card of its own, or stands in no agent."""
-    from refusal_lint.static.gate.prefilter import CARD_NAMES
-
     here = os.path.abspath(folder)
-
-    def card_in(place: str) -> str | None:
-        for sub in (".well-known", ""):
-            for name in sorted(CARD_NAMES):
-                if os.path.isfile(candidate := os.path.join(place, sub, name)):
-                    return candidate
-        return None
-
     if os.path.basename(here) == ".well-known":
-        return card_in(os.path.dirname(here))
-    if card_in(here) is not None:
+        return _card_in(os.path.dirname(here))
+    if _card_in(here) is not None:
         return None
     top = project_root(os.path.join(here, "_"), cfg)
     while here != top and _under(here, top):
         here = os.path.dirname(here)
-        if (card := card_in(here)) is not None:
+        if (card := _card_in(here)) is not None:
             return card
     return None
 
