@@ -45,3 +45,24 @@ def test_field_walk_is_ast_walk_but_markers(path: Path) -> None:
         assert list(map(id, field_children(node))) == list(map(id, wanted)), type(node).__name__
     walked = [n for n in ast.walk(tree) if not isinstance(n, _MARKERS)]
     assert list(map(id, walk_fields(tree))) == list(map(id, walked))
+
+
+def test_a_local_rebound_from_itself_is_read_without_recursion() -> None:
+    """`content = Message(content)` in a function whose local is passed on: the values a
+    call's argument may take are literals and names only, never its own calls again (garak
+    hit the recursion limit: RL005 with shortcuts off)."""
+    from refusal_lint.static.extract.python.visitor import extract
+
+    source = (
+        "def generate(result, Message, refuse):\n"
+        "    content = result.get('content')\n"
+        "    if content:\n"
+        "        content = Message(content)\n"
+        "    refuse(content)\n"
+        "    rule = 'seg-mix'\n"
+        "    if result:\n"
+        "        rule = 'invalid-cut' if result.cut else rule\n"
+        "    refuse(rule)\n"
+    )
+    facts = extract("agent.py", source)
+    assert facts.problem is None and len(facts.guards) == 2

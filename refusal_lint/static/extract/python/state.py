@@ -132,7 +132,8 @@ class ExtractorState(ValueBuilder):
         return values[0] if len(values) == 1 else Each(Seq(tuple(values), loc), "iter", -1, loc)
 
     def _choices(self, node: ast.expr, depth: int) -> list[ast.expr] | None:
-        """The expressions a conditional or a local assigned more than once may give."""
+        """The literals and names a conditional or a local assigned more than once may give
+        (None: it is neither, or may give something else too: a call, an operation)."""
         if depth > _CHOICE_DEPTH:
             return None
         if isinstance(node, ast.IfExp):
@@ -143,7 +144,19 @@ class ExtractorState(ValueBuilder):
                 return None
         else:
             return None
-        return [c for option in options for c in self._choices(option, depth + 1) or [option]]
+        out: list[ast.expr] = []
+        for option in options:
+            if isinstance(option, ast.IfExp) or (
+                isinstance(option, ast.Name) and option.id != getattr(node, "id", "")
+            ):
+                deeper = self._choices(option, depth + 1)
+                if deeper is not None:
+                    out.extend(deeper)
+                    continue
+            if not isinstance(option, (ast.Constant, ast.Name, ast.Attribute)):
+                return None  # a call, an operation: not one of a few literals
+            out.append(option)
+        return out
 
     def aliased(self, node: ast.Call) -> bool:
         """A guard imported under another name (`from errors import Refusal as Deny`: `Deny(...)`)."""
