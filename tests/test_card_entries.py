@@ -184,3 +184,22 @@ def test_uri_as_a_word_is_the_look_behind_regex(text: str) -> None:
     plain = re.compile(r"(?<![A-Za-z0-9_])uri(?![A-Za-z0-9_])")
     found = [m.span() for m in word_matches(datacards._URI_AFTER, text)]
     assert found == [m.span() for m in plain.finditer(text)]
+
+
+def test_a_dict_literal_card_names_its_agent(tmp_path: object) -> None:
+    """Cards served by routes as dict literals, two in one module: each extension is its own
+    card's, named by its `name` (it was the folder's name), as `AgentCard(name=...)` is."""
+    from refusal_lint.static.extract.python.visitor import extract
+
+    source = (
+        "URI = 'https://standards.upperhandai.com/ext/refusals/v1'\n\n"
+        "def ledger_card():\n"
+        "    return {'name': 'Ledger Assistant', 'capabilities': {'extensions': [\n"
+        "        {'uri': URI, 'params': {'tax-advice': 'No tax advice.'}}]}}\n\n"
+        "def audit_card():\n"
+        "    return {'name': 'Audit Desk', 'capabilities': {'extensions': [\n"
+        "        {'uri': URI, 'params': {'audit-opinion': 'No audit opinions.'}}]}}\n"
+    )
+    facts = extract("server.py", source)
+    assert [e.agent_name for e in facts.py_exts] == ["Ledger Assistant", "Audit Desk"]
+    assert len({e.card for e in facts.py_exts}) == 2

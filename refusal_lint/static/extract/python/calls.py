@@ -296,6 +296,12 @@ class Recognisers(ExtractorState):
             isinstance(error, ast.Name) and self.local_refusal(error.id) is not None
         ):
             self.open_error(loc, '{"error": ...}')
+        if "capabilities" in keys and "name" in keys:
+            # A card written as a dict literal (served by a route): the extension inside it
+            # belongs to it, and its `name` names the agent, as `AgentCard(name=...)` does.
+            call = CardCall(loc.ident, str_key(keys["name"]))
+            self.open_cards.append(call)
+            self.all_cards.append(call)
         if "uri" in keys:
             uri = self.value(keys["uri"])
             if "params" in keys or (isinstance(uri, Str) and spec.uri_kind(uri.value)):
@@ -339,6 +345,8 @@ class Recognisers(ExtractorState):
             )
 
     def leave_Dict(self, original_node: ast.Dict) -> None:
+        if self.open_cards and self.open_cards[-1].ident == self.loc(original_node).ident:
+            self.open_cards.pop()  # the card dict visit_Dict opened
         # The envelope visit_Dict opened for this very dict, if it opened one.
         if (
             self.open_errors
