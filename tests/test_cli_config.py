@@ -51,6 +51,9 @@ def test_output_file_and_quiet(tmp_path: Path) -> None:
     result = run_cli("check", str(BROKEN), "--no-cache", "--format", "json", "--output", str(out))
     assert result.exit_code == 1 and result.stdout == ""
     assert json.loads(out.read_text())["findings"][0]["code"] == "RL102"
+    short = tmp_path / "short.json"
+    assert run_cli("check", str(BROKEN), "--no-cache", "--format", "json", "-o", str(short)).stdout == ""
+    assert short.read_text() == out.read_text()
     quiet = run_cli("check", str(BROKEN), "--no-cache", "--quiet", cwd=BROKEN)
     assert quiet.stdout == (
         ".well-known/agent-card.json:11:9: RL102 extension URI "

@@ -15,6 +15,7 @@ def report_options(f: Callable[..., Any]) -> Callable[..., Any]:
     """--format and --output, also from the environment (a pre-commit hook in CI)."""
     f = click.option(
         "--output",
+        "-o",  # as ruff's and most linters' short form
         type=click.Path(),
         envvar="REFUSAL_LINT_OUTPUT_FILE",
         help="Write the report here (or $REFUSAL_LINT_OUTPUT_FILE).",
