@@ -599,6 +599,19 @@ def prompt_rules_class_attr(rules: dict[str, str]) -> Files:
     )
 
 
+def prompt_rules_appended(rules: dict[str, str]) -> Files:
+    """The rule lines appended to a list one by one under its lead-in, then joined."""
+    appends = "".join(f"LINES.append({line!r})\n" for line in _rule_lines(rules))
+    return _bot("appended", f"LINES = [{_REFUSE!r}]\n{appends}SYSTEM_PROMPT = '\\n'.join(LINES)\n")
+
+
+def prompt_text_grown(rules: dict[str, str]) -> Files:
+    """A prompt function growing its text with `+=`, a rule line at a time."""
+    grow = "".join(f"    text += {line + chr(10)!r}\n" for line in _rule_lines(rules))
+    body = f"def build() -> str:\n    text = {_REFUSE + chr(10)!r}\n{grow}    return text\n"
+    return _bot("grown", f"{body}\n\nSYSTEM_PROMPT = build()\n")
+
+
 PROMPTS: dict[str, Callable[[dict[str, str]], Files]] = {
     "md": prompt_md,
     "kwarg": prompt_kwarg,
@@ -622,6 +635,8 @@ PROMPTS: dict[str, Callable[[dict[str, str]], Files]] = {
     "rules-fstring": prompt_rules_fstring,
     "rules-imported": prompt_rules_imported,
     "rules-class-attr": prompt_rules_class_attr,
+    "rules-appended": prompt_rules_appended,
+    "text-grown": prompt_text_grown,
 }
 
 

@@ -4,6 +4,7 @@ across modules), prompt assignments and prompt functions; and its suppression co
 from __future__ import annotations
 
 import ast
+import dataclasses
 import re
 
 from refusal_lint.core.facts import (
@@ -21,7 +22,7 @@ from refusal_lint.core.facts import (
 from refusal_lint.core.kinds import FnKind, PromptForm
 from refusal_lint.core.model import Loc
 from refusal_lint.static.extract import vocab
-from refusal_lint.static.extract.python.scopes import FUNCTION_DEFS, Scope, dotted, last_name
+from refusal_lint.static.extract.python.scopes import FUNCTION_DEFS, GROWERS, Scope, dotted, grown, last_name
 from refusal_lint.static.extract.python.source import Source
 from refusal_lint.static.extract.python.state import ExtractorState, params_of
 
@@ -88,6 +89,36 @@ class Definitions(ExtractorState):
                 return
             value = default
         self.define(node.target, value, self.class_prefix())
+
+    def visit_Expr(self, node: ast.Expr) -> None:
+        call = node.value
+        if (
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Attribute)
+            and call.func.attr in GROWERS
+            and isinstance(call.func.value, ast.Name)
+            and len(call.args) == 1
+            and not call.keywords
+        ):
+            self.grow(call.func.value.id, call.func.attr, call.args[0])
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        if isinstance(node.target, ast.Name) and isinstance(node.op, ast.Add):
+            self.grow(node.target.id, "+=", node.value)
+
+    def grow(self, name: str, how: str, added: ast.expr) -> None:
+        """`lines.append(x)`, `lines.extend(xs)`, `text += x`: what a list or text bound in this
+        scope holds from here on (read here, in the loop the statement stands in)."""
+        if self.scopes:
+            scope = self.scopes[-1].ready()
+            if name in scope.local and name in scope.values:
+                scope.grown.setdefault(name, []).append((how, self.value(added)))
+            return
+        old = self.defs.get(name)
+        new = grown(old, [(how, self.value(added))]) if old is not None and not self.classes else None
+        if new is not None:
+            self.defs[name] = new
+            self.prompts = [dataclasses.replace(p, value=new) if p.value is old else p for p in self.prompts]
 
     def visit_Import(self, node: ast.Import) -> None:
         if not self.at_module_level():

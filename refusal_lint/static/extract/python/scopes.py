@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from refusal_lint.core.facts import Value
+from refusal_lint.core.facts import Fmt, Join, Op, Seq, Str, Value
 from refusal_lint.core.model import Loc
 from refusal_lint.static.extract.python.source import Source
 from refusal_lint.static.extract.python.walk import Walker
@@ -29,6 +29,8 @@ class Scope:
     is_function: bool = True
     # `from m import n [as a]` inside the body: a -> (module, name, level)
     imports: dict[str, tuple[str, str, int]] = field(default_factory=dict)
+    aug: set[str] = field(default_factory=set)  # locals also grown by `+=`
+    grown: dict[str, list[tuple[str, Value]]] = field(default_factory=dict)  # what each grew by, so far
 
     def ready(self) -> Scope:
         if self.body is not None:
@@ -37,6 +39,7 @@ class Scope:
             for stmt in self.body:
                 bindings.walk(stmt)
             self.local -= self.passthrough
+            self.aug = bindings.aug
             for name in bindings.others:
                 self.imports.pop(name, None)  # also bound otherwise: no one callee
             self.values = {k: v for k, v in bindings.values.items() if k not in bindings.multi}
@@ -47,6 +50,25 @@ class Scope:
             }
             self.body = None
         return self
+
+
+# How a statement grows a name's value: `lines.append(x)`, `lines.extend(xs)`, `text += x`.
+GROWERS = frozenset({"append", "extend"})
+
+
+def grown(base: Value, growth: list[tuple[str, Value]]) -> Value | None:
+    """A list or text after the statements that added to it (`lines.append(f"- {k}: {v}")`
+    in a loop over the rules holds that loop's lines, so a prompt joined from it is
+    derived); None where the value is neither (a number, a call's result: unknown as before)."""
+    for how, added in growth:
+        if isinstance(base, Seq):
+            more = added.items if isinstance(added, Seq) and how != "append" else (added,)
+            base = Seq((*base.items, *more), base.loc)
+        elif isinstance(base, (Str, Join, Fmt, Op)) and how == "+=":
+            base = Join((*(base.parts if isinstance(base, Join) else (base,)), added), base.loc)
+        else:
+            return None
+    return base
 
 
 def dotted(node: ast.AST | None) -> str | None:
@@ -84,6 +106,7 @@ class _Bindings(Walker):
         self.others: set[str] = set()  # names bound by anything but a `from ... import`
         self.assigns: dict[str, list[ast.expr]] = {}  # `name = value`: each value
         self.opaque: set[str] = set()  # names bound otherwise too (a loop, an import, ...)
+        self.aug: set[str] = set()  # names grown by `+=`: their one value and what was added
 
     def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
         self.scope.local.add(node.name)
@@ -135,7 +158,14 @@ class _Bindings(Walker):
         self._bind(node.target, node.value)
 
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
-        self._targets(node.target, self.scope.local)
+        if isinstance(node.target, ast.Name) and isinstance(node.op, ast.Add):
+            # `text += "..."` grows the value bound once (`grown`), no other choice of it.
+            self.scope.local.add(node.target.id)
+            self.others.add(node.target.id)
+            self.opaque.add(node.target.id)
+            self.aug.add(node.target.id)
+        else:
+            self._targets(node.target, self.scope.local)
 
     def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
         self._targets(node.target, self.scope.local)

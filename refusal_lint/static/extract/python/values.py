@@ -29,7 +29,7 @@ from refusal_lint.core.facts import (
 from refusal_lint.core.kinds import ValueKind
 from refusal_lint.core.model import Loc
 from refusal_lint.static.extract import vocab
-from refusal_lint.static.extract.python.scopes import ScopeTracker, dotted, last_name, loop_targets
+from refusal_lint.static.extract.python.scopes import ScopeTracker, dotted, grown, last_name, loop_targets
 from refusal_lint.static.extract.python.source import Token
 from refusal_lint.static.extract.python.walk import by_position, children
 
@@ -110,7 +110,10 @@ class ValueBuilder(ScopeTracker):
                     return Dyn(loc)
                 self.resolving.add(head)
                 try:
-                    return _attrs(self.value(value), rest, loc)
+                    found = grown(base := self.value(value), scope.grown.get(head, []))
+                    if found is None and head in scope.aug:
+                        return Dyn(loc)  # `n += 1`: no text or list grown
+                    return _attrs(found or base, rest, loc)
                 finally:
                     self.resolving.discard(head)
         if head in self.module_passthrough:
@@ -349,11 +352,9 @@ def _attrs(base: Value, rest: str, loc: Loc) -> Value:
 
 
 def _value_lines(body: str, raw: bool, first: int, value: str) -> tuple[int, ...]:
-    """The file line on which each line of a string literal's value starts.
-
-    A real newline moves to the next file line; an escaped `\\n` starts a value line on
-    the same file line; a backslash-newline continues the file on the next line.
-    """
+    """The file line on which each line of a string literal's value starts: a real newline
+    moves to the next file line; an escaped `\\n` starts a value line on the same file line;
+    a backslash-newline continues the file on the next line."""
     lines = [first]
     line = first
     fresh = True  # the current value line has no character yet: it starts where its first one is
