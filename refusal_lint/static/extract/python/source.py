@@ -271,3 +271,41 @@ def _skip_string(text: str, i: int) -> int:
         j = i  # letters of a name, not a prefix
     token = scan(text, j)
     return token.end if token is not None and token.end > i else i + 1
+
+
+def value_lines(body: str, raw: bool, first: int, value: str) -> tuple[int, ...]:
+    """The file line on which each line of a string literal's value starts: a real newline
+    moves to the next file line; an escaped `\\n` starts a value line on the same file line;
+    a backslash-newline continues the file on the next line."""
+    lines = [first]
+    line = first
+    fresh = True  # the current value line has no character yet: it starts where its first one is
+    i = 0
+    while i < len(body):
+        c = body[i]
+        step = 1
+        if c == "\\" and not raw and i + 1 < len(body):
+            step = 2
+            nxt = body[i + 1]
+            if nxt == "\n" or body.startswith("\r\n", i + 1):  # a backslash-newline (CRLF too)
+                line += 1
+                i += step + (nxt == "\r")
+                continue
+            if nxt == "n":
+                lines.append(line)
+                fresh = True
+                i += step
+                continue
+        elif c == "\n":
+            line += 1
+            lines.append(line)
+            fresh = True
+            i += step
+            continue
+        if fresh:
+            lines[-1] = line
+            fresh = False
+        i += step
+    if len(lines) != value.count("\n") + 1:  # exotic escapes: every line at the literal's start
+        return tuple(first for _ in range(value.count("\n") + 1))
+    return tuple(lines)

@@ -30,7 +30,7 @@ from refusal_lint.core.kinds import ValueKind
 from refusal_lint.core.model import Loc
 from refusal_lint.static.extract import vocab
 from refusal_lint.static.extract.python.scopes import ScopeTracker, dotted, grown, last_name, loop_targets
-from refusal_lint.static.extract.python.source import Token
+from refusal_lint.static.extract.python.source import Token, value_lines
 from refusal_lint.static.extract.python.walk import by_position, children
 
 
@@ -151,7 +151,7 @@ class ValueBuilder(ScopeTracker):
         if not isinstance(value, str):
             return Const(ValueKind.BYTES, loc)
         body = token.body(self.src.text)
-        return Str(value, loc, _value_lines(body, "r" in token.prefix.lower(), loc.line, value))
+        return Str(value, loc, value_lines(body, "r" in token.prefix.lower(), loc.line, value))
 
     def fstring(self, token: Token, fields: Iterator[ast.expr]) -> Value:
         loc = self.src.loc_at(token.start, token.end)
@@ -162,7 +162,7 @@ class ValueBuilder(ScopeTracker):
         for part in token.parts:
             if not part.field:
                 text = str(_evaluate(prefix, quote, part.raw)).replace("{{", "{").replace("}}", "}")
-                lines = _value_lines(part.raw, "r" in prefix.lower(), line, text)
+                lines = value_lines(part.raw, "r" in prefix.lower(), line, text)
                 parts.append(Str(text, Loc(self.path, line), lines, literal=False))
             else:
                 field = next((v.value for v in fields if isinstance(v, ast.FormattedValue)), None)
@@ -349,44 +349,6 @@ def _attrs(base: Value, rest: str, loc: Loc) -> Value:
     for name in rest.split(".") if rest else ():
         base = Attr(base, name, loc)
     return base
-
-
-def _value_lines(body: str, raw: bool, first: int, value: str) -> tuple[int, ...]:
-    """The file line on which each line of a string literal's value starts: a real newline
-    moves to the next file line; an escaped `\\n` starts a value line on the same file line;
-    a backslash-newline continues the file on the next line."""
-    lines = [first]
-    line = first
-    fresh = True  # the current value line has no character yet: it starts where its first one is
-    i = 0
-    while i < len(body):
-        c = body[i]
-        step = 1
-        if c == "\\" and not raw and i + 1 < len(body):
-            step = 2
-            nxt = body[i + 1]
-            if nxt == "\n" or body.startswith("\r\n", i + 1):  # a backslash-newline (CRLF too)
-                line += 1
-                i += step + (nxt == "\r")
-                continue
-            if nxt == "n":
-                lines.append(line)
-                fresh = True
-                i += step
-                continue
-        elif c == "\n":
-            line += 1
-            lines.append(line)
-            fresh = True
-            i += step
-            continue
-        if fresh:
-            lines[-1] = line
-            fresh = False
-        i += step
-    if len(lines) != value.count("\n") + 1:  # exotic escapes: every line at the literal's start
-        return tuple(first for _ in range(value.count("\n") + 1))
-    return tuple(lines)
 
 
 def _chain(node: ast.BinOp, op: type[ast.operator]) -> list[ast.expr]:
