@@ -143,6 +143,19 @@ def test_ordinary_hyphenated_items_of_a_rule_list_are_no_unknown_ids() -> None:
     assert [u.token for u in prompttext.unknown_ids(lines, CARD_IDS)] == ["geo-drill", "Seg-mixx"]
 
 
+@pytest.mark.parametrize(
+    "slot", ["$seg_mix", "${seg_mix}", "{seg_mix}", "{{ seg_mix }}", "%(seg_mix)s", "{% if seg_mix %}"]
+)
+def test_a_template_variable_is_no_near_miss(slot: str) -> None:
+    """A template's variable (`string.Template`, `.format`, Jinja, `%`) is filled in before
+    the model reads the prompt: its name is no rule's near miss; written out, it is."""
+    lines = _lines(f"Refuse these, naming the rule:\n- seg-mix: {slot}\n")
+    assert prompttext.unknown_ids(lines, CARD_IDS) == []
+    assert prompttext.PLACEHOLDER.search(slot)
+    written = _lines("Refuse these, naming the rule:\n- seg-mix: never seg_mix two families.\n")
+    assert [u.token for u in prompttext.unknown_ids(written, CARD_IDS)] == ["seg_mix"]
+
+
 def test_the_line_above_a_refusing_heading_is_not_in_its_section() -> None:
     """A heading starts a block: `cross-tab` above `## Refusals` (no blank line between) is
     no listed id, while one below it still is."""

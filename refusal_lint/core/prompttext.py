@@ -45,6 +45,14 @@ REFUSING_PATTERN = (
 )
 _REFUSING = re.compile(REFUSING_PATTERN, re.I)
 _CODE = re.compile(r"`([^`\n]+)`")
+# A slot a template fills in at run time, which the model never reads as written: Jinja,
+# `.format` and f-strings (an f-string's field reads `{…}`), `%` (`%s`, `%(seg-mix)s`) and
+# `string.Template` (`$seg_mix`, `${seg_mix}`). A reason holding one is not stated here, and
+# a name in one is a variable's, no rule's near miss.
+PLACEHOLDER = re.compile(
+    r"\{\{.*?\}\}|\{%.*?%\}|\{…\}|\{[A-Za-z_][A-Za-z0-9_.\[\]'\"-]*\}"
+    r"|%(?:\([A-Za-z_][A-Za-z0-9_-]*\))?[sr]|(?<![\w$])\$\{?[A-Za-z_][A-Za-z0-9_]*\}?"
+)
 _QUOTES = {'"': '"', "'": "'", "“": "”", "‘": "’", "`": "`"}
 
 
@@ -302,6 +310,9 @@ def _prose(token: str) -> bool:
     return token.lower() in _COMPOUNDS or (token[0].isupper() and token[1:] == token[1:].lower())
 
 
+_SLOT_MARKS = frozenset("{%$")
+
+
 def unknown_ids(lines: tuple[PromptLine, ...], card_ids: list[str]) -> list[Unknown]:
     """RL202 candidates: (a) hyphenated ids listed as rules, (b) near misses of card ids."""
     ids = set(card_ids)
@@ -321,9 +332,10 @@ def unknown_ids(lines: tuple[PromptLine, ...], card_ids: list[str]) -> list[Unkn
                         (token, pl.path, pl.line),
                         Unknown(token, pl.line, col, nearest(token, card_ids), pl.path),
                     )
+        slots = [m.span() for m in PLACEHOLDER.finditer(pl.text)] if _SLOT_MARKS & set(pl.text) else []
         for m in TOKEN.finditer(pl.text):
             token = m.group(0)
-            if token in ids or capitalised(token, ids):
+            if token in ids or capitalised(token, ids) or any(a <= m.start() < b for a, b in slots):
                 continue
             size, folded = len(token), len(_fold_id(token))
             for rid, rid_size, rid_folded in sizes:

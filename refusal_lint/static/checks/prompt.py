@@ -87,13 +87,6 @@ RL203 = Code(
 CODES = (RL200, RL201, RL202, RL203)
 
 
-# Template or f-string placeholders (f-string parts that are not literal read as `{…}`).
-# A slot filled in at run time: Jinja, `.format`/f-string, and `%` (`"- x-y: %s" % RULES["x-y"]`).
-_PLACEHOLDER = re.compile(
-    r"\{\{.*?\}\}|\{%.*?%\}|\{…\}|\{[A-Za-z_][A-Za-z0-9_.\[\]'\"-]*\}|%(?:\([A-Za-z_][A-Za-z0-9_]*\))?[sr]"
-)
-
-
 def _on_file_line(loc: Loc, rule_id: str, prompt: Prompt) -> Loc:
     """Where the id stands on the file's own line: a prompt line taken from a YAML, JSON or
     Python string is dedented and unquoted, so its column is not the file's."""
@@ -172,7 +165,7 @@ def _reasons(p: Prompt, rules: dict[str, Rule]) -> list[Finding]:
         stated = rules.get(rl.rule_id)
         if stated is None or stated.reason is None or not spec.one_line_reason(stated.reason):
             continue  # the card's reason is RL106 (or RL104): nothing to compare with
-        if _PLACEHOLDER.search(rl.wrapped or rl.reason):
+        if prompttext.PLACEHOLDER.search(rl.wrapped or rl.reason):
             continue  # a reason filled in at run time ({{ reasons[...] }}, f"{...}") is not stated here
         if rl.states(stated.reason):
             continue

@@ -47,6 +47,8 @@ TEXT_BLOCK_KEYS = frozenset({"text", "value"})  # `{"type": "text", "text": ...}
 DEDENTS = frozenset({"dedent", "cleandoc"})
 STRIPS = frozenset({"strip", "lstrip", "rstrip"})
 WRAPPERS = frozenset({"MappingProxyType", "dict", "Final", "frozendict", "str"})
+# A text buffer written piece by piece (`out.write(...)`, then `out.getvalue()`): its text.
+TEXT_BUFFERS = frozenset({"StringIO"})
 # A class field's default made by a call (`field(default=X)`, attrs' `field(default=X)`,
 # pydantic's `Field(X)` or `Field(default=X)`): the default is the field's value.
 FIELD_CALLS = frozenset({"field", "Field"})

@@ -100,7 +100,7 @@ class Definitions(ExtractorState):
             and len(call.args) == 1
             and not call.keywords
         ):
-            self.grow(call.func.value.id, call.func.attr, call.args[0])
+            self.grow(call.func.value.id, GROWERS[call.func.attr], call.args[0])
 
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
         if isinstance(node.target, ast.Name) and isinstance(node.op, ast.Add):

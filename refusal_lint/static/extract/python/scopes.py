@@ -52,8 +52,9 @@ class Scope:
         return self
 
 
-# How a statement grows a name's value: `lines.append(x)`, `lines.extend(xs)`, `text += x`.
-GROWERS = frozenset({"append", "extend"})
+# How a statement grows a name's value: `lines.append(x)`, `lines.extend(xs)`, `text += x`,
+# and a text buffer's `out.write(x)` as its `+=`.
+GROWERS = {"append": "append", "extend": "extend", "write": "+="}
 
 
 def grown(base: Value, growth: list[tuple[str, Value]]) -> Value | None:

@@ -234,6 +234,10 @@ class ValueBuilder(ScopeTracker):
             return Op(name, self.value(node.func.value), loc)
         if name in vocab.WRAPPERS and len(args) == 1 and plain and not node.keywords:
             return self.value(args[0])
+        if name in vocab.TEXT_BUFFERS and len(args) <= 1 and plain and not node.keywords:
+            return self.value(args[0]) if args else Str("", loc, (loc.line,), literal=False)
+        if name == "getvalue" and isinstance(node.func, ast.Attribute) and not node.args:
+            return self.value(node.func.value)  # the buffer's text, as its writes grew it
         merges = bool(args) or any(k.arg is None for k in node.keywords)
         if name == "dict" and isinstance(node.func, ast.Name) and plain and len(args) <= 1 and merges:
             return self.dict_call(node, loc)  # `dict(BASE, **EXTRA)`: `{**BASE, **EXTRA}`
