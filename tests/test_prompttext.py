@@ -156,6 +156,47 @@ def test_a_template_variable_is_no_near_miss(slot: str) -> None:
     assert [u.token for u in prompttext.unknown_ids(written, CARD_IDS)] == ["seg_mix"]
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "- seg-mix: **Never cross families.**",
+        "- **seg-mix**: **Never cross families.**",
+        "- seg-mix: *Never cross families.*",
+        "- seg-mix: _Never cross families._",
+        "- seg-mix: ***Never cross families.***",
+        "**seg-mix:** Never cross families.",
+        "- seg-mix: Never cross families. <!-- keep in sync -->",
+    ],
+)
+def test_emphasis_around_the_whole_reason_is_not_part_of_it(text: str) -> None:
+    [stated] = prompttext.rule_lines(_lines(text))
+    assert (stated.rule_id, stated.reason) == ("seg-mix", "Never cross families.")
+
+
+@pytest.mark.parametrize(
+    "text", ["- seg-mix: **Never** cross families.", "- seg-mix: Never cross *two* families, ever."]
+)
+def test_emphasis_inside_a_reason_stays(text: str) -> None:
+    [stated] = prompttext.rule_lines(_lines(text))
+    assert stated.reason == text.split(": ", 1)[1]
+
+
+def test_a_commented_rule_line_is_no_rule_line() -> None:
+    """A comment a renderer drops (Jinja `{# #}`, HTML `<!-- -->`), on one line or several,
+    states and mentions nothing; the text around it keeps its columns."""
+    lines = _lines(
+        "{# old:\n- seg-mix: Old reason.\n#}\n"
+        "<!-- - invalid-cut: Old. --> - invalid-cut: New.\n"
+        "<!--\n- geo-drill: Gone.\n-->\n- seg-mix: New."
+    )
+    assert [(r.rule_id, r.reason, r.line, r.col) for r in prompttext.rule_lines(lines)] == [
+        ("invalid-cut", "New.", 4, 32),
+        ("seg-mix", "New.", 8, 3),
+    ]
+    assert [pl.line for pl in prompttext.mentions(lines, "seg-mix")] == [8]
+    assert prompttext.unknown_ids(lines, CARD_IDS) == []
+
+
 def test_the_line_above_a_refusing_heading_is_not_in_its_section() -> None:
     """A heading starts a block: `cross-tab` above `## Refusals` (no blank line between) is
     no listed id, while one below it still is."""

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from refusal_lint.core import spec
+from refusal_lint.core.markup import unemphasised, visible
 from refusal_lint.core.model import PromptLine
 
 TOKEN = re.compile(r"[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)*")
@@ -77,9 +78,9 @@ def fold_ws(text: str) -> str:
 
 def _clean_reason(text: str) -> str:
     """Strip white space, a comment that ends the line (`<!-- keep in sync -->`, `{# ... #}`:
-    the model never reads it), and quotes that wrap the whole reason (`"...",` in a
-    JSON-like list)."""
-    text = _TRAILING_COMMENT.sub("", text).strip()
+    the model never reads it), Markdown emphasis around the whole reason (`**...**`, `*...*`),
+    and quotes that wrap the whole reason (`"...",` in a JSON-like list)."""
+    text = unemphasised(_TRAILING_COMMENT.sub("", text).strip())
     if len(text) > 1 and text[0] in _QUOTES:
         body = text[:-1] if text.endswith(",") else text
         if len(body) > 1 and body.endswith(_QUOTES[text[0]]) and _QUOTES[text[0]] not in body[1:-1]:
@@ -100,10 +101,25 @@ def rule_line(text: str) -> Stated | None:
     m = _RULE_LINE.match(text) or _TABLE_ROW.match(text)
     if m is None or not m.group("reason").strip():
         return None
-    return Stated(m.group("id"), m.group("reason"), m.start("id") + 1)
+    return Stated(m.group("id"), _reopened(text, m) + m.group("reason"), m.start("id") + 1)
+
+
+def _reopened(text: str, m: re.Match[str]) -> str:
+    """The emphasis marker the separator's pattern read where it opens the reason (`- seg-mix:
+    **Never** mix`), not where it closes the id's bold (`**seg-mix:** why`)."""
+    if m.re is not _RULE_LINE:
+        return ""
+    sep = "sep" if m.group("sep") is not None else "sep2"
+    after = text[m.end(sep) : m.start("reason")].strip()
+    if not after:
+        return ""
+    opened = any(b in text[: m.start("id")] for b in ("**", "__"))
+    closed = any(b in text[m.end("id") : m.start(sep)] for b in ("**", "__"))
+    return after if closed or not opened else ""
 
 
 def rule_lines(lines: tuple[PromptLine, ...]) -> list[RuleLine]:
+    lines = visible(lines)
     out = []
     for i, pl in enumerate(lines):
         parsed = rule_line(pl.text)
@@ -137,8 +153,13 @@ def rule_lines(lines: tuple[PromptLine, ...]) -> list[RuleLine]:
 
 
 def mentions(lines: tuple[PromptLine, ...], rule_id: str) -> list[PromptLine]:
-    """Lines where `rule_id` stands as a whole token."""
-    return [pl for pl in lines if rule_id in pl.text and rule_id in TOKEN.findall(pl.text)]
+    """Lines where `rule_id` stands as a whole token, outside comments (its line as given)."""
+    shown = visible(lines)
+    return [
+        pl
+        for pl, v in zip(lines, shown, strict=True)
+        if rule_id in v.text and rule_id in TOKEN.findall(v.text)
+    ]
 
 
 CONTENT_WORDS = 3  # prose: white space and a few words, not an id, a path or a label
@@ -315,6 +336,7 @@ _SLOT_MARKS = frozenset("{%$")
 
 def unknown_ids(lines: tuple[PromptLine, ...], card_ids: list[str]) -> list[Unknown]:
     """RL202 candidates: (a) hyphenated ids listed as rules, (b) near misses of card ids."""
+    lines = visible(lines)
     ids = set(card_ids)
     sizes = [(rid, len(rid), len(_fold_id(rid))) for rid in card_ids]
     out: dict[tuple[str, str, int], Unknown] = {}

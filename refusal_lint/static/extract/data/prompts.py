@@ -10,7 +10,7 @@ from refusal_lint.core.kinds import FileKind, PromptForm, ValueKind
 from refusal_lint.core.model import BASELINE_FORMAT, TOOL, Loc, Prompt, PromptLine
 from refusal_lint.core.prompttext import names_card_rule
 from refusal_lint.static.extract.data.tree import TNode
-from refusal_lint.static.extract.vocab import is_prompt_key
+from refusal_lint.static.extract.vocab import CHAT_SYSTEM_ROLES, is_prompt_key
 from refusal_lint.static.gate.relevance import lists_rules
 
 # A template placeholder fed from the rules map makes a prompt derived (agrees by construction).
@@ -146,6 +146,10 @@ def data_prompts(path: str, root: TNode, ids: frozenset[str] = frozenset()) -> l
     stack = [root]
     while stack:
         n = stack.pop()
+        for p in _system_message(n):
+            if p.loc not in seen:
+                out.append(p)
+                seen.add(p.loc)
         for key, value in n.items:
             if is_prompt_key(str(key.value)):
                 found = [p] if (p := _string_prompt(value, prose=True)) is not None else []
@@ -166,6 +170,21 @@ def data_prompts(path: str, root: TNode, ids: frozenset[str] = frozenset()) -> l
         stack.extend(v for _, v in n.items if not (ids and _extension_entry(n)))
         stack.extend(n.elems)
     return sorted(out, key=lambda p: (p.loc.line, p.loc.col))
+
+
+def _system_message(node: TNode) -> list[Prompt]:
+    """A chat message for the system prompt, `{"role": "system" or "developer", "content": X}`
+    (an OpenAI-style chat config, a messages list in YAML): X, or its text blocks."""
+    if node.kind != ValueKind.OBJECT:
+        return []
+    role, content = node.get("role"), node.get("content")
+    if role is None or content is None or str(role[1].value).lower() not in CHAT_SYSTEM_ROLES:
+        return []
+    if content[1].kind == ValueKind.STRING:
+        found = _string_prompt(content[1])
+        return [dataclasses.replace(found, form=PromptForm.CHAT_MESSAGE)] if found is not None else []
+    blocks = _all_strings(content[1], prose=True)
+    return [dataclasses.replace(p, form=PromptForm.CHAT_MESSAGE) for p in blocks]
 
 
 _OWN_CHECK = re.compile(r"RL[0-9]{3} ")
