@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from refusal_lint.static.discover.walk import walk
@@ -195,6 +195,7 @@ def test_loose_finds_every_path_pathspec_matches(line: str, parts: list[str]) ->
     st.lists(st.lists(_GLOB_PIECES, min_size=1, max_size=7).map("".join), min_size=1, max_size=3),
     st.lists(_PATH_PIECES, min_size=1, max_size=8),
 )
+@example([" a"], [" ", "a"])  # a leading blank is the pattern's: ` a` is no plain name `a`
 def test_may_match_is_the_search_of_every_line(lines: list[str], parts: list[str]) -> None:
     """A .gitignore's cheap test tries each line's `loose` regex only where a match can
     start (the path's start, or a folder's), and answers as searching the whole path for

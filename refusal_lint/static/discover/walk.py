@@ -81,7 +81,7 @@ class _Ignore:
         suffixes: list[str] = []
         complex_lines: list[str] = []
         for line in lines:
-            pattern = line.strip()
+            pattern = line.rstrip()  # leading blanks are the pattern's, as git (and `loose`) has it
             body = pattern[:-1] if pattern.endswith("/") else pattern
             if not body or pattern.startswith(("!", "/")) or "/" in body or "\\" in body:
                 complex_lines.append(line)
