@@ -72,6 +72,7 @@ class GuardIds:
         self._reach: dict[tuple[str, str], frozenset[str]] = {}
         # Helpers followed to their call sites: a call site may stand in a file not read yet.
         self.followed: set[str] = set()
+        self._alias_names: dict[tuple[str, str], list[str]] | None = None
         # The repo's methods by name: what `x.name(...)` binds to when x's class is not known;
         # the names asked, for the files not read yet that may define one (ondemand.definers).
         self.methods: dict[str, list[Fn]] = {}
@@ -242,5 +243,19 @@ class GuardIds:
         name = fn.qualname.rsplit(".", 1)[-1]
         if fn.kind == FnKind.CLASS or name == "__init__":
             return []
-        self.followed.add(name)
-        return [c for c in self.by_name.get(name, []) if fn in self.callees(c)]
+        names = [name, *self._aliases().get((fn.path, fn.qualname), ())]
+        self.followed.update(names)
+        return [c for n in names for c in self.by_name.get(n, []) if fn in self.callees(c)]
+
+    def _aliases(self) -> dict[tuple[str, str], list[str]]:
+        """The other module-level names of each repo function (`deny = refuse`): its call
+        sites are spelt by them too."""
+        if self._alias_names is None:
+            self._alias_names = {}
+            for defs in self.res.defs.values():
+                for name, value in defs.items():
+                    fn = self.res.resolve(value) if isinstance(value, Ref) else None
+                    short = name.rsplit(".", 1)[-1]
+                    if isinstance(fn, Fn) and short != fn.qualname.rsplit(".", 1)[-1]:
+                        self._alias_names.setdefault((fn.path, fn.qualname), []).append(short)
+        return self._alias_names

@@ -10,10 +10,13 @@ import dataclasses
 from refusal_lint.core import spec
 from refusal_lint.core.facts import (
     Attr,
+    CallV,
     CtorCall,
     Each,
     ErrorUse,
+    Fmt,
     Guard,
+    Join,
     Param,
     PyExt,
     Ref,
@@ -371,7 +374,9 @@ class Recognisers(ExtractorState):
 
 
 def _may_carry_id(value: Value) -> bool:
-    """An argument that can be a rule id passed on to a helper: an id-like string or a name."""
+    """An argument that can be a rule id passed on to a helper: an id-like string, a name, or
+    a string or value computed here (`"seg" "-mix"`, `f"cut-{kind}"`, `pick(q)`: which binding
+    resolves, or reports as computed, RL304, where the helper fires it)."""
     if isinstance(value, Str):
         return spec.may_be_rule_id(value.value)
-    return isinstance(value, (Ref, Param, Each, Attr, Sub))
+    return isinstance(value, (Ref, Param, Each, Attr, Sub, Join, Fmt, CallV))

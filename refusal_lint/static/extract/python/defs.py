@@ -22,7 +22,15 @@ from refusal_lint.core.facts import (
 from refusal_lint.core.kinds import FnKind, PromptForm
 from refusal_lint.core.model import Loc
 from refusal_lint.static.extract import vocab
-from refusal_lint.static.extract.python.scopes import FUNCTION_DEFS, GROWERS, Scope, dotted, grown, last_name
+from refusal_lint.static.extract.python.scopes import (
+    FUNCTION_DEFS,
+    GROWERS,
+    Scope,
+    dotted,
+    grown,
+    last_name,
+    unpacked,
+)
 from refusal_lint.static.extract.python.source import Source
 from refusal_lint.static.extract.python.state import ExtractorState, params_of
 
@@ -34,6 +42,8 @@ class Definitions(ExtractorState):
     assignments and prompt functions."""
 
     def define(self, target: ast.expr, value: ast.expr, prefix: str = "") -> None:
+        for t, v in unpacked(target, value):  # `SEG_MIX, INVALID_CUT = "seg-mix", "invalid-cut"`
+            self.define(t, v, prefix)
         if not isinstance(target, ast.Name):
             return
         name = prefix + target.id

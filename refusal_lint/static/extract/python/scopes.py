@@ -72,6 +72,17 @@ def grown(base: Value, growth: list[tuple[str, Value]]) -> Value | None:
     return base
 
 
+def unpacked(target: ast.AST, value: ast.expr | None) -> list[tuple[ast.expr, ast.expr]]:
+    """Each name and the value it takes where a tuple of names is bound to a tuple of as many
+    values (`a, b = "x", "y"`); none otherwise (a starred name, a call's result)."""
+    if not (isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List))):
+        return []
+    items = (*target.elts, *value.elts)
+    if len(target.elts) != len(value.elts) or any(isinstance(e, ast.Starred) for e in items):
+        return []
+    return list(zip(target.elts, value.elts, strict=True))
+
+
 def dotted(node: ast.AST | None) -> str | None:
     if isinstance(node, ast.Name):
         return node.id
@@ -139,6 +150,10 @@ class _Bindings(Walker):
             self._targets(target.value, into, binds)
 
     def _bind(self, target: ast.AST, value: ast.expr | None) -> None:
+        if pairs := unpacked(target, value):
+            for t, v in pairs:
+                self._bind(t, v)
+            return
         if isinstance(target, ast.Name) and value is not None:
             name = target.id
             self.scope.local.add(name)
