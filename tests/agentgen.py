@@ -678,6 +678,17 @@ def guard_enum_helper(ids: list[str], rules_mod: str | None) -> Files:
     )
 
 
+def guard_enum_loop(ids: list[str], rules_mod: str | None) -> Files:
+    """A loop over a StrEnum class of the ids, each member its own guard's id."""
+    members = "".join(f"    R{n} = {i!r}\n" for n, i in enumerate(ids))
+    return _tools(
+        "enumloop",
+        "from enum import StrEnum\n\nfrom a2a_refusals import refuse\n\n\n"
+        f"class Rule(StrEnum):\n{members}\n\ndef check(hits):\n"
+        "    for rule in Rule:\n        if rule in hits:\n            return refuse(rule)\n    return None\n",
+    )
+
+
 def _table_guard(name: str, ids: list[str], value: str, body: str) -> Files:
     """A guard module: a dict TABLE from each id to `value` (`{id}`: the id's literal), and `check(q)`."""
     entries = "".join(f"    {i!r}: {value.replace('{id}', repr(i))},\n" for i in ids)
@@ -818,6 +829,7 @@ GUARDS: dict[str, Callable[[list[str], str | None], Files]] = {
     "literal": guard_literal,
     "raise-class": guard_raise_class,
     "enum-helper": guard_enum_helper,
+    "enum-loop": guard_enum_loop,
     "policy-table": guard_policy_table,
     "genexp": guard_genexp,
     "genexp-inline": guard_genexp_inline,

@@ -125,6 +125,7 @@ EXPLICIT = [
         Spec("json", (*BOTH, LONG_ID), (("md", (*BOTH, LONG_ID)),), GUARDED), id="card-has-82-char-id"
     ),
     pytest.param(Spec("json", BOTH, FULL, (("enum-helper", BOTH),)), id="enum-through-helper"),
+    pytest.param(Spec("json", BOTH, FULL, (("enum-loop", BOTH),)), id="enum-class-loop"),
     pytest.param(Spec("json", BOTH, FULL, (("error-envelope", BOTH),)), id="error-envelope"),
     pytest.param(Spec("json", BOTH, FULL, (("local-into-error", BOTH),)), id="local-into-error"),
     pytest.param(Spec("json", BOTH, FULL, (("caught-as-error", BOTH),)), id="caught-as-error"),

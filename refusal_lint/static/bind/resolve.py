@@ -32,6 +32,7 @@ from refusal_lint.core.kinds import FileKind, FnKind, ValueKind
 from refusal_lint.core.model import Loc
 from refusal_lint.static.bind.modules import ModuleIndex
 from refusal_lint.static.bind.strs import join_strs, moved, shift
+from refusal_lint.static.extract import vocab
 
 MAX_DEPTH = 40
 _SPREAD_DEPTH = 5  # `**` inside `**`: real params maps nest one or two deep
@@ -246,6 +247,9 @@ class Resolver:
             return [it.key for it in items]
         if isinstance(over, Seq) and mode == "iter":
             return list(over.items)
+        if isinstance(over, Fn) and over.kind == FnKind.CLASS and mode == "iter":
+            members = self.resolve(self.lookup(over.path, f"{over.qualname}.{vocab.ENUM_MEMBERS}"))
+            return list(members.items) if isinstance(members, Seq) else None  # an Enum's members
         return None
 
     def resolve_str(self, value: Value | None) -> Str | None:

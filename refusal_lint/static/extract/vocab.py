@@ -47,6 +47,9 @@ TEXT_BLOCK_KEYS = frozenset({"text", "value"})  # `{"type": "text", "text": ...}
 DEDENTS = frozenset({"dedent", "cleandoc"})
 STRIPS = frozenset({"strip", "lstrip", "rstrip"})
 WRAPPERS = frozenset({"MappingProxyType", "dict", "Final", "frozendict", "str"})
+# The synthetic attribute under which an Enum class keeps its members' values, in order (a
+# loop over the class takes each: resolve.py's `elements`).
+ENUM_MEMBERS = "__members__"
 # A text buffer written piece by piece (`out.write(...)`, then `out.getvalue()`): its text.
 TEXT_BUFFERS = frozenset({"StringIO"})
 # A class field's default made by a call (`field(default=X)`, attrs' `field(default=X)`,

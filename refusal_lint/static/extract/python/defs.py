@@ -16,6 +16,7 @@ from refusal_lint.core.facts import (
     Op,
     PyPrompt,
     Ref,
+    Seq,
     Str,
     Suppression,
 )
@@ -204,6 +205,18 @@ class Definitions(ExtractorState):
                 )
 
     def leave_ClassDef(self, original_node: ast.ClassDef) -> None:
+        node = original_node
+        if not self.scopes and any((last_name(b) or "").endswith("Enum") for b in node.bases):
+            # `for rule in Rule:` takes each member, in the order written (vocab.ENUM_MEMBERS).
+            name = self.class_prefix()[:-1]  # this class's own name is the last of it still
+            members = [
+                self.defs[f"{name}.{t.id}"]
+                for stmt in node.body
+                if isinstance(stmt, ast.Assign)
+                for t in stmt.targets
+                if isinstance(t, ast.Name) and not t.id.startswith("_") and f"{name}.{t.id}" in self.defs
+            ]
+            self.defs[f"{name}.{vocab.ENUM_MEMBERS}"] = Seq(tuple(members), self.src.name_loc(node))
         self.classes.pop()
         self.class_bases.pop()
         self.class_depths.pop()
