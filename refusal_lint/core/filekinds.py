@@ -1,7 +1,8 @@
-"""The one table of the files refusal-lint reads: each suffix and the kind of file it is.
+"""The one table of the files refusal-lint reads: each suffix and the kind of file it is;
+and which files are prompts by their name, and which never by their content.
 
 Discovery, extraction, fixing and the pre-commit hook's `files:` pattern (a test keeps it
-equal) all read this table.
+equal) all read this table; every stage asks a file's role by name here.
 """
 
 from __future__ import annotations
@@ -47,3 +48,73 @@ def hash_commented(name: str) -> bool:
 
 def is_kind(path: str, kind: FileKind) -> bool:
     return kind_of(path) == kind
+
+
+# CrewAI's agent and task configs: prompts by their name.
+CREWAI_CONFIGS = frozenset({"agents.yaml", "agents.yml", "tasks.yaml", "tasks.yml"})
+
+
+def prompt_by_name(rel: str) -> bool:
+    """A text or YAML file that is a prompt by its name alone: named for a prompt (the file
+    or a folder it is in), or a CrewAI agent config."""
+    kind = kind_of(rel)
+    lower = rel.lower()
+    name = lower.rsplit("/", 1)[-1]
+    if _for_assistants(lower.split("/")):
+        return False  # `.github/copilot-instructions.md`, `.github/prompts/*.prompt.md`: not the agent's
+    named = (
+        "prompt" in lower or "instruction" in lower or name.startswith("system") or name.endswith(".prompty")
+    )
+    if kind == FileKind.TEXT:
+        return named
+    return kind == FileKind.YAML and (named or name in CREWAI_CONFIGS)
+
+
+_DOC_NAMES = ("readme", "changelog", "changes", "history", "contributing", "license", "code_of_conduct")
+_NO_PROMPT_FOLDERS = frozenset({"docs", "doc", "tests", "test", "evals", "eval"})
+_EXPECTED_NAMES = ("expected", "golden", "snapshot")  # a test's recorded output
+_TOOL_CONFIGS = frozenset({"pyproject.toml", "setup.cfg", "tox.ini"})
+# What a coding assistant reads about the repository (AGENTS.md, Copilot's and Cursor's rules)
+# and an API's documentation (an OpenAPI `description`): written for people and their tools,
+# never the agent's prompt, whatever they say of its rules.
+_ASSISTANT_NAMES = frozenset(
+    {
+        "agents.md",
+        "claude.md",
+        "gemini.md",
+        "copilot-instructions.md",
+        ".cursorrules",
+        ".windsurfrules",
+        ".clinerules",
+    }
+)
+_ASSISTANT_FOLDERS = frozenset({".github", ".cursor", ".claude", ".windsurf", ".clinerules"})
+_API_DOCS = ("openapi", "swagger", "asyncapi")
+
+
+def _for_assistants(parts: list[str]) -> bool:
+    return parts[-1] in _ASSISTANT_NAMES or not _ASSISTANT_FOLDERS.isdisjoint(parts[:-1])
+
+
+def no_prompt_by_content(rel: str) -> bool:
+    """Documentation (`README*`, `CHANGELOG*`, `*.rst`, a `docs/` folder, an OpenAPI spec,
+    what a coding assistant reads: `AGENTS.md`, `.github/`, `.cursor/`), a test's
+    recorded output (`expected.txt`), tests (`tests/`, `test_*.py`, `conftest.py`),
+    evaluation data (`evals/`) and Python tools' configuration (`pyproject.toml`, never in
+    an agent's scope: DESIGN §2 "Agents"): their rule lines describe the agent, its findings
+    or what it should refuse (a test docstring `seg-mix: crossing families is refused.`),
+    they never instruct a model, so nothing in them is a prompt by its content."""
+    lower = rel.lower()
+    parts = lower.split("/")
+    name = parts[-1]
+    return (
+        name in _TOOL_CONFIGS
+        or name.startswith(_DOC_NAMES + _EXPECTED_NAMES + _API_DOCS)
+        or _for_assistants(parts)
+        or lower.endswith(".rst")
+        or not _NO_PROMPT_FOLDERS.isdisjoint(parts[:-1])
+        or (
+            name.endswith(".py")
+            and (name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py")
+        )
+    )

@@ -9,14 +9,13 @@ from typing import TYPE_CHECKING
 
 from refusal_lint.config import Config
 from refusal_lint.core.errors import UsageError
-from refusal_lint.core.filekinds import kind_of
+from refusal_lint.core.filekinds import kind_of, prompt_by_name
 from refusal_lint.core.kinds import FileKind
 from refusal_lint.core.nogc import no_gc
 from refusal_lint.static import filter as filtering
 from refusal_lint.static import ondemand
 from refusal_lint.static.discover.projects import Owners, Wanted, agent_card_above, project_root, python_scope
 from refusal_lint.static.discover.roles import Roles, roles_of
-from refusal_lint.static.gate import prefilter
 from refusal_lint.static.schedule import Extraction
 from refusal_lint.static.settings import Settings
 
@@ -198,7 +197,7 @@ def _prompt_stage(ex: Extraction, bound: Bound, binder: _Binder) -> Bound:
         for e in ex.prompt_only
         if single
         or in_scope(e.rel, bound.agents, bool(cfg.agents))
-        or (not cfg.agents and prefilter.prompt_by_name(e.rel))
+        or (not cfg.agents and prompt_by_name(e.rel))
     ]
     # A file no agent's root holds is RL004 where it yields a candidate that counts: read
     # where its text can make one count, as an agent's own files are.

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from refusal_lint.config import Config
-from refusal_lint.core.filekinds import kind_of
+from refusal_lint.core.filekinds import kind_of, no_prompt_by_content
 from refusal_lint.core.kinds import FileKind
 from refusal_lint.static.cache import (
     DEFERRED,
@@ -148,7 +148,7 @@ class Extraction:
                 # as a file whose strings may still be prompts where a card makes them matter
                 # (exhaustive: also a prompt file whose parse error cannot matter yet).
                 del self.facts[entry.rel]
-                later = not self.cfg.agents and not prefilter.no_prompt_by_content(entry.rel)
+                later = not self.cfg.agents and not no_prompt_by_content(entry.rel)
                 later = later and (not job.want_prompt or job.exhaustive)
                 self._remember(entry, context, PROMPT_ONLY if later else SKIP)
                 if later:
@@ -293,7 +293,7 @@ class Extraction:
             lambda e: (
                 kind_of(e.rel) != FileKind.TEXT
                 or e.rel in roles.prompt_files
-                or (not cfg.agents and not prefilter.no_prompt_by_content(e.rel))
+                or (not cfg.agents and not no_prompt_by_content(e.rel))
             ),
         )
         self.ids = tuple(sorted({d.key for f in self.facts.values() for e in f.exts for d in e.items}))

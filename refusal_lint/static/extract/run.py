@@ -11,6 +11,7 @@ from typing import NamedTuple
 
 from refusal_lint.core import sourcetext
 from refusal_lint.core.facts import FileFacts, Problem
+from refusal_lint.core.filekinds import no_prompt_by_content, prompt_by_name
 from refusal_lint.core.kinds import FileKind, ProblemKind, PromptForm
 from refusal_lint.core.model import Loc, Prompt
 from refusal_lint.core.nogc import no_gc
@@ -87,9 +88,9 @@ def extract(job: Job) -> FileFacts:
     if job.kind == FileKind.TEXT:
         # A text file is a prompt by its name, or (form: content) by naming a card rule or
         # deriving its rule list from placeholders.
-        if prefilter.prompt_by_name(job.path) or job.prompt_key is not None:
+        if prompt_by_name(job.path) or job.prompt_key is not None:
             found: tuple[Prompt, ...] = (dataprompts.text_prompt(job.path, text),)
-        elif not prefilter.no_prompt_by_content(job.path) and (
+        elif not no_prompt_by_content(job.path) and (
             names_card_rule(text, frozenset(job.ids)) or dataprompts.derived_listing(text)
         ):
             found = (dataprompts.text_prompt(job.path, text, form=PromptForm.CONTENT),)
@@ -113,7 +114,7 @@ def extract(job: Job) -> FileFacts:
         if job.prompt_key is not None:
             prompts.extend(dataprompts.configured_yaml_prompt(root, job.prompt_key))
         elif job.want_prompt:
-            ids = frozenset() if prefilter.no_prompt_by_content(job.path) else frozenset(job.ids)
+            ids = frozenset() if no_prompt_by_content(job.path) else frozenset(job.ids)
             prompts.extend(dataprompts.data_prompts(job.path, root, ids))
     if prompts:
         prompts = fmt.place(prompts, text)
@@ -296,7 +297,7 @@ def _walk(job: Job) -> FileFacts:
         # whose strings can hold a card id (in either mode, as the scan's gate judges it:
         # the walk's search for them is a sixth of its cost on a carded tree's code).
         ids = job.ids
-        documentation = prefilter.no_prompt_by_content(job.path)
+        documentation = no_prompt_by_content(job.path)
         if ids and (documentation or not relevance.of(ids).may_spell_ids(job.data)):
             ids = ()
         return python.extract(job.path, text, job.guard_callables, ids, tree)

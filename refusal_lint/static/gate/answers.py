@@ -8,7 +8,7 @@ import json
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from refusal_lint.core.filekinds import kind_of
+from refusal_lint.core.filekinds import kind_of, no_prompt_by_content, prompt_by_name
 from refusal_lint.core.kinds import FileKind
 from refusal_lint.static import cache
 from refusal_lint.static.extract import vocab
@@ -39,15 +39,15 @@ def weak(rel: str, data: bytes) -> bool:
         # The most selective test first: most code has no word of refusing before a rule line.
         return lists_rules(data) and prefilter.python_prompt_candidate(data) and python_lists_rules(data)
     if kind == FileKind.TEXT:
-        if prefilter.prompt_by_name(rel):
+        if prompt_by_name(rel):
             return lists_rules(data) or _derivable(data, escaped=False)
         # By its content (dataprompts.derived_listing): a rule list derived under a lead-in.
-        content = not prefilter.no_prompt_by_content(rel)
+        content = not no_prompt_by_content(rel)
         return content and lists_rules(data) and _derivable(data, escaped=False)
     if kind == FileKind.JSON:
         return _json_candidates_list_rules(data)
     keyed = prefilter.prompt_words(data) or any(e in data for e in _ESCAPES)
-    return (prefilter.prompt_by_name(rel) or keyed) and (lists_rules(data) or _derivable(data))
+    return (prompt_by_name(rel) or keyed) and (lists_rules(data) or _derivable(data))
 
 
 def _derivable(data: bytes, escaped: bool = True) -> bool:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from refusal_lint.config import Config
 from refusal_lint.core.facts import FileFacts
-from refusal_lint.core.filekinds import kind_of
+from refusal_lint.core.filekinds import kind_of, no_prompt_by_content
 from refusal_lint.core.kinds import FileKind
 from refusal_lint.static.cache import PROMPT_ONLY
 from refusal_lint.static.discover import walk as discover
@@ -33,7 +33,7 @@ def read_again(entry: discover.Entry, facts: FileFacts, roles: Roles) -> bool:
         facts.kind != FileKind.PYTHON
         and bool(facts.prompts or facts.suppressions)
         and entry.rel not in roles.prompt_files
-        and not prefilter.no_prompt_by_content(entry.rel)
+        and not no_prompt_by_content(entry.rel)
     )
 
 
@@ -67,6 +67,6 @@ def job(
             read_whole=entry.rel in roles.cards,  # configured: RL100 when unreadable, whatever it says
             exhaustive=exhaustive,
         )
-    if not cfg.agents and not prefilter.no_prompt_by_content(entry.rel):
+    if not cfg.agents and not no_prompt_by_content(entry.rel):
         return PROMPT_ONLY  # strings under prompt keys, or that name a card rule, in an agent's scope
     return None

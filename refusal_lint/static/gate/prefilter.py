@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterable, Iterator
 
 from refusal_lint.core import spec
-from refusal_lint.core.filekinds import kind_of
+from refusal_lint.core.filekinds import prompt_by_name
 from refusal_lint.core.kinds import FileKind
 from refusal_lint.core.sourcetext import before_blanks
 from refusal_lint.static.extract import vocab
@@ -165,7 +165,6 @@ def prompt_shapes(data: bytes) -> Iterator[re.Match[bytes]]:
 
 
 _ADK = re.compile(rb"^instruction\s*:", re.M)
-CREWAI_CONFIGS = frozenset({"agents.yaml", "agents.yml", "tasks.yaml", "tasks.yml"})
 
 
 _EXTENSION_CALL = re.compile(rb"AgentExtension[ \t]*\(")  # `AgentExtension (` is a call too
@@ -299,48 +298,6 @@ def _refusal_word(data: bytes) -> bool:
                 return True
             at = data.find(needle, at + 1)
     return False
-
-
-def prompt_by_name(rel: str) -> bool:
-    """A text or YAML file that is a prompt by its name alone: named for a prompt (the file
-    or a folder it is in), or a CrewAI agent config."""
-    kind = kind_of(rel)
-    lower = rel.lower()
-    name = lower.rsplit("/", 1)[-1]
-    named = (
-        "prompt" in lower or "instruction" in lower or name.startswith("system") or name.endswith(".prompty")
-    )
-    if kind == FileKind.TEXT:
-        return named
-    return kind == FileKind.YAML and (named or name in CREWAI_CONFIGS)
-
-
-_DOC_NAMES = ("readme", "changelog", "changes", "history", "contributing", "license", "code_of_conduct")
-_NO_PROMPT_FOLDERS = frozenset({"docs", "doc", "tests", "test", "evals", "eval"})
-_EXPECTED_NAMES = ("expected", "golden", "snapshot")  # a test's recorded output
-_TOOL_CONFIGS = frozenset({"pyproject.toml", "setup.cfg", "tox.ini"})
-
-
-def no_prompt_by_content(rel: str) -> bool:
-    """Documentation (`README*`, `CHANGELOG*`, `*.rst`, a `docs/` folder), a test's
-    recorded output (`expected.txt`), tests (`tests/`, `test_*.py`, `conftest.py`),
-    evaluation data (`evals/`) and Python tools' configuration (`pyproject.toml`, never in
-    an agent's scope: DESIGN §2 "Agents"): their rule lines describe the agent, its findings
-    or what it should refuse (a test docstring `seg-mix: crossing families is refused.`),
-    they never instruct a model, so nothing in them is a prompt by its content."""
-    lower = rel.lower()
-    parts = lower.split("/")
-    name = parts[-1]
-    return (
-        name in _TOOL_CONFIGS
-        or name.startswith(_DOC_NAMES + _EXPECTED_NAMES)
-        or lower.endswith(".rst")
-        or not _NO_PROMPT_FOLDERS.isdisjoint(parts[:-1])
-        or (
-            name.endswith(".py")
-            and (name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py")
-        )
-    )
 
 
 def may_hold_prompt(data: bytes, ids: tuple[str, ...]) -> bool:
