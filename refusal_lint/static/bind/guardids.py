@@ -100,6 +100,8 @@ class GuardIds:
             return True, g.rule
         call = self._unpartial(g.call)
         fns = self.callees(call)
+        if not fns and call is not g.call and call.args:
+            return True, call.args[0]  # `partial(refuse, "seg-mix")` of a library's guard: its first argument
         if not fns:
             return g.rule is not None, g.rule  # a library's callee: the first positional argument
         for fn in fns:
