@@ -195,6 +195,9 @@ def test_a_commented_rule_line_is_no_rule_line() -> None:
     ]
     assert [pl.line for pl in prompttext.mentions(lines, "seg-mix")] == [8]
     assert prompttext.unknown_ids(lines, CARD_IDS) == []
+    # A comment never closed is none: a stray `{#` or `<!--` in prose hides nothing after it.
+    stray = _lines("Link sections with {#anchors} or <!-- markers.\n- seg-mix: New.")
+    assert [(r.rule_id, r.reason) for r in prompttext.rule_lines(stray)] == [("seg-mix", "New.")]
 
 
 def test_the_line_above_a_refusing_heading_is_not_in_its_section() -> None:

@@ -265,10 +265,11 @@ def _prompts(res: Resolver, facts: dict[str, FileFacts], files: set[str], ids: s
         found += f.prompts
         found += [p for pp in f.py_prompts for p in py_prompts(res, pp.value, ids, pp.form)]
     out: list[Prompt] = []
-    seen: dict[tuple[str, int], int] = {}
-    lines: set[tuple[str, int]] = set()
+    seen: dict[tuple[str, int, str], int] = {}
+    lines: set[tuple[str, int]] = set()  # the file lines the table shapes' candidates read
     for p in sorted(found, key=lambda p: p.form == PromptForm.CONTENT):  # table shapes first
-        key = (p.loc.path, p.loc.line)
+        # Two strings on one line (`["- seg-mix: ...", "- invalid-cut: ..."]`) are two candidates.
+        key = (p.loc.path, p.loc.line, p.lines[0].text if p.form == PromptForm.CONTENT and p.lines else "")
         mine = {(p.loc.path, pl.line) for pl in p.lines}
         if key in seen:
             # One template, two candidates: `TEMPLATE = "...{rules}"` and `SYSTEM_PROMPT =
@@ -279,7 +280,8 @@ def _prompts(res: Resolver, facts: dict[str, FileFacts], files: set[str], ids: s
         if p.form == PromptForm.CONTENT and mine <= lines:
             continue
         seen[key] = len(out)
-        lines |= mine
+        if p.form != PromptForm.CONTENT:
+            lines |= mine
         out.append(p)
     return out
 
