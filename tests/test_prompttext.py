@@ -165,6 +165,10 @@ def test_a_template_variable_is_no_near_miss(slot: str) -> None:
         "- seg-mix: _Never cross families._",
         "- seg-mix: ***Never cross families.***",
         "**seg-mix:** Never cross families.",
+        "- **seg-mix: Never cross families.**",
+        "- ***seg-mix***: Never cross families.",
+        "- __seg-mix__: Never cross families.",
+        "*seg-mix*: *Never cross families.*",
         "- seg-mix: Never cross families. <!-- keep in sync -->",
     ],
 )

@@ -16,13 +16,20 @@ from refusal_lint.core.markup import unemphasised, visible
 from refusal_lint.core.model import PromptLine
 
 TOKEN = re.compile(r"[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)*")
-_ID = r"[A-Za-z0-9][A-Za-z0-9_-]*"
+_ID = r"[A-Za-z0-9](?:[A-Za-z0-9_-]*[A-Za-z0-9])?"  # an id's own: no `__` of emphasis around it
+_EM = r"(?:\*{1,3}|_{1,3})"  # Markdown emphasis: italic, bold, both
 _RULE_LINE = re.compile(
     r"""^\s*(?:>\s*)*(?:[-*+•]\s+|\d+[.)]\s+)?(?:\[[ xX]\]\s+)?
-    (?:\*\*|__)?\s*(?P<q>[`"'“‘]?)(?P<id>"""
+    (?P<open>"""
+    + _EM
+    + r""")?\s*(?P<q>[`"'“‘]?)(?P<id>"""
     + _ID
     + r""")(?P=q)?[”’]?\s*
-    (?:(?:\*\*|__)?\s*(?P<sep>:|=|\s-\s|\s?—\s?|\s?–\s?)\s*(?:\*\*|__)?|(?:\*\*|__)?\s*(?P<sep2>:|=)(?:\*\*|__))
+    (?:(?P<close>"""
+    + _EM
+    + r""")?\s*(?P<sep>:|=|\s-\s|\s?—\s?|\s?–\s?)\s*(?P<after>"""
+    + _EM
+    + r""")?|(?:\*\*|__)?\s*(?P<sep2>:|=)(?:\*\*|__))
     \s*(?P<reason>.*)$""",
     re.X,
 )
@@ -101,21 +108,23 @@ def rule_line(text: str) -> Stated | None:
     m = _RULE_LINE.match(text) or _TABLE_ROW.match(text)
     if m is None or not m.group("reason").strip():
         return None
-    return Stated(m.group("id"), _reopened(text, m) + m.group("reason"), m.start("id") + 1)
+    return Stated(m.group("id"), _emphasised(m), m.start("id") + 1)
 
 
-def _reopened(text: str, m: re.Match[str]) -> str:
-    """The emphasis marker the separator's pattern read where it opens the reason (`- seg-mix:
-    **Never** mix`), not where it closes the id's bold (`**seg-mix:** why`)."""
-    if m.re is not _RULE_LINE:
-        return ""
-    sep = "sep" if m.group("sep") is not None else "sep2"
-    after = text[m.end(sep) : m.start("reason")].strip()
-    if not after:
-        return ""
-    opened = any(b in text[: m.start("id")] for b in ("**", "__"))
-    closed = any(b in text[m.end("id") : m.start(sep)] for b in ("**", "__"))
-    return after if closed or not opened else ""
+def _emphasised(m: re.Match[str]) -> str:
+    """The reason with the emphasis markers the separator's pattern read given back to it:
+    one that opens the reason (`- seg-mix: **Never** mix`) is its own, one that closes the
+    id's (`**seg-mix:** why`) is not; and the id's, never closed before the reason, closes
+    at its end (`- **seg-mix: why**`)."""
+    reason = m.group("reason")
+    if m.re is not _RULE_LINE or m.group("sep") is None:
+        return reason
+    opened, closed, after = m.group("open"), m.group("close"), m.group("after")
+    if after and (closed or not opened):
+        return after + reason
+    if opened and not closed and not after and reason.rstrip().endswith(opened):
+        return reason.rstrip()[: -len(opened)]
+    return reason
 
 
 def rule_lines(lines: tuple[PromptLine, ...]) -> list[RuleLine]:
