@@ -106,7 +106,12 @@ class ExtractorState(ValueBuilder):
         ref = self.imports.get(head)
         if ref is None:
             return name_path
-        base = f"{ref.module}.{ref.name}" if ref.name and ref.module else ref.name or ref.module
+        module = ref.module
+        if ref.level:  # `from .policy import block` in ops/tools.py: `ops.policy`
+            package = self.path.split("/")[:-1]
+            package = package[: len(package) - (ref.level - 1)] if ref.level > 1 else package
+            module = ".".join([*package, *([module] if module else [])])
+        base = f"{module}.{ref.name}" if ref.name and module else ref.name or module
         return f"{base}.{rest}" if rest else base
 
     def card_class(self, func: ast.expr) -> str | None:
