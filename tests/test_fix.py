@@ -247,27 +247,35 @@ def test_fix_escapes_the_reason_in_a_python_prompt_line(tmp_path: Path, quote: s
     assert [f[2] for f in _findings(tmp_path)] == ["RL301"]
 
 
-_TEMPLATED = "Plans are capped at {budget}, 100% of the time."
+_TEMPLATED = "Plans are capped at {budget} ($5 a day), 100% of the time."
 
 
 @pytest.mark.parametrize(
     ("line", "fixed"),
     [
-        # An f-string: the reason's braces written doubled, and the string renders the reason.
+        # An f-string or a `.format()` template (called on it, or on the name it is bound to):
+        # the reason's braces written doubled, and the string renders the reason.
         ('f"You plan for {who}. Refuse:\\n- budget-cap: Too much.\\n"', True),
-        # Templates that would read `{budget}` or `100%` as a placeholder: left alone.
-        ('"You plan for {who}. Refuse:\\n- budget-cap: Too much.\\n".format(who=who)', False),
+        ('"You plan for {who}. Refuse:\\n- budget-cap: Too much.\\n".format(who=who)', True),
+        (
+            'None\nT = "You plan for {who}. Refuse:\\n- budget-cap: Too much.\\n"\n'
+            "SYSTEM_PROMPT = T.format(who=who)",
+            True,
+        ),
+        # Templates that would read `100%` or `$5` as a placeholder: left alone.
         ('"You plan for %s. Refuse:\\n- budget-cap: Too much.\\n" % who', False),
+        ('Template("You plan for $who. Refuse:\\n- budget-cap: Too much.\\n").substitute(who=who)', False),
     ],
 )
 def test_fix_keeps_a_template_rendering(tmp_path: Path, line: str, fixed: bool) -> None:
-    """The card's reason holds `{` and `%`: written into a Python prompt, the prompt must
-    still render (an f-string's braces doubled), or the line is left alone and reported."""
+    """The card's reason holds `{`, `$` and `%`: written into a Python prompt, the prompt must
+    still render (an f-string's or a `.format()` template's braces doubled), or the line is
+    left alone and reported."""
     entry = {"uri": "https://standards.upperhandai.com/ext/refusals/v1", "params": {"budget-cap": _TEMPLATED}}
     card = {"name": "Meals", "capabilities": {"extensions": [entry]}}
     (tmp_path / "agent-card.json").write_text(json.dumps(card, indent=2) + "\n")
     prompt = tmp_path / "agent.py"
-    prompt.write_text(f'who = "a family"\nSYSTEM_PROMPT = {line}\n')
+    prompt.write_text(f'from string import Template\n\nwho = "a family"\nSYSTEM_PROMPT = {line}\n')
     before = prompt.read_text()
     # The contract's `fixable` (and the text's hint) says what --fix does.
     shown = json.loads(run_cli("check", str(tmp_path), "--no-cache", "--format", "json").stdout)

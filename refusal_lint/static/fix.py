@@ -165,9 +165,11 @@ def _still_reads(path: str, before: str, after: str, news: list[str], line: int)
 
 def _python_states(tree: ast.Module, line: int, new: str) -> bool:
     """Does a string literal standing on `line` hold `new` as its text: in an f-string
-    outside its fields; in a `%` or `.format()` template, with none of the characters the
-    template reads as a placeholder (`100%`, `{budget}`: written there, they break it)?"""
+    outside its fields; in a `.format()` template (called on it or on the name it is bound
+    to) with its braces doubled; in a `%` template or a `string.Template` only with no `%` or
+    `$` (`100%`, `{budget}`, `$500`: written plain there, they break it)?"""
     parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    formats, mods = _template_names(tree)
     for node in ast.walk(tree):
         if isinstance(node, ast.JoinedStr):
             parts = [v.value for v in node.values if isinstance(v, ast.Constant) and isinstance(v.value, str)]
@@ -177,14 +179,50 @@ def _python_states(tree: ast.Module, line: int, new: str) -> bool:
             parts = [node.value]
         else:
             continue
-        if not node.lineno <= line <= (node.end_lineno or node.lineno) or not any(new in p for p in parts):
+        if not node.lineno <= line <= (node.end_lineno or node.lineno):
             continue
         parent = parents.get(node)
-        formatted = isinstance(parent, ast.Attribute) and parent.attr == "format"
-        mod = isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.Mod) and parent.left is node
-        if not (formatted and ("{" in new or "}" in new)) and not (mod and "%" in new):
+        call = parent if isinstance(parent, ast.Call) else None
+        bound = _bound_name(parents.get(call) if call is not None else parent)
+        formatted = (isinstance(parent, ast.Attribute) and parent.attr in _FORMATS) or bound in formats
+        mod = (isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.Mod) and parent.left is node) or (
+            bound in mods
+        )
+        dollar = call is not None and _last(call.func) == "Template"
+        if (mod and "%" in new) or (dollar and "$" in new):
+            continue  # `$$`, `%%` would read as the card's reason to the model, not to the check
+        need = new.replace("{", "{{").replace("}", "}}") if formatted else new
+        if any(need in p for p in parts):
             return True
     return False
+
+
+_FORMATS = ("format", "format_map")
+
+
+def _template_names(tree: ast.Module) -> tuple[set[str], set[str]]:
+    """The names a module fills as `.format()` templates (`T.format(...)`) and as `%` ones."""
+    formats: set[str] = set()
+    mods: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr in _FORMATS and isinstance(node.value, ast.Name):
+            formats.add(node.value.id)
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and isinstance(node.left, ast.Name):
+            mods.add(node.left.id)
+    return formats, mods
+
+
+def _bound_name(node: ast.AST | None) -> str:
+    """The one name an assignment binds (`T = "..."`, `T: str = "..."`), else ""."""
+    if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+        return node.targets[0].id
+    if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+        return node.target.id
+    return ""
+
+
+def _last(func: ast.expr) -> str:
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
 
 
 def plan_text(
