@@ -150,6 +150,18 @@ def test_a_file_over_max_file_size_is_noted_once(repo: Repo) -> None:
     ]
 
 
+def test_a_prompt_file_over_max_file_size_is_unchecked_not_missing(repo: Repo) -> None:
+    """The agent's prompt file, too large to read: RL005 (its facts are unknown), never a
+    false RL200 claiming the agent has no prompt; the same with the shortcuts off."""
+    root = repo.agent().root
+    (root / ".refusal-lint.yaml").write_text("max-file-size: 1000\n")
+    prompt = root / "agent/system_prompt.md"
+    prompt.write_text(prompt.read_text() + "Answer from the tables only.\n" * 80)
+    found = [(f["code"], f["path"]) for f in check_json(root)["findings"]]
+    assert found == [("RL005", "agent/system_prompt.md")]
+    differential(root)
+
+
 WIDE = ["utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be"]
 
 

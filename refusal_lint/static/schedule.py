@@ -1,9 +1,7 @@
-"""Extraction scheduling: which files are read, by whom, and what the cache answers.
-
-Data and text files are read here; Python files go to the worker processes in batches
-(read, prefiltered and parsed there). Unchanged files are answered from the cache by
-size and mtime, unread; prompt-only files are remembered for the second stage.
-"""
+"""Extraction scheduling: which files are read, by whom, and what the cache answers. Data and
+text files are read here; Python files go to the worker processes in batches (read,
+prefiltered and parsed there). Unchanged files are answered from the cache by size and
+mtime, unread; prompt-only files are remembered for the second stage."""
 
 from __future__ import annotations
 
@@ -11,7 +9,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from refusal_lint.config import Config
-from refusal_lint.core.filekinds import kind_of, no_prompt_by_content
+from refusal_lint.core.filekinds import kind_of, no_prompt_by_content, prompt_by_name
 from refusal_lint.core.kinds import FileKind
 from refusal_lint.static.cache import (
     DEFERRED,
@@ -79,7 +77,11 @@ class Extraction:
 
     def read(self, entry: discover.Entry, configured: bool) -> bytes | None:
         data, note = self._bytes(entry, configured)
-        if note is not None:
+        if data is None and entry.size > self.cfg.max_file_size and prompt_by_name(entry.rel):
+            from refusal_lint.static.extract.run import too_large  # RL005 for it, not RL200
+
+            self.facts[entry.rel] = too_large(entry.rel, entry.size, self.cfg.max_file_size)
+        elif note is not None:
             self.notes.append(note)
         return data
 
@@ -348,16 +350,14 @@ class Extraction:
         return self._python(rel, data, prompts=True, ids=self.ids)
 
     def guess(self, job: Job) -> None:
-        """Start `job` in the workers ahead of need (ondemand.read_ahead): its facts come
-        back aside, for `submit` to give the same job."""
+        """Start `job` in the workers ahead of need (ondemand.read_ahead), its facts kept aside."""
         if self.cache.get(job) is None:
             self.pending[job.path] = job
             self.guessing.add(job.path)
             self._pool().submit(job, spare=True)
 
     def peek_text(self, entry: discover.Entry) -> bytes | None:
-        """`prompt_text`, but a file that cannot be read now is left for it to read (and note),
-        so what is noted never depends on how far the workers' wait got."""
+        """`prompt_text`, leaving a file unread now for it to read and note (timing-free notes)."""
         if entry.rel not in self.texts:
             data, _ = self._bytes(entry, False)
             if data is None:

@@ -6,7 +6,8 @@ import re
 from typing import TYPE_CHECKING
 
 from refusal_lint.core import prompttext, spec
-from refusal_lint.core.kinds import EditKind, Severity
+from refusal_lint.core.filekinds import prompt_by_name
+from refusal_lint.core.kinds import EditKind, ProblemKind, Severity
 from refusal_lint.core.model import Code, Edit, Finding, Loc, Prompt, Rule, RuleSet
 from refusal_lint.static.checks.base import Check, Run
 
@@ -214,7 +215,21 @@ def check_prompts(
 def check(agent: Agent | None, run: Run) -> list[Finding]:
     if agent is None or agent.card is None:
         return []
+    if not agent.prompts and agent.prompt_spec is None and _unread_prompt(agent, run):
+        return []  # its prompt file could not be read (RL005): unknown, not missing
     return check_prompts(agent.card, agent.prompts, agent.prompt_spec, agent.root)
+
+
+def _unread_prompt(agent: Agent, run: Run) -> bool:
+    """A file in the agent's folder that is a prompt by its name, whose facts are unknown
+    (RL005: over max-file-size, or past a limit)."""
+    return any(
+        f.problem is not None
+        and f.problem.kind == ProblemKind.UNCHECKED
+        and prompt_by_name(path)
+        and (not agent.root or path.startswith(agent.root + "/"))
+        for path, f in run.facts.items()
+    )
 
 
 CHECK = Check("prompt", CODES, check)

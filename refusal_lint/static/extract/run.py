@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 from refusal_lint.core import sourcetext
 from refusal_lint.core.facts import FileFacts, Problem
-from refusal_lint.core.filekinds import no_prompt_by_content, prompt_by_name
+from refusal_lint.core.filekinds import kind_of, no_prompt_by_content, prompt_by_name
 from refusal_lint.core.kinds import FileKind, ProblemKind, PromptForm
 from refusal_lint.core.model import Loc, Prompt
 from refusal_lint.core.nogc import no_gc
@@ -59,6 +59,12 @@ def unchecked(path: str, kind: FileKind, why: str) -> FileFacts:
     return FileFacts(
         path, kind, problem=Problem(Loc(path), why + "; its facts are unchecked", ProblemKind.UNCHECKED)
     )
+
+
+def too_large(path: str, size: int, limit: int) -> FileFacts:
+    """A prompt by its name too large to read: its facts are unknown (RL005), so its
+    agent's prompt is unknown, not missing (checks/prompt.py: no RL200)."""
+    return unchecked(path, kind_of(path) or FileKind.TEXT, f"{size} bytes is over max-file-size ({limit})")
 
 
 def unchecked_job(job: Job, why: str) -> FileFacts:
