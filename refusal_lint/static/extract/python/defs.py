@@ -19,6 +19,7 @@ from refusal_lint.core.facts import (
     Seq,
     Str,
     Suppression,
+    Value,
 )
 from refusal_lint.core.kinds import FnKind, PromptForm
 from refusal_lint.core.model import Loc
@@ -111,22 +112,29 @@ class Definitions(ExtractorState):
             and len(call.args) == 1
             and not call.keywords
         ):
-            self.grow(call.func.value.id, GROWERS[call.func.attr], call.args[0])
+            self.grow(call.func.value.id, GROWERS[call.func.attr], self.value(call.args[0]))
+        elif isinstance(call, ast.Call) and last_name(call.func) == "print" and len(call.args) == 1:
+            # `print(line, file=buf)`: the buffer grows by the line and its end.
+            out = next((k.value for k in call.keywords if k.arg == "file"), None)
+            if isinstance(out, ast.Name) and all(k.arg in ("file", "flush") for k in call.keywords):
+                loc = self.loc(call)
+                end = Str("\n", loc, (loc.line, loc.line), literal=False)
+                self.grow(out.id, "+=", Join((self.value(call.args[0]), end), loc))
 
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
         if isinstance(node.target, ast.Name) and isinstance(node.op, ast.Add):
-            self.grow(node.target.id, "+=", node.value)
+            self.grow(node.target.id, "+=", self.value(node.value))
 
-    def grow(self, name: str, how: str, added: ast.expr) -> None:
+    def grow(self, name: str, how: str, added: Value) -> None:
         """`lines.append(x)`, `lines.extend(xs)`, `text += x`: what a list or text bound in this
         scope holds from here on (read here, in the loop the statement stands in)."""
         if self.scopes:
             scope = self.scopes[-1].ready()
             if name in scope.local and name in scope.values:
-                scope.grown.setdefault(name, []).append((how, self.value(added)))
+                scope.grown.setdefault(name, []).append((how, added))
             return
         old = self.defs.get(name)
-        new = grown(old, [(how, self.value(added))]) if old is not None and not self.classes else None
+        new = grown(old, [(how, added)]) if old is not None and not self.classes else None
         if new is not None:
             self.defs[name] = new
             self.prompts = [dataclasses.replace(p, value=new) if p.value is old else p for p in self.prompts]
