@@ -329,3 +329,23 @@ def test_a_reason_the_files_encoding_cannot_hold_is_left_alone_in_diff_and_fix(t
     fixed = run_cli("check", str(tmp_path), "--fix", "--no-cache")
     assert "cannot hold the card's reason" in fixed.stderr
     assert tools.read_bytes() == source.replace('reason="old")', 'reason="No such cut.")').encode("latin-1")
+
+
+def test_a_symlinked_prompt_is_one_file_and_fixing_it_keeps_the_link(tmp_path: Path) -> None:
+    """`prompt.md -> shared/system_prompt.md`: one file under two names, read and fixed once,
+    under its own name (a second finding, a second hunk, and a link turned into a copy were
+    what the walk gave it)."""
+    (tmp_path / "agent-card.json").write_text(
+        json.dumps({"name": "S", "capabilities": {"extensions": [{"uri": URI, "params": {"seg-mix": SEG}}]}})
+    )
+    (tmp_path / "shared").mkdir()
+    (tmp_path / "shared/system_prompt.md").write_text("Refuse these, naming the rule:\n- seg-mix: No.\n")
+    (tmp_path / "prompt.md").symlink_to("shared/system_prompt.md")
+    shown = json.loads(run_cli("check", ".", "--no-cache", "--format", "json", cwd=tmp_path).stdout)
+    assert [(f["code"], f["path"]) for f in shown["findings"]] == [
+        ("RL301", "agent-card.json"),
+        ("RL203", "shared/system_prompt.md"),
+    ]
+    run_cli("check", str(tmp_path), "--no-cache", "--fix")
+    assert (tmp_path / "prompt.md").is_symlink()
+    assert f"- seg-mix: {SEG}" in (tmp_path / "shared/system_prompt.md").read_text()

@@ -344,21 +344,22 @@ def write(p: Plan) -> list[str]:
     """Write each fixed file atomically; returns one line per file that could not be written."""
     problems = []
     for f in p.files:
+        target = os.path.realpath(f.abs)  # a symlinked file is written where it is, the link kept
         try:
-            st = os.stat(f.abs)
+            st = os.stat(target)
             if not st.st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH):
                 raise PermissionError("the file is read-only")
-            with open(f.abs, "rb") as fh:
+            with open(target, "rb") as fh:
                 current = sourcetext.decode(fh.read(), is_kind(f.path, FileKind.PYTHON)).text
             if current != f.before:
                 raise RuntimeError("it changed on disk since it was read")
             data = (("\ufeff" if f.bom else "") + f.after).encode(f.encoding)
-            fd, tmp = tempfile.mkstemp(dir=os.path.dirname(f.abs), prefix=".refusal-lint-")
+            fd, tmp = tempfile.mkstemp(dir=os.path.dirname(target), prefix=".refusal-lint-")
             try:
                 with os.fdopen(fd, "wb") as out:
                     out.write(data)
                 os.chmod(tmp, stat.S_IMODE(st.st_mode))
-                os.replace(tmp, f.abs)
+                os.replace(tmp, target)
             except BaseException:
                 os.unlink(tmp)
                 raise

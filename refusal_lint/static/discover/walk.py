@@ -244,6 +244,10 @@ class _Walker:
         self.excl = excl
         self.exclude_base = exclude_base
         self.seen_dirs: set[tuple[int, int]] = set()
+        # Each file once (device, inode -> its entry's index): a symlink to a file of the tree,
+        # or a hard link, is one file under two names, read (and fixed) under its own.
+        self.seen_files: dict[tuple[int, int], int] = {}
+        self.links: set[int] = set()
         self.out = Walk([], [])
 
     def excluded(self, path: str, is_dir: bool) -> bool:
@@ -313,5 +317,18 @@ class _Walker:
                 continue
             if not stat.S_ISREG(fst.st_mode):
                 continue  # FIFOs, devices, sockets: never opened
-            self.out.files.append(Entry(_sub(path, self.root), path, fst.st_size, fst.st_mtime_ns))
+            self._file(Entry(_sub(path, self.root), path, fst.st_size, fst.st_mtime_ns), fst, e.is_symlink())
         return subdirs
+
+    def _file(self, entry: Entry, fst: os.stat_result, link: bool) -> None:
+        """A file found, unless it was found under another name (a link's gives way to its own)."""
+        key = (fst.st_dev, fst.st_ino)
+        at = self.seen_files.get(key)
+        if at is None:
+            self.seen_files[key] = len(self.out.files)
+            if link:
+                self.links.add(len(self.out.files))
+            self.out.files.append(entry)
+        elif at in self.links and not link:
+            self.out.files[at] = entry
+            self.links.discard(at)
