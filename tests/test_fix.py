@@ -76,6 +76,12 @@ def test_diff_writes_nothing(tmp_path: Path) -> None:
     assert snapshot(root) == before
     clean = run_cli("check", str(TESTDATA / "survey-agent"), "--diff", "--no-cache")
     assert (clean.exit_code, clean.stdout) == (0, "")
+    # -o / --output takes the patch, as it takes a report: the same bytes, nothing on stdout.
+    patch = tmp_path / "fix.patch"
+    to_file = run_cli("check", str(root), "--diff", "--no-cache", "-o", str(patch), cwd=root)
+    assert (to_file.exit_code, to_file.stdout) == (1, "")
+    assert patch.read_text() == result.stdout
+    assert snapshot(root) == before
 
 
 def test_crlf_bom_and_encoding_are_kept(tmp_path: Path) -> None:

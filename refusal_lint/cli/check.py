@@ -98,7 +98,7 @@ def run(
     if fix or show_diff:
         plan = _plan(result, settings, show, quiet)
         if show_diff:
-            return _diff(plan, show)
+            return _diff(plan, show, output)
         fixed = _fix(plan, result, show)
         result = _rerun(targets, cfg, settings, plan, result)
     style = formats.Style(fmt, color, to_file=output is not None, statistics=statistics, quiet=quiet)
@@ -141,11 +141,20 @@ def _plan(result: Result, settings: Settings, show: Callable[[str], str], quiet:
     return plan
 
 
-def _diff(plan: Plan, show: Callable[[str], str]) -> int:
-    """--diff: the plan as a unified diff, nothing written; 1 when there is something to fix."""
+def _diff(plan: Plan, show: Callable[[str], str], output: str | None) -> int:
+    """--diff: the plan as a unified diff (to --output, else stdout), no file of the tree
+    written; 1 when there is something to fix."""
     from refusal_lint.static import fix as fixer
 
-    click.echo(fixer.diff(plan, show), nl=False)  # bytes: each file's own encoding
+    patch = fixer.diff(plan, show)  # bytes: each file's own encoding
+    if output is None:
+        click.echo(patch, nl=False)
+        return 1 if plan.files else 0
+    try:
+        with open(output, "wb") as fh:
+            fh.write(patch)
+    except OSError as exc:
+        raise UsageError(f"{output}: cannot write the patch: {exc.strerror}") from None
     return 1 if plan.files else 0
 
 
