@@ -146,15 +146,7 @@ def _diff(plan: Plan, show: Callable[[str], str], output: str | None) -> int:
     written; 1 when there is something to fix."""
     from refusal_lint.static import fix as fixer
 
-    patch = fixer.diff(plan, show)  # bytes: each file's own encoding
-    if output is None:
-        click.echo(patch, nl=False)
-        return 1 if plan.files else 0
-    try:
-        with open(output, "wb") as fh:
-            fh.write(patch)
-    except OSError as exc:
-        raise UsageError(f"{output}: cannot write the patch: {exc.strerror}") from None
+    emit(fixer.diff(plan, show), output, color=False)  # bytes: each file's own encoding
     return 1 if plan.files else 0
 
 

@@ -30,11 +30,17 @@ def report_options(f: Callable[..., Any]) -> Callable[..., Any]:
     )(f)
 
 
-def emit(report: str, output: str | None, color: bool) -> None:
+def emit(report: str | bytes, output: str | None, color: bool) -> None:
+    """The report to `output`, else stdout; bytes (a --diff patch, each file in its own
+    encoding) as they are."""
     if output:
         try:
-            with open(output, "w", encoding="utf-8") as fh:
-                fh.write(report)
+            if isinstance(report, bytes):
+                with open(output, "wb") as fh:
+                    fh.write(report)
+            else:
+                with open(output, "w", encoding="utf-8") as fh:
+                    fh.write(report)
         except OSError as exc:
             raise UsageError(f"{output}: cannot write report: {exc.strerror}") from None
     else:
