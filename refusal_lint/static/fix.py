@@ -24,6 +24,7 @@ from refusal_lint.core.filekinds import is_kind
 from refusal_lint.core.kinds import EditKind, FileKind
 from refusal_lint.core.model import Edit, Finding
 from refusal_lint.static.discover.contents import DISK
+from refusal_lint.static.gate.treenames import last
 
 _LITERAL = re.compile(r"(?P<prefix>[rRbBuUfF]{0,2})(?P<quote>'''|\"\"\"|'|\")", re.S)
 
@@ -188,7 +189,7 @@ def _python_states(tree: ast.Module, line: int, new: str) -> bool:
         mod = (isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.Mod) and parent.left is node) or (
             bound in mods
         )
-        dollar = call is not None and _last(call.func) == "Template"
+        dollar = call is not None and last(call.func) == "Template"
         if (mod and "%" in new) or (dollar and "$" in new):
             continue  # `$$`, `%%` would read as the card's reason to the model, not to the check
         need = new.replace("{", "{{").replace("}", "}}") if formatted else new
@@ -219,10 +220,6 @@ def _bound_name(node: ast.AST | None) -> str:
     if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
         return node.target.id
     return ""
-
-
-def _last(func: ast.expr) -> str:
-    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
 
 
 def plan_text(

@@ -229,7 +229,7 @@ def _iterated(res: Resolver, params: DictV) -> set[str]:
 
 def prompt_order(agent: Agent, path: str) -> tuple[bool, str]:
     """The order candidates are looked for in: near the card (under its agent's root) first."""
-    return (not (agent.root == "" or path.startswith(agent.root + "/")), path)
+    return (not agent.under_root(path), path)
 
 
 def counted(prompts: list[Prompt], agent: Agent) -> list[Prompt]:

@@ -67,6 +67,10 @@ class Agent:
     card_path: str = ""  # configured: the `card:` file, found or not
     copy_of: str = ""  # another copy of that agent's card, which says otherwise (scoping._twins)
 
+    def under_root(self, path: str) -> bool:
+        """Does `path` stand under its root (its card's folder; the whole tree for `""`)?"""
+        return self.root == "" or path.startswith(self.root + "/")
+
     @property
     def checked(self) -> bool:
         """Do its RL2xx/RL3xx checks run: a card whose params are usable (not RL100/RL103/RL104)?"""

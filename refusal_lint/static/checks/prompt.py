@@ -227,7 +227,7 @@ def _unread_prompt(agent: Agent, run: Run) -> bool:
         f.problem is not None
         and f.problem.kind == ProblemKind.UNCHECKED
         and prompt_by_name(path)
-        and (not agent.root or path.startswith(agent.root + "/"))
+        and agent.under_root(path)
         for path, f in run.facts.items()
     )
 

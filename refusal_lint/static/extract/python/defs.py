@@ -36,6 +36,11 @@ from refusal_lint.static.extract.python.scopes import (
 from refusal_lint.static.extract.python.source import Source
 from refusal_lint.static.extract.python.state import ExtractorState, params_of
 
+
+def _is_enum(node: ast.ClassDef) -> bool:
+    return any((last_name(b) or "").endswith("Enum") for b in node.bases)
+
+
 SUPPRESS = re.compile(r"#\s*refusal-lint:\s*ignore(?:\[([A-Za-z0-9,\s]*)\])?")
 
 
@@ -188,7 +193,7 @@ class Definitions(ExtractorState):
                 ctor = (tuple(fields), ())
             name = self.class_prefix() + node.name
             self.defs[name] = Fn(self.path, name, FnKind.CLASS, ctor[0], ctor[1], (), self.src.name_loc(node))
-        if not self.scopes and any((last_name(b) or "").endswith("Enum") for b in node.bases):
+        if not self.scopes and _is_enum(node):
             self.enum_members(node)
         self.classes.append((node.name, attrs))
         self.class_bases.append(node.bases)
@@ -213,18 +218,17 @@ class Definitions(ExtractorState):
                 )
 
     def leave_ClassDef(self, original_node: ast.ClassDef) -> None:
-        node = original_node
-        if not self.scopes and any((last_name(b) or "").endswith("Enum") for b in node.bases):
+        if not self.scopes and _is_enum(original_node):
             # `for rule in Rule:` takes each member, in the order written (vocab.ENUM_MEMBERS).
             name = self.class_prefix()[:-1]  # this class's own name is the last of it still
             members = [
                 self.defs[f"{name}.{t.id}"]
-                for stmt in node.body
+                for stmt in original_node.body
                 if isinstance(stmt, ast.Assign)
                 for t in stmt.targets
                 if isinstance(t, ast.Name) and not t.id.startswith("_") and f"{name}.{t.id}" in self.defs
             ]
-            self.defs[f"{name}.{vocab.ENUM_MEMBERS}"] = Seq(tuple(members), self.src.name_loc(node))
+            self.defs[f"{name}.{vocab.ENUM_MEMBERS}"] = Seq(tuple(members), self.src.name_loc(original_node))
         self.classes.pop()
         self.class_bases.pop()
         self.class_depths.pop()

@@ -108,8 +108,7 @@ class ExtractorState(ValueBuilder):
             return name_path
         module = ref.module
         if ref.level:  # `from .policy import block` in ops/tools.py: `ops.policy`
-            package = self.path.split("/")[:-1]
-            package = package[: len(package) - (ref.level - 1)] if ref.level > 1 else package
+            package = self.path.split("/")[: -ref.level]
             module = ".".join([*package, *([module] if module else [])])
         base = f"{module}.{ref.name}" if ref.name and module else ref.name or module
         return f"{base}.{rest}" if rest else base
