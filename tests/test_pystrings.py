@@ -106,7 +106,7 @@ def test_every_list_ast_finds_is_found_in_real_files(path: Path) -> None:
     data = path.read_bytes()
     try:
         expected = ast_lists_rules(data)
-    except SyntaxError:
+    except (SyntaxError, ValueError):  # ValueError: a NUL byte, on early 3.11 releases
         pytest.skip("not Python the running CPython reads")
     if expected:
         assert relevance.python_lists_rules(data)

@@ -81,7 +81,7 @@ def literal_value(source: str) -> str | None:
     """The value of a Python string literal (f-strings without placeholders included)."""
     try:
         tree = ast.parse(source.strip(), mode="eval").body
-    except SyntaxError:
+    except (SyntaxError, ValueError):  # ValueError: a NUL byte, on early 3.11 releases (later: SyntaxError)
         return None
     if isinstance(tree, ast.Constant) and isinstance(tree.value, str):
         return tree.value
@@ -140,7 +140,7 @@ def _still_reads(path: str, before: str, after: str, news: list[str], line: int)
         try:
             tree = ast.parse(after)
             ast.parse(before)
-        except SyntaxError:
+        except (SyntaxError, ValueError):  # ValueError: a NUL byte, on early 3.11 releases
             return False
         return all(_python_states(tree, line, new) for new in news)
     if is_kind(path, FileKind.YAML):
