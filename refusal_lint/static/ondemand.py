@@ -106,6 +106,7 @@ def relevant(
     ex.card_ids = relevance.ids
     steps = _relevant(ex, [e.rel for e in entries], relevance, index, ahead=False)
     while True:
+        ex.pump()  # the guesses read_ahead started run on while these questions are asked
         try:
             next(steps)
         except StopIteration as done:

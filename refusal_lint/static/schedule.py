@@ -191,8 +191,7 @@ class Extraction:
         configured = frozenset(self.roles.cards) | frozenset(self.roles.prompt_modules)
         known = frozenset(self.cache.entries)
         relevance = self._relevance()
-        # Largest first: the heavy files start early and the last batches are quick ones,
-        # so the workers finish together (results do not depend on the order).
+        # Largest first, so the workers finish together (results do not depend on the order).
         batches: list[list[tuple[str, str, int, bytes | None]]] = [[]]
         size = 0
         for entry in sorted(todo, key=lambda e: -e.size):
@@ -218,8 +217,7 @@ class Extraction:
         self.scan_context, self.scan_needles = context, needles
 
     def _relevance(self) -> tuple[str, ...]:
-        """The ids the scan answers the prompt stage's text questions for: the data cards'
-        (a card makes the prompt stage run), while the workers hold each file's bytes."""
+        """The data cards' ids, for the scan to answer the prompt stage's text questions."""
         if not self.ids or self.settings.exhaustive:
             return ()
         from refusal_lint.static.gate import answers
@@ -356,14 +354,16 @@ class Extraction:
             self.guessing.add(job.path)
             self._pool().submit(job, spare=True)
 
+    def pump(self) -> None:
+        """Keep the workers busy with guesses during this process's own work (Pool.pump)."""
+        if self.pool is not None and self.guessing:
+            self.pool.pump()
+
     def peek_text(self, entry: discover.Entry) -> bytes | None:
         """`prompt_text`, leaving a file unread now for it to read and note (timing-free notes)."""
-        if entry.rel not in self.texts:
-            data, _ = self._bytes(entry, False)
-            if data is None:
-                return None
+        if entry.rel not in self.texts and (data := self._bytes(entry, False)[0]) is not None:
             self.texts[entry.rel] = data
-        return self.texts[entry.rel]
+        return self.texts.get(entry.rel)
 
     def prompt_text(self, entry: discover.Entry) -> bytes | None:
         """A file's bytes, read once for the prompt stage (its gate and its parse)."""

@@ -278,6 +278,13 @@ class Pool:
         out, self.results = self.results, Results()
         return out
 
+    def pump(self) -> None:
+        """Between the steps of this process's own long work, while no job of the run can
+        be waiting for a worker (the prompt stage's text questions): take what workers sent
+        and give every free one a guess, so a core does not sit idle until the next wait."""
+        self._collect(0.0)
+        self._dispatch(guesses_wanted=True)
+
     def close(self) -> None:
         for w in self.idle + self.busy:
             w.stop()
