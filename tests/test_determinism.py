@@ -31,12 +31,13 @@ def test_jobs_and_a_tight_cpu_limit_change_nothing_but_rl005(tmp_path: Path) -> 
     root = tmp_path / "agent"
     shutil.copytree(fixture_repo("guard-helper-chain-drift"), root)
     (root / "survey" / "generated_totals.py").write_text(HEAVY)
+    # In the tree, read by every run alike: a config above it would make its folder the project.
+    config = root / "tight.yaml"
+    config.write_text("parse-timeout: 1\n")
     one = _json(root, "--jobs", "1")
     two = _json(root, "--jobs", "2")
     assert one == two
 
-    config = tmp_path / "tight.yaml"
-    config.write_text("parse-timeout: 1\n")
     tight = json.loads(_json(root, "--jobs", "2", "--config", str(config)))
     [unchecked] = [f for f in tight["findings"] if f["code"] == "RL005"]
     assert (unchecked["path"], unchecked["line"], unchecked["rule_id"]) == (

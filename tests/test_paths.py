@@ -191,6 +191,71 @@ def test_a_folder_inside_an_agent_names_it_as_its_files_do(repo: Repo) -> None:
     assert _found(repo.root / "agent", ".") == folder
 
 
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_a_folder_inside_an_agent_names_an_agent_nested_in_it_too(repo: Repo) -> None:
+    """`check sub/` under the root agent, `sub/kb/` holding an agent of its own: the files
+    under the folder name their agents, the nested one included, not only the card above."""
+    _drifted_agent(repo)
+    _drifted_agent(repo, "sub/kb")
+    kb_card = repo.root / "sub/kb/.well-known/agent-card.json"
+    # Another agent, not a second card of the same one: its own name and rules.
+    kb_card.write_text(
+        kb_card.read_text()
+        .replace('"Survey Analyst"', '"Knowledge Base"')
+        .replace("Segmentation families", "Segment families")
+    )
+    _git_init(repo.root)
+    nested = _found(repo.root, "sub/kb")
+    assert {code for *_, code, _ in nested} >= {"RL203", "RL302"}
+    assert all("/sub/kb/" in path for path, *_ in nested)
+    assert _found(repo.root, "sub") == nested
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+@pytest.mark.parametrize(
+    "card",
+    [
+        pytest.param("public/.well-known/agent-card.json", id="card-beside-the-folder"),
+        pytest.param("server/__main__.py", id="card-built-in-another-folder"),
+    ],
+)
+def test_a_folder_inside_the_config_files_project_names_the_agents_of_its_files(repo: Repo, card: str) -> None:
+    """`check src/` (a CI step's path) where the card stands outside the folder, in the
+    project the config file marks: the files under it name their agent as each would given
+    alone, so the run is no partial agent (RL001 on every guard) and gives the project's
+    findings for that agent, from wherever the run starts."""
+    if card.endswith(".py"):
+        repo.write(
+            card,
+            """
+            from a2a.types import AgentCapabilities, AgentCard, AgentExtension
+
+            RULES = {
+                "seg-mix": "Segmentation families cannot be crossed; ask for one family per cut.",
+                "invalid-cut": "That demographic cut is not defined for this study.",
+            }
+            card = AgentCard(
+                name="survey",
+                capabilities=AgentCapabilities(
+                    extensions=[
+                        AgentExtension(uri="https://standards.upperhandai.com/ext/refusals/v1", params=RULES)
+                    ]
+                ),
+            )
+            """,
+        )
+    else:
+        repo.card(rel=card)
+    repo.prompt(rel="src/agent/system_prompt.md")
+    repo.tools(ids=("seg-mix", "invalid-cuts"), rel="src/agent/tools.py")
+    repo.write("refusal-lint.yaml", "exclude: []\n")
+    project = _found(repo.root, ".")
+    assert {(code, rule) for *_, code, rule in project} == {("RL301", "invalid-cut"), ("RL302", "invalid-cuts")}
+    assert _found(repo.root, "src") == project
+    assert _found(repo.root, "src/agent") == project
+    assert _found(repo.root / "src", ".") == project
+
+
 def _scanned(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The Python files the runs from now on hand to the workers to scan, by path."""
     from refusal_lint.static.schedule import Extraction
@@ -225,6 +290,7 @@ def test_in_a_monorepo_a_file_reports_its_own_agent_only(repo: Repo, monkeypatch
     both = _found(repo.root, card, "agents/media/agent/tools.py")
     assert both == sorted(folder + _found(repo.root, "agents/media"), key=lambda f: (f[0], f[1], f[2], f[3]))
     assert _found(repo.root, "docs/notes.md") == []  # a file in no agent gives nothing
+    assert _found(repo.root, "docs") == []  # and so does a folder
     repo.write("shared/cuts.py", 'from agent.tools import Refusal\n\nraise Refusal("seg-mix")\n')
     assert {code for *_, code, _ in _found(repo.root, ".")} >= {"RL004"}
     # A finding standing in the given file is its own: RL004 on a file no agent claims.

@@ -14,7 +14,7 @@ from refusal_lint.core.kinds import FileKind
 from refusal_lint.core.nogc import no_gc
 from refusal_lint.static import filter as filtering
 from refusal_lint.static import ondemand
-from refusal_lint.static.discover.projects import Owners, Wanted, agent_card_above, project_root, python_scope
+from refusal_lint.static.discover.projects import Owners, Wanted, names_its_files, project_of, python_scope
 from refusal_lint.static.discover.roles import Roles, roles_of
 from refusal_lint.static.schedule import Extraction
 from refusal_lint.static.settings import Settings
@@ -47,20 +47,20 @@ def _root_of(paths: list[str]) -> str:
 
 
 def _targets(paths: list[str], cfg: Config) -> tuple[list[str], str, Wanted | None]:
-    """What is walked, from where, and (for file arguments) which files' agents are wanted.
-    A folder inside one agent names it, as its card file does."""
-    paths = [(agent_card_above(p, cfg) or p) if os.path.isdir(p) else p for p in paths]
+    """What is walked, from where, and (for files, and folders that name theirs) which
+    files' agents are wanted."""
+    within = [p for p in paths if os.path.isdir(p) and names_its_files(p, cfg)]
+    whole = [p for p in paths if os.path.isdir(p) and p not in within]
     files = [p for p in paths if not os.path.isdir(p)]
-    if not files:
-        return paths, _root_of(paths), None
-    folders = [p for p in paths if os.path.isdir(p)]
-    targets = folders + sorted({project_root(f, cfg) for f in files})
+    if not files and not within:
+        return whole, _root_of(whole), None
+    targets = whole + sorted({project_of(p, cfg) for p in (*files, *within)})
     root = _root_of(targets)
 
-    def rel(p: str) -> str:
-        return os.path.relpath(os.path.abspath(p), root).replace(os.sep, "/")
+    def rel(given: list[str]) -> tuple[str, ...]:
+        return tuple(os.path.relpath(os.path.abspath(p), root).replace(os.sep, "/") for p in given)
 
-    return targets, root, Wanted(tuple(rel(f) for f in files), tuple(rel(f) for f in folders))
+    return targets, root, Wanted(rel(files), rel(whole), rel(within))
 
 
 def run(paths: list[str], cfg: Config, settings: Settings) -> Result:
@@ -84,6 +84,7 @@ def _checked(paths: list[str], cfg: Config, settings: Settings) -> Result:
     roles = roles_of(cfg, root)
     exclude_base = cfg.base if cfg.source else root
     walk = settings.contents.walk(root, targets, list(cfg.exclude), exclude_base)
+    wanted = wanted.naming(e.rel for e in walk.files) if wanted is not None else None
     ex = Extraction(root, cfg, settings, roles)
     ex.waiting = partial(ondemand.waiting, ex)
     try:

@@ -3,13 +3,15 @@
 The tree checked for a file is its project's (found upward: the config file's folder, else
 the git work tree's top, else the file's folder); the findings reported are those of the
 agents owning one of the given files, wherever they stand, and those standing in a given
-file. A file in no agent gives nothing more.
+file. A file in no agent gives nothing more. A folder inside the config file's project, or
+inside one agent, names the files under it so.
 """
 
 from __future__ import annotations
 
 import os
 import posixpath
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -65,22 +67,32 @@ def _card_in(place: str) -> str | None:
     return None
 
 
-def agent_card_above(folder: str, cfg: Config) -> str | None:
-    """A folder inside one agent (its card at the A2A place above it, in the same project;
-    or the card's own `.well-known/`): that card, which names the agent as any of its files
-    would (DESIGN §1: never a partial agent's false RL001/RL200/RL301). None where the folder
-    holds a card of its own, or stands in no agent."""
+def project_of(path: str, cfg: Config) -> str:
+    """`project_root` of a file, or of a folder (as of a file in it)."""
+    return project_root(os.path.join(path, "_") if os.path.isdir(path) else path, cfg)
+
+
+def names_its_files(folder: str, cfg: Config) -> bool:
+    """Is a folder PATH checked as the files under it, in their project, rather than as a
+    tree of its own? Inside the folder of the run's config file (the project it marks: its
+    `agents:` and cards may stand beside the folder); or inside one agent, its card at the
+    A2A place above the folder within the project, or the card's own `.well-known/` (DESIGN
+    §1: never a partial agent's false RL001/RL200/RL301; an agent nested in the folder is
+    named by its own files). Not a folder holding a card at its own A2A place."""
     here = os.path.abspath(folder)
+    base = os.path.abspath(cfg.base) if cfg.source else None
+    if base is not None and here != base and _under(here, base):
+        return True
     if os.path.basename(here) == ".well-known":
-        return _card_in(os.path.dirname(here))
+        return _card_in(os.path.dirname(here)) is not None
     if _card_in(here) is not None:
-        return None
+        return False
     top = project_root(os.path.join(here, "_"), cfg)
     while here != top and _under(here, top):
         here = os.path.dirname(here)
-        if (card := _card_in(here)) is not None:
-            return card
-    return None
+        if _card_in(here) is not None:
+            return True
+    return False
 
 
 def _under(path: str, folder: str) -> bool:
@@ -94,9 +106,16 @@ class Wanted:
 
     files: tuple[str, ...]
     folders: tuple[str, ...] = ()
+    within: tuple[str, ...] = ()  # folders inside the project: they name the files under them
 
     def in_folders(self, path: str) -> bool:
         return any(f in ("", ".") or path == f or path.startswith(f + "/") for f in self.folders)
+
+    def naming(self, walked: Iterable[str]) -> Wanted:
+        """Each file under a folder given inside the project, as if it were given itself."""
+        named = set(self.files)
+        under = [p for p in walked if p not in named and any(p.startswith(f + "/") for f in self.within)]
+        return Wanted(self.files + tuple(under), self.folders) if self.within else self
 
     def read(self) -> list[str]:
         """The files of a kind refusal-lint reads: only those can belong to an agent."""
