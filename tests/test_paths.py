@@ -300,10 +300,11 @@ def test_in_a_monorepo_a_file_reports_its_own_agent_only(repo: Repo, monkeypatch
     agents = _json(repo.root, card)["agents"]
     assert [a["card"]["path"] for a in agents] == [card]
 
-    # Only the owning agent's Python files are scanned.
+    # Only the owning agent's Python files are scanned, and those no agent's root holds (a
+    # shared helper there may serve it); never the other agent's.
     scanned = _scanned(monkeypatch)
     _found(repo.root, "agents/survey/agent/tools.py")
-    assert scanned == ["agents/survey/agent/tools.py"]
+    assert scanned == ["agents/survey/agent/tools.py", "shared/cuts.py"]
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")

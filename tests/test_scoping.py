@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
 from pathlib import Path
 
-from conftest import Repo, check_json
+import pytest
+from conftest import Repo, check_json, run_cli
 
 URI = "https://standards.upperhandai.com/ext/refusals/v1"
 
@@ -72,3 +75,64 @@ def test_a_shared_helpers_call_sites_count_for_the_agent_owning_them(repo: Repo)
         ("billing", "RL301", "billing/card.json", "refund-override"),
         ("billing", "RL302", "billing/tools.py", "refund-overide"),
     ]
+
+
+def _block_helper_agents(repo: Repo, configured: bool) -> None:
+    """Two agents calling a shared helper whose name holds no word of refusing (`block`), the
+    refusal raised inside it: the call sites are no guards of their own, only binding ties
+    them to the helper's guard. Billing misspells its id."""
+    for name, rule in (("billing", "refund-override"), ("search", "paywall-bypass")):
+        params = {rule: "I can't do that here."}
+        repo.put(
+            f"{name}/card.json",
+            json.dumps({"name": name, "capabilities": {"extensions": [{"uri": URI, "params": params}]}}),
+        )
+        repo.put(f"{name}/prompt.md", f"Refuse {rule} requests.\n")
+        wrong = "refund-overide" if name == "billing" else rule
+        repo.put(f"{name}/tools.py", f"from libs.policy import block\n\n\ndef act():\n    block({wrong!r})\n")
+    repo.put("libs/__init__.py", "")
+    repo.write(
+        "libs/policy.py",
+        """
+        class RefusalRaised(Exception):
+            def __init__(self, rule):
+                super().__init__(rule)
+                self.rule = rule
+
+
+        def block(rule):
+            raise RefusalRaised(rule)
+        """,
+    )
+    if configured:
+        agents = "\n".join(
+            f"  - name: {n}\n    card: {n}/card.json\n    prompt: {n}/prompt.md\n"
+            f'    guards: ["{n}/*.py", "libs/*.py"]'
+            for n in ("billing", "search")
+        )
+        repo.put(".refusal-lint.yaml", f"agents:\n{agents}\n")
+
+
+@pytest.mark.parametrize("configured", [False, True], ids=["discovered", "configured"])
+def test_a_shared_helpers_plain_call_sites_fire_their_own_agents_rules(repo: Repo, configured: bool) -> None:
+    """Each call site of `block` fires the rules of the agent whose files hold it: search's
+    correct id is no RL302 of billing's, nor is search's rule unguarded; and a run on one
+    agent's file (a pre-commit hook) reads the shared helper and gives that agent's findings."""
+    _block_helper_agents(repo, configured)
+    if shutil.which("git") is not None:  # the project of a file run: else the agent's folder alone
+        subprocess.run(["git", "init", "-q"], cwd=repo.root, check=True, capture_output=True)
+    report = check_json(repo.root, "--no-cache")
+    found = sorted((f["agent"], f["code"], f["path"], f.get("rule_id")) for f in report["findings"])
+    billing = [
+        ("billing", "RL301", "billing/card.json", "refund-override"),
+        ("billing", "RL302", "billing/tools.py", "refund-overide"),
+    ]
+    assert found == billing
+    search = {a["name"]: a for a in report["agents"]}["search"]
+    assert search["rules"]["paywall-bypass"]["guards"] == [{"path": "search/tools.py", "line": 5}]
+    for given, wanted in (("billing/tools.py", billing), ("search/tools.py", [])):
+        if not (repo.root / ".git").exists() and not configured:
+            break
+        ran = run_cli("check", given, "--no-cache", "--format", "json", cwd=repo.root)
+        one = json.loads(ran.stdout)
+        assert sorted((f["agent"], f["code"], f["path"], f.get("rule_id")) for f in one["findings"]) == wanted

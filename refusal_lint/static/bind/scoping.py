@@ -125,8 +125,12 @@ def _discovered_agents(
     fact_paths = sorted(p for p, f in facts.items() if f.has_facts())
     if len(agents) <= 1:
         for a in agents:
-            a.files = set(fact_paths)
+            a.files = set(fact_paths) | set(_sites(facts))
         return agents
+    for path in _sites(facts):
+        claim = {id(a): a for r in owner(path, list(root_of)) for a in root_of[r]}
+        if len(claim) == 1:
+            next(iter(claim.values())).files.add(path)
     for path in fact_paths:
         claim = {id(a): a for r in owner(path, list(root_of)) for a in root_of[r]}
         if len(claim) == 1:
@@ -136,6 +140,13 @@ def _discovered_agents(
         else:
             unclaimed.append(Unclaimed(path, shared=bool(claim)))
     return agents
+
+
+def _sites(facts: dict[str, FileFacts]) -> list[str]:
+    """Files holding only calls that may pass a helper an id (`block("seg-mix")`, the helper
+    a shared module's): the agent that claims one fires what its calls pass, no other; a
+    file no agent claims, or two, is still no RL004 for them."""
+    return sorted(p for p, f in facts.items() if f.calls and not f.has_facts())
 
 
 def _configured_agents(
@@ -148,7 +159,7 @@ def _configured_agents(
         card = next((c for c in cards if c.loc.path == card_rel), None)
         agent = Agent(a.name, posixpath.dirname(card_rel), card, prompt_spec=a.prompt, card_path=card_rel)
         spec = discover.gitignore_spec(list(a.guards)) if a.guards else None
-        for path in fact_paths:
+        for path in [*fact_paths, *_sites(facts)]:
             if path == card_rel or (spec is not None and spec.match_file(config_relative(root, cfg, path))):
                 agent.files.add(path)
         agents.append(agent)

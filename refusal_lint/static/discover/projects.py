@@ -137,9 +137,10 @@ def python_scope(
     root: str,
 ) -> list[discover.Entry]:
     """The Python files worth scanning for these files' agents: for agents the config
-    gives, those the owning ones claim; where the data cards show two agents or more, only
-    those under the owning agents' roots (and in the folders above them, where a card built
-    in code may stand); everything where that cannot be told. Modules those files import
+    gives, those the owning ones claim; where the data cards show two agents or more, those
+    under the owning agents' roots, in the folders above them (where a card built in code
+    may stand) and under no agent's root (a shared helper's call sites in the agent fire its
+    rules); everything where that cannot be told. Modules those files import
     are still read on demand (pipeline._bind)."""
     from refusal_lint.static.bind.scoping import agent_root, owner
     from refusal_lint.static.checks.card import rule_sets
@@ -168,6 +169,7 @@ def python_scope(
         if any(e.rel.startswith(r + "/") for r in owned)
         or posixpath.dirname(e.rel) in above
         or wanted.in_folders(e.rel)
+        or not owner(e.rel, roots)  # no agent's: a shared helper (`libs/`) may serve these
     ]
 
 
