@@ -4,8 +4,10 @@ a file it passes over can hold nothing a check reads (REFUSAL_LINT_EXHAUSTIVE=1 
 
 from __future__ import annotations
 
+import ast
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from functools import partial
 
 from refusal_lint.core import spec
 from refusal_lint.core.filekinds import prompt_by_name
@@ -15,6 +17,7 @@ from refusal_lint.static.extract import vocab
 from refusal_lint.static.gate import relevance
 from refusal_lint.static.gate.guardcall import call_end, guard_call
 from refusal_lint.static.gate.lowered import Words, holds, lowered, word_matches, words_of
+from refusal_lint.static.gate.treenames import binds, root_of
 
 CARD_NAMES = frozenset(
     {
@@ -203,9 +206,39 @@ def _extension_call(data: bytes) -> bool:
             return True
         if names is None:
             names = module_names(data)
-        if pyscan.extension_text_may_declare(data[m.start() : end + 1], names):
+        if _may_declare(pyscan.call_alone(data[m.start() : end + 1]), partial(_binds, data, names)):
             return True
     return False
+
+
+def _may_declare(node: ast.Call | None, bound: Callable[[str], bool]) -> bool:
+    """One `AgentExtension(...)` call, read alone (None: it does not parse so): may it
+    declare ours? A uri binding can resolve is a literal, a name the file binds (`bound`),
+    a table's entry, or a `self`/`cls` attribute; not a parameter copied on (SDK code)."""
+    if node is None:
+        return True
+    uri = next((k.value for k in node.keywords if k.arg == "uri"), None)
+    if uri is None:
+        return any(k.arg is None for k in node.keywords)  # **kwargs may hold it
+    if isinstance(uri, ast.Constant):
+        return not isinstance(uri.value, str) or spec.uri_kind(uri.value) is not None
+    while isinstance(uri, ast.Subscript):
+        uri = uri.value
+    root = root_of(uri)
+    if root is not None:
+        return root in ("self", "cls") or bound(root)
+    return not isinstance(uri, ast.Call)
+
+
+# `NAME =`, `NAME: T =`, `NAME :=` (not `==`, not `x.NAME =`); and `for ... NAME`, `as NAME`.
+_ASSIGNED = rb"(?<![\w.])%s\s*(?::[^=\n]*)?:?=(?!=)|\b(?:for|as)\s+[^\n]*?\b%s\b"
+
+
+def _binds(data: bytes, names: frozenset[str], name: str) -> bool:
+    """May the file's text bind `name` to a value binding can read: at module level, or by an
+    assignment, a loop or a `with ... as` anywhere (a local); not only as a parameter."""
+    word = re.escape(name.encode())
+    return binds(names, name) or re.search(_ASSIGNED % (word, word), data) is not None
 
 
 _PY_NEEDLES = (b"'rule'", b'"rule"', b"/refusal", b"upperhand.refusal", b"refusal-lint")

@@ -40,6 +40,7 @@ class _Relevance:
         self.scope: ast.AST | None = None  # the function being looked at (None: the module)
         self._computed: dict[int, frozenset[str]] = {}
         self._refusals: dict[int, frozenset[str]] = {}
+        self._locals: dict[int, frozenset[str]] = {}
         self.deferred: list[ast.Call] | None = None  # computed-id calls, where the caller asks
 
     @property
@@ -160,10 +161,27 @@ class _Relevance:
             return check(node.value) is not None
         if isinstance(node, ast.Name) and (value := self.module_string(node.id)) is not None:
             return self.string_or_name(ast.Constant(value), kind)
+        while isinstance(node, ast.Subscript):
+            node = node.value  # a table's entry (`EXTENSIONS["refusals"]`): the table
+        if not isinstance(node, (ast.Name, ast.Attribute, ast.Call)):
+            return True  # an f-string, a concatenation, a choice: binding may resolve it
         # `self.URI`, `cls.MEDIA_TYPE`: a class attribute binding resolves (the text gate,
-        # extension_text_may_declare, lets it through the same way).
+        # extension_text_may_declare, lets it through the same way); so does a local's value
+        # (a parameter's does not: SDK code copying `ext.uri`).
         attribute_of_self = isinstance(node, ast.Attribute) and root_of(node) in _SELF
-        return isinstance(node, ast.JoinedStr) or attribute_of_self or self.module_name(node)
+        return attribute_of_self or self.module_name(node) or self.local(node)
+
+    def local(self, node: ast.expr) -> bool:
+        """A name the function being looked at assigns (not only a parameter)."""
+        root = root_of(node)
+        if self.scope is None or root is None:
+            return False
+        found = self._locals.get(id(self.scope))
+        if found is None:
+            names = (n for n in walk_fields(self.scope) if isinstance(n, ast.Name))
+            found = frozenset(n.id for n in names if not isinstance(n.ctx, ast.Load))
+            self._locals[id(self.scope)] = found
+        return root in found
 
     def refusal_inside(self, node: ast.AST) -> bool:
         """A refusal inside a protocol error: a guard call, a payload, a subscript of the map,
@@ -286,7 +304,7 @@ def may_hold_facts(
 _NO_MODULE = ast.Module(body=[], type_ignores=[])
 
 
-def _call_alone(text: bytes) -> ast.Call | None:
+def call_alone(text: bytes) -> ast.Call | None:
     """One call's text parsed alone; None where it does not parse so (then: in doubt, yes)."""
     try:
         node = ast.parse(text.decode("utf-8"), mode="eval").body
@@ -298,29 +316,12 @@ def _call_alone(text: bytes) -> ast.Call | None:
 def call_text_may_fire(text: bytes, receiver: bool, ids: frozenset[str] = frozenset()) -> bool:
     """The text of one guard call (`refuse("seg-mix", ...)`), read alone: can its arguments
     carry a rule id (with a card's `ids`, a computed one: RL304)? In doubt, yes."""
-    node = _call_alone(text)
+    node = call_alone(text)
     if node is None:
         return True
     if receiver and not node.args and not node.keywords:
         return True  # `Rule.SEG_MIX.refuse()`: the receiver may be the rule
     return _Relevance(_NO_MODULE, frozenset(), ids).guard_call(node)
-
-
-def extension_text_may_declare(text: bytes, module_names: frozenset[str]) -> bool:
-    """The text of one `AgentExtension(...)` call, read alone: may it declare ours? A uri
-    binding can resolve is a literal, a module-level name, or a `self`/`cls` attribute."""
-    node = _call_alone(text)
-    if node is None:
-        return True
-    uri = next((k.value for k in node.keywords if k.arg == "uri"), None)
-    if uri is None:
-        return any(k.arg is None for k in node.keywords)  # **kwargs may hold it
-    if isinstance(uri, ast.Constant):
-        return not isinstance(uri.value, str) or spec.uri_kind(uri.value) is not None
-    root = root_of(uri)
-    if root is not None:
-        return root in _SELF or binds(module_names, root)
-    return True
 
 
 def may_hold_prompt(tree: ast.Module) -> bool:
