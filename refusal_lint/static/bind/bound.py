@@ -129,6 +129,8 @@ def _kind(v: Value | None) -> ValueKind:
         return ValueKind.OBJECT
     if isinstance(v, Const):
         return ValueKind(v.kind)
+    if isinstance(v, Seq):
+        return ValueKind.ARRAY  # a list or tuple literal (`"reason",`: a trailing comma makes one)
     return ValueKind.UNKNOWN
 
 
@@ -190,7 +192,7 @@ def py_ext_decl(res: Resolver, ext: PyExt) -> ExtDecl | None:
     if isinstance(params, DictV) and not any(has_each(it.key) for it in written):
         items = tuple(_items(res, written))
         return dataclasses.replace(decl, params_loc=ploc, items=items, params_id=params.ident)
-    if isinstance(params, (Const, Str)):
+    if isinstance(params, (Const, Str, Seq)):
         null = isinstance(params, Const) and params.kind == ValueKind.NULL
         return dataclasses.replace(
             decl, params_kind=ParamsKind.NULL if null else ParamsKind.OTHER, params_loc=ploc
