@@ -17,6 +17,7 @@ from refusal_lint.core.kinds import PromptForm
 from refusal_lint.static.extract import vocab
 from refusal_lint.static.extract.python.scopes import last_name
 from refusal_lint.static.extract.python.state import ExtractorState, str_keys
+from refusal_lint.static.extract.python.walk import children
 
 _PAYLOAD_KEYS = frozenset(spec.PAYLOAD_KEYS)
 
@@ -26,6 +27,7 @@ class ContentPrompts(ExtractorState):
 
     content_ids: frozenset[str] = frozenset()
     _quiet: list[ast.AST]
+    _functions: list[ast.AST]  # the functions being walked, innermost last
     _in_string = 0
 
     def on_visit(self, node: ast.AST) -> bool:
@@ -33,8 +35,10 @@ class ContentPrompts(ExtractorState):
         if not self.content_ids:
             return descend
         if not hasattr(self, "_quiet"):
-            self._quiet = []
-        if self._never_prompt(node):
+            self._quiet, self._functions = [], []
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            self._functions.append(node)
+        if self._never_prompt(node) or self._quiet_local(node):
             self._quiet.append(node)
         elif _is_string(node):
             if not self._in_string and not self._quiet:
@@ -46,10 +50,35 @@ class ContentPrompts(ExtractorState):
         super().on_leave(original_node)
         if not self.content_ids:
             return
+        if self._functions and self._functions[-1] is original_node:
+            self._functions.pop()
         if self._quiet and self._quiet[-1] is original_node:
             self._quiet.pop()
         elif _is_string(original_node):
             self._in_string -= 1
+
+    def _quiet_local(self, node: ast.AST) -> bool:
+        """`why = "invalid-cut: ..."` in a function that reads `why` only where no prompt
+        is (`refuse(..., detail=why)`, a payload's value, a log call, an exception): the
+        string is those places' text, as if written there."""
+        if not (self._functions and isinstance(node, ast.Assign) and _is_string(node.value)):
+            return False
+        target = node.targets[0] if len(node.targets) == 1 else None
+        if not isinstance(target, ast.Name):
+            return False
+        if not prompttext.names_card_rule(_literal_text(self.value(node.value)), self.content_ids):
+            return False
+        uses = 0
+        todo: list[tuple[ast.AST, bool]] = [(self._functions[-1], False)]
+        while todo:
+            sub, quiet = todo.pop()
+            quiet = quiet or self._never_prompt(sub)
+            if isinstance(sub, ast.Name) and sub.id == target.id and isinstance(sub.ctx, ast.Load):
+                if not quiet:
+                    return False
+                uses += 1
+            todo.extend((child, quiet) for child in children(sub))
+        return uses > 0
 
     def _never_prompt(self, node: ast.AST) -> bool:
         if isinstance(node, (ast.Raise, ast.Assert)):
