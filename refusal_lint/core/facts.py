@@ -166,6 +166,9 @@ class Fn:
     kwonly: tuple[str, ...]
     returns: tuple[Value, ...]  # string-like returned values (prompt functions)
     loc: Loc
+    # A class without an `__init__` of its own: its bases, whose constructor builds it
+    # (bind/classes.py; its own fields follow theirs, as a dataclass's do).
+    bases: tuple[Value, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ from refusal_lint.core.facts import (
 )
 from refusal_lint.core.kinds import FileKind, FnKind, ValueKind
 from refusal_lint.core.model import Loc
+from refusal_lint.static.bind.classes import inherited
 from refusal_lint.static.bind.modules import ModuleIndex
 from refusal_lint.static.bind.strs import join_strs, moved, shift
 from refusal_lint.static.extract import vocab
@@ -140,6 +141,8 @@ class Resolver:
             if joined is None:
                 return Dyn(value.loc, self.refs(value.base))
             return self.resolve(joined, depth + 1)
+        if isinstance(value, Fn) and value.bases:
+            return inherited(value, lambda base: self.resolve(base, depth + 1))
         if isinstance(value, Op):
             base = self.resolve(value.base, depth + 1)
             if not isinstance(base, Str):

@@ -186,13 +186,16 @@ class Definitions(ExtractorState):
         if not self.scopes:
             # The class as a callee: `Check("seg-mix", hit)` binds by __init__ or by its fields
             # (dataclass, NamedTuple, pydantic model).
+            bases: tuple[Value, ...] = ()
             if init is not None:
                 params = params_of(init)
                 ctor = (params[0][1:], params[1])
             else:
                 ctor = (tuple(fields), ())
+                bases = tuple(self.value(b) for b in node.bases)  # `class CutRefusal(Refusal): ...`
             name = self.class_prefix() + node.name
-            self.defs[name] = Fn(self.path, name, FnKind.CLASS, ctor[0], ctor[1], (), self.src.name_loc(node))
+            loc = self.src.name_loc(node)
+            self.defs[name] = Fn(self.path, name, FnKind.CLASS, ctor[0], ctor[1], (), loc, bases)
         if not self.scopes and _is_enum(node):
             self.enum_members(node)
         self.classes.append((node.name, attrs))
