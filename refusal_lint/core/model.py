@@ -147,3 +147,4 @@ class Prompt:
     lines: tuple[PromptLine, ...]
     derived: bool = False
     form: PromptForm = PromptForm.FILE
+    key: str = ""  # the configured key path it was read under (`prompts.yaml#survey.system`)

@@ -292,7 +292,8 @@ def _configured_prompt(
     assert agent.prompt_spec is not None
     source = roles.prompts[agent.prompt_spec]
     if not source.module:
-        return list(facts[source.path].prompts) if source.path in facts else []
+        held = facts[source.path].prompts if source.path in facts else ()
+        return [p for p in held if source.key is None or p.key == source.key]
     value = res.lookup(source.path, source.key or "")
     if value is None:
         return []

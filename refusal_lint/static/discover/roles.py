@@ -16,7 +16,8 @@ class Roles:
     """What the config says files are: configured cards, prompts and guard globs (root-relative)."""
 
     cards: dict[str, AgentConfig]
-    prompt_files: dict[str, str | None]  # path -> YAML key path ('' whole file) or None (text)
+    # path -> the YAML or JSON key paths agents give it ('' the whole file), or None (text)
+    prompt_files: dict[str, tuple[str, ...] | None]
     prompt_modules: dict[str, str]  # module path -> constant name
     prompts: dict[str, PromptSource]  # each configured `prompt:`, parsed once
 
@@ -54,7 +55,7 @@ def _prompt_source(spec: str, cfg: Config, root: str) -> PromptSource:
 
 def roles_of(cfg: Config, root: str) -> Roles:
     cards: dict[str, AgentConfig] = {}
-    prompt_files: dict[str, str | None] = {}
+    prompt_files: dict[str, tuple[str, ...] | None] = {}
     modules: dict[str, str] = {}
     prompts: dict[str, PromptSource] = {}
     for a in cfg.agents:
@@ -65,5 +66,8 @@ def roles_of(cfg: Config, root: str) -> Roles:
             if source.module:
                 modules[source.path] = source.key or ""
             else:
-                prompt_files[source.path] = source.key
+                # One file may hold several agents' prompts (`prompts.yaml#billing.system`).
+                keys = prompt_files.get(source.path) or ()
+                given = None if source.key is None else (*keys, source.key)
+                prompt_files[source.path] = tuple(dict.fromkeys(given)) if given is not None else None
     return Roles(cards, prompt_files, modules, prompts)

@@ -26,7 +26,7 @@ class Job:
     data: bytes
     want_card: bool = False
     want_prompt: bool = False  # discovered prompt file (by name or YAML shape)
-    prompt_key: str | None = None  # configured YAML key path ('' = whole file)
+    prompt_key: tuple[str, ...] | None = None  # configured YAML key paths ('' = whole file)
     read_whole: bool = False  # configured, or a module resolution needs: read even where no fact can be
     prompts: bool = False  # Python: a prompt candidate (second stage): parse it whatever the pre-check says
     guard_callables: tuple[str, ...] = ()

@@ -114,16 +114,21 @@ def extract(job: Job) -> FileFacts:
         return unchecked_job(job, f"{job.kind.upper()} not read: {exc}")
     exts = []
     prompts = []
+    keys: list[str] = []  # the configured key path each prompt is found under
     for root in roots:
         if job.want_card:
             exts.extend(datacards.find_extensions(root))
-        if job.prompt_key is not None:
-            prompts.extend(dataprompts.configured_yaml_prompt(root, job.prompt_key))
-        elif job.want_prompt:
+        for key in job.prompt_key or ():
+            found_here = dataprompts.configured_yaml_prompt(root, key)
+            prompts.extend(found_here)
+            keys.extend(key for _ in found_here)
+        if job.prompt_key is None and job.want_prompt:
             ids = frozenset() if no_prompt_by_content(job.path) else frozenset(job.ids)
             prompts.extend(dataprompts.data_prompts(job.path, root, ids))
     if prompts:
         prompts = fmt.place(prompts, text)
+    if keys:
+        prompts = [dataclasses.replace(p, key=k) for p, k in zip(prompts, keys, strict=True)]
     return FileFacts(job.path, job.kind, exts=tuple(exts), prompts=tuple(prompts), suppressions=notes)
 
 
