@@ -82,6 +82,9 @@ def test_diff_writes_nothing(tmp_path: Path) -> None:
     assert (to_file.exit_code, to_file.stdout) == (1, "")
     assert patch.read_text() == result.stdout
     assert snapshot(root) == before
+    # --exit-zero turns that 1 into 0, the patch printed all the same.
+    zero = run_cli("check", str(root), "--diff", "--exit-zero", "--no-cache", cwd=root)
+    assert (zero.exit_code, zero.stdout) == (0, result.stdout)
 
 
 def test_crlf_bom_and_encoding_are_kept(tmp_path: Path) -> None:

@@ -98,7 +98,8 @@ def run(
     if fix or show_diff:
         plan = _plan(result, settings, show, quiet)
         if show_diff:
-            return _diff(plan, show, output)
+            code = _diff(plan, show, output)
+            return 0 if exit_zero else code  # --exit-zero turns 1 into 0 here too
         fixed = _fix(plan, result, show)
         result = _rerun(targets, cfg, settings, plan, result)
     style = formats.Style(fmt, color, to_file=output is not None, statistics=statistics, quiet=quiet)
