@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -99,6 +100,24 @@ def test_a_baseline_kept_in_the_repo_is_no_prompt(tmp_path: Path) -> None:
     assert _found(root) == before
     assert run_cli("check", str(root), "--no-cache", "--write-baseline", str(base)).exit_code == 0
     assert len(json.loads(base.read_text())["findings"]) == 3
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_a_baseline_holds_from_any_folder_of_a_git_work_tree(tmp_path: Path) -> None:
+    """No config: the paths are the git work tree's, so a run of a sub-folder (a CI step's
+    `paths:`) or one started there matches the entries written at the top, and leaves the
+    other agent's alone."""
+    root = tmp_path / "repo"
+    for name in ("a", "b"):
+        shutil.copytree(
+            fixture_repo("py-rl302"), root / "agents" / name, ignore=shutil.ignore_patterns("*.txt")
+        )
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True, capture_output=True)
+    baseline = str(root / "refusal-baseline.json")
+    run_cli("check", ".", "--no-cache", "--write-baseline", baseline, cwd=root)
+    for cwd, args in ((root, ["agents"]), (root / "agents" / "a", ["."]), (root / "agents", ["a"])):
+        found = run_cli("check", *args, "--no-cache", "--format", "json", "--baseline", baseline, cwd=cwd)
+        assert (found.exit_code, json.loads(found.stdout)["findings"]) == (0, []), (cwd, args)
 
 
 @pytest.mark.parametrize("fmt", ["json", "sarif", "rdjson", "gitlab"])

@@ -118,9 +118,10 @@ def _also(value: str) -> tuple[str, str]:
 def _write_baseline(targets: list[str], cfg: Config, settings: Settings, path: str) -> int:
     """--write-baseline: record the findings of a run with no baseline applied, and exit 0."""
     from refusal_lint.static import baseline, pipeline
+    from refusal_lint.static.discover.projects import project_of
 
     result = pipeline.run(targets, cfg, settings)
-    anchor = cfg.base if cfg.source else result.root  # paths inside the project, wherever run from
+    anchor = project_of(result.root, cfg)  # paths inside the project, wherever run from
     count = baseline.write(path, result.findings, result.root, anchor, settings.contents.read)
     click.echo(f"refusal-lint: wrote {count} finding(s) to the baseline {path}", err=True)
     return 0

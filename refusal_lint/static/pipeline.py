@@ -79,8 +79,9 @@ def _checked(paths: list[str], cfg: Config, settings: Settings) -> Result:
     if settings.baseline is not None:
         from refusal_lint.static import baseline
 
-        # A bad file stops the run before any work; its paths are the project's (config's folder).
-        recorded = baseline.rebased(baseline.load(settings.baseline), cfg.base if cfg.source else root, root)
+        # A bad file stops the run before any work; its paths are the project's (config's
+        # folder, else the git work tree's top: the same entries from any folder of it).
+        recorded = baseline.rebased(baseline.load(settings.baseline), project_of(root, cfg), root)
     roles = roles_of(cfg, root)
     exclude_base = cfg.base if cfg.source else root
     walk = settings.contents.walk(root, targets, list(cfg.exclude), exclude_base)
