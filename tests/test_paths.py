@@ -308,6 +308,20 @@ def test_in_a_monorepo_a_file_reports_its_own_agent_only(repo: Repo, monkeypatch
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_a_file_given_through_a_symlink_names_its_targets_agent(repo: Repo) -> None:
+    """A linked folder (`current -> agents/survey`) or a link to a file of the tree (which a
+    pre-commit hook passes when the link changes): the walk reads the file under its own
+    name, and so the file names that one's agent, as its own name does."""
+    _monorepo(repo)
+    (repo.root / "current").symlink_to("agents/survey")
+    (repo.root / "docs" / "prompt.md").symlink_to("../agents/survey/agent/system_prompt.md")
+    own = _found(repo.root, "agents/survey/agent/tools.py")
+    assert {code for *_, code, _ in own} >= {"RL203", "RL302"}
+    assert _found(repo.root, "current/agent/tools.py") == own
+    assert _found(repo.root, "docs/prompt.md") == own
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 def test_a_config_file_marks_the_project(repo: Repo) -> None:
     _drifted_agent(repo, "team/agent")
     (repo.root / "team" / "refusal-lint.yaml").write_text("exclude: []\n")

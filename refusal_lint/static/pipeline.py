@@ -14,7 +14,14 @@ from refusal_lint.core.kinds import FileKind
 from refusal_lint.core.nogc import no_gc
 from refusal_lint.static import filter as filtering
 from refusal_lint.static import ondemand
-from refusal_lint.static.discover.projects import Owners, Wanted, names_its_files, project_of, python_scope
+from refusal_lint.static.discover.projects import (
+    Owners,
+    Wanted,
+    names_its_files,
+    own_name,
+    project_of,
+    python_scope,
+)
 from refusal_lint.static.discover.roles import Roles, roles_of
 from refusal_lint.static.schedule import Extraction
 from refusal_lint.static.settings import Settings
@@ -51,7 +58,7 @@ def _targets(paths: list[str], cfg: Config) -> tuple[list[str], str, Wanted | No
     files' agents are wanted."""
     within = [p for p in paths if os.path.isdir(p) and names_its_files(p, cfg)]
     whole = [p for p in paths if os.path.isdir(p) and p not in within]
-    files = [p for p in paths if not os.path.isdir(p)]
+    files = [own_name(p, cfg) for p in paths if not os.path.isdir(p)]
     if not files and not within:
         return whole, _root_of(whole), None
     targets = whole + sorted({project_of(p, cfg) for p in (*files, *within)})

@@ -72,6 +72,16 @@ def project_of(path: str, cfg: Config) -> str:
     return project_root(os.path.join(path, "_") if os.path.isdir(path) else path, cfg)
 
 
+def own_name(path: str, cfg: Config) -> str:
+    """A file given through a symlink (a linked folder, a link to a file of the tree) by the
+    name the walk reads it under, its target's, where that is in the same project."""
+    top = project_of(path, cfg)
+    real, real_top = os.path.realpath(path), os.path.realpath(top)
+    if real == os.path.abspath(path) or not _under(real, real_top):
+        return path
+    return os.path.join(top, os.path.relpath(real, real_top))
+
+
 def names_its_files(folder: str, cfg: Config) -> bool:
     """Is a folder PATH checked as the files under it, in their project, rather than as a
     tree of its own? Inside the folder of the run's config file (the project it marks: its
