@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from refusal_lint.core.facts import CallV, Each, FileFacts, Fmt, Fn, Str
+from refusal_lint.core.facts import CallV, Each, FileFacts, Fmt, Fn, Ref, Str
 from refusal_lint.static.bind.bound import bind_guard
 from refusal_lint.static.bind.guardids import GuardIds
 from refusal_lint.static.bind.modules import ModuleIndex
@@ -80,7 +80,11 @@ def test_values_are_kept_symbolic() -> None:
     defs = dict(f.defs)
     assert isinstance(defs["FILLED"], Fmt)
     assert isinstance(defs["build"], Fn) and defs["build"].params == ("rule", "detail")
-    assert defs["Check"] == Fn("agent/tools.py", "Check", "class", ("rule", "hit"), (), (), defs["Check"].loc)
+    check = defs["Check"]
+    assert check == Fn("agent/tools.py", "Check", "class", ("rule", "hit"), (), (), check.loc, check.bases)
+    assert [b.name for b in check.bases if isinstance(b, Ref)] == [
+        "NamedTuple"
+    ]  # no __init__: its base's builds it
 
 
 def test_loop_variables_and_calls() -> None:
