@@ -229,12 +229,13 @@ class Resolver:
                 for b in self.expand(value.base, depth + 1)
                 for x in self.expand(self.attr(b, value.name, value.loc), depth + 1)
             ]
-        if isinstance(value, Sub) and has_each(value.base):
-            key = self.resolve_str(value.key)
+        if isinstance(value, Sub) and (has_each(value.base) or has_each(value.key)):
+            # A table's entry for each table, or each key, a loop takes (`REASONS[r] for r in Rule`).
             out: list[Value] = []
             for b in self.expand(value.base, depth + 1):
-                item = self.item(b, key.value) if isinstance(b, DictV) and key is not None else None
-                out.extend(self.expand(item.value, depth + 1) if item is not None else [Dyn(value.loc)])
+                for k in self.expand(value.key, depth + 1):
+                    item = self.item(b, k.value) if isinstance(b, DictV) and isinstance(k, Str) else None
+                    out.extend(self.expand(item.value, depth + 1) if item is not None else [Dyn(value.loc)])
             return out
         resolved = self.resolve(value)
         return [resolved] if resolved is not None else []
@@ -296,8 +297,11 @@ class Resolver:
         return [Item(k, v, k.loc) for k, v in zip(keys, values, strict=True)]
 
     def item(self, d: DictV, key: str) -> Item | None:
-        """The item a subscript reads."""
-        return next((it for it in self.entries(d) if isinstance(it.key, Str) and it.key.value == key), None)
+        """The item a subscript reads (a key written as a name: by its value, an enum member's)."""
+        entries = self.entries(d)
+        found = next((it for it in entries if isinstance(it.key, Str) and it.key.value == key), None)
+        named = (it for it in entries if found is None and isinstance(it.key, (Ref, Attr)))
+        return found or next((it for it in named if (k := self.resolve_str(it.key)) and k.value == key), None)
 
     def refs(self, value: Value) -> tuple[Ref, ...]:
         if isinstance(value, Ref):
