@@ -136,3 +136,34 @@ def test_a_shared_helpers_plain_call_sites_fire_their_own_agents_rules(repo: Rep
         ran = run_cli("check", given, "--no-cache", "--format", "json", cwd=repo.root)
         one = json.loads(ran.stdout)
         assert sorted((f["agent"], f["code"], f["path"], f.get("rule_id")) for f in one["findings"]) == wanted
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_a_module_holding_a_cards_params_names_that_agent(repo: Repo) -> None:
+    """Two agents whose Python cards import their params from one shared module: a run on
+    that module (renaming a rule there is editing the card) gives every finding of the
+    agent whose rules stand in it, not only the one standing in the module."""
+    for name, table in (("a", "A_RULES"), ("b", "B_RULES")):
+        repo.put(f"{name}/__init__.py", "")
+        repo.put(
+            f"{name}/card.py",
+            f"from a2a.types import AgentExtension\n\nfrom shared.policy import {table}\n\n"
+            f'EXT = AgentExtension(uri="{URI}", params={table})\n',
+        )
+    repo.put("a/system_prompt.md", "You are agent a.\n- refund-window: Refunds close after 30 days.\n")
+    repo.put("b/system_prompt.md", "You are agent b.\n- seg-mix: Families cannot be crossed.\n")
+    repo.put("a/tools.py", 'from refusals import refuse\n\n\ndef tool():\n    refuse("refund-windw")\n')
+    repo.put("b/tools.py", 'from refusals import refuse\n\n\ndef tool():\n    refuse("seg-mix")\n')
+    repo.put("shared/__init__.py", "")
+    repo.put(
+        "shared/policy.py",
+        'A_RULES = {"refund-window": "Refunds close after 30 days."}\n'
+        'B_RULES = {"seg-mix": "Families cannot be crossed."}\n',
+    )
+    subprocess.run(["git", "init", "-q"], cwd=repo.root, check=True, capture_output=True)
+    tree = json.loads(run_cli("check", ".", "--no-cache", "--format", "json", cwd=repo.root).stdout)
+    given = json.loads(
+        run_cli("check", "shared/policy.py", "--no-cache", "--format", "json", cwd=repo.root).stdout
+    )
+    assert given["findings"] == tree["findings"]
+    assert {f["code"] for f in given["findings"]} == {"RL301", "RL302"}

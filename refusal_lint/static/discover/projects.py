@@ -227,6 +227,8 @@ class Owners:
     def belongs(self, path: str, agent: Agent) -> bool:
         if path in agent.files or (agent.card is not None and agent.card.loc.path == path):
             return True
+        if agent.card is not None and any(r.loc.path == path for r in agent.card.rules):
+            return True  # the card's params kept in another module (`shared/policy.py`)
         if any(p.loc.path == path for p in agent.prompts):
             return True
         if self.claims is not None:
