@@ -238,9 +238,9 @@ class ValueBuilder(ScopeTracker):
             return self.value(args[0]) if args else Str("", loc, (loc.line,), literal=False)
         if name == "getvalue" and isinstance(node.func, ast.Attribute) and not node.args:
             return self.value(node.func.value)  # the buffer's text, as its writes grew it
-        merges = bool(args) or any(k.arg is None for k in node.keywords)
-        if name == "dict" and isinstance(node.func, ast.Name) and plain and len(args) <= 1 and merges:
-            return self.dict_call(node, loc)  # `dict(BASE, **EXTRA)`: `{**BASE, **EXTRA}`
+        payload = not args and any(k.arg == "rule" for k in node.keywords)
+        if name == "dict" and isinstance(node.func, ast.Name) and plain and len(args) <= 1 and not payload:
+            return self.dict_call(node, loc)  # `dict(BASE, **EXTRA)`: `{**BASE, **EXTRA}`; `dict(a=...)`
         if name in vocab.STRUCT_FROM_DICT and args:
             return self.value(args[0])  # protobuf: ParseDict(RULES, Struct()) is RULES
         if name == "format" and isinstance(node.func, ast.Attribute):
@@ -292,8 +292,9 @@ class ValueBuilder(ScopeTracker):
         return Item(Const(ValueKind.SPREAD, at), self.value(node), at)
 
     def dict_call(self, node: ast.Call, loc: Loc) -> DictV:
-        """`dict(BASE, **EXTRA, key=value)` as the dict display it builds; keyword-only
-        calls (`dict(rule=..., reason=...)`, a payload) stay calls."""
+        """`dict(BASE, **EXTRA, key=value)` as the dict display it builds (`dict(seg_mix=...)`
+        too: params whose ids are not kebab-case, RL105); a payload's (`dict(rule=...,
+        reason=...)`) stays a call."""
         items = [self.spread(a) for a in node.args]
         for k in node.keywords:
             if k.arg is None:
