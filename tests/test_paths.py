@@ -192,6 +192,39 @@ def test_a_folder_inside_an_agent_names_it_as_its_files_do(repo: Repo) -> None:
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_a_folder_below_a_card_built_in_python_names_that_agent(repo: Repo) -> None:
+    """`cd app/tools && refusal-lint check .` where `app/card.py` builds the card (no config):
+    a card module in a folder above counts as a card at the A2A place does, so the folder
+    is no partial agent (RL001 on its guards; "nothing to check" from the prompts' folder)."""
+    repo.write(
+        "app/card.py",
+        """
+        from a2a.types import AgentCapabilities, AgentCard, AgentExtension
+
+        RULES = {
+            "seg-mix": "Segmentation families cannot be crossed; ask for one family per cut.",
+            "invalid-cut": "That demographic cut is not defined for this study.",
+        }
+        CARD = AgentCard(
+            name="Survey Analyst",
+            capabilities=AgentCapabilities(
+                extensions=[AgentExtension(uri="https://standards.upperhandai.com/ext/refusals/v1", params=RULES)]
+            ),
+        )
+        """,
+    )
+    repo.put("app/__init__.py", "")
+    prompt = repo.prompt(rel="app/prompts/system_prompt.md")
+    prompt.write_text(prompt.read_text().replace("ask for one family", "ask for two families"))
+    repo.tools(ids=("seg-mix", "invalid-cuts"), rel="app/tools/guards.py")
+    _git_init(repo.root)
+    top = _found(repo.root, ".")
+    assert {code for *_, code, _ in top} == {"RL203", "RL301", "RL302"}
+    assert _found(repo.root / "app" / "tools", ".") == top
+    assert _found(repo.root / "app" / "prompts", ".") == top
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 def test_a_folder_inside_an_agent_names_an_agent_nested_in_it_too(repo: Repo) -> None:
     """`check sub/` under the root agent, `sub/kb/` holding an agent of its own: the files
     under the folder name their agents, the nested one included, not only the card above."""
@@ -219,7 +252,9 @@ def test_a_folder_inside_an_agent_names_an_agent_nested_in_it_too(repo: Repo) ->
         pytest.param("server/__main__.py", id="card-built-in-another-folder"),
     ],
 )
-def test_a_folder_inside_the_config_files_project_names_the_agents_of_its_files(repo: Repo, card: str) -> None:
+def test_a_folder_inside_the_config_files_project_names_the_agents_of_its_files(
+    repo: Repo, card: str
+) -> None:
     """`check src/` (a CI step's path) where the card stands outside the folder, in the
     project the config file marks: the files under it name their agent as each would given
     alone, so the run is no partial agent (RL001 on every guard) and gives the project's
@@ -250,7 +285,10 @@ def test_a_folder_inside_the_config_files_project_names_the_agents_of_its_files(
     repo.tools(ids=("seg-mix", "invalid-cuts"), rel="src/agent/tools.py")
     repo.write("refusal-lint.yaml", "exclude: []\n")
     project = _found(repo.root, ".")
-    assert {(code, rule) for *_, code, rule in project} == {("RL301", "invalid-cut"), ("RL302", "invalid-cuts")}
+    assert {(code, rule) for *_, code, rule in project} == {
+        ("RL301", "invalid-cut"),
+        ("RL302", "invalid-cuts"),
+    }
     assert _found(repo.root, "src") == project
     assert _found(repo.root, "src/agent") == project
     assert _found(repo.root / "src", ".") == project

@@ -88,7 +88,8 @@ def names_its_files(folder: str, cfg: Config) -> bool:
     `agents:` and cards may stand beside the folder); or inside one agent, its card at the
     A2A place above the folder within the project, or the card's own `.well-known/` (DESIGN
     §1: never a partial agent's false RL001/RL200/RL301; an agent nested in the folder is
-    named by its own files). Not a folder holding a card at its own A2A place."""
+    named by its own files); a card built in a module of a folder above counts as one there
+    (`app/card.py` above `app/tools/`). Not a folder holding a card at its own A2A place."""
     here = os.path.abspath(folder)
     base = os.path.abspath(cfg.base) if cfg.source else None
     if base is not None and here != base and _under(here, base):
@@ -100,7 +101,24 @@ def names_its_files(folder: str, cfg: Config) -> bool:
     top = project_root(os.path.join(here, "_"), cfg)
     while here != top and _under(here, top):
         here = os.path.dirname(here)
-        if _card_in(here) is not None:
+        if _card_in(here) is not None or _python_card_in(here):
+            return True
+    return False
+
+
+def _python_card_in(place: str) -> bool:
+    """May a module of the folder build a card (its text names the extension class or URI)?"""
+    try:
+        names = sorted(n for n in os.listdir(place) if n.endswith(".py"))
+    except OSError:
+        return False
+    for name in names:
+        try:
+            with open(os.path.join(place, name), "rb") as fh:
+                text = fh.read(1 << 20)
+        except OSError:
+            continue
+        if b"AgentExtension" in text or b"/ext/refusals/" in text:
             return True
     return False
 
