@@ -220,6 +220,10 @@ class GuardIds:
                 fn = None
         else:
             fn = self.res.lookup(param.loc.path, param.func) if param.func else None
+            if isinstance(fn, Fn) and fn.qualname.endswith(".__init__"):
+                # A constructor's parameter: the calls building its class pass it.
+                cls = self.res.lookup(param.loc.path, fn.qualname.rpartition(".")[0])
+                fn = cls if isinstance(cls, Fn) and cls.kind == FnKind.CLASS else fn
         if not isinstance(fn, Fn) or hops >= MAX_HOPS:
             return [Fired(GuardStatus.PASSTHROUGH, loc)]  # `except ... as exc`, a lambda's parameter
         out: list[Fired] = []

@@ -8,6 +8,8 @@ import functools
 import re
 from collections.abc import Container
 
+from refusal_lint.core import spec
+
 GUARD_WORDS = frozenset({"refuse", "refusal", "refusals"})
 # Keyword arguments an LLM framework reads a system prompt from (DESIGN §2, the prompt table).
 PROMPT_KWARGS = frozenset(
@@ -79,25 +81,38 @@ def words(name: str) -> tuple[str, ...]:
     return tuple(w.lower() for part in name.split("_") for w in _WORD.findall(part))
 
 
-def super_init(node: ast.Call, bases: list[ast.expr]) -> ast.Call | None:
-    """`super().__init__(...)` in a class whose base is a guard (`class SegMixRefusal(Refusal)`:
-    one exception class a rule), as the call of that base it is, where the subclass fires its id."""
+def _is_super_init(node: ast.Call) -> bool:
     func = node.func
-    if not (
+    return (
         isinstance(func, ast.Attribute)
         and func.attr == "__init__"
         and isinstance(func.value, ast.Call)
         and isinstance(func.value.func, ast.Name)
         and func.value.func.id == "super"
-    ):
-        return None
-    base = next(
-        (b for b in bases if is_guard_name(b.attr if isinstance(b, ast.Attribute) else getattr(b, "id", ""))),
-        None,
     )
+
+
+def _base_name(base: ast.expr) -> str:
+    return base.attr if isinstance(base, ast.Attribute) else getattr(base, "id", "")
+
+
+def super_init(node: ast.Call, bases: list[ast.expr]) -> ast.Call | None:
+    """`super().__init__(...)` in a class whose base is a guard (`class SegMixRefusal(Refusal)`:
+    one exception class a rule), as the call of that base it is, where the subclass fires its id."""
+    if not _is_super_init(node):
+        return None
+    base = next((b for b in bases if is_guard_name(_base_name(b))), None)
     if base is None:
         return None
     return ast.copy_location(ast.Call(func=base, args=node.args, keywords=node.keywords), node)
+
+
+def super_error(node: ast.Call, bases: list[ast.expr]) -> str | None:
+    """`super().__init__(...)` in a subclass of a protocol error (`class RefusalError(
+    HTTPException)`): that error's name, as which the subclass sends what it is built with."""
+    if not _is_super_init(node):
+        return None
+    return next((n for b in bases if (n := _base_name(b)) in spec.PROTOCOL_ERRORS), None)
 
 
 def is_guard_name(name: str, extra: frozenset[str] = frozenset()) -> bool:

@@ -16,6 +16,7 @@ from refusal_lint.static.extract.python.walk import field_children, walk_fields
 from refusal_lint.static.gate.treenames import (
     SCOPES,
     aliases,
+    assigned_names,
     binds,
     computed_locals,
     last,
@@ -176,12 +177,9 @@ class _Relevance:
         root = root_of(node)
         if self.scope is None or root is None:
             return False
-        found = self._locals.get(id(self.scope))
-        if found is None:
-            names = (n for n in walk_fields(self.scope) if isinstance(n, ast.Name))
-            found = frozenset(n.id for n in names if not isinstance(n.ctx, ast.Load))
-            self._locals[id(self.scope)] = found
-        return root in found
+        if id(self.scope) not in self._locals:
+            self._locals[id(self.scope)] = assigned_names(self.scope)
+        return root in self._locals[id(self.scope)]
 
     def refusal_inside(self, node: ast.AST) -> bool:
         """A refusal inside a protocol error: a guard call, a payload, a subscript of the map,
@@ -200,9 +198,11 @@ class _Relevance:
         return False
 
     def fires_in_init(self, node: ast.ClassDef) -> bool:
-        """A subclass of a guard calling its base's constructor with an id (vocab.super_init)."""
-        calls = (vocab.super_init(sub, node.bases) for sub in walk_fields(node) if isinstance(sub, ast.Call))
-        return any(base is not None and self.guard_call(base) for base in calls)
+        """A subclass of a guard calling its base's constructor with an id (vocab.super_init),
+        or of a protocol error building it with a refusal (vocab.super_error)."""
+        calls = [sub for sub in walk_fields(node) if isinstance(sub, ast.Call)]
+        errors = any(vocab.super_error(c, node.bases) and self.refusal_inside(c) for c in calls)
+        return errors or any((b := vocab.super_init(c, node.bases)) and self.guard_call(b) for c in calls)
 
     def callee(self, func: ast.expr) -> str:
         """A callee's last name, a card class or guard imported under another name as itself."""

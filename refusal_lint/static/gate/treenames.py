@@ -163,3 +163,9 @@ def _may_be_refusal(value: ast.expr, guard_names: frozenset[str]) -> bool:
         return False
     name = last(value.func)
     return vocab.is_guard_name(name, guard_names) or any(k.arg == "rule" for k in value.keywords)
+
+
+def assigned_names(scope: ast.AST) -> frozenset[str]:
+    """The names a function assigns anywhere in it (a parameter only: not among them)."""
+    names = (n for n in walk_fields(scope) if isinstance(n, ast.Name))
+    return frozenset(n.id for n in names if not isinstance(n.ctx, ast.Load))

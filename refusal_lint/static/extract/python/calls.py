@@ -36,8 +36,16 @@ from refusal_lint.static.extract.python.walk import children
 class Recognisers(ExtractorState):
     """Calls, dict literals and tuples: cards, guards, payloads, Parts, prompts, errors."""
 
-    def visit_Call(self, node: ast.Call) -> None:
+    def callee_name(self, node: ast.Call) -> str:
+        """The name a call is recognised by: a card class or guard as itself under another
+        name; `super().__init__` in a protocol error's subclass as that error."""
         name = self.card_class(node.func) or last_name(node.func) or ""
+        if name == "__init__" and self.class_bases:
+            name = vocab.super_error(node, self.class_bases[-1]) or name
+        return name
+
+    def visit_Call(self, node: ast.Call) -> None:
+        name = self.callee_name(node)
         loc = self.loc(node)
         # In this order: a card or an error opens before what is inside it is recorded.
         for handle in (
@@ -219,7 +227,7 @@ class Recognisers(ExtractorState):
             self.prompt_arg(arg, name, PromptForm.CHAT_MESSAGE)
 
     def leave_Call(self, original_node: ast.Call) -> None:
-        name = self.card_class(original_node.func) or last_name(original_node.func) or ""
+        name = self.callee_name(original_node)
         if name == "AgentCard" and self.open_cards:
             self.open_cards.pop()
         if name in spec.PROTOCOL_ERRORS and self.open_errors:
