@@ -275,14 +275,20 @@ class ValueBuilder(ScopeTracker):
         return call if call is not None else Dyn(loc, self.refs_in(node))
 
     def call_of(self, node: ast.Call, loc: Loc) -> CallV | None:
-        """A call of a named callee with its arguments (None for `f()()`, `x[0]()`, star-args)."""
-        if not isinstance(node.func, (ast.Name, ast.Attribute)) or dotted(node.func) is None:
+        """A call of a named callee with its arguments, or of a method of an object built
+        there (`Policy().refuse(...)`); None for `f()()`, `x[0]()`, star-args."""
+        func = node.func
+        built = isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call)
+        if not built and (not isinstance(func, (ast.Name, ast.Attribute)) or dotted(func) is None):
             return None
         if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
             return None
         args = tuple(self.argument(a) for a in node.args)
         kwargs = tuple((k.arg, self.argument(k.value)) for k in node.keywords if k.arg is not None)
-        return CallV(self.name_value(node.func), args, kwargs, loc)
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call):
+            return CallV(Attr(self.value(func.value), func.attr, self.loc(func)), args, kwargs, loc)
+        assert isinstance(func, (ast.Name, ast.Attribute))
+        return CallV(self.name_value(func), args, kwargs, loc)
 
     argument = value  # a call's argument (calls.py: a guard id it may be, each of a few)
 
