@@ -355,9 +355,8 @@ def bind_arg(fn: Fn, call: CallV, param: str) -> Value | None:
             return value
     if param not in fn.params:
         return None
-    # `obj.method(x)` binds self, `Cls.method(obj, x)` not; a class's parameters omit it.
-    named_by_class = isinstance(call.func, Ref) and call.func.name == fn.qualname
-    bound_self = fn.kind == FnKind.METHOD and method_name(call.func) is not None and not named_by_class
+    # `obj.method(x)` binds self implicitly; a class's parameters are listed without it.
+    bound_self = fn.kind == FnKind.METHOD and method_name(call.func) is not None
     index = fn.params.index(param) - (1 if bound_self else 0)
     return call.args[index] if 0 <= index < len(call.args) else None
 
