@@ -137,6 +137,14 @@ def test_bearer_token_reaches_the_agent_and_is_never_shown(
         assert server.TOKEN not in opened.stdout + opened.stderr
     bad = run_cli("probe", "--app", "bearer_app:app", "--header", f"Bearer {server.TOKEN}")
     assert bad.exit_code == 2 and server.TOKEN not in bad.stderr
+    # A token pasted with its line end, or holding a character HTTP cannot send: a usage
+    # error that names the header, never an HTTP library's message quoting the value.
+    for value in (f"Bearer {server.TOKEN}\r\nX-Other: 1", f"Bearer {server.TOKEN}é"):
+        pasted = run_cli(
+            "probe", "--app", "bearer_app:app", "--probes", str(probes), "--header", f"Authorization: {value}"
+        )
+        assert pasted.exit_code == 2 and "--header Authorization" in pasted.stderr, pasted.output
+        assert server.TOKEN not in pasted.stdout + pasted.stderr
 
 
 def test_rest_error_object_is_rl401(refusal_probe: Any) -> None:

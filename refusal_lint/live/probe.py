@@ -370,7 +370,15 @@ def header(text: str) -> tuple[str, str]:
     if not sep or not name.strip() or any(c.isspace() for c in name.strip()):
         # It may be a secret pasted without its name: none of it is shown.
         raise UsageError("--header: give it as 'Name: value' (its text is not shown: it may hold a secret)")
-    return name.strip(), value.strip()
+    name, value = name.strip(), value.strip()
+    if not name.isascii() or not value.isascii() or not value.isprintable():
+        # A token file pasted with its line end (CR LF), or a character HTTP cannot send: said
+        # here, where no HTTP library echoes the value into a finding.
+        raise UsageError(
+            f"--header {name}: the value holds a line break or a character HTTP headers cannot carry"
+            " (its text is not shown: it may hold a secret)"
+        )
+    return name, value
 
 
 def read_probes(path: str) -> dict[str, str]:
