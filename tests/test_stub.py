@@ -119,6 +119,10 @@ def test_rule_for_must_name_a_card_rule() -> None:
 def test_credentials_are_never_recorded() -> None:
     shown = core.shown_headers({"Authorization": "Bearer s3cret", "X-Api-Token": "t0k", "A2A-Version": "1.0"})
     assert shown == {"authorization": core.REDACTED, "x-api-token": core.REDACTED, "a2a-version": "1.0"}
+    # Vendors' key headers too.
+    vendors = ("X-Goog-Api-Key", "apikey", "Ocp-Apim-Subscription-Key", "X-Auth-Key", "X-Session-Id")
+    assert set(core.shown_headers(dict.fromkeys(vendors, "s3cret")).values()) == {core.REDACTED}
+    assert core.shown_headers({"Content-Type": "application/json"}) == {"content-type": "application/json"}
 
 
 def _recorder() -> core.Recorder:

@@ -26,8 +26,10 @@ from refusal_lint.live.codes import RL501
 
 JSONRPC_PATH = "/a2a"  # JSON-RPC v1.0 and v0.3 on one endpoint; HTTP+JSON at the root
 CARD_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")  # as probe fetches them
-# Header values never written to a record: a client under test may send real credentials.
-SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie", "x-api-key", "api-key"})
+# Header values never written to a record: a client under test may send real credentials,
+# under standard names or a vendor's (`X-Goog-Api-Key`, `Ocp-Apim-Subscription-Key`, `apikey`).
+SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie"})
+SECRET_WORDS = ("key", "auth", "token", "secret", "password", "session", "credential", "signature")
 REDACTED = "<redacted>"
 # The streaming send's name on each binding (v1.0 JSON-RPC, v0.3 JSON-RPC, HTTP+JSON's route).
 STREAM_METHODS = frozenset({"SendStreamingMessage", "message/stream"})
@@ -168,7 +170,7 @@ def shown_headers(headers: Mapping[str, str]) -> dict[str, str]:
     out = {}
     for name, value in headers.items():
         key = name.lower()
-        secret = key in SECRET_HEADERS or any(w in key for w in ("token", "secret", "password"))
+        secret = key in SECRET_HEADERS or any(w in key for w in SECRET_WORDS)
         out[key] = REDACTED if secret else value
     return out
 
