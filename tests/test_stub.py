@@ -299,6 +299,25 @@ def test_both_parts_whether_or_not_the_extension_is_activated(refusing_agent: An
     assert [r.extension_active for r in refusing_agent.messages] == [False, True]
 
 
+@pytest.mark.refusing_agent(card=CARD)
+def test_a_follow_up_in_the_refusals_task_is_refused_too(refusing_agent: Any) -> None:
+    """A multi-turn client continues the task the refusal named (or one the stub never
+    saw): refused as any message is, never the SDK's "task not found" error."""
+    first = _post_message(refusing_agent, "Cross polaris by ideology")["result"]["message"]
+    for task in (first["taskId"], "no-such-task"):
+        message = {
+            "messageId": str(uuid.uuid4()),
+            "role": "ROLE_USER",
+            "contextId": first["contextId"],
+            "taskId": task,
+            "parts": [{"text": "Then polaris by ideology for 2025"}],
+        }
+        body = {"jsonrpc": "2.0", "id": 2, "method": "SendMessage", "params": {"message": message}}
+        answer = refusing_agent.client().post("/a2a", json=body, headers={"A2A-Version": "1.0"}).json()
+        assert "error" not in answer, answer
+        assert rc.judge(answer, CARD, rule="seg-mix") == []
+
+
 # ---- the a2a-sdk's own client against the stub -------------------------------------------------
 
 

@@ -10,7 +10,7 @@ user's card as written (unknown fields included), with the stub's interfaces.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import AsyncGenerator, Mapping
 from typing import Any
 
 from a2a.helpers.proto_helpers import new_data_part, new_message, new_text_part
@@ -87,6 +87,32 @@ class Refuser(AgentExecutor):
         return None  # it never starts a task, so there is nothing to cancel
 
 
+class _Handler(DefaultRequestHandler):
+    """The SDK's handler, taking a message that names a task the stub does not keep as a new
+    one: the stub answers with Messages and keeps no task, so a client continuing the task
+    its refusal named (or any task) would get the SDK's "task not found" JSON-RPC error, and
+    the stub refuses whatever the client sends, never with a protocol error (DESIGN §10)."""
+
+    def __init__(self, executor: AgentExecutor, card: AgentCard) -> None:
+        self.store = InMemoryTaskStore()
+        super().__init__(agent_executor=executor, task_store=self.store, agent_card=card)
+
+    async def _as_new(self, params: Any, context: ServerCallContext) -> None:
+        if params.message.task_id and await self.store.get(params.message.task_id, context) is None:
+            params.message.task_id = ""
+
+    async def on_message_send(self, params: Any, context: ServerCallContext) -> Any:
+        await self._as_new(params, context)
+        return await super().on_message_send(params, context)
+
+    async def on_message_send_stream(
+        self, params: Any, context: ServerCallContext
+    ) -> AsyncGenerator[Any, None]:
+        await self._as_new(params, context)
+        async for event in super().on_message_send_stream(params, context):
+            yield event
+
+
 def _sdk_card(recorder: Recorder) -> AgentCard:
     """The card the SDK's handler consults: streaming on (input modes are not validated:
     every message is taken, and refused)."""
@@ -117,9 +143,7 @@ def build_app(recorder: Recorder) -> Starlette:
         recorder.card_fetch(request.url.path, request.headers)
         return JSONResponse(served)
 
-    handler = DefaultRequestHandler(
-        agent_executor=Refuser(recorder), task_store=InMemoryTaskStore(), agent_card=_sdk_card(recorder)
-    )
+    handler = _Handler(Refuser(recorder), _sdk_card(recorder))
     context = _CallContext()
     # Order matters: the card and JSON-RPC routes before the HTTP+JSON ones, whose
     # /{tenant} mount would take any one-segment prefix.
