@@ -57,6 +57,9 @@ class _Agent(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        if self.mode == "drip":
+            self._drip(request["method"] == "SendStreamingMessage")
+            return
         if request["method"] != "SendStreamingMessage":  # the probe's plain request: answered whole
             message = _final("seg-mix")["statusUpdate"]["status"]["message"]  # type: ignore[index]
             answer = {"jsonrpc": "2.0", "id": request["id"], "result": {"message": message}}
@@ -85,8 +88,24 @@ class _Agent(BaseHTTPRequestHandler):
         except OSError:
             pass  # the probe hung up
 
+    def _drip(self, stream: bool) -> None:
+        """A byte every 0.1 s and never a line end (10 s at most): each read gets something
+        before the idle timeout, so only a deadline for the whole request stops the probe."""
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream" if stream else "application/json")
+        self.end_headers()
+        try:
+            self.wfile.write(b"data: " if stream else b"")
+            for _ in range(100):
+                if self.stop.wait(0.1):
+                    break
+                self.wfile.write(b" ")
+                self.wfile.flush()
+        except OSError:
+            pass  # the probe hung up
 
-@pytest.fixture(params=["open-after-final", "keep-alives"])
+
+@pytest.fixture(params=["open-after-final", "keep-alives", "drip"])
 def agent(request: pytest.FixtureRequest) -> Iterator[tuple[str, str]]:
     handler = type("Handler", (_Agent,), {"mode": request.param, "stop": threading.Event()})
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)  # the port the system gives
@@ -110,5 +129,10 @@ def test_a_stream_is_read_to_its_last_event_in_time(agent: tuple[str, str], tmp_
     found = [(f["code"], f["message"].endswith("timed out (streaming)")) for f in findings]
     if mode == "open-after-final":
         assert found == [] and result.exit_code == 0  # the final status is the answer
+    elif mode == "drip":  # the plain request and the streaming one, each cut off at --timeout
+        assert sorted(f["message"].rsplit(": ", 1)[-1] for f in findings) == [
+            "timed out",
+            "timed out (streaming)",
+        ]
     else:
         assert found == [("RL400", True)] and result.exit_code == 1

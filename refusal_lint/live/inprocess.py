@@ -8,6 +8,7 @@ and each request waits for its answer there. Nothing listens on a port.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import importlib
 import os
 import sys
@@ -67,7 +68,15 @@ class SyncASGITransport(httpx.BaseTransport):
             content = await response.aread()
             return httpx.Response(response.status_code, headers=response.headers, content=content)
 
-        return asyncio.run_coroutine_threadsafe(send(), self._loop).result()
+        # The app runs to its answer's end here (httpx's ASGI transport reads it whole): the
+        # request's read timeout bounds it, as a network answer's is, never an endless wait.
+        timeout = request.extensions.get("timeout", {}).get("read")
+        future = asyncio.run_coroutine_threadsafe(send(), self._loop)
+        try:
+            return future.result(timeout)
+        except concurrent.futures.TimeoutError:
+            future.cancel()
+            raise httpx.ReadTimeout("timed out", request=request) from None
 
     def close(self) -> None:
         async def settle() -> None:

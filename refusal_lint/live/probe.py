@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -68,11 +69,12 @@ def _client(host: str, timeout: float, transport: Any = None, headers: dict[str,
 def _fetch(client: Any, method: str, url: str, *, tolerate: bool = False, **kw: Any) -> Any:
     """The response; _Unreachable for a failed request (and, unless `tolerate`, an HTTP error)."""
     with _reaching(url):
-        response = client.request(method, url, **kw)
+        # Within the timeout in all (sse.body), not only between two reads: a dripping agent too.
+        deadline = time.monotonic() + client.timeout.read
+        with client.stream(method, url, **kw) as streamed:
+            response = sse.settled(streamed, sse.body(streamed, deadline, MAX_BODY))
     if response.status_code >= 400 and not tolerate:
         raise _Unreachable(f"{url}: HTTP {response.status_code}")
-    if len(response.content) > MAX_BODY:
-        raise _Unreachable(f"{url}: answer larger than {MAX_BODY} bytes")
     return response
 
 

@@ -32,40 +32,74 @@ def events(lines: Iterable[str]) -> Iterator[Any]:
             data = []
 
 
+def _chunks(chunks: Iterable[Any], deadline: float, limit: int) -> Iterator[Any]:
+    """`chunks` of a body as they arrive, TooLong past `deadline` (time.monotonic) or `limit`
+    in all: checked at each chunk, not each line, so an agent that drips bytes with no line
+    end is cut off at the deadline too."""
+    size = 0
+    for chunk in chunks:
+        size += len(chunk)
+        if size > limit:
+            raise TooLong(f"answer larger than {limit} bytes")
+        if time.monotonic() > deadline:
+            raise TooLong("timed out")
+        yield chunk
+
+
+def _lines(texts: Iterable[str]) -> Iterator[str]:
+    """The lines of a text arriving in pieces (`\n`, `\r\n` or `\r` ends one, as SSE's do)."""
+    pending = ""
+    for text in texts:
+        pending += text
+        parts = pending.splitlines(keepends=True)
+        # The last part may go on in the next piece (a `\r` may be half of `\r\n`).
+        pending = (
+            parts.pop()
+            if parts and (not parts[-1].endswith(("\n", "\r")) or parts[-1].endswith("\r"))
+            else ""
+        )
+        yield from (line.rstrip("\r\n") for line in parts)
+    if pending:
+        yield pending.rstrip("\r\n")
+
+
 def read(response: Any, deadline: float, limit: int) -> list[Any]:
     """The events of a streamed `response` (httpx), up to the one that ends the stream;
     TooLong past `deadline` (time.monotonic) or `limit` bytes."""
-    size = 0
-
-    def lines() -> Iterator[str]:
-        nonlocal size
-        for line in response.iter_lines():
-            size += len(line) + 1
-            if size > limit:
-                raise TooLong(f"answer larger than {limit} bytes")
-            if time.monotonic() > deadline:
-                raise TooLong("timed out")
-            yield line
-
     out: list[Any] = []
-    for event in events(lines()):
+    for event in events(_lines(_chunks(response.iter_text(), deadline, limit))):
         out.append(event)
         if ends(event):
             break
     return out
 
 
-def post(client: Any, url: str, body: dict[str, Any], headers: dict[str, str], limit: int) -> tuple[Any, Any]:
+def body(response: Any, deadline: float, limit: int) -> bytes:
+    """A streamed `response`'s whole body, within `deadline` in all and `limit` bytes."""
+    return b"".join(_chunks(response.iter_bytes(), deadline, limit))
+
+
+def post(
+    client: Any, url: str, body_: dict[str, Any], headers: dict[str, str], limit: int
+) -> tuple[Any, Any]:
     """(response, answer) of a streaming request (httpx `client`): its events up to the
     stream's last, within the client's timeout in all; its JSON where it answers with no
     event stream. TooLong past the deadline or `limit` bytes."""
-    with client.stream("POST", url, json=body, headers=headers) as response:
+    deadline = time.monotonic() + client.timeout.read
+    with client.stream("POST", url, json=body_, headers=headers) as response:
         if "event-stream" in response.headers.get("content-type", ""):
-            return response, read(response, time.monotonic() + client.timeout.read, limit)
-        response.read()
-    if len(response.content) > limit:
-        raise TooLong(f"answer larger than {limit} bytes")
-    return response, json_of(response)
+            return response, read(response, deadline, limit)
+        whole = settled(response, body(response, deadline, limit))
+    return whole, json_of(whole)
+
+
+def settled(response: Any, content: bytes) -> Any:
+    """A streamed response as one read whole: its status, headers and `content`."""
+    import httpx
+
+    return httpx.Response(
+        response.status_code, headers=response.headers, content=content, request=response.request
+    )
 
 
 def json_of(response: Any) -> Any:
