@@ -87,6 +87,7 @@ class ContentPrompts(ExtractorState):
             name = self.card_class(node.func) or last_name(node.func) or ""
             return (
                 name in vocab.CARD_CLASSES
+                or name == "AgentSkill"  # a card's skill, built on its own
                 or self.is_guard_call(node, name)
                 or vocab.is_log_call(name, node.func)
                 or vocab.is_exception_name(name)
@@ -94,10 +95,12 @@ class ContentPrompts(ExtractorState):
             )
         if isinstance(node, ast.Dict):
             keys = str_keys(node)
-            # a refusal payload (or its detail), a card's extension entry, a params map
+            # a refusal payload (or its detail), a card's extension entry, a params map, the
+            # card itself as a dict (its description and skills are the card's, no prompt)
             return (
                 not _PAYLOAD_KEYS.isdisjoint(keys)
                 or "uri" in keys
+                or "capabilities" in keys
                 or bool(self.content_ids.intersection(keys))
             )
         # `detail=` and `reason=` of any call: a refusal's values, never instructions
