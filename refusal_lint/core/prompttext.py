@@ -41,7 +41,11 @@ _TABLE_ROW = re.compile(
 )
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 _SENTENCE_END = (".", "!", "?", ":")
-_TRAILING_COMMENT = re.compile(r"\s*(?:<!--(?:(?!-->).)*-->|\{#(?:(?!#\}).)*#\})\s*$")
+# What ends a rule line without being its reason: a comment, or the closing tags of the
+# template's markup (`...adviser.</message>`, `</rule></refusals>`).
+_TRAILING_COMMENT = re.compile(
+    r"\s*(?:<!--(?:(?!-->).)*-->|\{#(?:(?!#\}).)*#\}|(?:</[A-Za-z][\w:.-]*\s*>\s*)+)\s*$"
+)
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
 # Words of refusing that make a heading or lead-in list rules (DESIGN §2 (a)); relevance.py
 # derives its byte test from this one pattern.
@@ -85,7 +89,7 @@ def fold_ws(text: str) -> str:
 
 def _clean_reason(text: str) -> str:
     """Strip white space, a comment that ends the line (`<!-- keep in sync -->`, `{# ... #}`:
-    the model never reads it), Markdown emphasis around the whole reason (`**...**`, `*...*`),
+    the model never reads it) or closing tags (`</message>`), Markdown emphasis around the whole reason (`**...**`, `*...*`),
     and quotes that wrap the whole reason (`"...",` in a JSON-like list)."""
     text = unemphasised(_TRAILING_COMMENT.sub("", text).strip())
     if len(text) > 1 and text[0] in _QUOTES:
