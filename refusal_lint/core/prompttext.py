@@ -89,8 +89,9 @@ def fold_ws(text: str) -> str:
 
 def _clean_reason(text: str) -> str:
     """Strip white space, a comment that ends the line (`<!-- keep in sync -->`, `{# ... #}`:
-    the model never reads it) or closing tags (`</message>`), Markdown emphasis around the whole reason (`**...**`, `*...*`),
-    and quotes that wrap the whole reason (`"...",` in a JSON-like list)."""
+    the model never reads it) or closing tags (`</message>`), Markdown emphasis around the
+    whole reason (`**...**`, `*...*`), and quotes that wrap the whole reason (`"...",` in a
+    JSON-like list)."""
     text = unemphasised(_TRAILING_COMMENT.sub("", text).strip())
     if len(text) > 1 and text[0] in _QUOTES:
         body = text[:-1] if text.endswith(",") else text
