@@ -208,7 +208,9 @@ def test_a_folder_below_a_card_built_in_python_names_that_agent(repo: Repo) -> N
         CARD = AgentCard(
             name="Survey Analyst",
             capabilities=AgentCapabilities(
-                extensions=[AgentExtension(uri="https://standards.upperhandai.com/ext/refusals/v1", params=RULES)]
+                extensions=[
+                    AgentExtension(uri="https://standards.upperhandai.com/ext/refusals/v1", params=RULES)
+                ]
             ),
         )
         """,
