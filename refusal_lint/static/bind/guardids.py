@@ -73,6 +73,7 @@ class GuardIds:
         # Helpers followed to their call sites: a call site may stand in a file not read yet.
         self.followed: set[str] = set()
         self._alias_names: dict[tuple[str, str], list[str]] | None = None
+        self._subclasses: dict[tuple[str, str], list[Fn]] | None = None
         # The repo's methods by name: what `x.name(...)` binds to when x's class is not known;
         # the names asked, for the files not read yet that may define one (ondemand.definers).
         self.methods: dict[str, list[Fn]] = {}
@@ -176,7 +177,7 @@ class GuardIds:
             return [Fired(GuardStatus.PASSTHROUGH, loc)]
         out: list[Fired] = []
         not_ids = 0
-        leaves = self.res.expand(value)
+        leaves = [leaf for v in (value, *self._overrides(value)) for leaf in self.res.expand(v)]
         for leaf in leaves:
             if isinstance(leaf, Str) and not leaf.value:
                 not_ids += 1  # an empty default is no rule id
@@ -194,6 +195,39 @@ class GuardIds:
                 out.append(Fired(GuardStatus.UNRESOLVED, loc))
         if leaves and not_ids == len(leaves):
             return None
+        return out
+
+    def _overrides(self, value: Value) -> list[Value]:
+        """A class attribute a guard reads (`self.refusal_rule` in a base tool's method): what
+        each repo subclass setting it holds too (a tool class a rule, CrewAI's `BaseTool`)."""
+        if not isinstance(value, Ref) or "." not in value.name:
+            return []
+        owner, _, attr = value.name.rpartition(".")
+        base = self.res.lookup(value.module, owner)
+        if not (isinstance(base, Fn) and base.kind == FnKind.CLASS):
+            return []
+        if self._subclasses is None:
+            self._subclasses = self._subclass_map()
+        subs = self._subclasses.get((base.path, base.qualname), [])
+        return [v for sub in subs if (v := self.res.defs.get(sub.path, {}).get(f"{sub.qualname}.{attr}"))]
+
+    def _subclass_map(self) -> dict[tuple[str, str], list[Fn]]:
+        """Each repo class's subclasses, transitively (those whose bases binding reads)."""
+        direct: dict[tuple[str, str], list[Fn]] = {}
+        for defs in self.res.defs.values():
+            for cls in (v for v in defs.values() if isinstance(v, Fn) and v.kind == FnKind.CLASS):
+                for b in cls.bases:
+                    if isinstance(base := self.res.resolve(b), Fn) and base.kind == FnKind.CLASS:
+                        direct.setdefault((base.path, base.qualname), []).append(cls)
+        out: dict[tuple[str, str], list[Fn]] = {}
+        for key in direct:
+            todo, seen = list(direct[key]), set()
+            while todo:
+                cls = todo.pop()
+                if (cls.path, cls.qualname) not in seen:
+                    seen.add((cls.path, cls.qualname))
+                    out.setdefault(key, []).append(cls)
+                    todo.extend(direct.get((cls.path, cls.qualname), []))
         return out
 
     def _own_field(self, ref: Ref) -> bool:
