@@ -118,9 +118,12 @@ def find_refusal(answer: Any) -> Refusal | None:
     if kind != answers.AnswerKind.RESULT:
         return None
     parts = answers.parts_of(result)
-    part, _ = answers.refusal_part(parts)
+    part, known = answers.refusal_part(parts)
     if part is None:
         return None
+    media = answers.media_of(part)
+    if known == answers.KnownBy.KEYS and media and spec.media_type_kind(media) is None:
+        return None  # an ordinary data Part (application/json) whose keys happen to be rule/reason
     data = answers.data_of(part)
     if not isinstance(data, dict) or not isinstance(data.get("rule"), str):
         return None

@@ -160,6 +160,16 @@ def test_no_refusal_in_text_only_or_error() -> None:
     assert rc.find_refusal("I would rather not.") is None  # plain text, no JSON
     assert rc.find_refusal({"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "x"}}) is None
     rc.assert_not_refused([{"text": "Polaris: 41%."}])
+    # An ordinary data Part of another media type, whose keys happen to be rule and reason.
+    table = [
+        {"text": "Here are the eligibility rules you asked for."},
+        {"data": {"rule": "min-age", "reason": "Respondents must be 18+."}, "mediaType": "application/json"},
+    ]
+    assert rc.find_refusal(table) is None
+    rc.assert_not_refused(table)
+    # Where no media type travels (v0.3), or a near miss, the keys still tell a refusal.
+    assert rc.find_refusal([{**table[1], "mediaType": "application/vnd.upperhand.refusals+json"}]) is not None
+    assert rc.find_refusal([{"data": table[1]["data"]}]) is not None
 
 
 def test_a2a_sdk_v1_objects() -> None:
