@@ -211,13 +211,13 @@ def _judge_parts(
         ),
         texts[0] if len(texts) == 1 else None,
     )
-    if not texts:
+    if carrier is None:  # none at all, or several and none saying a reason (DESIGN §8)
         out.append(_Fault(RL403.code, "no text Part carries the reason"))
     if emitted not in rules:
         out.append(
             _Fault(RL405.code, f"the agent refused with rule `{emitted}`, which the card does not advertise")
         )
-    elif advertised is not None:
+    elif advertised is not None and spec.one_line_reason(advertised):  # else RL106: nothing to compare
         said = [("data", reason)] + (
             [("text", answers.text_of(carrier) or "")] if carrier is not None else []
         )

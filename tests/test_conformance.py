@@ -129,6 +129,9 @@ def test_card_shapes(tmp_path: Path) -> None:
             ["RL406"],
         ),
         ([*PARTS_V1, {"text": "Anyway, 41%."}], None, ["RL407"]),
+        # Two text Parts, neither saying a reason: no text carries it (one alone is read as
+        # the reason's, RL406).
+        ([{"text": "Sorry."}, {"text": "I can't help."}, PARTS_V1[1]], None, ["RL403", "RL407"]),
         ({"jsonrpc": "2.0", "id": 1}, None, ["RL400"]),
         ("not json {", None, ["RL400"]),  # text that is no JSON: judged, not raised on
         (b"\xff\xfe", None, ["RL400"]),
@@ -142,6 +145,7 @@ def test_card_shapes(tmp_path: Path) -> None:
         "RL405",
         "RL406",
         "RL407",
+        "RL403-texts-without-a-reason",
         "RL400",
         "RL400-not-json",
         "RL400-not-utf8",
@@ -153,6 +157,17 @@ def test_each_fault_one_code(answer: Any, rule: str | None, codes: list[str]) ->
     assert all(f.rule_id == rule for f in found)
     with pytest.raises(AssertionError, match=codes[0]):
         rc.assert_refusal(answer, CARD, rule=rule)
+
+
+def test_a_card_reason_of_several_lines_is_compared_with_nothing() -> None:
+    """RL106 in the card: no answer's reason is held against it (a card finding never
+    cascades); the rest of the answer is judged as ever."""
+    card = {"seg-mix": "Segmentation families\ncannot be crossed."}
+    said = [
+        {"text": "Families can't be crossed."},
+        {"data": {"rule": "seg-mix", "reason": "Nope."}, "mediaType": MEDIA},
+    ]
+    assert rc.judge(said, card, rule="seg-mix") == []
 
 
 def test_no_refusal_in_text_only_or_error() -> None:
