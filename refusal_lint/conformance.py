@@ -101,11 +101,18 @@ def rules_of(card: Any) -> dict[str, str | None]:
         raise TypeError("card: an AgentCard (dict, JSON, path or a2a-sdk object) or a params map")
     caps = data.get("capabilities")
     if isinstance(caps, dict):
-        for ext in caps.get("extensions") or []:
-            if isinstance(ext, dict) and ext.get("uri") == spec.URI:
-                params = ext.get("params") or {}
-                return {str(k): v if isinstance(v, str) else None for k, v in params.items()}
-        return {}
+        # Ours, else a near miss of its URI (RL102 keeps the params as the rules, as probe does).
+        exts = [
+            e for e in caps.get("extensions") or [] if isinstance(e, dict) and isinstance(e.get("uri"), str)
+        ]
+        ext = next((e for e in exts if e["uri"] == spec.URI), None)
+        ext = ext or next((e for e in exts if spec.uri_kind(e["uri"]) is not None), None)
+        params = ext.get("params") if ext is not None else None
+        return (
+            {str(k): v if isinstance(v, str) else None for k, v in params.items()}
+            if isinstance(params, dict)
+            else {}
+        )
     return {str(k): v if isinstance(v, str) else None for k, v in data.items()}
 
 

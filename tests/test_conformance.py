@@ -100,6 +100,16 @@ def test_card_shapes(tmp_path: Path) -> None:
     want = {"seg-mix": SEG, "invalid-cut": CUT}
     for card in (CARD, json.dumps(CARD), str(path), path, {"seg-mix": SEG, "invalid-cut": CUT}):
         assert rc.rules_of(card) == want
+    # A near miss of the URI (RL102) keeps its params as the rules, as probe reads them;
+    # another extension's are none.
+    near = {"capabilities": {"extensions": [{"uri": URI + "/", "params": {"seg-mix": SEG}}]}}
+    assert rc.rules_of(near) == {"seg-mix": SEG}
+    other = {
+        "capabilities": {
+            "extensions": [{"uri": "https://example.com/ext/citations/v1", "params": {"x": "y"}}]
+        }
+    }
+    assert rc.rules_of(other) == {}
 
 
 @pytest.mark.parametrize(
