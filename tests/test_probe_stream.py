@@ -74,7 +74,20 @@ class _Agent(BaseHTTPRequestHandler):
         self.send_header("Content-Type", "text/event-stream")
         self.end_headers()
         try:
-            if self.mode == "open-after-final":
+            if self.mode == "cut-short":  # a task started, still working, then the connection drops
+                task = {"task": {"id": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_WORKING"}}}
+                working = {
+                    "statusUpdate": {
+                        "taskId": "t1",
+                        "contextId": "c1",
+                        "status": {"state": "TASK_STATE_WORKING"},
+                    }
+                }
+                for result in (task, working):
+                    event = {"jsonrpc": "2.0", "id": request["id"], "result": result}
+                    self.wfile.write(b"data: " + json.dumps(event).encode() + b"\n\n")
+                self.wfile.flush()
+            elif self.mode == "open-after-final":
                 event = {"jsonrpc": "2.0", "id": request["id"], "result": _final("seg-mix")}
                 self.wfile.write(b"data: " + json.dumps(event).encode() + b"\n\n")
                 self.wfile.flush()
@@ -105,7 +118,7 @@ class _Agent(BaseHTTPRequestHandler):
             pass  # the probe hung up
 
 
-@pytest.fixture(params=["open-after-final", "keep-alives", "drip"])
+@pytest.fixture(params=["open-after-final", "keep-alives", "drip", "cut-short"])
 def agent(request: pytest.FixtureRequest) -> Iterator[tuple[str, str]]:
     handler = type("Handler", (_Agent,), {"mode": request.param, "stop": threading.Event()})
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)  # the port the system gives
@@ -129,6 +142,10 @@ def test_a_stream_is_read_to_its_last_event_in_time(agent: tuple[str, str], tmp_
     found = [(f["code"], f["message"].endswith("timed out (streaming)")) for f in findings]
     if mode == "open-after-final":
         assert found == [] and result.exit_code == 0  # the final status is the answer
+    elif mode == "cut-short":  # no answer was fetched: RL400, not a normal answer (RL402)
+        assert [
+            (f["code"], f["message"].endswith("ended before its answer (streaming)")) for f in findings
+        ] == [("RL400", True)]
     elif mode == "drip":  # the plain request and the streaming one, each cut off at --timeout
         assert sorted(f["message"].rsplit(": ", 1)[-1] for f in findings) == [
             "timed out",

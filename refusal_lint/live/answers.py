@@ -128,6 +128,19 @@ def ends(raw: Any) -> bool:
     return update is not None and _final(update)
 
 
+def cut_short(events: list[Any]) -> bool:
+    """Did a stream close before any answer: no event ends it (`ends`), and its tasks and
+    artifacts are none, or still working (a connection dropped mid-task)?"""
+    for raw in events:
+        e = _event(raw)
+        task = e.get("task", e if e.get("kind") == "task" else None)
+        if ends(raw) or "artifactUpdate" in e or e.get("kind") == "artifact-update":
+            return False
+        if isinstance(task, dict) and (_final(task) or task.get("artifacts")):
+            return False
+    return True
+
+
 def _status_update(e: dict[str, Any]) -> dict[str, Any] | None:
     """The status update an event is (v1.0 `{"statusUpdate": ...}`, v0.3 `kind`), if it is one."""
     update = e.get("statusUpdate", e if e.get("kind") == "status-update" else None)

@@ -21,6 +21,7 @@ from refusal_lint import conformance
 from refusal_lint.core import spec
 from refusal_lint.core.errors import UsageError
 from refusal_lint.core.model import Finding, Loc, RuleSet
+from refusal_lint.live import answers
 from refusal_lint.live import stream as sse
 from refusal_lint.live.codes import RL400, RL401
 from refusal_lint.static.checks import card as card_checks
@@ -128,11 +129,8 @@ def interfaces(card: dict[str, Any], base: Any) -> list[Interface]:
     for iface in card.get("supportedInterfaces") or []:
         if isinstance(iface, dict):
             binding = str(iface.get("protocolBinding") or "JSONRPC").upper()
-            out.append(
-                Interface(
-                    _on_host(iface.get("url"), base), binding, _version(iface.get("protocolVersion"), "1.0")
-                )
-            )
+            version = _version(iface.get("protocolVersion"), "1.0")
+            out.append(Interface(_on_host(iface.get("url"), base), binding, version))
     if isinstance(card.get("url"), str):
         version = _version(card.get("protocolVersion"), "0.3")
         out.append(
@@ -353,8 +351,9 @@ def _probe_one(
         return [RL400.finding(loc, f"{url}: HTTP {response.status_code}{how}", rule_id=rule_id)]
     if answer is None or (not stream and not isinstance(answer, dict)):
         return [RL400.finding(loc, f"{url}: the answer is not JSON{how}", rule_id=rule_id)]
-    if stream and not answer:
-        return [RL400.finding(loc, f"{url}: the stream carried no event{how}", rule_id=rule_id)]
+    if stream and (not answer or answers.cut_short(answer)):
+        what = "carried no event" if not answer else "ended before its answer"
+        return [RL400.finding(loc, f"{url}: the stream {what}{how}", rule_id=rule_id)]
     if iface.binding == "JSONRPC" and not stream and "error" not in answer and "result" not in answer:
         return [RL400.finding(loc, f"{url}: the envelope holds neither result nor error", rule_id=rule_id)]
     # The same judgement evals and tests use (refusal_lint.conformance, DESIGN §9).
