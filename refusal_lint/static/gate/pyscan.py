@@ -395,4 +395,6 @@ def _prose(value: ast.expr, params: frozenset[str]) -> bool:
     if isinstance(value, (ast.List, ast.Tuple)):
         # instruction strings, or text blocks (`[{"type": "text", "text": ...}]`)
         return any(isinstance(e, ast.Dict) or _prose(e, params) for e in value.elts)
+    if isinstance(value, ast.Lambda):  # `instructions=lambda agent: "You are ..."`: what it returns
+        return _prose(value.body, params | {a.arg for a in value.args.args})
     return isinstance(value, (ast.JoinedStr, ast.BinOp, ast.Call, ast.Subscript, ast.IfExp, ast.BoolOp))

@@ -223,6 +223,8 @@ class ExtractorState(ValueBuilder):
         self.guards.append(guard)
 
     def prompt_arg(self, node: ast.expr, source: str, form: PromptForm) -> None:
+        if isinstance(node, ast.Lambda):
+            node = node.body  # `instructions=lambda agent: "You are ..."`: the text it returns
         value = self.value(node)
         # A list or tuple where one string is accepted (`instructions=[...]`, text blocks):
         # binding reads each item (bind/bound.py).
