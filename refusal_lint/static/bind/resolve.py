@@ -374,25 +374,26 @@ def has_each(value: Value) -> bool:
     return isinstance(value, Each) or (isinstance(value, (Attr, Sub)) and has_each(value.base))
 
 
-def placeholder_text(resolver: Resolver, value: Value) -> Str | None:
-    """A prompt's text: resolvable parts as written, other parts as `{…}` placeholders."""
+def placeholder_text(resolver: Resolver, value: Value, depth: int = 0) -> Str | None:
+    """A prompt's text: resolvable parts as written, other parts as `{…}` placeholders
+    (names that refer to each other end in one, as `resolve` ends them)."""
     resolved = resolver.resolve(value)
-    if isinstance(resolved, Str):
-        return resolved
+    if isinstance(resolved, Str) or depth > MAX_DEPTH:
+        return resolved if isinstance(resolved, Str) else None
     if isinstance(value, Fmt):
-        return placeholder_text(resolver, value.base)
+        return placeholder_text(resolver, value.base, depth + 1)
     if isinstance(value, Ref):
         found = resolver.lookup(value.module, value.name)
-        return placeholder_text(resolver, found) if found is not None else None
+        return placeholder_text(resolver, found, depth + 1) if found is not None else None
     if isinstance(value, Op) and value.op.startswith(JOIN):
         joined = resolver.joined(value)
-        return placeholder_text(resolver, joined) if joined is not None else None
+        return placeholder_text(resolver, joined, depth + 1) if joined is not None else None
     if isinstance(value, Op):
-        base = placeholder_text(resolver, value.base)
+        base = placeholder_text(resolver, value.base, depth + 1)
         return resolver.resolve_str(Op(value.op, base, value.loc)) if base is not None else None
     if isinstance(value, Join):
         texts = [
-            placeholder_text(resolver, p) or Str("{…}", p.loc, (p.loc.line,), literal=False)
+            placeholder_text(resolver, p, depth + 1) or Str("{…}", p.loc, (p.loc.line,), literal=False)
             for p in value.parts
         ]
         return (texts[0] if len(texts) == 1 else join_strs(texts, value.loc)) if texts else None

@@ -31,6 +31,7 @@ from refusal_lint.static.extract.python.scopes import (
     dotted,
     grown,
     last_name,
+    rebound,
     unpacked,
 )
 from refusal_lint.static.extract.python.source import Source
@@ -54,7 +55,10 @@ class Definitions(ExtractorState):
         if not isinstance(target, ast.Name):
             return
         name = prefix + target.id
-        self.defs[name] = self.value(value)
+        new = self.value(value)
+        if (old := self.defs.get(name)) is not None:
+            new = rebound(new, Ref(self.path, name, self.loc(target)), old)
+        self.defs[name] = new
         if vocab.is_prompt_name(target.id):
             self.prompts.append(PyPrompt(self.loc(target), self.defs[name], target.id, PromptForm.ASSIGNMENT))
 

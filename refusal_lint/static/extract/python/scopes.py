@@ -5,9 +5,11 @@ as the walk goes; and the small name helpers (dotted, last_name, str_key)."""
 from __future__ import annotations
 
 import ast
+import dataclasses
 from dataclasses import dataclass, field
+from typing import Any
 
-from refusal_lint.core.facts import Fmt, Join, Op, Seq, Str, Value
+from refusal_lint.core.facts import Fmt, Join, Op, Ref, Seq, Str, Value
 from refusal_lint.core.model import Loc
 from refusal_lint.static.extract.python.source import Source
 from refusal_lint.static.extract.python.walk import Walker
@@ -70,6 +72,20 @@ def grown(base: Value, growth: list[tuple[str, Value]]) -> Value | None:
         else:
             return None
     return base
+
+
+def rebound(value: Any, ref: Ref, old: Value) -> Any:
+    """`value` with `old` where it reads `ref`: a name bound again from itself (`PROMPT =
+    PROMPT + "..."`, `x = x % (...)`) reads its value before, not itself (a loop binding
+    would never resolve)."""
+    if isinstance(value, Ref):
+        return old if (value.module, value.name) == (ref.module, ref.name) else value
+    if isinstance(value, tuple):
+        return tuple(rebound(v, ref, old) for v in value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, (type, Loc)):
+        changed = {f.name: rebound(getattr(value, f.name), ref, old) for f in dataclasses.fields(value)}
+        return dataclasses.replace(value, **changed)
+    return value
 
 
 def unpacked(target: ast.AST, value: ast.expr | None) -> list[tuple[ast.expr, ast.expr]]:
