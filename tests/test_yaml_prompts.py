@@ -80,6 +80,11 @@ def test_a_literal_scalar_and_a_card_reason_are_not_rewritten() -> None:
         ("The last refusal: {{ last_refusal }} ({{ refusal.rule }})", False),
         ("{{ rule_id }}", False),
         ("{% block rules %}{% endblock %}{% if rules_enabled %}x{% endif %}", False),
+        # Other rules a template names so: a judge's input rules, a style guide's, a contract's.
+        ("Cite sources using these citation rules:\n{{ citation_rules }}", False),
+        ("{{ _fragments.multimodal_input_rules }}", False),
+        ("{% for rule in expression_contract_rules %}- {{ rule }}\n{% endfor %}", False),
+        ("Keep in mind: {{ rules_of_thumb }}", False),
     ],
 )
 def test_a_template_is_derived_only_from_what_may_hold_every_rule(template: str, derived: bool) -> None:

@@ -27,19 +27,37 @@ def derived(text: str) -> bool:
     """A template placeholder that fills in the rules (`{% for r in rules %}`, `{rules}`,
     `{{ refusal_policy }}`): a loop over them, or a value that may hold them all; not one
     rule's (`{{$rule}}`, `{{ refusal.rule }}`, `{{ last_refusal }}`: one id, no list), nor a
-    block's or a test's name (`{% block rules %}`, `{% if rules_enabled %}`)."""
+    block's or a test's name (`{% block rules %}`, `{% if rules_enabled %}`), nor other
+    rules named so (`{{ citation_rules }}`, `{% for r in input_rules %}`)."""
     for m in _PLACEHOLDER.finditer(text):
         expr, statement, field = m.groups()
         if statement is not None:
-            loop = statement.strip(" \t\r\n-+~").startswith("for ")
-            if loop and ("rule" in statement.lower() or "refusal" in statement.lower()):
+            loop = _LOOP.match(statement.strip(" \t\r\n-+~"))
+            if loop and any(_rules_name(n) for n in _IDENTIFIER.findall(loop.group(1))):
                 return True
             continue
-        inner = _CAMEL.sub(r"\1_\2", expr if expr is not None else field).lower()
-        words = set(_WORD_BREAK.split(inner))
-        if ("rule" in inner or "refusal" in inner) and words & _MANY:
+        names = _IDENTIFIER.findall(expr if expr is not None else field)
+        if any(_rules_name(n) and _words(n) & _MANY for n in names):
             return True
     return False
+
+
+# `for r in rules`, `for rule_id, reason in card.rules.items()`: what the loop goes over.
+_LOOP = re.compile(r"for\s.+?\sin\s+(.+)$", re.S)
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_RULE_WORDS = frozenset({"rule", "rules", "refusal", "refusals"})
+_PLAIN = frozenset({"all", "the", "our", "agent", "card", "formatted", "rendered"})
+
+
+def _words(name: str) -> set[str]:
+    return set(_WORD_BREAK.split(_CAMEL.sub(r"\1_\2", name).lower())) - {""}
+
+
+def _rules_name(name: str) -> bool:
+    """A name for the rules themselves (`rules`, `refusal_rules`, `rules_text`), not for other
+    rules of a template's (`citation_rules`, `multimodal_input_rules`, `rules_of_thumb`)."""
+    words = _words(name)
+    return bool(words & _RULE_WORDS) and words <= _RULE_WORDS | _MANY | _PLAIN
 
 
 def derived_listing(text: str) -> bool:
