@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import ast
+import json
 import sys
+from pathlib import Path
 
 import libcst
 import pytest
@@ -76,3 +78,31 @@ def test_an_alias_becomes_an_assignment_in_place() -> None:
 def test_a_syntax_error_is_no_newer_syntax() -> None:
     assert newer.parses("def f(:\n", "invalid syntax") is None
     assert newer.parses("x = (" * 300, "too many nested parentheses") is None
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="3.12 parses PEP 695 itself")
+def test_a_reason_in_a_module_of_newer_python_is_fixed(tmp_path: Path) -> None:
+    """A `type X = ...` alias elsewhere in the module: --fix reads the file as extraction
+    does (the same lines and columns), so the drifted reason is still rewritten."""
+    from conftest import Repo, run_cli
+
+    repo = Repo(tmp_path)
+    repo.card()
+    repo.tools()
+    repo.write(
+        "agent/prompts.py",
+        '''
+        type Cuts = list[str]
+
+        SYSTEM_PROMPT = """You are the survey analyst. Refuse these and name the rule:
+        - seg-mix: Families cannot be mixed.
+        - invalid-cut: That demographic cut is not defined for this study.
+        """
+        ''',
+    )
+    first = run_cli("check", str(tmp_path), "--no-cache", "--format", "json", cwd=tmp_path)
+    assert [(f["code"], f["fixable"]) for f in json.loads(first.stdout)["findings"]] == [("RL203", True)]
+    run_cli("check", str(tmp_path), "--no-cache", "--fix", cwd=tmp_path)
+    fixed = (tmp_path / "agent" / "prompts.py").read_text()
+    assert "- seg-mix: Segmentation families cannot be crossed; ask for one family per cut." in fixed
+    assert fixed.startswith("type Cuts = list[str]\n")

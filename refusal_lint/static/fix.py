@@ -138,8 +138,8 @@ def _still_reads(path: str, before: str, after: str, news: list[str], line: int)
     string standing on `line`, as its text: `_python_states`)."""
     if is_kind(path, FileKind.PYTHON):
         try:
-            tree = ast.parse(after)
-            ast.parse(before)
+            tree = _parse(after)
+            _parse(before)
         except (SyntaxError, ValueError):  # ValueError: a NUL byte, on early 3.11 releases
             return False
         return all(_python_states(tree, line, new) for new in news)
@@ -162,6 +162,21 @@ def _still_reads(path: str, before: str, after: str, news: list[str], line: int)
         strings = [n for n in plain_nodes(doc) if isinstance(n, str)]
         return all(any(new in s for s in strings) for new in news)
     return True
+
+
+def _parse(text: str) -> ast.Module:
+    """`ast.parse`, or for Python newer than this one (a `type X = ...` alias, 3.12) the text
+    as extraction reads it (python/newer.py: the same lines and columns); SyntaxError else."""
+    try:
+        return ast.parse(text)
+    except SyntaxError as exc:
+        from refusal_lint.static.extract.python import newer
+
+        module = newer.parses(text, str(exc.msg))
+        readable = newer.rewritten(module, text) if module is not None else None
+        if readable is None:
+            raise
+        return ast.parse(readable)
 
 
 def _python_states(tree: ast.Module, line: int, new: str) -> bool:
