@@ -118,6 +118,25 @@ def test_diff_applies_with_git_apply_from_a_parent_folder(tmp_path: Path) -> Non
 # ---- PATH arguments that are files ----------------------------------------------------------------
 
 
+# The survey agent's card built in code, as an a2a-sdk agent's server module builds it.
+PY_CARD = """
+from a2a.types import AgentCapabilities, AgentCard, AgentExtension
+
+RULES = {
+    "seg-mix": "Segmentation families cannot be crossed; ask for one family per cut.",
+    "invalid-cut": "That demographic cut is not defined for this study.",
+}
+CARD = AgentCard(
+    name="Survey Analyst",
+    capabilities=AgentCapabilities(
+        extensions=[
+            AgentExtension(uri="https://standards.upperhandai.com/ext/refusals/v1", params=RULES)
+        ]
+    ),
+)
+"""
+
+
 def _git_init(root: Path) -> None:
     subprocess.run(["git", "init", "-q"], cwd=root, check=True, capture_output=True)
 
@@ -196,25 +215,7 @@ def test_a_folder_below_a_card_built_in_python_names_that_agent(repo: Repo) -> N
     """`cd app/tools && refusal-lint check .` where `app/card.py` builds the card (no config):
     a card module in a folder above counts as a card at the A2A place does, so the folder
     is no partial agent (RL001 on its guards; "nothing to check" from the prompts' folder)."""
-    repo.write(
-        "app/card.py",
-        """
-        from a2a.types import AgentCapabilities, AgentCard, AgentExtension
-
-        RULES = {
-            "seg-mix": "Segmentation families cannot be crossed; ask for one family per cut.",
-            "invalid-cut": "That demographic cut is not defined for this study.",
-        }
-        CARD = AgentCard(
-            name="Survey Analyst",
-            capabilities=AgentCapabilities(
-                extensions=[
-                    AgentExtension(uri="https://standards.upperhandai.com/ext/refusals/v1", params=RULES)
-                ]
-            ),
-        )
-        """,
-    )
+    repo.write("app/card.py", PY_CARD)
     repo.put("app/__init__.py", "")
     prompt = repo.prompt(rel="app/prompts/system_prompt.md")
     prompt.write_text(prompt.read_text().replace("ask for one family", "ask for two families"))
@@ -262,25 +263,7 @@ def test_a_folder_inside_the_config_files_project_names_the_agents_of_its_files(
     alone, so the run is no partial agent (RL001 on every guard) and gives the project's
     findings for that agent, from wherever the run starts."""
     if card.endswith(".py"):
-        repo.write(
-            card,
-            """
-            from a2a.types import AgentCapabilities, AgentCard, AgentExtension
-
-            RULES = {
-                "seg-mix": "Segmentation families cannot be crossed; ask for one family per cut.",
-                "invalid-cut": "That demographic cut is not defined for this study.",
-            }
-            card = AgentCard(
-                name="survey",
-                capabilities=AgentCapabilities(
-                    extensions=[
-                        AgentExtension(uri="https://standards.upperhandai.com/ext/refusals/v1", params=RULES)
-                    ]
-                ),
-            )
-            """,
-        )
+        repo.write(card, PY_CARD)
     else:
         repo.card(rel=card)
     repo.prompt(rel="src/agent/system_prompt.md")

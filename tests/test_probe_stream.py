@@ -92,14 +92,18 @@ class _Agent(BaseHTTPRequestHandler):
                 self.wfile.write(b"data: " + json.dumps(event).encode() + b"\n\n")
                 self.wfile.flush()
                 self.stop.wait(60)  # the connection stays open: the probe must not wait for it
-            else:  # keep-alives until the probe hangs up (10 s at most: a regression fails, not hangs)
-                for _ in range(100):
-                    if self.stop.wait(0.1):
-                        break
-                    self.wfile.write(b": keepalive\n\n")
-                    self.wfile.flush()
+            else:  # keep-alives until the probe hangs up
+                self._every_tenth(b": keepalive\n\n")
         except OSError:
             pass  # the probe hung up
+
+    def _every_tenth(self, data: bytes) -> None:
+        """`data` every 0.1 s until the probe hangs up (10 s at most: a regression fails, not hangs)."""
+        for _ in range(100):
+            if self.stop.wait(0.1):
+                break
+            self.wfile.write(data)
+            self.wfile.flush()
 
     def _drip(self, stream: bool) -> None:
         """A byte every 0.1 s and never a line end (10 s at most): each read gets something
@@ -109,11 +113,7 @@ class _Agent(BaseHTTPRequestHandler):
         self.end_headers()
         try:
             self.wfile.write(b"data: " if stream else b"")
-            for _ in range(100):
-                if self.stop.wait(0.1):
-                    break
-                self.wfile.write(b" ")
-                self.wfile.flush()
+            self._every_tenth(b" ")
         except OSError:
             pass  # the probe hung up
 

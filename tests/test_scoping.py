@@ -46,16 +46,34 @@ def test_system_named_prompt_file_is_found(tmp_path: Path) -> None:
     assert data["agents"][0]["prompt"] == {"path": "system.md", "line": 1, "derived": False}
 
 
-def test_a_shared_helpers_call_sites_count_for_the_agent_owning_them(repo: Repo) -> None:
-    """A refusal helper in both configured agents' globs: each call site fires the rules of
-    the agent whose files hold it, not of every agent the helper belongs to."""
-    for name, rule in (("billing", "refund-override"), ("search", "paywall-bypass")):
+AGENTS = (("billing", "refund-override"), ("search", "paywall-bypass"))
+
+
+def _billing_and_search(repo: Repo) -> None:
+    """Two agents, each its JSON card of one rule and a prompt naming it."""
+    for name, rule in AGENTS:
         params = {rule: "I can't do that here."}
         repo.put(
             f"{name}/card.json",
             json.dumps({"name": name, "capabilities": {"extensions": [{"uri": URI, "params": params}]}}),
         )
         repo.put(f"{name}/prompt.md", f"Refuse {rule} requests.\n")
+
+
+def _configured(repo: Repo, shared: str) -> None:
+    """Both agents in the config, the `shared` glob in each one's guards."""
+    agents = "\n".join(
+        f"  - name: {n}\n    card: {n}/card.json\n    prompt: {n}/prompt.md\n"
+        f'    guards: ["{n}/*.py", "{shared}"]'
+        for n, _ in AGENTS
+    )
+    repo.put(".refusal-lint.yaml", f"agents:\n{agents}\n")
+
+
+def test_a_shared_helpers_call_sites_count_for_the_agent_owning_them(repo: Repo) -> None:
+    """A refusal helper in both configured agents' globs: each call site fires the rules of
+    the agent whose files hold it, not of every agent the helper belongs to."""
+    _billing_and_search(repo)
     repo.put("common/__init__.py", "")
     repo.put(
         "common/refusals.py", "def refusal(rule, detail=None):\n    return {'rule': rule, 'detail': detail}\n"
@@ -63,12 +81,7 @@ def test_a_shared_helpers_call_sites_count_for_the_agent_owning_them(repo: Repo)
     call = "from common.refusals import refusal\n\n\ndef act():\n    return refusal(%r)\n"
     repo.put("billing/tools.py", call % "refund-overide")  # one misspelt id: billing's own RL302
     repo.put("search/tools.py", call % "paywall-bypass")
-    agents = "\n".join(
-        f"  - name: {n}\n    card: {n}/card.json\n    prompt: {n}/prompt.md\n"
-        f'    guards: ["{n}/*.py", "common/*.py"]'
-        for n in ("billing", "search")
-    )
-    repo.put(".refusal-lint.yaml", f"agents:\n{agents}\n")
+    _configured(repo, "common/*.py")
     report = check_json(repo.root, "--no-cache")
     found = sorted((f["agent"], f["code"], f["path"], f.get("rule_id")) for f in report["findings"])
     assert found == [
@@ -81,13 +94,8 @@ def _block_helper_agents(repo: Repo, configured: bool) -> None:
     """Two agents calling a shared helper whose name holds no word of refusing (`block`), the
     refusal raised inside it: the call sites are no guards of their own, only binding ties
     them to the helper's guard. Billing misspells its id."""
-    for name, rule in (("billing", "refund-override"), ("search", "paywall-bypass")):
-        params = {rule: "I can't do that here."}
-        repo.put(
-            f"{name}/card.json",
-            json.dumps({"name": name, "capabilities": {"extensions": [{"uri": URI, "params": params}]}}),
-        )
-        repo.put(f"{name}/prompt.md", f"Refuse {rule} requests.\n")
+    _billing_and_search(repo)
+    for name, rule in AGENTS:
         wrong = "refund-overide" if name == "billing" else rule
         repo.put(f"{name}/tools.py", f"from libs.policy import block\n\n\ndef act():\n    block({wrong!r})\n")
     repo.put("libs/__init__.py", "")
@@ -105,12 +113,7 @@ def _block_helper_agents(repo: Repo, configured: bool) -> None:
         """,
     )
     if configured:
-        agents = "\n".join(
-            f"  - name: {n}\n    card: {n}/card.json\n    prompt: {n}/prompt.md\n"
-            f'    guards: ["{n}/*.py", "libs/*.py"]'
-            for n in ("billing", "search")
-        )
-        repo.put(".refusal-lint.yaml", f"agents:\n{agents}\n")
+        _configured(repo, "libs/*.py")
 
 
 @pytest.mark.parametrize("configured", [False, True], ids=["discovered", "configured"])
