@@ -8,10 +8,12 @@ import dataclasses
 import re
 
 from refusal_lint.core.facts import (
+    DictV,
     Dyn,
     Fmt,
     Fn,
     ImportRef,
+    Item,
     Join,
     Op,
     PyPrompt,
@@ -32,6 +34,7 @@ from refusal_lint.static.extract.python.scopes import (
     grown,
     last_name,
     rebound,
+    str_key,
     unpacked,
 )
 from refusal_lint.static.extract.python.source import Source
@@ -52,6 +55,8 @@ class Definitions(ExtractorState):
     def define(self, target: ast.expr, value: ast.expr, prefix: str = "") -> None:
         for t, v in unpacked(target, value):  # `SEG_MIX, INVALID_CUT = "seg-mix", "invalid-cut"`
             self.define(t, v, prefix)
+        if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and not prefix:
+            self.set_item(target.value.id, target.slice, value)
         if not isinstance(target, ast.Name):
             return
         name = prefix + target.id
@@ -61,6 +66,16 @@ class Definitions(ExtractorState):
         self.defs[name] = new
         if vocab.is_prompt_name(target.id):
             self.prompts.append(PyPrompt(self.loc(target), self.defs[name], target.id, PromptForm.ASSIGNMENT))
+
+    def set_item(self, name: str, key: ast.expr, value: ast.expr) -> None:
+        """`RULES["seg-mix"] = "..."` at module level: the dict bound to the name holds the
+        item from here on (`RULES = {}` filled so is no empty params map); with a key
+        computed at run time, what it holds is not known."""
+        old = self.defs.get(name)
+        if isinstance(old, DictV):
+            at, text = self.loc(key), str_key(key)
+            item = Item(Str(text, at, (at.line,)), self.value(value), at) if text is not None else None
+            self.defs[name] = DictV((*old.items, item), old.loc) if item else Dyn(old.loc)
 
     def at_module_level(self) -> bool:
         return not self.scopes and not self.classes
