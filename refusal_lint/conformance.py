@@ -99,20 +99,15 @@ def rules_of(card: Any) -> dict[str, str | None]:
     data = answers.plain(card)
     if not isinstance(data, dict):
         raise TypeError("card: an AgentCard (dict, JSON, path or a2a-sdk object) or a params map")
-    caps = data.get("capabilities")
-    if isinstance(caps, dict):
-        # Ours, else a near miss of its URI (RL102 keeps the params as the rules, as probe does).
-        exts = [
-            e for e in caps.get("extensions") or [] if isinstance(e, dict) and isinstance(e.get("uri"), str)
-        ]
-        ext = next((e for e in exts if e["uri"] == spec.URI), None)
-        ext = ext or next((e for e in exts if spec.uri_kind(e["uri"]) is not None), None)
-        params = ext.get("params") if ext is not None else None
-        return (
-            {str(k): v if isinstance(v, str) else None for k, v in params.items()}
-            if isinstance(params, dict)
-            else {}
-        )
+    if isinstance(data.get("capabilities"), dict):
+        # Read as probe and check read a card (a near miss of the URI, RL102, keeps its
+        # params as the rules; params that are no object leave none).
+        from refusal_lint.static.checks.card import rule_sets
+        from refusal_lint.static.extract.data import jsonpos
+        from refusal_lint.static.extract.data.cards import find_extensions
+
+        cards = rule_sets(find_extensions(jsonpos.parse(json.dumps(data), "card")))
+        return {r.rule_id: r.reason for r in cards[0].rules} if cards and cards[0].usable else {}
     return {str(k): v if isinstance(v, str) else None for k, v in data.items()}
 
 
