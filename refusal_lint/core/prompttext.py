@@ -43,7 +43,7 @@ _HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 _SENTENCE_END = (".", "!", "?", ":")
 # What ends a rule line without being its reason: a comment, or the closing tags of the
 # template's markup (`...adviser.</message>`, `</rule></refusals>`).
-_TRAILING_COMMENT = re.compile(
+_TRAILING_MARKUP = re.compile(
     r"\s*(?:<!--(?:(?!-->).)*-->|\{#(?:(?!#\}).)*#\}|(?:</[A-Za-z][\w:.-]*\s*>\s*)+)\s*$"
 )
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
@@ -92,7 +92,7 @@ def _clean_reason(text: str) -> str:
     the model never reads it) or closing tags (`</message>`), Markdown emphasis around the
     whole reason (`**...**`, `*...*`), and quotes that wrap the whole reason (`"...",` in a
     JSON-like list)."""
-    text = unemphasised(_TRAILING_COMMENT.sub("", text).strip())
+    text = unemphasised(_TRAILING_MARKUP.sub("", text).strip())
     if len(text) > 1 and text[0] in _QUOTES:
         body = text[:-1] if text.endswith(",") else text
         if len(body) > 1 and body.endswith(_QUOTES[text[0]]) and _QUOTES[text[0]] not in body[1:-1]:

@@ -70,10 +70,10 @@ def _client(host: str, timeout: float, transport: Any = None, headers: dict[str,
 def _fetch(client: Any, method: str, url: str, *, tolerate: bool = False, **kw: Any) -> Any:
     """The response; _Unreachable for a failed request (and, unless `tolerate`, an HTTP error)."""
     with _reaching(url):
-        # Within the timeout in all (sse.body), not only between two reads: a dripping agent too.
+        # Within the timeout in all (sse.read_body), not only between two reads: a dripping agent too.
         deadline = time.monotonic() + client.timeout.read
         with client.stream(method, url, **kw) as streamed:
-            response = sse.settled(streamed, sse.body(streamed, deadline, MAX_BODY))
+            response = sse.settled(streamed, sse.read_body(streamed, deadline, MAX_BODY))
     if response.status_code >= 400 and not tolerate:
         raise _Unreachable(f"{url}: HTTP {response.status_code}")
     return response

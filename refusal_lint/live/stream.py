@@ -74,22 +74,20 @@ def read(response: Any, deadline: float, limit: int) -> list[Any]:
     return out
 
 
-def body(response: Any, deadline: float, limit: int) -> bytes:
+def read_body(response: Any, deadline: float, limit: int) -> bytes:
     """A streamed `response`'s whole body, within `deadline` in all and `limit` bytes."""
     return b"".join(_chunks(response.iter_bytes(), deadline, limit))
 
 
-def post(
-    client: Any, url: str, body_: dict[str, Any], headers: dict[str, str], limit: int
-) -> tuple[Any, Any]:
+def post(client: Any, url: str, body: dict[str, Any], headers: dict[str, str], limit: int) -> tuple[Any, Any]:
     """(response, answer) of a streaming request (httpx `client`): its events up to the
     stream's last, within the client's timeout in all; its JSON where it answers with no
     event stream. TooLong past the deadline or `limit` bytes."""
     deadline = time.monotonic() + client.timeout.read
-    with client.stream("POST", url, json=body_, headers=headers) as response:
+    with client.stream("POST", url, json=body, headers=headers) as response:
         if "event-stream" in response.headers.get("content-type", ""):
             return response, read(response, deadline, limit)
-        whole = settled(response, body(response, deadline, limit))
+        whole = settled(response, read_body(response, deadline, limit))
     return whole, json_of(whole)
 
 

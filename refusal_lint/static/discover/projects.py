@@ -108,6 +108,8 @@ def names_its_files(folder: str, cfg: Config) -> bool:
 
 def _python_card_in(place: str) -> bool:
     """May a module of the folder build a card (its text names the extension class or URI)?"""
+    from refusal_lint.static.extract import vocab
+
     try:
         names = sorted(n for n in os.listdir(place) if n.endswith(".py"))
     except OSError:
@@ -118,7 +120,7 @@ def _python_card_in(place: str) -> bool:
                 text = fh.read(1 << 20)
         except OSError:
             continue
-        if b"AgentExtension" in text or b"/ext/refusals/" in text:
+        if vocab.EXTENSION_CLASS.encode() in text or b"/ext/refusals/" in text:
             return True
     return False
 

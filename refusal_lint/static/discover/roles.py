@@ -66,8 +66,9 @@ def roles_of(cfg: Config, root: str) -> Roles:
             if source.module:
                 modules[source.path] = source.key or ""
             else:
-                # One file may hold several agents' prompts (`prompts.yaml#billing.system`).
-                keys = prompt_files.get(source.path) or ()
-                given = None if source.key is None else (*keys, source.key)
-                prompt_files[source.path] = tuple(dict.fromkeys(given)) if given is not None else None
+                if source.key is None:
+                    prompt_files[source.path] = None  # a text file: read whole
+                else:  # one file may hold several agents' prompts (`prompts.yaml#billing.system`)
+                    held = prompt_files.get(source.path) or ()
+                    prompt_files[source.path] = tuple(dict.fromkeys((*held, source.key)))
     return Roles(cards, prompt_files, modules, prompts)
