@@ -25,7 +25,7 @@ from typing import Any
 
 def _wrap(log: str) -> None:
     import refusal_lint.static.extract.run as run
-    import refusal_lint.static.workers as workers
+    import refusal_lint.static.extract.worker as worker
 
     def timing(inner: Any, stage: str) -> Any:
         def timed(job: Any) -> Any:
@@ -40,9 +40,11 @@ def _wrap(log: str) -> None:
 
         return timed
 
-    run.extract = workers.extract = timing(run.extract, "")  # type: ignore[assignment]
+    # Every module that imported the name by value: the main process's and the
+    # worker's.
+    run.extract = worker.extract = timing(run.extract, "")  # type: ignore[assignment]
     # The `ast` gate of a scanned file (its extraction, if it passes, is timed apart).
-    workers.precheck = timing(run.precheck, "gate")  # type: ignore[assignment]
+    worker.precheck = timing(run.precheck, "gate")  # type: ignore[assignment]
 
 
 def main() -> None:
