@@ -612,6 +612,40 @@ def prompt_text_grown(rules: dict[str, str]) -> Files:
     return _bot("grown", f"{body}\n\nSYSTEM_PROMPT = build()\n")
 
 
+def _greetings() -> Files:
+    """Prompts with no rule, a chunk of them (pipeline.PROMPT_CHUNK), that the search for a
+    first candidate reads before a module of `bot/` named after `greet_`: what that module
+    holds counts only where a gate lets it be read."""
+    return {
+        f"bot/greet_{i}.py": f'GREETING_PROMPT = "You greet user {i} and hand over to the analyst."\n'
+        for i in range(8)
+    }
+
+
+def prompt_template_derived(rules: dict[str, str]) -> Files:
+    """A Jinja template the framework fills with the rules at run time (Haystack), its
+    placeholder's name spelled with an escape (`\\x72ules`)."""
+    template = (
+        "You are the analyst.\\n"
+        "{% for rule_id, reason in \\x72ules.items() %}- {{ rule_id }}: {{ reason }}\\n{% endfor %}"
+    )
+    module = "from haystack.dataclasses import ChatMessage\n\n"
+    return {
+        **_bot("template", module + f'MESSAGES = [ChatMessage.from_system("{template}")]\n'),
+        **_greetings(),
+    }
+
+
+def prompt_template_block_imported(rules: dict[str, str]) -> Files:
+    """A derived template whose rule block is another module's constant."""
+    return {
+        "bot/__init__.py": "",
+        **_greetings(),
+        "bot/parts.py": 'BLOCK = "{{ rules | join(\\"\\\\n\\") }}"\n',
+        "bot/main.py": 'from bot.parts import BLOCK\n\nSYSTEM_PROMPT = "You are the analyst.\\n" + BLOCK\n',
+    }
+
+
 PROMPTS: dict[str, Callable[[dict[str, str]], Files]] = {
     "md": prompt_md,
     "kwarg": prompt_kwarg,
@@ -637,6 +671,8 @@ PROMPTS: dict[str, Callable[[dict[str, str]], Files]] = {
     "rules-class-attr": prompt_rules_class_attr,
     "rules-appended": prompt_rules_appended,
     "text-grown": prompt_text_grown,
+    "template-derived": prompt_template_derived,
+    "template-block-imported": prompt_template_block_imported,
 }
 
 

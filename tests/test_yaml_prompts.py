@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from refusal_lint.core.kinds import ValueKind
 from refusal_lint.static.extract.data import yamlsafe
-from refusal_lint.static.extract.data.prompts import data_prompts
+from refusal_lint.static.extract.data.prompts import data_prompts, may_derive
 from refusal_lint.static.extract.data.prompts import derived as is_derived
 from refusal_lint.static.extract.data.tree import TNode
 
@@ -89,3 +89,49 @@ def test_a_literal_scalar_and_a_card_reason_are_not_rewritten() -> None:
 )
 def test_a_template_is_derived_only_from_what_may_hold_every_rule(template: str, derived: bool) -> None:
     assert is_derived(template) is derived
+
+
+_DERIVED = [
+    "Refuse:\n{% for rule_id, reason in rules.items() %}- {{ rule_id }}: {{ reason }}\n{% endfor %}",
+    "Name the rule:\n{{$refusal_rules}}",
+    "Policy: {{ refusal_policy }}",
+    "Refuse these:\n{rules}",
+]
+
+
+def _escaped(char: str, how: int) -> str:
+    """`char` as a Python string literal may spell it."""
+    code = ord(char)
+    return [char, f"\\x{code:02x}", f"\\u{code:04x}", f"\\U{code:08x}", f"\\{code:o}", char][how]
+
+
+@given(
+    st.sampled_from(_DERIVED),
+    st.lists(st.integers(0, 5), min_size=1, max_size=120),
+    st.sampled_from(['"""', "'"]),
+)
+def test_a_derived_template_is_seen_by_the_byte_gate_however_its_string_is_escaped(
+    template: str, hows: list[int], quote: str
+) -> None:
+    """The gates' byte test (`may_derive`) holds wherever binding reads a derived template
+    from a Python string, escapes spelling its braces or its name's letters included."""
+    body = "".join(_escaped(c, hows[i % len(hows)]) if c != "\n" else "\\n" for i, c in enumerate(template))
+    source = f"TEMPLATE = {quote}{body}{quote}\n".encode()
+    (value,) = [v for k, v in _module_strings(source)]
+    assert is_derived(value)
+    assert may_derive(source)
+
+
+def _module_strings(source: bytes) -> list[tuple[str, str]]:
+    import ast
+
+    tree = ast.parse(source)
+    return [
+        (node.targets[0].id, node.value.value)  # type: ignore[attr-defined]
+        for node in tree.body
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant)
+    ]
+
+
+def test_the_byte_gate_passes_a_file_with_no_rules_name() -> None:
+    assert not may_derive(b'GREETING = "Hello {name}, {{ user }}"\nx = "\\x1b[0m"\n')

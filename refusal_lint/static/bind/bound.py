@@ -31,6 +31,7 @@ from refusal_lint.core.model import Loc, Prompt, PromptLine, RuleSet
 from refusal_lint.static.bind.guardids import GuardIds
 from refusal_lint.static.bind.resolve import Resolver, bind_arg, has_each, placeholder_text
 from refusal_lint.static.extract import vocab
+from refusal_lint.static.extract.data import prompts as dataprompts
 
 
 @dataclass(frozen=True)
@@ -259,6 +260,9 @@ def py_prompts(res: Resolver, value: Value, params_ids: set[str], form: PromptFo
     for v in values:
         derived = bool(params_ids) and res.reaches(v, params_ids)
         text = placeholder_text(res, v)
+        # A template filled at run time (`{% for r in rules %}` for Haystack's builder,
+        # `{{$refusal_rules}}` for SK's arguments) is derived as a template file is.
+        derived = derived or (text is not None and dataprompts.derived(text.value))
         if text is None or not any(c.isspace() for c in text.value.strip()):
             if not derived:
                 continue

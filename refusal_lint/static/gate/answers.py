@@ -37,7 +37,10 @@ def weak(rel: str, data: bytes) -> bool:
     kind = kind_of(rel)
     if kind == FileKind.PYTHON:
         # The most selective test first: most code has no word of refusing before a rule line.
-        return lists_rules(data) and prefilter.python_prompt_candidate(data) and python_lists_rules(data)
+        listed = lists_rules(data) and python_lists_rules(data)
+        # Or a template filled at run time (Haystack's `{% for r in rules %}`): derived.
+        derivable = listed or dataprompts.may_derive(data, lowered(data))
+        return derivable and prefilter.python_prompt_candidate(data)
     if kind == FileKind.TEXT:
         if prompt_by_name(rel):
             return lists_rules(data) or _derivable(data, escaped=False)

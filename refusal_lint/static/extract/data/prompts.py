@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import unicodedata
 
 from refusal_lint.core.filekinds import is_kind
 from refusal_lint.core.kinds import FileKind, PromptForm, ValueKind
@@ -58,6 +59,41 @@ def _rules_name(name: str) -> bool:
     rules of a template's (`citation_rules`, `multimodal_input_rules`, `rules_of_thumb`)."""
     words = _words(name)
     return bool(words & _RULE_WORDS) and words <= _RULE_WORDS | _MANY | _PLAIN
+
+
+# An escape a Python string may spell a placeholder's brace or letters with (`\x7b`,
+# `\N{LEFT CURLY BRACKET}`, `\162ules`).
+_PY_ESCAPE = re.compile(
+    rb"\\(?:x([0-9a-fA-F]{2})|u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8})|N\{([^}\n]*)\}|([0-7]{1,3}))"
+)
+
+
+def may_derive(data: bytes, low: bytes | None = None) -> bool:
+    """Can a Python string in `data` (lowered: `low`, where at hand) be `derived` once
+    decoded? Asked of the bytes as written and, where escapes stand, with each spelled out
+    (a raw string keeps them: both are asked). A rules name holds `rule` or `refusal` in
+    some case (`_rules_name`). The byte test the gates ask for a template filled at run time."""
+    views = [(data, data.lower() if low is None else low)]
+    if b"\\" in data and _PY_ESCAPE.search(data):
+        spelled = _PY_ESCAPE.sub(_spelled, data)
+        views.append((spelled, spelled.lower()))
+    return any(
+        b"{" in view and (b"rule" in lv or b"refusal" in lv) and derived(view.decode("utf-8", "replace"))
+        for view, lv in views
+    )
+
+
+def _spelled(m: re.Match[bytes]) -> bytes:
+    """The character an escape spells, as UTF-8 (one that names none: nothing)."""
+    hexa, name, octal = m.group(1) or m.group(2) or m.group(3), m.group(4), m.group(5)
+    try:
+        if name is not None:
+            char = unicodedata.lookup(name.decode("ascii", "replace"))
+        else:
+            char = chr(int(hexa, 16) if hexa is not None else int(octal, 8))
+        return char.encode("utf-8", "surrogatepass")
+    except (KeyError, ValueError):
+        return b""
 
 
 def derived_listing(text: str) -> bool:

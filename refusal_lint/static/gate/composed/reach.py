@@ -9,6 +9,7 @@ from collections.abc import Callable
 from functools import lru_cache, partial
 from typing import Any
 
+from refusal_lint.static.extract.data.prompts import may_derive
 from refusal_lint.static.gate.composed.leadins import IN_DOUBT
 from refusal_lint.static.gate.composed.statements import (
     AFTER_TARGET,
@@ -171,7 +172,10 @@ def binding(data: bytes, name: str) -> list[Any]:
 
 def held(text: bytes) -> list[str]:
     """What of a rule list may stand in `text`: a rule line (`LISTED`), a word of refusing
-    (`REFUSING`)."""
+    (`REFUSING`); both where a template placeholder may fill in the rules (a derived
+    prompt needs neither)."""
+    if may_derive(text):
+        return [LISTED, REFUSING]
     return [w for w, f in ((LISTED, listed_anywhere), (REFUSING, refusing_spans)) if f(text)]
 
 
