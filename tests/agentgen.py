@@ -85,8 +85,9 @@ def card_py_inline(rules: dict[str, str]) -> tuple[Files, str | None]:
     return {"agent/__init__.py": "", "agent/card.py": card}, "agent.card"
 
 
-def _card_script(rules: dict[str, str], star: bool) -> tuple[Files, str | None]:
-    """A folder run as a script (`python app/agent.py`): no __init__.py, top-level imports of a sibling."""
+def _card_script(rules: dict[str, str], imp: str) -> tuple[Files, str | None]:
+    """A folder run as a script (`python app/agent.py`): no __init__.py, top-level imports
+    of a sibling (`imp`)."""
     toolset = _py(
         f"""
         EXT_BASE = "https://standards.upperhandai.com/ext"
@@ -94,10 +95,8 @@ def _card_script(rules: dict[str, str], star: bool) -> tuple[Files, str | None]:
         RULES = {_rules_literal(rules)}
         """
     )
-    imp = "from toolset import *" if star else "from toolset import URI, RULES"
     agent = _py(
-        f"""
-        {imp}
+        """
         from a2a.types import AgentCapabilities, AgentCard, AgentExtension
 
         CARD = AgentCard(
@@ -108,21 +107,31 @@ def _card_script(rules: dict[str, str], star: bool) -> tuple[Files, str | None]:
         )
         """
     )
-    return {"app/toolset.py": toolset, "app/agent.py": agent}, "toolset"
+    return {"app/toolset.py": toolset, "app/agent.py": imp + "\n" + agent}, "toolset"
 
 
 def card_py_sibling(rules: dict[str, str]) -> tuple[Files, str | None]:
-    return _card_script(rules, star=False)
+    return _card_script(rules, "from toolset import URI, RULES")
 
 
 def card_py_star(rules: dict[str, str]) -> tuple[Files, str | None]:
-    return _card_script(rules, star=True)
+    return _card_script(rules, "from toolset import *")
+
+
+def card_py_parenthesised(rules: dict[str, str]) -> tuple[Files, str | None]:
+    """The names imported over several lines, as ruff and black format a long import."""
+    return _card_script(rules, "from toolset import (\n    RULES,\n    URI,\n)")
+
+
+def card_py_continued(rules: dict[str, str]) -> tuple[Files, str | None]:
+    """The import continued on the next line by a backslash."""
+    return _card_script(rules, "from toolset import RULES, \\\n    URI")
 
 
 def card_py_dict_sibling(rules: dict[str, str]) -> tuple[Files, str | None]:
     """A dict-literal card entry in a script whose URI and params are names of a sibling module:
     the script's own text holds neither `refusal` nor `AgentExtension`."""
-    files, mod = _card_script(rules, star=False)
+    files, mod = _card_script(rules, "from toolset import URI, RULES")
     files["app/agent.py"] = _py(
         """
         from a2a.types import AgentCard
@@ -297,6 +306,8 @@ CARDS: dict[str, Callable[[dict[str, str]], tuple[Files, str | None]]] = {
     "py-inline": card_py_inline,
     "py-sibling": card_py_sibling,
     "py-star": card_py_star,
+    "py-parenthesised": card_py_parenthesised,
+    "py-continued": card_py_continued,
     "py-package": card_py_package,
     "py-dict-sibling": card_py_dict_sibling,
     "py-class-attr": card_py_class_attr,

@@ -16,6 +16,7 @@ from refusal_lint.core.sourcetext import before_blanks
 from refusal_lint.static.extract import vocab
 from refusal_lint.static.gate import relevance
 from refusal_lint.static.gate.guardcall import call_end, guard_call
+from refusal_lint.static.gate.imports import bindings_of
 from refusal_lint.static.gate.lowered import Words, holds, lowered, word_matches, words_of
 from refusal_lint.static.gate.treenames import binds, root_of
 
@@ -173,7 +174,6 @@ _ADK = re.compile(rb"^instruction\s*:", re.M)
 _EXTENSION_CALL = re.compile(rb"AgentExtension[ \t]*\(")  # `AgentExtension (` is a call too
 _EXTENSION_ALIAS = re.compile(rb"AgentExtension[ \t]+as[ \t]+([A-Za-z_][A-Za-z0-9_]*)")
 _MODULE_DEF = re.compile(rb"^(?:async[ \t]+)?def[ \t]+([A-Za-z_][A-Za-z0-9_]*)", re.M)
-_IMPORTED = re.compile(rb"^[ \t]*(?:from[ \t]+\S+[ \t]+)?import\b([^\n]*)", re.M)
 
 
 def module_names(data: bytes) -> frozenset[str]:
@@ -184,8 +184,8 @@ def module_names(data: bytes) -> frozenset[str]:
     from refusal_lint.static.gate.composed.reach import top_names
 
     names = {n.decode() for n in _MODULE_DEF.findall(data)} | set(top_names(data))
-    for line in _IMPORTED.findall(data):
-        names.update(n.decode() for n in re.findall(rb"[A-Za-z_][A-Za-z0-9_]*|\*", line))
+    # Imported in any spelling (`from m import (\n    URI,\n)`, as ruff and black write it).
+    names.update(local for local, _, _, _ in bindings_of(data))
     return frozenset(names)
 
 
