@@ -228,6 +228,33 @@ def test_a_folder_below_a_card_built_in_python_names_that_agent(repo: Repo) -> N
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_a_folder_holding_its_card_imports_from_the_projects_top(repo: Repo) -> None:
+    """`check py/agents/foo` (or a run started there) where `__main__.py` builds the card
+    from `agents.foo.agent`, an import spelled from `py/` (the A2A samples' layout): the
+    folder's modules are matched under their place in the project, so the card is found as
+    a run of the whole project finds it (it was RL001 on every guard)."""
+    rules = PY_CARD.split("CARD = ")[0].replace(
+        "from a2a.types import AgentCapabilities, AgentCard, AgentExtension\n", ""
+    )
+    repo.write(
+        "py/agents/foo/agent.py", f'URI = "https://standards.upperhandai.com/ext/refusals/v1"\n{rules}'
+    )
+    repo.write(
+        "py/agents/foo/__main__.py",
+        "from a2a.types import AgentExtension\nfrom agents.foo.agent import RULES, URI\n\n"
+        "EXT = AgentExtension(uri=URI, params=RULES)\n",
+    )
+    repo.prompt(rel="py/agents/foo/system_prompt.md")
+    repo.tools(ids=("seg-mix", "invalid-cuts"), rel="py/agents/foo/tools.py")
+    _git_init(repo.root)
+    top = _found(repo.root, ".")
+    assert {code for *_, code, _ in top} == {"RL301", "RL302"}
+    assert _found(repo.root, "py/agents/foo") == top
+    assert _found(repo.root / "py" / "agents" / "foo", ".") == top
+    assert _found(repo.root, "py/agents/foo/tools.py") == top
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 def test_a_folder_inside_an_agent_names_an_agent_nested_in_it_too(repo: Repo) -> None:
     """`check sub/` under the root agent, `sub/kb/` holding an agent of its own: the files
     under the folder name their agents, the nested one included, not only the card above."""

@@ -138,7 +138,7 @@ def _relevant(
     from refusal_lint.static.gate import answers
 
     modules = sorted(rel for rel in ex.entries if kind_of(rel) == FileKind.PYTHON)
-    notes = _Notes(ex, answers.context(relevance.ids, modules), index, ahead)
+    notes = _Notes(ex, answers.context(relevance.ids, modules, index.prefix), index, ahead)
 
     def names_ids(rel: str) -> bool:
         return bool(notes.noted(rel, "ids", relevance.names_ids))

@@ -264,7 +264,7 @@ class _Binder:
         if self._index is None:
             from refusal_lint.static.bind.modules import ModuleIndex
 
-            self._index = ModuleIndex(self.py_paths)
+            self._index = ModuleIndex(self.py_paths, self.ex.prefix)
         return self._index
 
     def bind(self) -> Bound | None:

@@ -23,6 +23,7 @@ from refusal_lint.static.cache import (
 from refusal_lint.static.cache import key as cache_key
 from refusal_lint.static.discover import walk as discover
 from refusal_lint.static.discover.contents import read_bytes
+from refusal_lint.static.discover.projects import module_prefix
 from refusal_lint.static.discover.roles import Roles
 from refusal_lint.static.extract.job import Callee, Job, ScanJob
 from refusal_lint.static.gate import datafiles, prefilter
@@ -40,10 +41,8 @@ class Extraction:
     """Reads files and runs (or looks up) extraction jobs; keeps every file's facts by path."""
 
     def __init__(self, root: str, cfg: Config, settings: Settings, roles: Roles) -> None:
-        self.root = root
-        self.cfg = cfg
-        self.settings = settings
-        self.roles = roles
+        self.root, self.cfg, self.settings, self.roles = root, cfg, settings, roles
+        self.prefix = module_prefix(root, cfg)  # where imports are matched (bind/modules.py)
         self.facts: dict[str, FileFacts] = {}
         self.notes: list[str] = []
         cache_dir = (cfg.base if cfg.source else root) if settings.use_cache else None
@@ -222,7 +221,7 @@ class Extraction:
             return ()
         from refusal_lint.static.gate import answers
 
-        ctx = answers.context(self.ids, self.entries)
+        ctx = answers.context(self.ids, self.entries, self.prefix)
         if ctx != self.answers_context:
             self.answers, self.answers_context, self.answers_ids = {}, ctx, self.ids
         return self.ids

@@ -7,14 +7,26 @@ from collections.abc import Iterable
 
 
 class ModuleIndex:
-    """Finds the file an import names, within the scanned tree."""
+    """Finds the file an import names, within the scanned tree.
 
-    def __init__(self, py_paths: Iterable[str]) -> None:
+    `prefix` is where the tree stands in its project (a folder run inside a git work tree:
+    `py/agents/foo`): the tree's files are matched under it, so an import spelled from the
+    project's top (`from agents.foo.agent import URI`) finds the file a run of the whole
+    project finds (DESIGN §1: findings never depend on the folder the run starts from)."""
+
+    def __init__(self, py_paths: Iterable[str], prefix: str = "") -> None:
+        self.prefix = prefix.strip("/")
         self.by_tail: dict[str, list[str]] = {}
-        for p in py_paths:
+        self._real: dict[str, str] = {}  # a file's path under the prefix -> its path in the tree
+        for real in py_paths:
+            p = self._under(real)
+            self._real[p] = real
             parts = p.split("/")
             tail = parts[-2] + "/__init__.py" if parts[-1] == "__init__.py" and len(parts) > 1 else parts[-1]
             self.by_tail.setdefault(tail, []).append(p)
+
+    def _under(self, rel: str) -> str:
+        return f"{self.prefix}/{rel}" if self.prefix else rel
 
     def _find(self, rel: str, near: str) -> str | None:
         parts = rel.split("/")
@@ -26,6 +38,7 @@ class ModuleIndex:
 
     def module(self, importer: str, dotted: str, level: int) -> str | None:
         """The file of module `dotted` imported from `importer` (relative when level > 0)."""
+        importer = self._under(importer)
         tail = dotted.replace(".", "/")
         if level:
             folder = posixpath.dirname(importer)
@@ -34,8 +47,9 @@ class ModuleIndex:
             base = posixpath.join(folder, tail) if tail else folder
             for candidate in (base + ".py", posixpath.join(base, "__init__.py")):
                 if self._find(candidate, importer) == candidate:
-                    return candidate
+                    return self._real[candidate]
             return None
         if not tail:
             return None
-        return self._find(tail + ".py", importer) or self._find(tail + "/__init__.py", importer)
+        found = self._find(tail + ".py", importer) or self._find(tail + "/__init__.py", importer)
+        return self._real[found] if found is not None else None

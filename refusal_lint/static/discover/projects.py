@@ -67,6 +67,14 @@ def _card_in(place: str) -> str | None:
     return None
 
 
+def module_prefix(root: str, cfg: Config) -> str:
+    """Where a tree checked on its own stands in its project (`py/agents/foo`, "" at its
+    top): imports are matched under it (bind/modules.py)."""
+    top = project_of(root, cfg)
+    here = os.path.abspath(root)
+    return os.path.relpath(here, top).replace(os.sep, "/") if here != top and _under(here, top) else ""
+
+
 def project_of(path: str, cfg: Config) -> str:
     """`project_root` of a file, or of a folder (as of a file in it)."""
     return project_root(os.path.join(path, "_") if os.path.isdir(path) else path, cfg)

@@ -180,8 +180,9 @@ def stepwise(
     return step
 
 
-def context(ids: Iterable[str], rels: Iterable[str]) -> str:
+def context(ids: Iterable[str], rels: Iterable[str], prefix: str) -> str:
     """What the answers depend on besides the bytes: the cards' ids, and the tree's Python
-    modules (one a prompt imports from); the key they are kept under."""
+    modules (one a prompt imports from) and where they stand (`ModuleIndex.prefix`); the
+    key they are kept under."""
     modules = sorted(rel for rel in rels if kind_of(rel) == FileKind.PYTHON)
-    return cache.context("relevance", sorted(set(ids)), modules)
+    return cache.context("relevance", sorted(set(ids)), modules, prefix)
