@@ -217,14 +217,24 @@ def _str_prompt(res: Resolver, text: Str, derived: bool, form: PromptForm) -> Pr
     return Prompt(
         Loc(here, first),
         tuple(
-            PromptLine(
-                v.rstrip("\r"), ln, res.string_lines.get(path, {}).get(ln, ""), "" if path == here else path
-            )
-            for v, ln, path in zip(values, lines, paths, strict=True)
+            PromptLine(v.rstrip("\r"), ln, _source(res, text, lines, paths, i), "" if path == here else path)
+            for i, (v, ln, path) in enumerate(zip(values, lines, paths, strict=True))
         ),
         derived,
         form,
     )
+
+
+def _source(res: Resolver, text: Str, lines: tuple[int, ...], paths: tuple[str, ...], i: int) -> str:
+    """The file's line the text's line `i` stands on; with the next lines of the value, where
+    the text line goes on there (`'You help.'\n    ' Refuse x.'`: implicit concatenation), so
+    a check finds an id on the line it is written on."""
+    ln, path = lines[i], paths[i]
+    got = res.string_lines.get(path, {})
+    end = lines[i + 1] - 1 if i + 1 < len(lines) and paths[i + 1] == path else text.loc.end_line
+    if path != text.loc.path or not text.loc.line <= ln < end <= text.loc.end_line:
+        return got.get(ln, "")
+    return "\n".join(got.get(n, "") for n in range(ln, end + 1))
 
 
 def _texts(res: Resolver, value: Value, form: PromptForm) -> tuple[PromptForm, list[Value]]:

@@ -95,14 +95,26 @@ def _on_file_line(loc: Loc, rule_id: str, prompt: Prompt) -> Loc:
     source = next(
         (pl.source for pl in prompt.lines if (pl.path, pl.line) == (path, loc.line) and pl.source), ""
     )
-    m = re.search(r"(?<![\w-])" + re.escape(rule_id) + r"(?![\w-])", source)
-    if m is None:
-        # Spelled by an escape (`seg\\x2dmix`): this line, as counted in the decoded text. Or
-        # a line joined from strings on other lines (`BASE + " " + RULES`, each a constant):
-        # the id is not on the line the joined text starts on, and the column counted in it
-        # is no column of that line; the prompt's own place says where it was built.
-        return loc if not source or "\\" in source else prompt.loc
-    return Loc(loc.path, loc.line, m.start() + 1, loc.line, m.end() + 1)
+    found = _written_at(source, rule_id)
+    if found is not None:
+        k, m = found
+        return Loc(loc.path, loc.line + k, m.start() + 1, loc.line + k, m.end() + 1)
+    # Spelled by an escape (`seg\\x2dmix`): this line, as counted in the decoded text. Or a
+    # line joined from strings on other lines (`BASE + " " + RULES`, each a constant): the id
+    # is not on the line the joined text starts on, and the column counted in it is no
+    # column of that line; the prompt's own place says where it was built.
+    return loc if not source or "\\" in source else prompt.loc
+
+
+def _written_at(source: str, token: str) -> tuple[int, re.Match[str]] | None:
+    """Where `token` stands in a prompt line's source: (lines below its own, the match). A
+    text line written in pieces over several lines of the file (bound._source) is looked
+    for on its own line first, then on the next."""
+    for k, text in enumerate(source.split("\n")):
+        m = re.search(r"(?<![\w-])" + re.escape(token) + r"(?![\w-])", text)
+        if m is not None:
+            return k, m
+    return None
 
 
 def mention_lines(prompts: list[Prompt], rule_id: str) -> list[Loc]:
@@ -114,7 +126,8 @@ def mention_lines(prompts: list[Prompt], rule_id: str) -> list[Loc]:
             out[p.loc] = None
             continue
         for pl in prompttext.mentions(p.lines, rule_id):
-            out[Loc(pl.path or p.loc.path, pl.line)] = None
+            found = _written_at(pl.source, rule_id)
+            out[Loc(pl.path or p.loc.path, pl.line + (found[0] if found else 0))] = None
     return list(out)
 
 
