@@ -104,6 +104,7 @@ def _xfail(reason: str) -> pytest.MarkDecorator:
     return pytest.mark.xfail(strict=True, reason=f"issue 20: {reason}")
 
 
+_AGENT_LIST = "from agents import Agent\n\nanalyst = Agent(name='analyst', instructions=[%s])\n"
 _POLICY = ("bot/policy.py", 'POLICY = "Refuse these requests:\\n- zodiac-sign: No star signs.\\n"\n')
 _IMPORTS = (
     "import textwrap\n\nfrom agents import Agent\nfrom langchain_core.messages import SystemMessage\n"
@@ -271,6 +272,46 @@ EXPLICIT = [
     _with_files(
         "unknown-rule-with-a-one-word-reason",
         ("bot/terse.py", 'SYSTEM_PROMPT = "You must refuse:\\n- zodiac-sign: No.\\n"\n'),
+    ),
+    # An instructions list whose lead-in is one item and whose rule lines are the next
+    # (Agno joins them): the rule item is read as led in (Prompt.lead), by the item, by an
+    # imported constant, past the lead's reach, and through escapes that make the items'
+    # bytes ten times their text.
+    _with_files(
+        "unknown-rule-item-led-in-by-an-earlier-item",
+        ("bot/items.py", _AGENT_LIST % "'You are a bot.', 'Refuse these:', '- zodiac-sign: No star signs.'"),
+    ),
+    _with_files(
+        "unknown-rule-item-led-in-by-an-imported-item",
+        ("bot/lead.py", 'REFUSE = "Refuse these:"\n'),
+        (
+            "bot/items.py",
+            "from bot.lead import REFUSE\n" + _AGENT_LIST % "REFUSE, '- zodiac-sign: No star signs.'",
+        ),
+    ),
+    _with_files(
+        "unknown-rule-item-past-the-leads-reach",
+        (
+            "bot/items.py",
+            _AGENT_LIST
+            % ", ".join(
+                [
+                    "'Refuse these:'",
+                    *[f"'Note {i}: answer from the published tables only, never guess.'" for i in range(12)],
+                    "'- zodiac-sign: No star signs.'",
+                ]
+            ),
+        ),
+    ),
+    _with_files(
+        "unknown-rule-item-led-in-through-escaped-items",
+        (
+            "bot/items.py",
+            _AGENT_LIST
+            % ", ".join(
+                ["'Refuse these:'", *["'" + "\\U0001f600" * 54 + " x'"] * 10, "'- zodiac-sign: No.'"]
+            ),
+        ),
     ),
     # A prompt built from a package's constant imported from inside it with a bare relative
     # import (`from . import POLICY`): its text names no module, so the text stage, which

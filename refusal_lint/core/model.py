@@ -148,3 +148,6 @@ class Prompt:
     derived: bool = False
     form: PromptForm = PromptForm.FILE
     key: str = ""  # the configured key path it was read under (`prompts.yaml#survey.system`)
+    # The lines of the items before it in one list (`instructions=[lead-in, rule line]`, which
+    # the framework joins): read for where rules are listed, never checked themselves.
+    lead: tuple[PromptLine, ...] = ()

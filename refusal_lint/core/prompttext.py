@@ -190,11 +190,11 @@ def names_card_rule(text: str, card_ids: frozenset[str]) -> bool:
     )
 
 
-def matters(lines: tuple[PromptLine, ...], card_ids: list[str]) -> bool:
+def matters(lines: tuple[PromptLine, ...], card_ids: list[str], lead: tuple[PromptLine, ...] = ()) -> bool:
     """Does this candidate's text count (DESIGN §2): it mentions a card rule, or names one
-    (a near miss, or a rule listed where rules are listed)? relevance.py's byte tests are
-    supersets of this."""
-    return any(mentions(lines, i) for i in card_ids) or bool(unknown_ids(lines, card_ids))
+    (a near miss, or a rule listed where rules are listed, `lead` leading in)? relevance.py's
+    byte tests are supersets of this."""
+    return any(mentions(lines, i) for i in card_ids) or bool(unknown_ids(lines, card_ids, lead))
 
 
 def _fold_id(text: str) -> str:
@@ -348,15 +348,19 @@ def _prose(token: str) -> bool:
 _SLOT_MARKS = frozenset("{%$")
 
 
-def unknown_ids(lines: tuple[PromptLine, ...], card_ids: list[str]) -> list[Unknown]:
-    """RL202 candidates: (a) hyphenated ids listed as rules, (b) near misses of card ids."""
-    lines = visible(lines)
+def unknown_ids(
+    lines: tuple[PromptLine, ...], card_ids: list[str], lead: tuple[PromptLine, ...] = ()
+) -> list[Unknown]:
+    """RL202 candidates: (a) hyphenated ids listed as rules (where `lead`, the lines before
+    them in one list, may lead in), (b) near misses of card ids."""
+    shown = visible(lead + lines)
+    lines = shown[len(lead) :]
     ids = set(card_ids)
     sizes = [(rid, len(rid), len(_fold_id(rid))) for rid in card_ids]
     out: dict[tuple[str, str, int], Unknown] = {}
-    listing = _listing_lines(lines, ids)
+    listing = _listing_lines(shown, ids)
     for i, pl in enumerate(lines):
-        if i in listing:
+        if i + len(lead) in listing:
             found: list[tuple[str, int]] = []
             parsed = rule_line(pl.text)
             if parsed is not None:

@@ -24,10 +24,10 @@ from refusal_lint.static.bind.bound import (
     bind_error,
     bind_guard,
     py_ext_decl,
-    py_prompts,
 )
 from refusal_lint.static.bind.guardids import GuardIds
 from refusal_lint.static.bind.modules import ModuleIndex
+from refusal_lint.static.bind.prompts import py_prompts
 from refusal_lint.static.bind.resolve import Resolver
 from refusal_lint.static.checks import card as card_checks
 from refusal_lint.static.checks import files as file_checks
@@ -133,7 +133,7 @@ def _yields_fact(
     if any(bind_error(res, guard_ids, e, params_ids) for e in f.protocol_errors):
         return True
     found = [p for pp in f.py_prompts for p in py_prompts(res, pp.value, params_ids, pp.form)]
-    return any(p.derived or _matters(p.lines, ids) for p in (*f.prompts, *found))
+    return any(p.derived or _matters(p.lines, ids, p.lead) for p in (*f.prompts, *found))
 
 
 def _ours(path: str, agent: Agent, claimed: set[str]) -> bool:
@@ -246,14 +246,14 @@ def has_counted(agent: Agent) -> bool:
 
 def _counts(prompt: Prompt, agent: Agent) -> bool:
     ids = tuple(r.rule_id for r in agent.card.rules) if agent.card else ()
-    return prompt.derived or _matters(prompt.lines, ids)
+    return prompt.derived or _matters(prompt.lines, ids, prompt.lead)
 
 
 @functools.lru_cache(maxsize=4096)
-def _matters(lines: tuple[PromptLine, ...], ids: tuple[str, ...]) -> bool:
+def _matters(lines: tuple[PromptLine, ...], ids: tuple[str, ...], lead: tuple[PromptLine, ...]) -> bool:
     """prompttext.matters, once a candidate and card: a run binds the same candidates
     again after each on-demand read (a pure function of the text and the ids)."""
-    return prompttext.matters(lines, list(ids))
+    return prompttext.matters(lines, list(ids), lead)
 
 
 def _prompts(res: Resolver, facts: dict[str, FileFacts], files: set[str], ids: set[str]) -> list[Prompt]:
@@ -268,8 +268,9 @@ def _prompts(res: Resolver, facts: dict[str, FileFacts], files: set[str], ids: s
     seen: dict[tuple[str, int, str], int] = {}
     lines: set[tuple[str, int]] = set()  # the file lines the table shapes' candidates read
     for p in sorted(found, key=lambda p: p.form == PromptForm.CONTENT):  # table shapes first
-        # Two strings on one line (`["- seg-mix: ...", "- invalid-cut: ..."]`) are two candidates.
-        key = (p.loc.path, p.loc.line, p.lines[0].text if p.form == PromptForm.CONTENT and p.lines else "")
+        # Two strings on one line (`instructions=["You are ...", "Refuse seg-mix ..."]`) are two
+        # candidates.
+        key = (p.loc.path, p.loc.line, p.lines[0].text if p.lines else "")
         mine = {(p.loc.path, pl.line) for pl in p.lines}
         if key in seen:
             # One template, two candidates: `TEMPLATE = "...{rules}"` and `SYSTEM_PROMPT =

@@ -1,6 +1,6 @@
 """Binding one fact at a time: a Python extension entry resolved to its declaration, a
-Python prompt value to prompts, a guard or protocol error to the rule ids it fires
-(agents.py binds the whole tree with these, into a `Bound`)."""
+guard or protocol error to the rule ids it fires (prompts.py: a prompt value to prompts;
+agents.py binds the whole tree with these, into a `Bound`)."""
 
 from __future__ import annotations
 
@@ -26,12 +26,10 @@ from refusal_lint.core.facts import (
     Sub,
     Value,
 )
-from refusal_lint.core.kinds import FnKind, GuardKind, GuardStatus, ParamsKind, PromptForm, ValueKind
-from refusal_lint.core.model import Loc, Prompt, PromptLine, RuleSet
+from refusal_lint.core.kinds import GuardKind, GuardStatus, ParamsKind, ValueKind
+from refusal_lint.core.model import Loc, Prompt, RuleSet
 from refusal_lint.static.bind.guardids import GuardIds
-from refusal_lint.static.bind.resolve import Resolver, bind_arg, has_each, placeholder_text
-from refusal_lint.static.extract import vocab
-from refusal_lint.static.extract.data import prompts as dataprompts
+from refusal_lint.static.bind.resolve import Resolver, bind_arg, has_each
 
 
 @dataclass(frozen=True)
@@ -199,86 +197,6 @@ def py_ext_decl(res: Resolver, ext: PyExt) -> ExtDecl | None:
             decl, params_kind=ParamsKind.NULL if null else ParamsKind.OTHER, params_loc=ploc
         )
     return dataclasses.replace(decl, params_kind=ParamsKind.UNRESOLVED, params_loc=ploc)
-
-
-# ---- prompts ---------------------------------------------------------------------------
-
-
-def _str_prompt(res: Resolver, text: Str, derived: bool, form: PromptForm) -> Prompt:
-    values = text.value.split("\n")
-    here = text.loc.path
-    if len(text.lines) == len(values):
-        lines, paths = text.lines, text.line_paths()
-    else:
-        lines, paths = tuple(text.loc.line for _ in values), (here,) * len(values)
-    # Where its text starts, if that is in its own file; else where it is built (`BASE +
-    # POLICY` with BASE imported: its first line is in another module).
-    first = lines[0] if lines and paths[0] == here else text.loc.line
-    return Prompt(
-        Loc(here, first),
-        tuple(
-            PromptLine(v.rstrip("\r"), ln, _source(res, text, lines, paths, i), "" if path == here else path)
-            for i, (v, ln, path) in enumerate(zip(values, lines, paths, strict=True))
-        ),
-        derived,
-        form,
-    )
-
-
-def _source(res: Resolver, text: Str, lines: tuple[int, ...], paths: tuple[str, ...], i: int) -> str:
-    """The file's line the text's line `i` stands on; with the next lines of the value, where
-    the text line goes on there (`'You help.'\n    ' Refuse x.'`: implicit concatenation), so
-    a check finds an id on the line it is written on."""
-    ln, path = lines[i], paths[i]
-    got = res.string_lines.get(path, {})
-    end = lines[i + 1] - 1 if i + 1 < len(lines) and paths[i + 1] == path else text.loc.end_line
-    if path != text.loc.path or not text.loc.line <= ln < end <= text.loc.end_line:
-        return got.get(ln, "")
-    return "\n".join(got.get(n, "") for n in range(ln, end + 1))
-
-
-def _texts(res: Resolver, value: Value, form: PromptForm) -> tuple[PromptForm, list[Value]]:
-    """The values holding a prompt's text, and how it was found: a prompt function's
-    returned strings where the value is a repo function or a call of one
-    (`instruction=self._instruction`), else the value itself."""
-    resolved = res.resolve(value)
-    if isinstance(resolved, CallV):
-        resolved = res.callee(resolved)
-    if isinstance(resolved, Fn) and resolved.kind != FnKind.CLASS:
-        return PromptForm.PROMPT_FUNCTION, list(resolved.returns)
-    if isinstance(resolved, Seq):
-        # A list of instruction strings where one is accepted, or of text blocks
-        # (`system=[{"type": "text", "text": ...}]`): each its own candidate.
-        return form, [_block_text(res, item) for item in resolved.items]
-    return form, [value]
-
-
-def _block_text(res: Resolver, item: Value) -> Value:
-    """A list item's text: the item, or the `text` of a text block."""
-    block = res.resolve(item)
-    if isinstance(block, DictV):
-        for it in block.items:
-            if isinstance(it.key, Str) and it.key.value in vocab.TEXT_BLOCK_KEYS:
-                return it.value
-    return item
-
-
-def py_prompts(res: Resolver, value: Value, params_ids: set[str], form: PromptForm) -> list[Prompt]:
-    """The prompt candidates a Python value holds (DESIGN §2: prose, not an id or a path)."""
-    form, values = _texts(res, value, form)
-    out = []
-    for v in values:
-        derived = bool(params_ids) and res.reaches(v, params_ids)
-        text = placeholder_text(res, v)
-        # A template filled at run time (`{% for r in rules %}` for Haystack's builder,
-        # `{{$refusal_rules}}` for SK's arguments) is derived as a template file is.
-        derived = derived or (text is not None and dataprompts.derived(text.value))
-        if text is None or not any(c.isspace() for c in text.value.strip()):
-            if not derived:
-                continue
-            text = Str("", v.loc, (v.loc.line,), literal=False)
-        out.append(_str_prompt(res, text, derived, form))
-    return out
 
 
 # ---- guards -----------------------------------------------------------------------------

@@ -158,7 +158,7 @@ def _unmentioned(card: RuleSet, prompts: list[Prompt]) -> list[Finding]:
 def _unknown(p: Prompt, ids: list[str]) -> list[Finding]:
     """RL202: each rule the prompt names that the card does not advertise."""
     out = []
-    for u in prompttext.unknown_ids(p.lines, ids):
+    for u in prompttext.unknown_ids(p.lines, ids, p.lead):
         hint = f"; did you mean `{u.suggestion}`?" if u.suggestion else ""
         out.append(
             RL202.finding(
