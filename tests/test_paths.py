@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 import pytest
-from conftest import TESTDATA, URI, Repo, run_cli
+from conftest import TESTDATA, URI, Repo, fixture_repo, run_cli
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -355,6 +355,21 @@ def test_in_a_monorepo_a_file_reports_its_own_agent_only(repo: Repo, monkeypatch
     scanned = _scanned(monkeypatch)
     _found(repo.root, "agents/survey/agent/tools.py")
     assert scanned == ["agents/survey/agent/tools.py", "shared/cuts.py"]
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_a_shared_helper_given_alone_names_every_agent_it_serves(tmp_path: Path) -> None:
+    """A commit of only `shared/refusals.py` (pre-commit passes that one name), the helper
+    sending the refusal as a JSON-RPC error: the findings of every agent whose files call
+    it, as the whole repository's run gives them (it gave nothing: the helper is no agent's
+    own file)."""
+    root = tmp_path / "repo"
+    shutil.copytree(fixture_repo("monorepo-shared-helper-rl305"), root)
+    _git_init(root)
+    top = _found(root, ".")
+    assert sorted(code for *_, code, _ in top) == ["RL305"] * 3
+    assert _found(root, "shared/refusals.py") == top
+    assert _found(root, "agents/survey/survey_agent/weights.py") == [f for f in top if "survey" in f[0]]
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")

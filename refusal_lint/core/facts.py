@@ -331,7 +331,7 @@ class FileFacts:
             or self.py_exts
             or self.prompts
             or self.py_prompts
-            or self.protocol_errors
+            or any(not isinstance(e.rule, Param) for e in self.protocol_errors)
             or any(not isinstance(g.rule, Param) for g in self.guards)
         )
 

@@ -56,9 +56,14 @@ def bind(root: str, cfg: Config, facts: dict[str, FileFacts], index: ModuleIndex
     # A file no agent claims (RL004) fires no agent's rules: its guards count for none.
     claimed = owned | {u.path for u in unclaimed}
     # A pass-through helper no agent's files hold (a monorepo's common/parts.py) serves them
-    # all: its payload is bound for each at the call sites in that agent's files, and what
-    # stands in the helper itself (its payload's shape, RL306) once, under the first agent.
-    shared = sorted(p for p, f in facts.items() if agents and p not in owned and f.guards and not f.claims())
+    # all: its payload, or the protocol error it sends one in (RL305), is bound for each at
+    # the call sites in that agent's files, and what stands in the helper itself (its
+    # payload's shape, RL306) once, under the first agent.
+    shared = sorted(
+        p
+        for p, f in facts.items()
+        if agents and p not in owned and (f.guards or f.protocol_errors) and not f.claims()
+    )
     for agent in agents:
         ids = {agent.card.params_id} if agent.card and agent.card.params_id else set()
         # A prompt fed from the params map, or from a module's copy of it (same rule ids), is derived.
@@ -75,12 +80,7 @@ def bind(root: str, cfg: Config, facts: dict[str, FileFacts], index: ModuleIndex
             for e in facts[path].protocol_errors:
                 agent.protocol_errors.extend(bind_error(res, guard_ids, e, params_ids))
         for path in shared:
-            for g in facts[path].guards:
-                agent.guards.extend(
-                    bg
-                    for bg in bind_guard(res, guard_ids, g, ids)
-                    if bg.loc.path in agent.files or agent is agents[0]
-                )
+            _serve(res, guard_ids, facts[path], agent, agent is agents[0], (ids, params_ids))
         # A shared helper's call sites in another agent's files fire that agent's rules, not
         # this one's (a monorepo's common/refusals.py in both agents' globs).
         agent.guards = [g for g in _unique(agent.guards) if _ours(g.loc.path, agent, claimed)]
@@ -103,6 +103,25 @@ def bind(root: str, cfg: Config, facts: dict[str, FileFacts], index: ModuleIndex
         frozenset(guard_ids.methods_asked),
         constructed,
     )
+
+
+def _serve(
+    res: Resolver,
+    guard_ids: GuardIds,
+    f: FileFacts,
+    agent: Agent,
+    first: bool,
+    maps: tuple[set[str], set[str]],
+) -> None:
+    """A shared helper's guards and protocol errors, bound for `agent`: those at the call
+    sites in its files, and (`first` agent) those standing in the helper itself; and the
+    helper among the agent's `helpers` where it serves the agent so."""
+    served = [bg for g in f.guards for bg in bind_guard(res, guard_ids, g, maps[0])]
+    sent = [be for e in f.protocol_errors for be in bind_error(res, guard_ids, e, maps[1])]
+    if any(loc.path in agent.files for loc in [*(b.loc for b in served), *(b.loc for b in sent)]):
+        agent.helpers.add(f.path)
+    agent.guards.extend(bg for bg in served if bg.loc.path in agent.files or first)
+    agent.protocol_errors.extend(be for be in sent if be.loc.path in agent.files or first)
 
 
 def _decls(res: Resolver, facts: dict[str, FileFacts]) -> tuple[list[ExtDecl], frozenset[str]]:

@@ -61,6 +61,9 @@ class Agent:
     guards: list[BoundGuard] = field(default_factory=list)
     protocol_errors: list[BoundError] = field(default_factory=list)
     files: set[str] = field(default_factory=set)
+    # Shared helpers no agent's files hold whose call sites stand in its files: a run given
+    # the helper alone (a commit of it) names the agent.
+    helpers: set[str] = field(default_factory=set)
     prompt_spec: str | None = None  # the configured `prompt:`, if any
     roots: tuple[str, ...] = ()  # discovered: its cards' folders, which claim the files under them
     card_path: str = ""  # configured: the `card:` file, found or not

@@ -253,7 +253,9 @@ class Owners:
             self.owning = [a for a in agents if any(self.belongs(p, a) for p in wanted.read())]
 
     def belongs(self, path: str, agent: Agent) -> bool:
-        if path in agent.files or (agent.card is not None and agent.card.loc.path == path):
+        if path in agent.files or path in agent.helpers:
+            return True
+        if agent.card is not None and agent.card.loc.path == path:
             return True
         if agent.card is not None and any(r.loc.path == path for r in agent.card.rules):
             return True  # the card's params kept in another module (`shared/policy.py`)
