@@ -372,6 +372,40 @@ def test_a_shared_helper_given_alone_names_every_agent_it_serves(tmp_path: Path)
     assert _found(root, "agents/survey/survey_agent/weights.py") == [f for f in top if "survey" in f[0]]
 
 
+_HELPER = """def refuse_turn(ctx, rule: str, *, reason: str) -> dict[str, str]:
+    return {"rule": rule, "reason": reason, "detail": str(ctx)}
+"""
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_a_folder_whose_code_imports_a_module_beside_it_is_checked_in_its_project(tmp_path: Path) -> None:
+    """`check a` (or a run started in `a/`), each agent with its card in its folder, their
+    guards calling `common/refusals.py` beside them with the id second: the helper is read
+    as a run of the project reads it (the folder alone took `ctx` for the id: a false
+    RL301 and a lost RL302)."""
+    for name, fired in (("a", "a-rule"), ("b", "b-rulle")):
+        card = {
+            "name": name,
+            "capabilities": {"extensions": [{"uri": URI, "params": {f"{name}-rule": "No."}}]},
+        }
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "agent.json").write_text(json.dumps(card))
+        (tmp_path / name / "prompt.md").write_text(f"Refuse these:\n- {name}-rule: No.\n")
+        (tmp_path / name / "tools.py").write_text(
+            "from common.refusals import refuse_turn\n\n\ndef tool(ctx):\n"
+            f"    return refuse_turn(ctx, {fired!r}, reason='No.')\n"
+        )
+    (tmp_path / "common").mkdir()
+    (tmp_path / "common" / "refusals.py").write_text(_HELPER)
+    _git_init(tmp_path)
+    top = _found(tmp_path, ".")
+    assert sorted((code, rule) for *_, code, rule in top) == [("RL301", "b-rule"), ("RL302", "b-rulle")]
+    assert _found(tmp_path, "a") == []
+    assert _found(tmp_path / "a", ".") == []
+    assert _found(tmp_path, "b") == top
+    assert _found(tmp_path / "b", ".") == top
+
+
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 def test_a_file_given_through_a_symlink_names_its_targets_agent(repo: Repo) -> None:
     """A linked folder (`current -> agents/survey`) or a link to a file of the tree (which a

@@ -3,8 +3,9 @@
 The tree checked for a file is its project's (found upward: the config file's folder, else
 the git work tree's top, else the file's folder); the findings reported are those of the
 agents owning one of the given files, wherever they stand, and those standing in a given
-file. A file in no agent gives nothing more. A folder inside the config file's project, or
-inside one agent, names the files under it so.
+file. A file in no agent gives nothing more. A folder inside the config file's project,
+inside one agent, or whose code imports a module of its project from outside it (a shared
+`common/` beside agent folders), names the files under it so.
 """
 
 from __future__ import annotations
@@ -97,21 +98,78 @@ def names_its_files(folder: str, cfg: Config) -> bool:
     A2A place above the folder within the project, or the card's own `.well-known/` (DESIGN
     §1: never a partial agent's false RL001/RL200/RL301; an agent nested in the folder is
     named by its own files); a card built in a module of a folder above counts as one there
-    (`app/card.py` above `app/tools/`). Not a folder holding a card at its own A2A place."""
+    (`app/card.py` above `app/tools/`); or a folder whose code imports a module of the
+    project from outside it (`_imports_outside`: a folder of one agent, its card at its own
+    A2A place, calling a shared helper beside it). Else the folder is its own tree (a
+    self-contained agent or test case kept inside a larger repository)."""
     here = os.path.abspath(folder)
     base = os.path.abspath(cfg.base) if cfg.source else None
     if base is not None and here != base and _under(here, base):
         return True
     if os.path.basename(here) == ".well-known":
         return _card_in(os.path.dirname(here)) is not None
-    if _card_in(here) is not None:
-        return False
     top = project_root(os.path.join(here, "_"), cfg)
-    while here != top and _under(here, top):
-        here = os.path.dirname(here)
-        if _card_in(here) is not None or _python_card_in(here):
-            return True
+    if _card_in(here) is None:
+        place = here
+        while place != top and _under(place, top):
+            place = os.path.dirname(place)
+            if _card_in(place) is not None or _python_card_in(place):
+                return True
+    return here != top and _under(here, top) and _imports_outside(here, top)
+
+
+# Modules read for the outside test: the walk's rule for folders never entered, and a file
+# size past which a module is no one's hand-written code.
+_IMPORTS_READ = 1 << 20
+
+
+def _imports_outside(folder: str, top: str) -> bool:
+    """Does Python code under `folder` import a module of its project that stands outside it
+    (`from common.refusals import refuse`, `common/` beside the folder; `from .. import x`
+    past its top)? Then the folder is no tree of its own: binding reads that module, as a
+    run of the project does. A module is looked for as Python finds it, beside the
+    importer and in each folder above it up to the project's top, the nearest first."""
+    from refusal_lint.static.discover.walk import NEVER_ENTER
+    from refusal_lint.static.gate.imports import imports_of
+
+    for place, dirs, names in os.walk(folder):
+        dirs[:] = [d for d in dirs if d not in NEVER_ENTER and not d.startswith(".") and d != "site-packages"]
+        if "pyvenv.cfg" in names:
+            dirs[:] = []
+            continue
+        for name in names:
+            if not name.endswith(".py"):
+                continue
+            try:
+                with open(os.path.join(place, name), "rb") as fh:
+                    text = fh.read(_IMPORTS_READ)
+            except OSError:
+                continue
+            for level, dotted in imports_of(text):
+                found = _module_file(place, level, dotted, top)
+                if found is not None and not _under(found, folder):
+                    return True
     return False
+
+
+def _module_file(place: str, level: int, dotted: str, top: str) -> str | None:
+    """The file of module `dotted` imported from a module in `place` (relative at `level`),
+    as it stands in the project under `top`; None where it is no module of the project."""
+    tail = dotted.replace(".", os.sep)
+    if level:
+        base = place
+        for _ in range(level - 1):
+            base = os.path.dirname(base)
+        bases = [base]
+    else:
+        bases = [place]
+        while bases[-1] != top and _under(bases[-1], top):
+            bases.append(os.path.dirname(bases[-1]))
+    for base in bases:
+        for candidate in (os.path.join(base, tail + ".py"), os.path.join(base, tail, "__init__.py")):
+            if tail and os.path.isfile(candidate) and _under(candidate, top):
+                return candidate
+    return None
 
 
 def _python_card_in(place: str) -> bool:
