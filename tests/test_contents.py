@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import shutil
 import subprocess
@@ -91,6 +92,26 @@ def test_git_index_through_the_cli(repo: Repo, tmp_path: Path) -> None:
         assert "not inside a git work tree" in result.stderr
     finally:
         os.rmdir(outside)
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_git_index_names_a_file_the_work_tree_lost_but_the_commit_holds(repo: Repo) -> None:
+    """`check --git-index agent/tools.py` with the file deleted from the work tree only:
+    the commit still holds it, so it names its agent as it would on the disk (it was exit 2,
+    "no such file"); a name in neither is still a usage error."""
+    repo.agent()
+    _git(repo.root, "init", "-q")
+    _git(repo.root, "add", "-A")
+    on_disk = run_cli(
+        "check", "agent/tools.py", "--git-index", "--no-cache", "--format", "json", cwd=repo.root
+    )
+    (repo.root / "agent" / "tools.py").unlink()
+    gone = run_cli("check", "agent/tools.py", "--git-index", "--no-cache", "--format", "json", cwd=repo.root)
+    assert gone.exit_code == on_disk.exit_code, gone.output
+    assert json.loads(gone.stdout)["findings"] == json.loads(on_disk.stdout)["findings"]
+    missing = run_cli("check", "agent/nothere.py", "--git-index", cwd=repo.root)
+    assert missing.exit_code == 2
+    assert "no such file" in missing.stderr
 
 
 def test_settings_default_to_the_disk() -> None:

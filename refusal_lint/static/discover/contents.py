@@ -157,6 +157,14 @@ class GitIndex(Disk):
         data = self.blobs.get(os.path.abspath(path))
         return data if data is not None else super().read(path)
 
+    def exists(self, path: str) -> bool:
+        """On the disk, or in the index only (deleted from the work tree, not yet staged:
+        the commit still holds it)."""
+        if super().exists(path):
+            return True
+        listed = _run_git(_folder(path), "ls-files", "-z", "--", os.path.abspath(path))
+        return bool(listed)
+
     def held(self, path: str) -> bytes | None:
         """The index's bytes of a file found by name; None when git does not track it (the
         commit will not hold it). Outside any git work tree, the disk's."""
