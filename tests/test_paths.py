@@ -407,6 +407,45 @@ def test_a_folder_whose_code_imports_a_module_beside_it_is_checked_in_its_projec
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_the_module_defining_a_guard_callable_names_the_agents_calling_it(tmp_path: Path) -> None:
+    """A commit of only `common/refusals.py` (which defines `refuse`) or `common/errors.py`
+    (which defines `Refusal`): the findings of the agents whose guards call them, as the
+    whole repository's run gives them (it gave nothing: neither file holds a fact)."""
+    (tmp_path / "common").mkdir()
+    (tmp_path / "common" / "refusals.py").write_text(
+        "def refuse(rule, reason=None):\n    raise RuntimeError(rule)\n"
+    )
+    (tmp_path / "common" / "errors.py").write_text(
+        "class Refusal(Exception):\n"
+        "    def __init__(self, rule, reason=None):\n"
+        "        super().__init__(rule)\n"
+    )
+    guards = {
+        "a": "from common.refusals import refuse\n\n\ndef tool():\n    refuse('a-rulle')\n",
+        "b": "from common.errors import Refusal\n\n\ndef tool():\n"
+        "    raise Refusal('b-rule', reason='Nope.')\n",
+    }
+    for name, source in guards.items():
+        card = {
+            "name": name,
+            "capabilities": {"extensions": [{"uri": URI, "params": {f"{name}-rule": "No."}}]},
+        }
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "agent.json").write_text(json.dumps(card))
+        (tmp_path / name / "prompt.md").write_text(f"Refuse these:\n- {name}-rule: No.\n")
+        (tmp_path / name / "tools.py").write_text(source)
+    _git_init(tmp_path)
+    top = _found(tmp_path, ".")
+    assert sorted((code, rule) for *_, code, rule in top) == [
+        ("RL301", "a-rule"),
+        ("RL302", "a-rulle"),
+        ("RL303", "b-rule"),
+    ]
+    assert _found(tmp_path, "common/refusals.py") == [f for f in top if f[4] != "b-rule"]
+    assert _found(tmp_path, "common/errors.py") == [f for f in top if f[4] == "b-rule"]
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 def test_a_file_given_through_a_symlink_names_its_targets_agent(repo: Repo) -> None:
     """A linked folder (`current -> agents/survey`) or a link to a file of the tree (which a
     pre-commit hook passes when the link changes): the walk reads the file under its own

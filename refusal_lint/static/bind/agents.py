@@ -75,10 +75,7 @@ def bind(root: str, cfg: Config, facts: dict[str, FileFacts], index: ModuleIndex
         )
         agent.prompts = counted(found, agent)
         for path in sorted(agent.files):
-            for g in facts[path].guards:
-                agent.guards.extend(bind_guard(res, guard_ids, g, ids))
-            for e in facts[path].protocol_errors:
-                agent.protocol_errors.extend(bind_error(res, guard_ids, e, params_ids))
+            _fire(res, guard_ids, facts[path], agent, (ids, params_ids))
         for path in shared:
             _serve(res, guard_ids, facts[path], agent, agent is agents[0], (ids, params_ids))
         # A shared helper's call sites in another agent's files fire that agent's rules, not
@@ -103,6 +100,21 @@ def bind(root: str, cfg: Config, facts: dict[str, FileFacts], index: ModuleIndex
         frozenset(guard_ids.methods_asked),
         constructed,
     )
+
+
+def _fire(
+    res: Resolver, guard_ids: GuardIds, f: FileFacts, agent: Agent, maps: tuple[set[str], set[str]]
+) -> None:
+    """One of the agent's own files: its guards and protocol errors bound; and the repo
+    module defining a guard's callee, where no file of the agent's (`refuse()` of a shared
+    `common/refusals.py`), among the agent's `helpers`."""
+    for g in f.guards:
+        agent.guards.extend(bind_guard(res, guard_ids, g, maps[0]))
+        callee = res.callee(g.call) if g.call is not None else None
+        if callee is not None and callee.path not in agent.files:
+            agent.helpers.add(callee.path)
+    for e in f.protocol_errors:
+        agent.protocol_errors.extend(bind_error(res, guard_ids, e, maps[1]))
 
 
 def _serve(
