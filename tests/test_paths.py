@@ -446,6 +446,35 @@ def test_the_module_defining_a_guard_callable_names_the_agents_calling_it(tmp_pa
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_a_folder_of_shared_helpers_names_the_agents_calling_them(tmp_path: Path) -> None:
+    """`check common` (or a run started there), `common/` holding the helper every agent's
+    guards call and no card: the findings of those agents, as a file run of the helper and
+    the whole repository give them (alone, the folder passed: its helper fires nothing)."""
+    shutil.copytree(fixture_repo("monorepo-shared-helper-rl305"), tmp_path / "repo")
+    root = tmp_path / "repo"
+    _git_init(root)
+    top = _found(root, ".")
+    assert len(top) == 3
+    assert _found(root, "shared") == top
+    assert _found(root / "shared", ".") == top
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_a_folder_of_a_repository_with_no_card_reports_its_own_files(tmp_path: Path) -> None:
+    """No card anywhere: `check src` gives the RL001 of the guards under `src/`, not those of
+    the rest of the repository, which a run of the project reads."""
+    for folder, rule in (("src", "x-rule"), ("other", "y-rule")):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "tools.py").write_text(
+            f"from x import refuse\n\n\ndef t():\n    return refuse({rule!r})\n"
+        )
+    _git_init(tmp_path)
+    assert len(_found(tmp_path, ".")) == 2
+    only = [(Path(p).parent.name, code, rule) for p, _, _, code, rule in _found(tmp_path, "src")]
+    assert only == [("src", "RL001", "x-rule")]
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 def test_a_file_given_through_a_symlink_names_its_targets_agent(repo: Repo) -> None:
     """A linked folder (`current -> agents/survey`) or a link to a file of the tree (which a
     pre-commit hook passes when the link changes): the walk reads the file under its own

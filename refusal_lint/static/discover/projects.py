@@ -4,8 +4,9 @@ The tree checked for a file is its project's (found upward: the config file's fo
 the git work tree's top, else the file's folder); the findings reported are those of the
 agents owning one of the given files, wherever they stand, and those standing in a given
 file. A file in no agent gives nothing more. A folder inside the config file's project,
-inside one agent, or whose code imports a module of its project from outside it (a shared
-`common/` beside agent folders), names the files under it so.
+inside one agent, whose code imports a module of its project from outside it (a shared
+`common/` beside agent folders), or holding no card (that `common/` itself), names the
+files under it so.
 """
 
 from __future__ import annotations
@@ -98,10 +99,10 @@ def names_its_files(folder: str, cfg: Config) -> bool:
     A2A place above the folder within the project, or the card's own `.well-known/` (DESIGN
     §1: never a partial agent's false RL001/RL200/RL301; an agent nested in the folder is
     named by its own files); a card built in a module of a folder above counts as one there
-    (`app/card.py` above `app/tools/`); or a folder whose code imports a module of the
-    project from outside it (`_imports_outside`: a folder of one agent, its card at its own
-    A2A place, calling a shared helper beside it). Else the folder is its own tree (a
-    self-contained agent or test case kept inside a larger repository)."""
+    (`app/card.py` above `app/tools/`); or a folder that needs its project
+    (`_needs_project`: one agent's folder calling a shared helper beside it, or a folder of
+    shared helpers holding no card). Else the folder is its own tree (a self-contained
+    agent or test case kept inside a larger repository)."""
     here = os.path.abspath(folder)
     base = os.path.abspath(cfg.base) if cfg.source else None
     if base is not None and here != base and _under(here, base):
@@ -115,7 +116,7 @@ def names_its_files(folder: str, cfg: Config) -> bool:
             place = os.path.dirname(place)
             if _card_in(place) is not None or _python_card_in(place):
                 return True
-    return here != top and _under(here, top) and _imports_outside(here, top)
+    return here != top and _under(here, top) and _needs_project(here, top)
 
 
 # Modules read for the outside test: the walk's rule for folders never entered, and a file
@@ -123,20 +124,29 @@ def names_its_files(folder: str, cfg: Config) -> bool:
 _IMPORTS_READ = 1 << 20
 
 
-def _imports_outside(folder: str, top: str) -> bool:
-    """Does Python code under `folder` import a module of its project that stands outside it
-    (`from common.refusals import refuse`, `common/` beside the folder; `from .. import x`
-    past its top)? Then the folder is no tree of its own: binding reads that module, as a
-    run of the project does. A module is looked for as Python finds it, beside the
-    importer and in each folder above it up to the project's top, the nearest first."""
+def _needs_project(folder: str, top: str) -> bool:
+    """Is `folder` no tree of its own: its Python code imports a module of its project that
+    stands outside it (`from common.refusals import refuse`, `common/` beside the folder;
+    `from .. import x` past its top), which binding reads as a run of the project does; or
+    it holds no card at all (a shared `common/` or `libs/`: alone, its guards could only be
+    RL001)? A module is looked for as Python finds it, beside the importer and in each
+    folder above it up to the project's top, the nearest first."""
     from refusal_lint.static.discover.walk import NEVER_ENTER
+    from refusal_lint.static.extract import vocab
     from refusal_lint.static.gate.imports import imports_of
+    from refusal_lint.static.gate.prefilter import CARD_NAMES
 
+    card = False
     for place, dirs, names in os.walk(folder):
-        dirs[:] = [d for d in dirs if d not in NEVER_ENTER and not d.startswith(".") and d != "site-packages"]
+        dirs[:] = [
+            d
+            for d in dirs
+            if (d not in NEVER_ENTER and d != "site-packages" and d[:1] != ".") or d == ".well-known"
+        ]
         if "pyvenv.cfg" in names:
             dirs[:] = []
             continue
+        card = card or not CARD_NAMES.isdisjoint(names)
         for name in names:
             if not name.endswith(".py"):
                 continue
@@ -145,11 +155,12 @@ def _imports_outside(folder: str, top: str) -> bool:
                     text = fh.read(_IMPORTS_READ)
             except OSError:
                 continue
+            card = card or vocab.EXTENSION_CLASS.encode() in text or b"/ext/refusals/" in text
             for level, dotted in imports_of(text):
                 found = _module_file(place, level, dotted, top)
                 if found is not None and not _under(found, folder):
                     return True
-    return False
+    return not card
 
 
 def _module_file(place: str, level: int, dotted: str, top: str) -> str | None:
@@ -211,7 +222,7 @@ class Wanted:
         """Each file under a folder given inside the project, as if it were given itself."""
         named = set(self.files)
         under = [p for p in walked if p not in named and any(p.startswith(f + "/") for f in self.within)]
-        return Wanted(self.files + tuple(under), self.folders) if self.within else self
+        return Wanted(self.files + tuple(under), self.folders, self.within) if self.within else self
 
     def read(self) -> list[str]:
         """The files of a kind refusal-lint reads: only those can belong to an agent."""
@@ -336,7 +347,7 @@ class Owners:
     def _keeps(self, f: Finding) -> bool:
         if f.loc.path in self.wanted.files:
             return True  # it stands in a file given: a broken card, RL004 on the file committed
-        if not self.agents and self.wanted.read():
+        if not self.agents and self.wanted.read() and not self.wanted.within:
             return True  # no agent at all (RL001: no card advertises): the tree's findings
         if f.agent is None or self.wanted.in_folders(f.loc.path):
             return self.keeps(f.loc.path)
