@@ -657,6 +657,26 @@ def prompt_template_block_imported(rules: dict[str, str]) -> Files:
     }
 
 
+_LOAD_CARD = "import json\nfrom pathlib import Path\n\nCARD = json.loads(Path('card.json').read_text())\n"
+_POLICY_LINES = "SYSTEM_PROMPT = 'Policy:\\n' + '\\n'.join(f'{k} {v}' for k, v in RULES.items())\n"
+
+
+def prompt_loaded_card(rules: dict[str, str]) -> Files:
+    """The params of a card loaded at run time, interpolated: derived (no refusing word, no
+    rule line: only the card's keys tell the gates)."""
+    chain = "RULES = CARD['capabilities']['extensions'][0]['params']\n"
+    return {**_bot("loaded", _LOAD_CARD + chain + _POLICY_LINES), **_greetings()}
+
+
+def prompt_loaded_card_split(rules: dict[str, str]) -> Files:
+    """The same, the extension entry a constant of another module, read by attribute."""
+    return {
+        **_bot("loaded_ext", _LOAD_CARD + "EXT = CARD.capabilities.extensions[0]\n"),
+        "bot/loaded.py": "from bot.loaded_ext import EXT\n\nRULES = EXT.params\n" + _POLICY_LINES,
+        **_greetings(),
+    }
+
+
 PROMPTS: dict[str, Callable[[dict[str, str]], Files]] = {
     "md": prompt_md,
     "kwarg": prompt_kwarg,
@@ -684,6 +704,8 @@ PROMPTS: dict[str, Callable[[dict[str, str]], Files]] = {
     "text-grown": prompt_text_grown,
     "template-derived": prompt_template_derived,
     "template-block-imported": prompt_template_block_imported,
+    "loaded-card": prompt_loaded_card,
+    "loaded-card-split": prompt_loaded_card_split,
 }
 
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import dataclasses
 
-from refusal_lint.core.facts import CallV, DictV, Fn, Seq, Str, Value
+from refusal_lint.core.facts import Attr, CallV, DictV, Fn, Ref, Seq, Str, Sub, Value
 from refusal_lint.core.kinds import FnKind, PromptForm
 from refusal_lint.core.model import Loc, Prompt, PromptLine
-from refusal_lint.static.bind.resolve import Resolver, placeholder_text
+from refusal_lint.static.bind.resolve import MAX_DEPTH, Resolver, placeholder_text
 from refusal_lint.static.extract import vocab
 from refusal_lint.static.extract.data import prompts as dataprompts
 
@@ -87,7 +87,8 @@ def py_prompts(res: Resolver, value: Value, params_ids: set[str], form: PromptFo
     out = []
     before: list[tuple[PromptLine, ...]] = []
     for v in values:
-        derived = bool(params_ids) and res.reaches(v, params_ids)
+        read = _reads(res, v)
+        derived = (bool(params_ids) and res.reaches(v, params_ids)) or _loads_params(res, read)
         text = placeholder_text(res, v)
         # A template filled at run time (`{% for r in rules %}` for Haystack's builder,
         # `{{$refusal_rules}}` for SK's arguments) is derived as a template file is.
@@ -100,11 +101,95 @@ def py_prompts(res: Resolver, value: Value, params_ids: set[str], form: PromptFo
                 continue
             text = Str("", v.loc, (v.loc.line,), literal=False)
         prompt = _str_prompt(res, text, derived, form)
+        if derived and params_ids:
+            stated = _stated(res, read, params_ids, prompt.loc.path)
+            prompt = dataclasses.replace(prompt, lines=prompt.lines + stated)
         if items:
             prompt = dataclasses.replace(prompt, lead=_lead(before))
             before.append(prompt.lines)
         out.append(prompt)
     return out
+
+
+def _reads(res: Resolver, value: Value) -> list[Value]:
+    """`value` and the values it reads through names, across modules (`reaches`' walk):
+    `RULES.items()` reads RULES (the dotted name, then its prefixes), each binding once."""
+    out: list[Value] = []
+    seen: set[str] = set()
+    todo = [(value, 0)]
+    while todo:
+        v, depth = todo.pop()
+        out.append(v)
+        if depth > MAX_DEPTH:
+            continue
+        for ref in res.refs(v):
+            parts = ref.name.split(".")
+            for name in (".".join(parts[:i]) for i in range(len(parts), 0, -1)):
+                found = res.lookup(ref.module, name)
+                if found is not None:
+                    if f"{ref.module}:{name}" not in seen:
+                        seen.add(f"{ref.module}:{name}")
+                        todo.append((found, depth + 1))
+                    break
+    return out
+
+
+def _loads_params(res: Resolver, read: list[Value]) -> bool:
+    """Does a prompt reading `read` (`_reads`) read the params map of a card loaded at run
+    time (`CARD = json.loads(...)`, then `CARD["capabilities"]["extensions"][0]["params"]`)?
+    The map a JSON card holds, interpolated: derived as the map of a card built in Python is."""
+    for v in read:
+        keys = _keys(res, v, 0)
+        if keys is not None and keys[-1:] == ["params"] and "extensions" in keys:
+            return True
+    return False
+
+
+def _stated(res: Resolver, read: list[Value], params_ids: set[str], here: str) -> tuple[PromptLine, ...]:
+    """The rule lines a prompt interpolating a map of `params_ids` states, one a literal
+    item (`"seg-mix": "..."`), where the file writes it (`here`: the prompt's file): a copy
+    of the card's map (same ids, its own reasons) agrees with the card only where its
+    reasons do (RL203 there)."""
+    out: list[PromptLine] = []
+    for v in read:
+        d = res.resolve(v)
+        if not isinstance(d, DictV) or d.ident not in params_ids:
+            continue
+        for it in d.items:
+            reason = res.resolve(it.value)
+            if isinstance(it.key, Str) and isinstance(reason, Str) and "\n" not in reason.value:
+                line, path = it.loc.line, it.loc.path
+                source = res.string_lines.get(path, {}).get(line, "")
+                out.append(
+                    PromptLine(
+                        f"- {it.key.value}: {reason.value}", line, source, "" if path == here else path
+                    )
+                )
+    return tuple(dict.fromkeys(out))
+
+
+def _keys(res: Resolver, value: Value, depth: int) -> list[str] | None:
+    """The keys and attributes a subscript or attribute chain reads, outermost last, its
+    base followed through names (`EXT["params"]`, `EXT = CARD[...]["extensions"][0]`)."""
+    keys: list[str] = []
+    while depth <= MAX_DEPTH:
+        if isinstance(value, Sub):
+            keys.append(value.key.value if isinstance(value.key, Str) else "")
+            value = value.base
+        elif isinstance(value, Attr):
+            keys.append(value.name)
+            value = value.base
+        elif isinstance(value, Ref):
+            head, _, rest = value.name.partition(".")
+            if rest:
+                keys.extend(reversed(rest.split(".")))
+            found = res.lookup(value.module, head)
+            if found is None:
+                break
+            value, depth = found, depth + 1
+        else:
+            break
+    return keys[::-1] if keys else None
 
 
 def _lead(before: list[tuple[PromptLine, ...]]) -> tuple[PromptLine, ...]:

@@ -38,8 +38,11 @@ def weak(rel: str, data: bytes) -> bool:
     if kind == FileKind.PYTHON:
         # The most selective test first: most code has no word of refusing before a rule line.
         listed = lists_rules(data) and python_lists_rules(data)
-        # Or a template filled at run time (Haystack's `{% for r in rules %}`): derived.
-        derivable = listed or dataprompts.may_derive(data, lowered(data))
+        # Or a template filled at run time (Haystack's `{% for r in rules %}`), or the params
+        # of a card loaded at run time, read in this file: derived.
+        derivable = (
+            listed or dataprompts.may_derive(data, lowered(data)) or len(dataprompts.card_keys(data)) == 2
+        )
         return derivable and prefilter.python_prompt_candidate(data)
     if kind == FileKind.TEXT:
         if prompt_by_name(rel):

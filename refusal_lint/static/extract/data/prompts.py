@@ -83,6 +83,20 @@ def may_derive(data: bytes, low: bytes | None = None) -> bool:
     )
 
 
+# Where a card loaded at run time is read (`CARD["capabilities"]["extensions"][0]["params"]`,
+# `card.capabilities.extensions[0].params`): a key or attribute `params` or `extensions`.
+_CARD_KEYS = re.compile(rb"[\"'.](params|extensions)\b")
+
+
+def card_keys(data: bytes) -> frozenset[bytes]:
+    """Which of a loaded card's keys (`params`, `extensions`) the Python text may read, its
+    escapes spelled out too (bind/prompts.py's `_loads_params`)."""
+    found = {m[1] for m in _CARD_KEYS.finditer(data)}
+    if b"\\" in data and _PY_ESCAPE.search(data):
+        found.update(m[1] for m in _CARD_KEYS.finditer(_PY_ESCAPE.sub(_spelled, data)))
+    return frozenset(found)
+
+
 def _spelled(m: re.Match[bytes]) -> bytes:
     """The character an escape spells, as UTF-8 (one that names none: nothing)."""
     hexa, name, octal = m.group(1) or m.group(2) or m.group(3), m.group(4), m.group(5)

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from functools import lru_cache, partial
 from typing import Any
 
-from refusal_lint.static.extract.data.prompts import may_derive
+from refusal_lint.static.extract.data.prompts import card_keys, may_derive
 from refusal_lint.static.gate.composed.leadins import IN_DOUBT
 from refusal_lint.static.gate.composed.statements import (
     AFTER_TARGET,
@@ -172,9 +172,9 @@ def binding(data: bytes, name: str) -> list[Any]:
 
 def held(text: bytes) -> list[str]:
     """What of a rule list may stand in `text`: a rule line (`LISTED`), a word of refusing
-    (`REFUSING`); both where a template placeholder may fill in the rules (a derived
-    prompt needs neither)."""
-    if may_derive(text):
+    (`REFUSING`); both where a template placeholder may fill in the rules, or a card loaded
+    at run time be read (a derived prompt needs neither)."""
+    if may_derive(text) or card_keys(text):
         return [LISTED, REFUSING]
     return [w for w, f in ((LISTED, listed_anywhere), (REFUSING, refusing_spans)) if f(text)]
 

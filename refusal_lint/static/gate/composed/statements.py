@@ -340,10 +340,10 @@ _CALL = re.compile(rb"([A-Za-z_][A-Za-z0-9_]*)[ \t]*\(")
 _READ = re.compile(DOTTED.pattern + rb"(?![A-Za-z0-9_.\"'])[ \t]*(\(|=(?!=))?")
 
 
-# The methods binding reads a string through (`POLICY.format(...)`, `POLICY.strip()`): the
-# receiver of another method's call (`json.dumps(x)`, `self.client.create(...)`) holds no value
-# binding composes.
-_COMPOSED_METHODS = frozenset(m.encode() for m in ("format", *vocab.STRIPS))
+# The methods binding reads a value through (`POLICY.format(...)`, `POLICY.strip()`, a map
+# iterated into the text: `RULES.items()`, derived where it is the card's params); another
+# method's receiver (`json.dumps(x)`, `self.client.create(...)`) holds none it composes.
+_COMPOSED_METHODS = frozenset(m.encode() for m in ("format", "items", "keys", "values", *vocab.STRIPS))
 
 
 def _values_read(data: bytes, pos: int, end: int) -> list[bytes]:
