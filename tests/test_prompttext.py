@@ -408,3 +408,23 @@ def test_near_misses_are_every_token_near_miss_says(pieces: list[str], ids: list
     lines = tuple(PromptLine(t, i + 1) for i, t in enumerate(" ".join(pieces).splitlines()))
     found = {(u.token, u.line) for u in prompttext.unknown_ids(lines, ids)}
     assert _plain_near_misses(lines, ids) <= found
+
+
+@pytest.mark.parametrize(
+    ("text", "card_id", "found"),
+    [
+        ("You may explain diagnoses a clinician already made.", "diagnosis", []),
+        ("Never handle terminations yourself.", "termination", []),
+        ("Summarise the termination notice only.", "terminations", []),
+        ("Refuse every diagnosys request.", "diagnosis", ["diagnosys"]),
+        ("Refuse refund-limits requests.", "refund-limit", ["refund-limits"]),
+    ],
+)
+def test_a_plural_of_a_one_word_id_is_prose_not_a_near_miss(
+    text: str, card_id: str, found: list[str]
+) -> None:
+    """Inflections of an id that is one plain word are ordinary English (DESIGN §2: precision
+    first); a misspelling still is a near miss, and so is a kebab id's variant, which may be
+    a rename the prompt missed."""
+    assert [u.token for u in prompttext.unknown_ids(_lines(text), [card_id])] == found
+

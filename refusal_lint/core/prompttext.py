@@ -209,7 +209,17 @@ def near_miss(token: str, rule_id: str) -> bool:
     low = token.lower()
     if low.startswith(rule_id + "-") or low.startswith(rule_id + "_"):
         return False
+    if _inflected(low, rule_id):
+        return False
     return len(rule_id) >= 5 and spec.one_edit(low, rule_id)
+
+
+def _inflected(low: str, rule_id: str) -> bool:
+    """Is `low` a plural or singular of a one-word id (`diagnoses` of `diagnosis`)? Prose, not
+    a misspelt id; a kebab id's (`refund-limits`) may be a rename the prompt missed."""
+    singular = rule_id[:-1] if rule_id.endswith("s") and not rule_id.endswith(("is", "us", "ss")) else ""
+    forms = {rule_id + "s", rule_id + "es", singular, rule_id.removesuffix("is") + "es"}
+    return rule_id.isalpha() and low in forms - {rule_id, "es"}
 
 
 def nearest(token: str, ids: list[str]) -> str | None:
