@@ -428,3 +428,9 @@ def test_a_plural_of_a_one_word_id_is_prose_not_a_near_miss(
     a rename the prompt missed."""
     assert [u.token for u in prompttext.unknown_ids(_lines(text), [card_id])] == found
 
+
+def test_a_near_miss_inside_a_link_is_no_finding() -> None:
+    """A page's path (`.../policies/seg_mix`) names a page, not a rule; the same token in the
+    text still is a near miss."""
+    lines = _lines("Our policy: https://wiki.example.com/policies/seg_mix (see seg_mix there).")
+    assert [(u.token, u.col) for u in prompttext.unknown_ids(lines, CARD_IDS)] == [("seg_mix", 60)]

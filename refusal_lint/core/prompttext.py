@@ -356,6 +356,7 @@ def _prose(token: str) -> bool:
 
 
 _SLOT_MARKS = frozenset("{%$")
+_URL = re.compile(r"[a-z][a-z0-9+.-]*://\S+", re.I)  # a link's path names a page, not a rule
 
 
 def unknown_ids(
@@ -383,6 +384,7 @@ def unknown_ids(
                         Unknown(token, pl.line, col, nearest(token, card_ids), pl.path),
                     )
         slots = [m.span() for m in PLACEHOLDER.finditer(pl.text)] if _SLOT_MARKS & set(pl.text) else []
+        slots += [m.span() for m in _URL.finditer(pl.text)] if "://" in pl.text else []
         for m in TOKEN.finditer(pl.text):
             token = m.group(0)
             if token in ids or capitalised(token, ids) or any(a <= m.start() < b for a, b in slots):
