@@ -372,6 +372,20 @@ def test_a_shared_helper_given_alone_names_every_agent_it_serves(tmp_path: Path)
     assert _found(root, "agents/survey/survey_agent/weights.py") == [f for f in top if "survey" in f[0]]
 
 
+def _agents_with_guards(root: Path, guards: dict[str, str]) -> None:
+    """An agent folder for each name: its card (rule `NAME-rule`) at `agent.json`, a prompt
+    stating that rule, and `tools.py` holding the guard source given."""
+    for name, source in guards.items():
+        card = {
+            "name": name,
+            "capabilities": {"extensions": [{"uri": URI, "params": {f"{name}-rule": "No."}}]},
+        }
+        (root / name).mkdir()
+        (root / name / "agent.json").write_text(json.dumps(card))
+        (root / name / "prompt.md").write_text(f"Refuse these:\n- {name}-rule: No.\n")
+        (root / name / "tools.py").write_text(source)
+
+
 _HELPER = """def refuse_turn(ctx, rule: str, *, reason: str) -> dict[str, str]:
     return {"rule": rule, "reason": reason, "detail": str(ctx)}
 """
@@ -383,18 +397,14 @@ def test_a_folder_whose_code_imports_a_module_beside_it_is_checked_in_its_projec
     guards calling `common/refusals.py` beside them with the id second: the helper is read
     as a run of the project reads it (the folder alone took `ctx` for the id: a false
     RL301 and a lost RL302)."""
-    for name, fired in (("a", "a-rule"), ("b", "b-rulle")):
-        card = {
-            "name": name,
-            "capabilities": {"extensions": [{"uri": URI, "params": {f"{name}-rule": "No."}}]},
-        }
-        (tmp_path / name).mkdir()
-        (tmp_path / name / "agent.json").write_text(json.dumps(card))
-        (tmp_path / name / "prompt.md").write_text(f"Refuse these:\n- {name}-rule: No.\n")
-        (tmp_path / name / "tools.py").write_text(
-            "from common.refusals import refuse_turn\n\n\ndef tool(ctx):\n"
+    _agents_with_guards(
+        tmp_path,
+        {
+            name: "from common.refusals import refuse_turn\n\n\ndef tool(ctx):\n"
             f"    return refuse_turn(ctx, {fired!r}, reason='No.')\n"
-        )
+            for name, fired in (("a", "a-rule"), ("b", "b-rulle"))
+        },
+    )
     (tmp_path / "common").mkdir()
     (tmp_path / "common" / "refusals.py").write_text(_HELPER)
     _git_init(tmp_path)
@@ -425,15 +435,7 @@ def test_the_module_defining_a_guard_callable_names_the_agents_calling_it(tmp_pa
         "b": "from common.errors import Refusal\n\n\ndef tool():\n"
         "    raise Refusal('b-rule', reason='Nope.')\n",
     }
-    for name, source in guards.items():
-        card = {
-            "name": name,
-            "capabilities": {"extensions": [{"uri": URI, "params": {f"{name}-rule": "No."}}]},
-        }
-        (tmp_path / name).mkdir()
-        (tmp_path / name / "agent.json").write_text(json.dumps(card))
-        (tmp_path / name / "prompt.md").write_text(f"Refuse these:\n- {name}-rule: No.\n")
-        (tmp_path / name / "tools.py").write_text(source)
+    _agents_with_guards(tmp_path, guards)
     _git_init(tmp_path)
     top = _found(tmp_path, ".")
     assert sorted((code, rule) for *_, code, rule in top) == [
