@@ -119,8 +119,7 @@ def names_its_files(folder: str, cfg: Config) -> bool:
     return here != top and _under(here, top) and _needs_project(here, top)
 
 
-# Modules read for the outside test: the walk's rule for folders never entered, and a file
-# size past which a module is no one's hand-written code.
+# How much of a module `_needs_project` reads: past 1 MiB, a module is no one's hand-written code.
 _IMPORTS_READ = 1 << 20
 
 
