@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from refusal_lint.core.kinds import ValueKind
 from refusal_lint.static.extract.data import yamlsafe
-from refusal_lint.static.extract.data.prompts import data_prompts, may_derive
+from refusal_lint.static.extract.data.prompts import CARD_KEYS, card_keys, data_prompts, may_derive
 from refusal_lint.static.extract.data.prompts import derived as is_derived
 from refusal_lint.static.extract.data.tree import TNode
 
@@ -135,3 +135,19 @@ def _module_strings(source: bytes) -> list[tuple[str, str]]:
 
 def test_the_byte_gate_passes_a_file_with_no_rules_name() -> None:
     assert not may_derive(b'GREETING = "Hello {name}, {{ user }}"\nx = "\\x1b[0m"\n')
+
+
+_ESCAPE_LIKE = st.sampled_from(
+    [b"\\x", b"\\u", b"\\U", b"\\N{", b"\\7", b"\\", b"{", b"}", b"rules", b"params", b"ffff"]
+)
+
+
+@given(st.lists(st.one_of(_ESCAPE_LIKE, st.binary(max_size=12)), max_size=30))
+def test_the_byte_gates_read_any_bytes(parts: list[bytes]) -> None:
+    """Escapes past the last code point (`\\UFFFFFFFF`), unknown names (`\\N{nothing}`),
+    cut-off escapes: the gates' tests answer, never raise (a worker's batch died on the
+    standard library's `\\U` escapes)."""
+    data = b"".join(parts)
+    assert isinstance(may_derive(data), bool)
+    assert card_keys(data) <= set(CARD_KEYS)
+    assert not may_derive(b'x = "\\UFFFFFFFF \\N{NO SUCH NAME} \\777"\n')

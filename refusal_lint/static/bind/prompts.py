@@ -136,11 +136,12 @@ def _reads(res: Resolver, value: Value) -> list[Value]:
 
 def _loads_params(res: Resolver, read: list[Value]) -> bool:
     """Does a prompt reading `read` (`_reads`) read the params map of a card loaded at run
-    time (`CARD = json.loads(...)`, then `CARD["capabilities"]["extensions"][0]["params"]`)?
+    time (`CARD = json.loads(...)`, then `CARD["capabilities"]["extensions"][0]["params"]`:
+    `params` last, `capabilities` and `extensions` before it)?
     The map a JSON card holds, interpolated: derived as the map of a card built in Python is."""
     for v in read:
         keys = _keys(res, v, 0)
-        if keys is not None and keys[-1:] == ["params"] and "extensions" in keys:
+        if keys is not None and keys[-1:] == ["params"] and {"capabilities", "extensions"} <= set(keys):
             return True
     return False
 

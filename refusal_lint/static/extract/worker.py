@@ -4,6 +4,7 @@ module: this is the child's side, which the parent only starts."""
 
 from __future__ import annotations
 
+import contextlib
 import math
 import sys
 import threading
@@ -79,7 +80,10 @@ def _scan(job: ScanJob, conn: Connection, cpu_limit: float) -> None:
             continue
         prompt = may_hold_prompt(data, job.ids)
         if relevance is not None:
-            answers[rel] = answers_of(rel, data, relevance, prompt)
+            # A bug of ours in these text questions: left for the prompt stage to ask again,
+            # which stops the run on one line, never a batch's files silently unchecked.
+            with contextlib.suppress(Exception):
+                answers[rel] = answers_of(rel, data, relevance, prompt)
         if (
             not configured
             and not job.exhaustive

@@ -36,14 +36,14 @@ def weak(rel: str, data: bytes) -> bool:
     prompt key, which holds a prompt word (extract/data/prompts.py)."""
     kind = kind_of(rel)
     if kind == FileKind.PYTHON:
-        # The most selective test first: most code has no word of refusing before a rule line.
-        listed = lists_rules(data) and python_lists_rules(data)
-        # Or a template filled at run time (Haystack's `{% for r in rules %}`), or the params
-        # of a card loaded at run time, read in this file: derived.
-        derivable = (
-            listed or dataprompts.may_derive(data, lowered(data)) or len(dataprompts.card_keys(data)) == 2
-        )
-        return derivable and prefilter.python_prompt_candidate(data)
+        # The most selective tests first: most code has no word of refusing before a rule
+        # line, nor a template naming the rules, nor a loaded card's keys (derived).
+        listed = lists_rules(data)
+        loaded = len(dataprompts.card_keys(data)) == len(dataprompts.CARD_KEYS)
+        derived = dataprompts.may_derive(data, lowered(data)) or loaded
+        if not (listed or derived) or not prefilter.python_prompt_candidate(data):
+            return False
+        return derived or python_lists_rules(data)
     if kind == FileKind.TEXT:
         if prompt_by_name(rel):
             return lists_rules(data) or _derivable(data, escaped=False)

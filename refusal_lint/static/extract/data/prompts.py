@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 import unicodedata
 
@@ -32,6 +33,9 @@ def derived(text: str) -> bool:
     rules named so (`{{ citation_rules }}`, `{% for r in input_rules %}`)."""
     for m in _PLACEHOLDER.finditer(text):
         expr, statement, field = m.groups()
+        inside = (expr or statement or field or "").lower()
+        if "rule" not in inside and "refusal" not in inside:
+            continue  # no name of the rules in it (most are a code's `{name}`): not asked further
         if statement is not None:
             loop = _LOOP.match(statement.strip(" \t\r\n-+~"))
             if loop and any(_rules_name(n) for n in _IDENTIFIER.findall(loop.group(1))):
@@ -74,8 +78,8 @@ def may_derive(data: bytes, low: bytes | None = None) -> bool:
     (a raw string keeps them: both are asked). A rules name holds `rule` or `refusal` in
     some case (`_rules_name`). The byte test the gates ask for a template filled at run time."""
     views = [(data, data.lower() if low is None else low)]
-    if b"\\" in data and _PY_ESCAPE.search(data):
-        spelled = _PY_ESCAPE.sub(_spelled, data)
+    spelled = _spelled_view(data)
+    if spelled is not None:
         views.append((spelled, spelled.lower()))
     return any(
         b"{" in view and (b"rule" in lv or b"refusal" in lv) and derived(view.decode("utf-8", "replace"))
@@ -84,17 +88,53 @@ def may_derive(data: bytes, low: bytes | None = None) -> bool:
 
 
 # Where a card loaded at run time is read (`CARD["capabilities"]["extensions"][0]["params"]`,
-# `card.capabilities.extensions[0].params`): a key or attribute `params` or `extensions`.
-_CARD_KEYS = re.compile(rb"[\"'.](params|extensions)\b")
+# `card.capabilities.extensions[0].params`): a key or attribute `capabilities`, `extensions`
+# or `params`, after a quote or a dot and ending a word (`_keys_read`).
+CARD_KEYS = (b"capabilities", b"extensions", b"params")
 
 
 def card_keys(data: bytes) -> frozenset[bytes]:
-    """Which of a loaded card's keys (`params`, `extensions`) the Python text may read, its
-    escapes spelled out too (bind/prompts.py's `_loads_params`)."""
-    found = {m[1] for m in _CARD_KEYS.finditer(data)}
-    if b"\\" in data and _PY_ESCAPE.search(data):
-        found.update(m[1] for m in _CARD_KEYS.finditer(_PY_ESCAPE.sub(_spelled, data)))
+    """Which of a loaded card's keys (`CARD_KEYS`) the Python text may read, its escapes
+    spelled out too (bind/prompts.py's `_loads_params`)."""
+    found = _keys_read(data)
+    spelled = _spelled_view(data) if len(found) < len(CARD_KEYS) else None
+    if spelled is not None:
+        found |= _keys_read(spelled)
     return frozenset(found)
+
+
+def _keys_read(data: bytes) -> set[bytes]:
+    """`CARD_KEYS` in `data`: each found by C, then its neighbours looked at."""
+    out = set()
+    for key in CARD_KEYS:
+        at = data.find(key)
+        while at >= 0:
+            end = at + len(key)
+            if at > 0 and data[at - 1] in b"\"'." and not (end < len(data) and data[end] in _WORD):
+                out.add(key)
+                break
+            at = data.find(key, end)
+    return out
+
+
+_WORD = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
+
+# An escape spelling a printable ASCII character (`\x7b`, `\u0072`, `\162`, a name): the
+# only ones a placeholder, a rules name or a card key can be written with.
+_SPELLS_TEXT = re.compile(
+    rb"\\(?:x[2-7][0-9a-fA-F]|u00[2-7][0-9a-fA-F]|U0000[0-9a-fA-F]{4}|N\{|1[0-7][0-7]|[4-7][0-7])"
+)
+
+
+@functools.lru_cache(maxsize=4)
+def _spelled_view(data: bytes) -> bytes | None:
+    """`data` with its escapes spelled out, where one spells a printable character; None
+    where none does (the bytes as written are then all there is to ask). Kept for the
+    file's next question (`may_derive`, then `card_keys`)."""
+    if b"\\" not in data or _SPELLS_TEXT.search(data) is None:
+        return None
+    return _PY_ESCAPE.sub(_spelled, data)
 
 
 def _spelled(m: re.Match[bytes]) -> bytes:
@@ -106,7 +146,7 @@ def _spelled(m: re.Match[bytes]) -> bytes:
         else:
             char = chr(int(hexa, 16) if hexa is not None else int(octal, 8))
         return char.encode("utf-8", "surrogatepass")
-    except (KeyError, ValueError):
+    except (KeyError, ValueError, OverflowError):  # no such name, or past the last code point
         return b""
 
 
