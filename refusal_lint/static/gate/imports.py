@@ -10,8 +10,10 @@ from collections.abc import Iterator
 # Matched where their keyword stands at a line's start after blanks, as `^[ \t]*` with
 # re.M would: the keyword is found by C, and the pattern tried only there.
 # The names run to the line's end, or past it where a backslash continues the line.
-_FROM = re.compile(rb"from[ \t]+(\.*)([A-Za-z0-9_.]*)[ \t]+import[ \t]+(\([^)]*\)|(?:\\\r?\n|[^\n])*)")
-_IMPORT = re.compile(rb"import[ \t]+((?:\\\r?\n|[^\n])*)")
+_FROM = re.compile(
+    rb"from[ \t]+(\.*)([A-Za-z0-9_.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n\\]*(?:\\(?:\r\n|.)[^\n\\]*)*)", re.S
+)
+_IMPORT = re.compile(rb"import[ \t]+([^\n\\]*(?:\\(?:\r\n|.)[^\n\\]*)*)", re.S)
 _NAME = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _BLANKS = re.compile(rb"[ \t]*")
 
