@@ -9,7 +9,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from conftest import ROOT, TESTDATA, Repo, fixture_repo, run_cli, run_in
+from conftest import ROOT, TESTDATA, Repo, check_json, fixture_repo, run_cli, run_in
 
 from refusal_lint.report.base import Report
 from refusal_lint.report.ci import github
@@ -343,3 +343,12 @@ def test_json_prompts_lists_the_candidates_that_count(repo: Repo, configured: bo
         )
     agent = json.loads(run_cli("check", str(repo.root), "--no-cache", "--format", "json").stdout)["agents"][0]
     assert [p["line"] for p in agent["prompts"]] == [4, 5]
+
+
+def test_the_agents_prompt_is_the_template_not_the_call_rendering_it() -> None:
+    """`instructions=env.get_template("analyst.j2").render(rules=RULES)`, RULES the loaded
+    card's params: the call and the template are both derived; `agents[].prompt` names
+    the template, whose text the user edits (both stay in `agents[].prompts`)."""
+    agent = check_json(fixture_repo("prompt-jinja-derived-by-content"))["agents"][0]
+    assert agent["prompt"] == {"path": "survey/templates/analyst.j2", "line": 1, "derived": True}
+    assert {p["path"] for p in agent["prompts"]} == {"survey/agent.py", "survey/templates/analyst.j2"}

@@ -46,11 +46,16 @@ def agent_dict(a: Agent) -> dict[str, Any]:
                 "prompt": [loc.at() for loc in mention_lines(a.prompts, r.rule_id)],
                 "guards": [loc.at() for loc in a.fired_at(r.rule_id)],
             }
-    # The agent's prompt: a derived one, else the candidate that mentions most rules.
+    # The agent's prompt: a derived one, else the candidate that mentions most rules; of
+    # those, one whose text is known (a template file, not the call rendering it).
     ids = [r.rule_id for r in a.card.rules] if a.card else []
     first = max(
         a.prompts,
-        key=lambda p: (p.derived, sum(bool(mention_lines([p], rid)) for rid in ids)),
+        key=lambda p: (
+            p.derived,
+            sum(bool(mention_lines([p], rid)) for rid in ids),
+            any(pl.text.strip() for pl in p.lines),
+        ),
         default=None,
     )
     return {
