@@ -17,6 +17,8 @@ BOM = b"\xef\xbb\xbf"
 # RL005 at once, in every mode; hand-written modules stay far below (the largest of the
 # bench's repositories: 0.48 MB).
 PY_READ_LIMIT = 1024 * 1024
+# The bytes of a Python name (`[A-Za-z0-9_]`): where a word of code starts or ends.
+NAME_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 
 
 # Text written as UTF-16 or UTF-32 with a BOM (PowerShell 5's `>` and Notepad's "Unicode"

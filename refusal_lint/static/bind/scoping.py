@@ -127,18 +127,21 @@ def _discovered_agents(
         for a in agents:
             a.files = set(fact_paths) | set(_sites(facts))
         return agents
+
+    def claim(path: str) -> list[Agent]:
+        """The agents whose roots hold `path`, each once."""
+        return list({id(a): a for r in owner(path, list(root_of)) for a in root_of[r]}.values())
+
     for path in _sites(facts):
-        claim = {id(a): a for r in owner(path, list(root_of)) for a in root_of[r]}
-        if len(claim) == 1:
-            next(iter(claim.values())).files.add(path)
+        if len(claimed := claim(path)) == 1:
+            claimed[0].files.add(path)
     for path in fact_paths:
-        claim = {id(a): a for r in owner(path, list(root_of)) for a in root_of[r]}
-        if len(claim) == 1:
-            next(iter(claim.values())).files.add(path)
+        if len(claimed := claim(path)) == 1:
+            claimed[0].files.add(path)
         elif not facts[path].claims():
             continue  # a shared pass-through helper: it serves every agent, and fires nothing itself
         else:
-            unclaimed.append(Unclaimed(path, shared=bool(claim)))
+            unclaimed.append(Unclaimed(path, shared=bool(claimed)))
     return agents
 
 

@@ -108,7 +108,7 @@ def _on_file_line(loc: Loc, rule_id: str, prompt: Prompt) -> Loc:
 
 def _written_at(source: str, token: str) -> tuple[int, re.Match[str]] | None:
     """Where `token` stands in a prompt line's source: (lines below its own, the match). A
-    text line written in pieces over several lines of the file (bound._source) is looked
+    text line written in pieces over several lines of the file (bind/prompts._source) is looked
     for on its own line first, then on the next."""
     for k, text in enumerate(source.split("\n")):
         m = re.search(r"(?<![\w-])" + re.escape(token) + r"(?![\w-])", text)

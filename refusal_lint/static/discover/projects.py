@@ -119,8 +119,8 @@ def names_its_files(folder: str, cfg: Config) -> bool:
     return here != top and _under(here, top) and _needs_project(here, top)
 
 
-# How much of a module `_needs_project` reads: past 1 MiB, a module is no one's hand-written code.
-_IMPORTS_READ = 1 << 20
+# How much of a module the folder tests read: past 1 MiB, a module is no one's hand-written code.
+_HEAD = 1 << 20
 
 
 def _needs_project(folder: str, top: str) -> bool:
@@ -131,7 +131,6 @@ def _needs_project(folder: str, top: str) -> bool:
     RL001)? A module is looked for as Python finds it, beside the importer and in each
     folder above it up to the project's top, the nearest first."""
     from refusal_lint.static.discover.walk import NEVER_ENTER
-    from refusal_lint.static.extract import vocab
     from refusal_lint.static.gate.imports import imports_of
     from refusal_lint.static.gate.prefilter import CARD_NAMES
 
@@ -149,12 +148,8 @@ def _needs_project(folder: str, top: str) -> bool:
         for name in names:
             if not name.endswith(".py"):
                 continue
-            try:
-                with open(os.path.join(place, name), "rb") as fh:
-                    text = fh.read(_IMPORTS_READ)
-            except OSError:
-                continue
-            card = card or vocab.EXTENSION_CLASS.encode() in text or b"/ext/refusals/" in text
+            text = _head(os.path.join(place, name))
+            card = card or _builds_card(text)
             for level, dotted in imports_of(text):
                 found = _module_file(place, level, dotted, top)
                 if found is not None and not _under(found, folder):
@@ -183,22 +178,28 @@ def _module_file(place: str, level: int, dotted: str, top: str) -> str | None:
 
 
 def _python_card_in(place: str) -> bool:
-    """May a module of the folder build a card (its text names the extension class or URI)?"""
-    from refusal_lint.static.extract import vocab
-
+    """May a module of the folder build a card?"""
     try:
         names = sorted(n for n in os.listdir(place) if n.endswith(".py"))
     except OSError:
         return False
-    for name in names:
-        try:
-            with open(os.path.join(place, name), "rb") as fh:
-                text = fh.read(1 << 20)
-        except OSError:
-            continue
-        if vocab.EXTENSION_CLASS.encode() in text or b"/ext/refusals/" in text:
-            return True
-    return False
+    return any(_builds_card(_head(os.path.join(place, name))) for name in names)
+
+
+def _builds_card(text: bytes) -> bool:
+    """May a module's text build a card: it names the extension class or URI?"""
+    from refusal_lint.static.extract import vocab
+
+    return vocab.EXTENSION_CLASS.encode() in text or b"/ext/refusals/" in text
+
+
+def _head(path: str) -> bytes:
+    """A module's first `_HEAD` bytes (none where it cannot be read)."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(_HEAD)
+    except OSError:
+        return b""
 
 
 def _under(path: str, folder: str) -> bool:

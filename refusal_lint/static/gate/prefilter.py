@@ -12,7 +12,7 @@ from functools import partial
 from refusal_lint.core import spec
 from refusal_lint.core.filekinds import prompt_by_name
 from refusal_lint.core.kinds import FileKind
-from refusal_lint.core.sourcetext import before_blanks
+from refusal_lint.core.sourcetext import NAME_BYTES, before_blanks
 from refusal_lint.static.extract import vocab
 from refusal_lint.static.gate import relevance
 from refusal_lint.static.gate.guardcall import call_end, guard_call
@@ -114,12 +114,9 @@ def _dotted_start(data: bytes, at: int) -> int:
     i = at
     while i > 0 and data[i - 1] == 46:  # `.`
         i -= 1
-        while i > 0 and (data[i - 1] in _NAME_BYTES):
+        while i > 0 and (data[i - 1] in NAME_BYTES):
             i -= 1
     return i
-
-
-_NAME_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 
 
 def python_prompt_candidate(data: bytes) -> bool:

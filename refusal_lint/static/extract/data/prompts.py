@@ -11,6 +11,7 @@ from refusal_lint.core.filekinds import is_kind
 from refusal_lint.core.kinds import FileKind, PromptForm, ValueKind
 from refusal_lint.core.model import BASELINE_FORMAT, TOOL, Loc, Prompt, PromptLine
 from refusal_lint.core.prompttext import names_card_rule
+from refusal_lint.core.sourcetext import NAME_BYTES
 from refusal_lint.static.extract.data.tree import TNode
 from refusal_lint.static.extract.vocab import CHAT_SYSTEM_ROLES, is_prompt_key
 from refusal_lint.static.gate.relevance import lists_rules
@@ -110,14 +111,11 @@ def _keys_read(data: bytes) -> set[bytes]:
         at = data.find(key)
         while at >= 0:
             end = at + len(key)
-            if at > 0 and data[at - 1] in b"\"'." and not (end < len(data) and data[end] in _WORD):
+            if at > 0 and data[at - 1] in b"\"'." and not (end < len(data) and data[end] in NAME_BYTES):
                 out.add(key)
                 break
             at = data.find(key, end)
     return out
-
-
-_WORD = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 
 
 # An escape spelling a printable ASCII character (`\x7b`, `\u0072`, `\162`, a name): the
