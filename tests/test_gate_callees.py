@@ -283,3 +283,26 @@ def test_deferred_callee_whose_parameter_reaches_a_guard(repo: Repo) -> None:
     )
     got = same_both_ways(repo.root)
     assert ("RL304", "agent/flow.py", line_of(flow, "CutRefusal(message)"), None) in got, got
+
+
+def test_the_module_settle_judges_a_callee_by_is_read_ahead_once(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The callee's module settle would read is started while binding runs (a guess), and
+    settle takes that read: one job for it, and the output a run without the guess prints."""
+    from refusal_lint.static import ondemand, workers
+
+    repo.agent()
+    raising(repo, NO_RULE)
+    submitted: list[tuple[str, bool]] = []
+    real_submit = workers.Pool.submit
+
+    def spy(self: workers.Pool, job: object, spare: bool = False) -> None:
+        submitted.append((getattr(job, "path", ""), spare))
+        real_submit(self, job, spare)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(workers.Pool, "submit", spy)
+    guessed = same_both_ways(repo.root)
+    assert [s for s in submitted if s[0] == "agent/errors.py"] == [("agent/errors.py", True)]
+    monkeypatch.setattr(ondemand, "read_callees_ahead", lambda ex, index: None)
+    assert findings(report(repo.root, False)) == guessed

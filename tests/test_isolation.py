@@ -111,6 +111,30 @@ def test_a_guess_never_holds_back_the_jobs_a_run_needs(
     assert late["guess.py"].problem is None and len(late["guess.py"].guards) == 1
 
 
+def test_a_wait_for_one_guess_leaves_the_others_out(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """`finish(spare=PATH)` (a job the run needs now, guessed ahead) waits for that guess,
+    not for the others: here the other cannot end before the wait returns (it waits for a
+    file written after), so no timing decides it."""
+    gate = tmp_path / "go"
+
+    def blocked(job: Job) -> FileFacts:
+        if job.path == "slow.py":
+            give_up = time.monotonic() + 60
+            while not gate.exists() and time.monotonic() < give_up:
+                time.sleep(0.01)
+        return real_extract(job)
+
+    monkeypatch.setattr(worker, "extract", blocked)
+    pool = workers.Pool(2, cpu_limit=5, backstop=20)
+    pool.submit(Job("slow.py", "python", GUARD), spare=True)
+    pool.submit(Job("wanted.py", "python", GUARD), spare=True)
+    assert list(pool.finish(spare="wanted.py").facts) == ["wanted.py"]  # the slow guess is still out
+    gate.write_text("")
+    late = pool.finish(spare=True).facts
+    pool.close()
+    assert list(late) == ["slow.py"]
+
+
 def test_a_worker_collects_cycles_though_forked_from_a_paused_run(monkeypatch: pytest.MonkeyPatch) -> None:
     """pipeline.run pauses the cyclic collector in the main process (core/nogc.py); a
     worker forked from it starts with the collector on again and pauses it only per file."""

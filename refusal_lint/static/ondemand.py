@@ -225,6 +225,23 @@ def read_ahead(ex: Extraction) -> None:
             ex.guess(ex.prompt_job(rel, data))
 
 
+def read_callees_ahead(ex: Extraction, index: ModuleIndex) -> None:
+    """Start reading, while binding runs, the modules `settle` will read to judge the
+    deferred files' callees: the files their imports name (`from M import NAME`: M, or
+    the submodule M.NAME), read whole as binding reads a module it imports. Kept aside as
+    guesses (Extraction.guess): a module settle does not ask costs the work, never a
+    change of output."""
+    for rel, (callees, _) in sorted(ex.deferred.items()):
+        for c in callees:
+            for dotted in (c.module, f"{c.module}.{c.name}" if c.module else c.name):
+                module = index.module(rel, dotted, c.level)
+                if module is None or module in ex.facts or module in ex.pending:
+                    continue
+                job = ex.python_job(ex.entries[module], True) if module in ex.entries else None
+                if job is not None:
+                    ex.guess(job)
+
+
 def callers(ex: Extraction, helpers: frozenset[str], py_paths: list[str]) -> set[str]:
     """Python files not read whole whose text calls one of `helpers`: a call site there
     may pass a rule id to the helper (`block(Rule.ZODIAC, ...)`)."""

@@ -134,6 +134,8 @@ def _run(
     scope = py_entries if wanted is None else python_scope(wanted, ex.facts, py_entries, cfg, roles, root)
     ex.read_python(scope)
     binder = _Binder(ex, root, cfg, roles, [e.rel for e in py_entries])
+    if ex.deferred and not settings.exhaustive:
+        ondemand.read_callees_ahead(ex, binder.index)
     if ex.ids and ex.prompt_only and not settings.exhaustive:
         # The prompt stage's likely reads and text questions, started while binding runs.
         ondemand.read_ahead(ex)

@@ -31,7 +31,7 @@ from refusal_lint.static.settings import Settings
 
 if TYPE_CHECKING:
     from refusal_lint.core.facts import FileFacts
-    from refusal_lint.static.workers import Pool
+    from refusal_lint.static.workers import Pool, Spare
 
 SCAN_FILES = 48  # a worker's batch of Python files to read and prefilter: small enough to share
 SCAN_BYTES = 1 << 20  # the load between two workers, large enough that messages stay few
@@ -165,7 +165,7 @@ class Extraction:
             self.done(job, guessed)  # the same job, done ahead: the same facts
             return
         if job.path in self.guessing:
-            self.drain(guesses=True)  # one job a path in the workers: the guess comes back first
+            self.drain(guesses=job.path)  # one job a path in the workers: the guess comes back first
             self.submit(job)
             return
         from refusal_lint.static.extract import run as extract_run  # YAML and JSON readers: only when needed
@@ -233,7 +233,7 @@ class Extraction:
             self.pool = Pool(self.settings.jobs, self.settings.parse_timeout)
         return self.pool
 
-    def drain(self, guesses: bool = False) -> None:
+    def drain(self, guesses: Spare = False) -> None:
         """Wait for the workers' facts, doing this process's own work meanwhile
         (ondemand.waiting); for the guesses still out too where `guesses`."""
         if self.pool is None:

@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from multiprocessing.connection import wait
-from typing import Any
+from typing import Any, TypeAlias
 
 from refusal_lint.core.facts import FileFacts
 from refusal_lint.core.kinds import FileKind
@@ -114,6 +114,16 @@ class Results:
     answers: dict[str, dict[str, Any]] = field(default_factory=dict)  # gate/answers.py's, by path
 
 
+# The guesses a wait takes in: none, all, or the one of a path (a job the run needs now).
+Spare: TypeAlias = bool | str
+
+
+def _waited(spare: Spare, job: object) -> bool:
+    if isinstance(spare, str):
+        return isinstance(job, Job) and job.path == spare
+    return spare
+
+
 class Pool:
     """Jobs go in as they are found; `finish` waits for all and returns what they found."""
 
@@ -141,18 +151,20 @@ class Pool:
         else:
             self.queue.append(job)
         # A second worker (and its start-up) only pays once work piles up.
-        if (
-            not self.idle
-            and len(self.idle) + len(self.busy) < self.size
-            and (not self.busy or len(self.queue) + len(self.spare) > 1)
-        ):
-            self.idle.append(_Worker(self.ctx, self.cpu_limit))
+        self._grow(len(self.queue) + len(self.spare) > 1)
         self._dispatch()
         self._collect(0.0)
 
-    def _dispatch(self, guesses_wanted: bool = False) -> None:
+    def _grow(self, piled: bool) -> None:
+        """One more worker where none is free and the pool may grow: the first, or another
+        once work has `piled` up."""
+        if not self.idle and len(self.busy) < self.size and (not self.busy or piled):
+            self.idle.append(_Worker(self.ctx, self.cpu_limit))
+
+    def _dispatch(self, guesses_wanted: Spare = False) -> None:
         """Give idle workers jobs, the run's first. `guesses_wanted`: the run waits on the
-        guesses themselves, so they may take every worker."""
+        guesses themselves (or on the one of that path: it goes first), so they may take
+        every worker."""
         while self.idle and (self.queue or self.spare):
             if not self.queue and not guesses_wanted and sum(w.spare for w in self.busy) >= self.size - 1 > 0:
                 break  # a worker stays free for the next job the run needs: a guess waits
@@ -160,7 +172,8 @@ class Pool:
             if self.queue:
                 w.give(self.queue.pop(0), self.timeout, spare=False)
             else:
-                w.give(self.spare.pop(0), self.timeout, spare=True)
+                first = next((i for i, j in enumerate(self.spare) if _waited(guesses_wanted, j)), 0)
+                w.give(self.spare.pop(first), self.timeout, spare=True)
             self.busy.append(w)
 
     def _message(self, w: _Worker, msg: tuple[Any, ...]) -> bool:
@@ -257,13 +270,20 @@ class Pool:
             elif time.monotonic() >= w.deadline and not w.progressing(self.timeout):
                 self._fail(w, f"the parser made no progress on this file for {self.timeout:g} s")
 
-    def finish(self, meanwhile: Callable[[], bool] | None = None, spare: bool = False) -> Results:
-        """Wait for every job, the spare ones too where `spare` (those done are returned
-        either way). `meanwhile`: this process's own work, one small step a call (False
-        once none is left), done while the workers are busy, between their messages."""
+    def finish(self, meanwhile: Callable[[], bool] | None = None, spare: Spare = False) -> Results:
+        """Wait for every job, the spare ones too where `spare` (or the one of that path;
+        those done are returned either way). `meanwhile`: this process's own work, one
+        small step a call (False once none is left), done while the workers are busy,
+        between their messages."""
         try:
+            # A guess waited for, behind the others the workers hold, may need a worker of its own.
+            self._grow(any(_waited(spare, j) for j in self.spare))
             self._dispatch(spare)
-            while self.queue or any(not w.spare for w in self.busy) or (spare and (self.spare or self.busy)):
+            while (
+                self.queue
+                or any(not w.spare or _waited(spare, w.job) for w in self.busy)
+                or any(_waited(spare, j) for j in self.spare)
+            ):
                 self._dispatch(spare)
                 if self.busy:
                     if meanwhile is not None and meanwhile():
