@@ -71,6 +71,39 @@ def test_billion_laughs_is_bounded(tmp_path: Path) -> None:
     assert "alias expansion or nesting past the reading limit" in finding["message"]
 
 
+@pytest.mark.parametrize(
+    "doc",
+    [
+        "\n".join(
+            ['a0: &a0 ["refusal", "refusal"]']
+            + [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]" for i in range(1, 8)]
+        ),
+        "survey: refusal\nrows: " + "[" * 600 + "]" * 600,  # nesting past the depth read
+        "a: &a [refusal]\nb: [*a]\n---\nc: &c [*c]",  # an alias holding itself
+    ],
+    ids=["aliases", "nesting", "self"],
+)
+def test_a_yaml_that_names_no_card_past_the_reading_limits_is_rl005_both_ways(repo: Repo, doc: str) -> None:
+    """A YAML file with a refusal word needs reading (a card candidate); one that names no
+    `uri` key is settled as holding no card by its text, but the full read the shortcuts-off
+    run makes expands its aliases: past the limit, RL005 in both runs."""
+    root = repo.agent().root
+    (root / "data/survey.yaml").parent.mkdir(parents=True, exist_ok=True)
+    (root / "data/survey.yaml").write_text(doc + "\n")
+    found = [(f["code"], f["path"], f["line"]) for f in check_json(root)["findings"]]
+    assert found == [("RL005", "data/survey.yaml", 1)]
+    differential(root)
+
+
+def test_a_yaml_nested_to_the_deepest_level_read_is_read_both_ways(repo: Repo) -> None:
+    """500 levels below its root is as deep as a YAML tree is built: read, no finding, the
+    same with the shortcuts off (which read its tree, and ran out of Python's stack)."""
+    root = repo.agent().root
+    (root / "survey.yaml").write_text("survey: refusal\nrows: " + "[" * 500 + "]" * 500 + "\n")
+    assert check_json(root)["findings"] == []
+    differential(root)
+
+
 def test_huge_json_is_skipped_with_a_note(tmp_path: Path) -> None:
     big = tmp_path / "survey-responses.json"
     with open(big, "wb") as fh:

@@ -95,13 +95,18 @@ def to_tree(root: yaml.Node, path: str, budget: int = NODE_BUDGET, lines: list[s
         count += 1
         if count > budget or depth > 500:
             raise TooDeep("alias expansion or nesting past the reading limit")
+        # Loops, not generator expressions: one frame a level, so the deepest tree read
+        # (500 levels) stays within Python's default recursion limit.
         if isinstance(node, yaml.MappingNode):
-            items = tuple((conv(k, depth + 1), conv(v, depth + 1)) for k, v in node.value)
-            return TNode(ValueKind.OBJECT, _loc(node, path), items=items)
+            items = []
+            for k, v in node.value:
+                items.append((conv(k, depth + 1), conv(v, depth + 1)))
+            return TNode(ValueKind.OBJECT, _loc(node, path), items=tuple(items))
         if isinstance(node, yaml.SequenceNode):
-            return TNode(
-                ValueKind.ARRAY, _loc(node, path), elems=tuple(conv(v, depth + 1) for v in node.value)
-            )
+            elems = []
+            for v in node.value:
+                elems.append(conv(v, depth + 1))
+            return TNode(ValueKind.ARRAY, _loc(node, path), elems=tuple(elems))
         assert isinstance(node, yaml.ScalarNode)
         kind = _SCALAR.get(node.tag, ValueKind.STRING)
         loc = _loc(node, path)
@@ -114,6 +119,53 @@ def to_tree(root: yaml.Node, path: str, budget: int = NODE_BUDGET, lines: list[s
         return TNode(kind, loc, _scalar_value(node, kind), written=written)
 
     return conv(root, 0)
+
+
+def within_budget(docs: list[yaml.Node], budget: int = NODE_BUDGET) -> None:
+    """Raise TooDeep where `to_tree` would on one of `docs`: past `budget` nodes with its
+    aliases expanded, or nested past its depth; counted over the shared nodes once each
+    (a billion-laughs document costs its own size), without building the tree."""
+    for doc in docs:
+        size, height = _extent(doc)
+        if size > budget or height > 501:
+            raise TooDeep("alias expansion or nesting past the reading limit")
+
+
+def _extent(root: yaml.Node) -> tuple[int, int]:
+    """(nodes, levels) of the tree `root` expands to; a node that holds itself: endless."""
+    done: dict[int, tuple[int, int]] = {}
+    endless = (NODE_BUDGET * 2 + 1, 1 << 30)
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    busy: set[int] = set()
+    while stack:
+        node, children_done = stack.pop()
+        key = id(node)
+        if key in done:
+            continue
+        kids = _children(node)
+        if children_done:
+            busy.discard(key)
+            parts = [done[id(k)] for k in kids]
+            done[key] = (1 + sum(p[0] for p in parts), 1 + max((p[1] for p in parts), default=0))
+            continue
+        if key in busy:
+            return endless
+        busy.add(key)
+        stack.append((node, True))
+        for kid in kids:
+            if id(kid) in busy:
+                return endless
+            if id(kid) not in done:
+                stack.append((kid, False))
+    return done[id(root)]
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [n for pair in node.value for n in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
 
 
 def plain(node: TNode) -> Any:
