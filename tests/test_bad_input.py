@@ -104,6 +104,32 @@ def test_a_yaml_nested_to_the_deepest_level_read_is_read_both_ways(repo: Repo) -
     differential(root)
 
 
+@pytest.mark.parametrize(("name", "spelled"), [("card.json", "\\u0065"), ("card.yaml", "\\x65")])
+def test_a_card_whose_uri_is_written_with_an_escape_is_found_both_ways(
+    repo: Repo, name: str, spelled: str
+) -> None:
+    """`ext/r\\u0065fusals/v1` is our URI once the JSON (or YAML) is read: the card is found
+    (no RL001 on its guards), in the default run as in the one with the shortcuts off; the
+    default run looked for the refusal word in the text as written only."""
+    import json
+
+    import yaml
+
+    root = repo.agent().root
+    known = root / ".well-known/agent-card.json"
+    doc = json.loads(known.read_text())
+    known.unlink()
+    card = root / name  # a name no card has: found by its text
+    card.write_text(yaml.safe_dump(doc) if name.endswith(".yaml") else json.dumps(doc, indent=2))
+    text = card.read_text()
+    uri = "https://standards.upperhandai.com/ext/refusals/v1"
+    written = '"' + uri.replace("refusals", f"r{spelled}fusals") + '"'  # a double-quoted string either way
+    assert text.count(uri) == 1
+    card.write_text(text.replace(f'"{uri}"', written).replace(uri, written))
+    assert check_json(root)["findings"] == []
+    differential(root)
+
+
 def test_huge_json_is_skipped_with_a_note(tmp_path: Path) -> None:
     big = tmp_path / "survey-responses.json"
     with open(big, "wb") as fh:

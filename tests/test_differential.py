@@ -238,6 +238,14 @@ EXPLICIT = [
         "rule-list-far-below-a-refusing-heading",
         ("prompts/extra.md", "## Refusals\n\n" + "x " * 4100 + "\n\n- weights-off: Weights stay on.\n"),
     ),
+    # A card id as a string's value reads it, written with an escape or across an escaped
+    # line break: the text stage asked the bytes as written only (the audit's a2-a4).
+    _with_files(
+        "card-id-spelled-by-escapes",
+        ("bot/notes.py", 'NOTES = "Refuse these:\\n- seg\\N{HYPHEN-MINUS}mix: Mix them freely.\\n"\n'),
+        ("bot/config.json", '{"assistant": {"notes": "Refuse these:\\n- invalid\\u002dcut: Any cut.\\n"}}\n'),
+        ("bot/assistant.yaml", 'notes: "Refuse these:\\n- seg-\\\n    mix: Mix them freely.\\n"\n'),
+    ),
     # A near miss between escaped quotes (`\u201csag-mix\u201d`, as json.dumps writes them):
     # the text stage ran the token back over the escape's body (`201csag-mix`).
     _with_files(

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import bisect
 import codecs
+import functools
 import io
 import re
 import tokenize
+import unicodedata
 from typing import NamedTuple
 
 BOM = b"\xef\xbb\xbf"
@@ -19,6 +21,46 @@ BOM = b"\xef\xbb\xbf"
 PY_READ_LIMIT = 1024 * 1024
 # The bytes of a Python name (`[A-Za-z0-9_]`): where a word of code starts or ends.
 NAME_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
+
+# An escape a Python, JSON or YAML string spells a character with (`\x2d`, `\u0065`,
+# `\N{HYPHEN-MINUS}`, `\055`); those that can spell a printable ASCII one, the only kind a
+# rule id, a placeholder, a rules name or a card key is made of; an escaped line break,
+# which the string's value drops (with the next line's indent, in a YAML scalar).
+_ESCAPE = re.compile(
+    rb"\\(?:x([0-9a-fA-F]{2})|u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8})|N\{([^}\n]*)\}|([0-7]{1,3}))"
+)
+_SPELLS_TEXT = re.compile(
+    rb"\\(?:x[2-7][0-9a-fA-F]|u00[2-7][0-9a-fA-F]|U0000[0-9a-fA-F]{4}|N\{|1[0-7][0-7]|[4-7][0-7])"
+)
+_CONTINUED = re.compile(rb"\\\r?\n[ \t]*")
+
+
+@functools.lru_cache(maxsize=4)
+def spelled(data: bytes) -> bytes | None:
+    """`data` as its strings' values may read it, for the text gates: each escape that
+    spells a printable character spelled out, each escaped line break joined; None where
+    there is neither (the bytes as written are then all there is to ask). Kept for the
+    file's next question."""
+    if b"\\" not in data:
+        return None
+    joined = _CONTINUED.sub(b"", data) if b"\\\n" in data or b"\\\r\n" in data else data
+    if _SPELLS_TEXT.search(joined) is None:
+        return joined if joined is not data else None
+    return _ESCAPE.sub(_spelled, joined)
+
+
+def _spelled(m: re.Match[bytes]) -> bytes:
+    """The character an escape spells, as UTF-8 (one that names none: nothing)."""
+    hexa, name, octal = m.group(1) or m.group(2) or m.group(3), m.group(4), m.group(5)
+    try:
+        if name is not None:
+            char = unicodedata.lookup(name.decode("ascii", "replace"))
+        else:
+            char = chr(int(hexa, 16) if hexa is not None else int(octal, 8))
+        return char.encode("utf-8", "surrogatepass")
+    except (KeyError, ValueError, OverflowError):  # no such name, or past the last code point
+        return b""
 
 
 # Text written as UTF-16 or UTF-32 with a BOM (PowerShell 5's `>` and Notepad's "Unicode"

@@ -12,7 +12,7 @@ from functools import partial
 from refusal_lint.core import spec
 from refusal_lint.core.filekinds import prompt_by_name
 from refusal_lint.core.kinds import FileKind
-from refusal_lint.core.sourcetext import NAME_BYTES, before_blanks
+from refusal_lint.core.sourcetext import NAME_BYTES, before_blanks, spelled
 from refusal_lint.static.extract import vocab
 from refusal_lint.static.gate import relevance
 from refusal_lint.static.gate.guardcall import call_end, guard_call
@@ -315,7 +315,13 @@ def card_by_name(rel: str) -> bool:
 
 
 def is_card_candidate(rel: str, data: bytes) -> bool:
-    return _refusal_word(data) or card_by_name(rel)
+    """A refusal word in the text, as written or as its strings read it (`r\\u0065fusal`),
+    or a card's name."""
+    return (
+        _refusal_word(data)
+        or card_by_name(rel)
+        or ((view := spelled(data)) is not None and _refusal_word(view))
+    )
 
 
 def _refusal_word(data: bytes) -> bool:

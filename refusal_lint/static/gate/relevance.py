@@ -18,7 +18,7 @@ from collections.abc import Callable, Generator, Iterable
 from functools import lru_cache
 
 from refusal_lint.core import prompttext
-from refusal_lint.core.sourcetext import PY_READ_LIMIT
+from refusal_lint.core.sourcetext import PY_READ_LIMIT, spelled
 from refusal_lint.static.gate import pystrings
 from refusal_lint.static.gate.lowered import Words, holds, lowered
 
@@ -249,12 +249,14 @@ class Relevance:
         self._last: tuple[bytes, bool] | None = None
 
     def names_ids(self, data: bytes) -> bool:
-        """Can this text hold a card id or a near miss of one? Kept for the bytes last asked
-        (the scan asks it twice of a file: may it hold a prompt, which answers it gives)."""
+        """Can this text hold a card id or a near miss of one, as written or as a string's
+        value reads it (`seg\\u002dmix`, `seg-\\` then `mix` on the next line)? Kept for the
+        bytes last asked (the scan asks it twice of a file: may it hold a prompt, which
+        answers it gives)."""
         last = self._last
         if last is not None and last[0] is data:  # held here, so no other object has its identity
             return last[1]
-        answer = self._names_ids(data)
+        answer = self._names_ids(data) or ((view := spelled(data)) is not None and self._names_ids(view))
         self._last = (data, answer)
         return answer
 

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
-import functools
 import re
-import unicodedata
 
 from refusal_lint.core.filekinds import is_kind
 from refusal_lint.core.kinds import FileKind, PromptForm, ValueKind
 from refusal_lint.core.model import BASELINE_FORMAT, TOOL, Loc, Prompt, PromptLine
 from refusal_lint.core.prompttext import names_card_rule
-from refusal_lint.core.sourcetext import NAME_BYTES
+from refusal_lint.core.sourcetext import NAME_BYTES, spelled
 from refusal_lint.static.extract.data.tree import TNode
 from refusal_lint.static.extract.vocab import CHAT_SYSTEM_ROLES, is_prompt_key
 from refusal_lint.static.gate.relevance import lists_rules
@@ -66,22 +64,15 @@ def _rules_name(name: str) -> bool:
     return bool(words & _RULE_WORDS) and words <= _RULE_WORDS | _MANY | _PLAIN
 
 
-# An escape a Python string may spell a placeholder's brace or letters with (`\x7b`,
-# `\N{LEFT CURLY BRACKET}`, `\162ules`).
-_PY_ESCAPE = re.compile(
-    rb"\\(?:x([0-9a-fA-F]{2})|u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8})|N\{([^}\n]*)\}|([0-7]{1,3}))"
-)
-
-
 def may_derive(data: bytes, low: bytes | None = None) -> bool:
     """Can a Python string in `data` (lowered: `low`, where at hand) be `derived` once
     decoded? Asked of the bytes as written and, where escapes stand, with each spelled out
     (a raw string keeps them: both are asked). A rules name holds `rule` or `refusal` in
     some case (`_rules_name`). The byte test the gates ask for a template filled at run time."""
     views = [(data, data.lower() if low is None else low)]
-    spelled = _spelled_view(data)
-    if spelled is not None:
-        views.append((spelled, spelled.lower()))
+    written = spelled(data)
+    if written is not None:
+        views.append((written, written.lower()))
     return any(
         b"{" in view and (b"rule" in lv or b"refusal" in lv) and derived(view.decode("utf-8", "replace"))
         for view, lv in views
@@ -98,9 +89,9 @@ def card_keys(data: bytes) -> frozenset[bytes]:
     """Which of a loaded card's keys (`CARD_KEYS`) the Python text may read, its escapes
     spelled out too (bind/prompts.py's `_loads_params`)."""
     found = _keys_read(data)
-    spelled = _spelled_view(data) if len(found) < len(CARD_KEYS) else None
-    if spelled is not None:
-        found |= _keys_read(spelled)
+    written = spelled(data) if len(found) < len(CARD_KEYS) else None
+    if written is not None:
+        found |= _keys_read(written)
     return frozenset(found)
 
 
@@ -116,36 +107,6 @@ def _keys_read(data: bytes) -> set[bytes]:
                 break
             at = data.find(key, end)
     return out
-
-
-# An escape spelling a printable ASCII character (`\x7b`, `\u0072`, `\162`, a name): the
-# only ones a placeholder, a rules name or a card key can be written with.
-_SPELLS_TEXT = re.compile(
-    rb"\\(?:x[2-7][0-9a-fA-F]|u00[2-7][0-9a-fA-F]|U0000[0-9a-fA-F]{4}|N\{|1[0-7][0-7]|[4-7][0-7])"
-)
-
-
-@functools.lru_cache(maxsize=4)
-def _spelled_view(data: bytes) -> bytes | None:
-    """`data` with its escapes spelled out, where one spells a printable character; None
-    where none does (the bytes as written are then all there is to ask). Kept for the
-    file's next question (`may_derive`, then `card_keys`)."""
-    if b"\\" not in data or _SPELLS_TEXT.search(data) is None:
-        return None
-    return _PY_ESCAPE.sub(_spelled, data)
-
-
-def _spelled(m: re.Match[bytes]) -> bytes:
-    """The character an escape spells, as UTF-8 (one that names none: nothing)."""
-    hexa, name, octal = m.group(1) or m.group(2) or m.group(3), m.group(4), m.group(5)
-    try:
-        if name is not None:
-            char = unicodedata.lookup(name.decode("ascii", "replace"))
-        else:
-            char = chr(int(hexa, 16) if hexa is not None else int(octal, 8))
-        return char.encode("utf-8", "surrogatepass")
-    except (KeyError, ValueError, OverflowError):  # no such name, or past the last code point
-        return b""
 
 
 def derived_listing(text: str) -> bool:
