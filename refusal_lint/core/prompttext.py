@@ -58,12 +58,15 @@ REFUSING_PATTERN = (
 _REFUSING = re.compile(REFUSING_PATTERN, re.I)
 _CODE = re.compile(r"`([^`\n]+)`")
 # A slot a template fills in at run time, which the model never reads as written: Jinja,
-# `.format` and f-strings (an f-string's field reads `{…}`), `%` (`%s`, `%(seg-mix)s`) and
-# `string.Template` (`$seg_mix`, `${seg_mix}`). A reason holding one is not stated here, and
-# a name in one is a variable's, no rule's near miss.
+# `.format` and f-strings (an f-string's field reads `{…}`; `{}`, `{0}`, `{hours:d}`), `%`
+# (`%s`, `%d`, `%(seg-mix)s`, `%.1f`; not prose's `50% off`) and `string.Template`
+# (`$seg_mix`, `${seg_mix}`). A reason holding one is not stated here, and a name in one is
+# a variable's, no rule's near miss.
 PLACEHOLDER = re.compile(
     r"\{\{.*?\}\}|\{%.*?%\}|\{…\}|\{[A-Za-z_][A-Za-z0-9_.\[\]'\"-]*\}"
-    r"|%(?:\([A-Za-z_][A-Za-z0-9_-]*\))?[sr]|(?<![\w$])\$\{?[A-Za-z_][A-Za-z0-9_]*\}?"
+    r"|\{\d*(?:![rsa])?(?::[^{}\n]*)?\}|\{[A-Za-z_][A-Za-z0-9_.]*(?:![rsa]|(?:![rsa])?:[^{}\n]*)\}"
+    r"|%(?:\([A-Za-z_][A-Za-z0-9_-]*\))?[#0+-]*(?:\d+|\*)?(?:\.(?:\d+|\*))?[srdifgeExXoc]"
+    r"|(?<![\w$])\$\{?[A-Za-z_][A-Za-z0-9_]*\}?"
 )
 _QUOTES = {'"': '"', "'": "'", "“": "”", "‘": "’", "`": "`"}
 

@@ -28,6 +28,7 @@ from refusal_lint.core.facts import (
 )
 from refusal_lint.core.kinds import GuardKind, GuardStatus, ParamsKind, ValueKind
 from refusal_lint.core.model import Loc, Prompt, RuleSet
+from refusal_lint.core.prompttext import PLACEHOLDER
 from refusal_lint.static.bind.guardids import GuardIds
 from refusal_lint.static.bind.resolve import Resolver, bind_arg, has_each
 
@@ -218,7 +219,9 @@ def _reason(res: Resolver, value: Value | None, params_ids: set[str]) -> tuple[s
     if value is None or _from_map(res, value, params_ids):
         return None, None, False
     r = res.resolve_str(value)
-    return (r.value, value.loc, isinstance(value, Str)) if r is not None else (None, None, False)
+    if r is None or PLACEHOLDER.search(r.value):  # `"... %s hours" % HOURS`: filled in at run time
+        return None, None, False
+    return r.value, value.loc, isinstance(value, Str)
 
 
 def _site_arg(res: Resolver, ids: GuardIds, param: Param, site: CallV) -> Value | None:
