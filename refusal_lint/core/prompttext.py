@@ -239,12 +239,18 @@ def nearest(token: str, ids: list[str]) -> str | None:
 def _listing_lines(lines: tuple[PromptLine, ...], card_ids: set[str]) -> set[int]:
     """Indexes of lines inside places that plainly list rules (DESIGN §2 (a))."""
     # Blocks: runs of non-blank lines, a Markdown heading starting one (the line above a
-    # refusing heading is not in its section). Sections: runs between headings.
+    # refusing heading is not in its section), and so does a lead-in after rule lines (`Tools
+    # you can call:` then its list, `Refuse these:` then its own). Sections: runs between
+    # headings.
     headings = {i for i, pl in enumerate(lines) if _HEADING.match(pl.text)}
+    stated = {i: r for i, pl in enumerate(lines) if (r := rule_line(pl.text)) is not None}
     blocks: list[list[int]] = []
     current: list[int] = []
     for i, pl in enumerate(lines):
-        if current and (i in headings or not pl.text.strip()):
+        lead_in = i not in stated and pl.text.rstrip().endswith(":") and not _LIST_ITEM.match(pl.text)
+        if current and (
+            i in headings or not pl.text.strip() or (lead_in and any(k in stated for k in current))
+        ):
             blocks.append(current)
             current = []
         if pl.text.strip():
@@ -257,7 +263,6 @@ def _listing_lines(lines: tuple[PromptLine, ...], card_ids: set[str]) -> set[int
     for i in range(len(lines)):
         sec += i in headings
         section_of[i] = sec
-    stated = {i: r for i, pl in enumerate(lines) if (r := rule_line(pl.text)) is not None}
     states_card = {i for i, r in stated.items() if r.rule_id in card_ids}
     heading_refusing = {section_of[i] for i in headings if _REFUSING.search(lines[i].text)}
     card_sections = {section_of[i] for i in states_card} if has_headings else set()
