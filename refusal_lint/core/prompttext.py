@@ -116,7 +116,13 @@ def rule_line(text: str) -> Stated | None:
     m = _RULE_LINE.match(text) or _TABLE_ROW.match(text)
     if m is None or not m.group("reason").strip():
         return None
-    return Stated(m.group("id"), _emphasised(m), m.start("id") + 1)
+    reason = _emphasised(m)
+    q = m.group("q")
+    if q and text[m.end("id") : m.end("id") + 1] != _QUOTES[q] and reason.startswith(_QUOTES[q]):
+        reason = reason[1:].lstrip()  # the separator inside the quotes: `` `seg-mix:` why ``
+    if not reason.strip():
+        return None
+    return Stated(m.group("id"), reason, m.start("id") + 1)
 
 
 def _emphasised(m: re.Match[str]) -> str:
