@@ -56,8 +56,17 @@ class Recognisers(ExtractorState):
             self.part_call,
             self.payload_call,
             self.guard_call,
+            self.log_call,
         ):
             handle(node, name, loc)
+
+    def log_call(self, node: ast.Call, name: str, loc: Loc) -> None:
+        """`logger.info("refused", extra={"rule": ..., "detail": ...})`: a dict a logging call
+        takes is a log record, no refusal payload (the refusal is sent elsewhere)."""
+        if vocab.is_log_call(name, node.func):
+            for value in (*node.args, *(k.value for k in node.keywords)):
+                if isinstance(value, ast.Dict):
+                    self.consumed.add(id(value))
 
     def card_call(self, node: ast.Call, name: str, loc: Loc) -> None:
         """`AgentCard(...)`: extensions declared inside it belong to it (leave_Call closes it)."""

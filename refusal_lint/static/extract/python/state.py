@@ -72,7 +72,7 @@ class ExtractorState(ValueBuilder):
         self.open_errors: list[OpenError] = []  # protocol errors being built, innermost last
         # The `except` handlers being walked, innermost last: does each catch a refusal?
         self.caught: list[bool] = []
-        self.consumed: set[int] = set()  # dict literals already taken as a Part's data
+        self.consumed: set[int] = set()  # dict literals no payload of their own: a Part's data, a log record
         self.payload_guards: dict[int, Guard] = {}  # dict literal -> its payload guard
         self.defs: dict[str, Value] = {}
         self.imports: dict[str, ImportRef] = {}
