@@ -288,14 +288,25 @@ class GuardIds:
         return [c for n in names for c in self.by_name.get(n, []) if fn in self.callees(c)]
 
     def _aliases(self) -> dict[tuple[str, str], list[str]]:
-        """The other module-level names of each repo function (`deny = refuse`): its call
-        sites are spelt by them too."""
+        """The other names of each repo function, module-level (`deny = refuse`) or imported
+        under another (`from .policy import deny as block`): its call sites are spelt by
+        them too."""
         if self._alias_names is None:
             self._alias_names = {}
             for defs in self.res.defs.values():
                 for name, value in defs.items():
                     fn = self.res.resolve(value) if isinstance(value, Ref) else None
-                    short = name.rsplit(".", 1)[-1]
-                    if isinstance(fn, Fn) and short != fn.qualname.rsplit(".", 1)[-1]:
-                        self._alias_names.setdefault((fn.path, fn.qualname), []).append(short)
+                    self._alias(fn, name.rsplit(".", 1)[-1])
+            for module, imports in self.res.imports.items():
+                for local, ref in imports.items():
+                    short = local.split("@", 1)[0]  # a function-level import's key spells it first
+                    if ref.name is not None and short != ref.name:
+                        self._alias(self.res.lookup(module, local), short)
         return self._alias_names
+
+    def _alias(self, fn: Value | None, short: str) -> None:
+        if isinstance(fn, Fn) and short != fn.qualname.rsplit(".", 1)[-1]:
+            assert self._alias_names is not None
+            names = self._alias_names.setdefault((fn.path, fn.qualname), [])
+            if short not in names:
+                names.append(short)
