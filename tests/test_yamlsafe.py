@@ -69,3 +69,34 @@ def test_the_budget_says_what_building_the_tree_says(text: str, budget: int) -> 
 def test_depth_and_a_node_holding_itself(text: str, fails: bool) -> None:
     assert _budget_fails(text, yamlsafe.NODE_BUDGET) is fails
     assert _trees_fail(text, yamlsafe.NODE_BUDGET) is fails
+
+
+@st.composite
+def _merging(draw: st.DrawFn) -> str:
+    """Anchored mappings, each merging some of the plain ones above (one, or a list), with
+    keys of their own that may override merged ones. Only plain ones are merged: PyYAML
+    flattens a merged mapping that merges in turn in place, so a key it overrides can come
+    back (`{<<: *m1}` with `m1: {<<: *m0, a: 1}` reads m0's `a`); we read the override."""
+    keys = st.sampled_from(["a", "b", "c", "d"])
+    lines = []
+    plain_ones: list[int] = []
+    for i in range(draw(st.integers(1, 5))):
+        own = draw(st.lists(keys, max_size=3, unique=True))
+        body = [f"{k}: v{i}{k}" for k in own]
+        if plain_ones and draw(st.booleans()):
+            merged = draw(st.lists(st.sampled_from(plain_ones), min_size=1, max_size=3))
+            named = f"*m{merged[0]}" if len(merged) == 1 else "[" + ", ".join(f"*m{k}" for k in merged) + "]"
+            body.insert(draw(st.integers(0, len(body))), f"<<: {named}")
+        else:
+            plain_ones.append(i)
+        lines.append(f"m{i}: &m{i} {{{', '.join(body)}}}")
+    return "\n".join(lines) + "\n"
+
+
+@settings(max_examples=300, deadline=None)
+@given(_merging())
+def test_merge_keys_read_as_pyyamls_loader_reads_them(text: str) -> None:
+    import yaml
+
+    [doc] = yamlsafe.compose_all(text)
+    assert yamlsafe.plain(yamlsafe.to_tree(doc, "x.yaml")) == yaml.safe_load(text)

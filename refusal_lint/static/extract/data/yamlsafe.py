@@ -99,7 +99,7 @@ def to_tree(root: yaml.Node, path: str, budget: int = NODE_BUDGET, lines: list[s
         # (500 levels) stays within Python's default recursion limit.
         if isinstance(node, yaml.MappingNode):
             items = []
-            for k, v in node.value:
+            for k, v in pairs(node):
                 items.append((conv(k, depth + 1), conv(v, depth + 1)))
             return TNode(ValueKind.OBJECT, _loc(node, path), items=tuple(items))
         if isinstance(node, yaml.SequenceNode):
@@ -160,9 +160,48 @@ def _extent(root: yaml.Node) -> tuple[int, int]:
     return done[id(root)]
 
 
+_MERGE = "tag:yaml.org,2002:merge"
+
+
+def pairs(node: yaml.MappingNode) -> list[tuple[yaml.Node, yaml.Node]]:
+    """A mapping's (key, value) pairs as PyYAML's loader makes the dict: each merge key
+    (`<<: *base`, `<<: [*a, *b]`) replaced by the pairs of the mappings it names (an
+    earlier one of a list winning), those a key of the mapping's own overrides left out. A
+    merge of no mapping stays a pair, as written."""
+    return _flattened(node, set())
+
+
+def _flattened(node: yaml.MappingNode, seen: set[int]) -> list[tuple[yaml.Node, yaml.Node]]:
+    if not any(k.tag == _MERGE for k, _ in node.value) or id(node) in seen:
+        return list(node.value)
+    seen = seen | {id(node)}
+    own: list[tuple[yaml.Node, yaml.Node]] = []
+    merged: list[tuple[yaml.Node, yaml.Node]] = []
+    for k, v in node.value:
+        named = (
+            [v] if isinstance(v, yaml.MappingNode) else v.value if isinstance(v, yaml.SequenceNode) else None
+        )
+        if k.tag != _MERGE or named is None or not all(isinstance(m, yaml.MappingNode) for m in named):
+            own.append((k, v))
+            continue
+        for m in reversed(named):  # PyYAML's order: the list's first mapping last, so it wins
+            merged.extend(_flattened(m, seen))
+    taken = {_key(k) for k, _ in own}
+    kept: list[tuple[yaml.Node, yaml.Node]] = []
+    for k, v in reversed(merged):  # the last of a key wins, as in the dict
+        if _key(k) not in taken:
+            taken.add(_key(k))
+            kept.append((k, v))
+    return [*reversed(kept), *own]
+
+
+def _key(node: yaml.Node) -> object:
+    return (node.tag, node.value) if isinstance(node, yaml.ScalarNode) else id(node)
+
+
 def _children(node: yaml.Node) -> list[yaml.Node]:
     if isinstance(node, yaml.MappingNode):
-        return [n for pair in node.value for n in pair]
+        return [n for pair in pairs(node) for n in pair]
     if isinstance(node, yaml.SequenceNode):
         return list(node.value)
     return []
