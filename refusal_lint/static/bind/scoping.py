@@ -160,7 +160,7 @@ def _configured_agents(
     for a in cfg.agents:
         card_rel = rel(root, cfg.base, a.card) if a.card else ""
         card = next((c for c in cards if c.loc.path == card_rel), None)
-        agent = Agent(a.name, posixpath.dirname(card_rel), card, prompt_spec=a.prompt, card_path=card_rel)
+        agent = Agent(a.name, agent_root(card_rel), card, prompt_spec=a.prompt, card_path=card_rel)
         spec = discover.gitignore_spec(list(a.guards)) if a.guards else None
         for path in [*fact_paths, *_sites(facts)]:
             if path == card_rel or (spec is not None and spec.match_file(config_relative(root, cfg, path))):

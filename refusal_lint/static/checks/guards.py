@@ -308,7 +308,8 @@ def check(agent: Agent | None, run: Run) -> list[Finding]:
     if agent is None:
         cardless = [] if run.configured_cards else check_cardless(run.bound.guards)
         return cardless + check_guards(None, run.bound.guards, run.bound.protocol_errors)
-    if agent.card is not None and agent.card.broken:  # its card unread: as a tree with none
+    unread = agent.card is not None and agent.card.broken  # its card unread: as a tree with none
+    if unread or (agent.card is None and not agent.card_path):  # configured with no card
         return check_cardless(agent.guards) + check_guards(None, agent.guards, agent.protocol_errors)
     if agent.card is None or not agent.checked:
         return []
