@@ -135,6 +135,37 @@ def test_rdjson_fields(case: str) -> None:
         assert d["code"]["url"].endswith(f"/docs/rules/{d['code']['value']}.md")
 
 
+def test_rdjson_columns_count_utf8_bytes(tmp_path: Path) -> None:
+    """reviewdog's columns are "byte count in UTF-8" (its proto): a rule id after `é` or an
+    emoji on its line stands at its byte column, in the main report and in an --also one;
+    the other formats keep counting characters."""
+    import shutil
+
+    root = tmp_path / "agent"
+    shutil.copytree(TESTDATA / "survey-agent", root, ignore=shutil.ignore_patterns("expected.txt"))
+    prompt = root / "prompts" / "system_prompt.md"
+    text = prompt.read_text(encoding="utf-8")
+    prompt.write_text(text.replace("- seg-mix:", "- 😀 é seg-mixx:"), encoding="utf-8")
+    line = next(
+        n for n, s in enumerate(prompt.read_text(encoding="utf-8").splitlines(), 1) if "seg-mixx" in s
+    )
+    chars = prompt.read_text(encoding="utf-8").splitlines()[line - 1].index("seg-mixx") + 1
+    also = tmp_path / "also.json"
+    doc = json.loads(
+        run_in(root, "check", "--no-cache", "--format", "rdjson", "--also", f"rdjson={also}").stdout
+    )
+    for d in (doc, json.loads(also.read_text(encoding="utf-8"))):
+        [start] = [
+            x["location"]["range"]["start"] for x in d["diagnostics"] if x["location"]["path"].endswith(".md")
+        ]
+        assert start == {
+            "line": line,
+            "column": chars + 3 + 1,
+        }  # the emoji 4 bytes, `é` 2: 4 more than characters
+    text_out = run_in(root, "check", "--no-cache", "--format", "text").stdout
+    assert f"system_prompt.md:{line}:{chars}: RL202" in text_out
+
+
 @pytest.mark.parametrize("case", CASES)
 def test_junit_structure(case: str) -> None:
     root = ET.fromstring(_out(case, "junit"))

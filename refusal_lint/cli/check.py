@@ -103,7 +103,7 @@ def run(
         fixed = _fix(plan, result, show)
         result = _rerun(targets, cfg, settings, plan, result)
     style = formats.Style(fmt, color, to_file=output is not None, statistics=statistics, quiet=quiet)
-    _render(result, show, fixed, style, output, extra)
+    _render(result, show, fixed, style, output, extra, settings.contents.read)
     return status(result.findings, exit_zero)
 
 
@@ -177,16 +177,20 @@ def _render(
     style: formats.Style,
     output: str | None,
     extra: list[tuple[str, str]],
+    read: Callable[[str], bytes],
 ) -> None:
     """The report to --output (or stdout), each --also format to its file, the run's notes."""
     from refusal_lint.report import display
 
+    findings = tuple(display.relocate(result.findings, show))
+    bytewise = "rdjson" in {formats.chosen(style.fmt), *(f for f, _ in extra)}
     run = Report(
-        tuple(display.relocate(result.findings, show)),
+        findings,
         tuple(display.relocate(result.agents, show)),
         files=result.files_scanned,
         fixed=fixed,
         nothing=not result.facts_found and not result.findings,
+        lines=_lines(result, read, show) if bytewise else {},
     )
     report, use_color = formats.render(run, style)
     if not style.quiet:
@@ -195,6 +199,31 @@ def _render(
     for other_fmt, path in extra:
         emit(formats.render(run, formats.Style(other_fmt, False, to_file=True))[0], path, False)
     emit(report, output, use_color)
+
+
+def _lines(
+    result: Result, read: Callable[[str], bytes], show: Callable[[str], str]
+) -> dict[tuple[str, int], str]:
+    """The text of the lines the findings stand on, by (path as shown, line), where it holds
+    more than ASCII (rdjson's byte columns); a file that cannot be read gives none."""
+    import os
+
+    from refusal_lint.core import sourcetext
+
+    out: dict[tuple[str, int], str] = {}
+    wanted: dict[str, set[int]] = {}
+    for f in result.findings:
+        wanted.setdefault(f.loc.path, set()).update({f.loc.line, f.loc.end_line})
+    for path, numbers in wanted.items():
+        try:
+            text = sourcetext.decode(read(os.path.join(result.root, path)), errors="replace").text
+        except (OSError, ValueError, SyntaxError, LookupError):
+            continue
+        lines = text.split("\n")
+        for n in numbers:
+            if 0 < n <= len(lines) and not lines[n - 1].isascii():
+                out[(show(path), n)] = lines[n - 1]
+    return out
 
 
 def _note(line: str, result: Result, show: Callable[[str], str]) -> None:

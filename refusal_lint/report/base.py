@@ -4,7 +4,8 @@ tag (the one place `[rule-id]` is written) and its stable fingerprint."""
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from refusal_lint.codes import is_error
@@ -25,6 +26,10 @@ class Report:
     nothing: bool = False  # no card, prompt or guard found at all
     head: str = ""  # a line above the text report (what probe reached)
     command: str = "check"  # the command that ran (SARIF's automationDetails)
+    # The text of each finding's lines, by (path as shown, line): rdjson counts columns in
+    # UTF-8 bytes (reviewdog's proto), the findings in characters. Read by the command, only
+    # for a format that needs it: a reporter reads no file.
+    lines: Mapping[tuple[str, int], str] = field(default_factory=dict)
     # How it is shown, as formats.render settles it from what was asked:
     color: bool = False
     statistics: bool = False

@@ -17,10 +17,11 @@ def render(report: Report) -> str:
     diagnostics: list[dict[str, Any]] = []
     for f in report.findings:
         code = CODES[f.code]
-        start = {"line": f.loc.line, "column": f.loc.col}
+        start = {"line": f.loc.line, "column": _bytes(report, f.loc.path, f.loc.line, f.loc.col)}
         rng: dict[str, Any] = {"start": start}
         if f.loc.end_line >= f.loc.line and f.loc.end_col:
-            rng["end"] = {"line": f.loc.end_line, "column": f.loc.end_col}  # exclusive, as rdjson's
+            end = _bytes(report, f.loc.path, f.loc.end_line, f.loc.end_col)
+            rng["end"] = {"line": f.loc.end_line, "column": end}  # exclusive, as rdjson's
         diagnostics.append(
             {
                 "message": tagged(f),
@@ -31,3 +32,9 @@ def render(report: Report) -> str:
         )
     doc = {"source": {"name": TOOL, "url": REPO}, "diagnostics": diagnostics}
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
+def _bytes(report: Report, path: str, line: int, col: int) -> int:
+    """A 1-based character column as reviewdog counts it: UTF-8 bytes of the line before it."""
+    text = report.lines.get((path, line))
+    return col if text is None else len(text[: col - 1].encode("utf-8", "surrogatepass")) + 1
