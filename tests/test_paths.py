@@ -115,6 +115,24 @@ def test_diff_applies_with_git_apply_from_a_parent_folder(tmp_path: Path) -> Non
     assert "RL303" not in {f["code"] for f in after["findings"]}
 
 
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_diff_from_a_subfolder_of_a_file_outside_it_names_paths_from_the_root(tmp_path: Path) -> None:
+    """`cd survey_agent && check --diff tools.py` with the drift in `prompts/` above: no tool
+    applies `../prompts/...` (git apply and patch refuse it) and an absolute path was no
+    patch at all; the paths are the run's root's, and a note says to apply it there."""
+    root = tmp_path / "agent"
+    shutil.copytree(TESTDATA / "survey-agent", root, ignore=shutil.ignore_patterns("*.txt"))
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    prompt = root / "prompts" / "system_prompt.md"
+    prompt.write_text(prompt.read_text().replace("ask for one family per cut.", "ask for one family."))
+    diff = run_cli("check", "tools.py", "--diff", "--no-cache", cwd=root / "survey_agent")
+    assert diff.exit_code == 1 and diff.stdout.startswith("--- a/prompts/system_prompt.md\n")
+    assert "apply it there" in diff.stderr and str(root) in diff.stderr
+    (tmp_path / "fix.patch").write_text(diff.stdout)
+    subprocess.run(["git", "apply", str(tmp_path / "fix.patch")], cwd=root, check=True, capture_output=True)
+    assert "ask for one family per cut." in prompt.read_text()
+
+
 # ---- PATH arguments that are files ----------------------------------------------------------------
 
 

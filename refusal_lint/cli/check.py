@@ -4,6 +4,7 @@ write (or to hide), the fix or its diff, the re-run after a fix, the report."""
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -98,7 +99,7 @@ def run(
     if fix or show_diff:
         plan = _plan(result, settings, show, quiet)
         if show_diff:
-            code = _diff(plan, show, output)
+            code = _diff(plan, show, output, result.root)
             return 0 if exit_zero else code  # --exit-zero turns 1 into 0 here too
         fixed = _fix(plan, result, show)
         result = _rerun(targets, cfg, settings, plan, result)
@@ -143,11 +144,18 @@ def _plan(result: Result, settings: Settings, show: Callable[[str], str], quiet:
     return plan
 
 
-def _diff(plan: Plan, show: Callable[[str], str], output: str | None) -> int:
+def _diff(plan: Plan, show: Callable[[str], str], output: str | None, root: str) -> int:
     """--diff: the plan as a unified diff (to --output, else stdout), no file of the tree
-    written; 1 when there is something to fix."""
+    written; 1 when there is something to fix. Its paths are the current folder's, so
+    `git apply` takes it there; where a file lies outside it (a run from a subfolder, the
+    prompt above), no tool applies a path out of the folder it runs in (`git apply` and
+    `patch` refuse `..`), so every path is the run's root's, and a note says to apply it there."""
+    from refusal_lint.report import display
     from refusal_lint.static import fix as fixer
 
+    if any(os.path.isabs(show(f.path)) for f in plan.files):
+        show = display.from_cwd(root, cwd=root)
+        click.echo(f"refusal-lint: note: the diff names files from {root}: apply it there", err=True)
     emit(fixer.diff(plan, show), output, color=False)  # bytes: each file's own encoding
     return 1 if plan.files else 0
 
