@@ -106,7 +106,7 @@ class Cache:
         self.memory = memory
         self.entries: dict[str, Any] = {}
         self.used: dict[str, Any] = {}
-        # Like git's index: path -> [size, mtime_ns, context, verdict], so an unchanged file
+        # Like git's index: path -> [size, stamp_ns, context, verdict], so an unchanged file
         # is not even read; the verdict is SKIP or the key of its facts.
         self.stats: dict[str, list[Any]] = {}
         self.used_stats: dict[str, list[Any]] = {}
@@ -131,12 +131,12 @@ class Cache:
             return None
         return self.facts_for(key(job))
 
-    def verdict(self, rel: str, size: int, mtime_ns: int, context: str) -> str | None:
+    def verdict(self, rel: str, size: int, stamp_ns: int, context: str) -> str | None:
         """What the last run decided for this file, if it has not changed since (None: read it)."""
-        if self.folder is None or not mtime_ns:
+        if self.folder is None or not stamp_ns:
             return None
         row = self.stats.get(rel)
-        if not isinstance(row, list) or row[:3] != [size, mtime_ns, context]:
+        if not isinstance(row, list) or row[:3] != [size, stamp_ns, context]:
             return None
         verdict = row[3]
         settled = verdict in (SKIP, PROMPT_ONLY) or str(verdict).startswith(DEFERRED)
@@ -145,34 +145,34 @@ class Cache:
         self.used_stats[rel] = row
         return str(verdict)
 
-    def remember(self, rel: str, size: int, mtime_ns: int, context: str, verdict: str) -> None:
-        if self.folder is not None and mtime_ns:
-            self.used_stats[rel] = [size, mtime_ns, context, verdict]
+    def remember(self, rel: str, size: int, stamp_ns: int, context: str, verdict: str) -> None:
+        if self.folder is not None and stamp_ns:
+            self.used_stats[rel] = [size, stamp_ns, context, verdict]
             self.dirty = True
 
-    def note(self, rel: str, size: int, mtime_ns: int, context: str, kind: str = "") -> dict[str, Any]:
+    def note(self, rel: str, size: int, stamp_ns: int, context: str, kind: str = "") -> dict[str, Any]:
         """What the prompt stage learnt of this file's text (a dict to add to, then `touch`),
         kept while the file and `context` stay the same; a fresh one otherwise. Each `kind`
         of note is kept apart."""
         key = NOTE + kind + "\0" + rel if kind else NOTE + rel
-        found = self._kept(key, size, mtime_ns, context)
+        found = self._kept(key, size, stamp_ns, context)
         fresh = found is None
-        row: list[Any] = [size, mtime_ns, context, {}] if found is None else found
-        if self.folder is not None and mtime_ns:
+        row: list[Any] = [size, stamp_ns, context, {}] if found is None else found
+        if self.folder is not None and stamp_ns:
             self.used_stats[key] = row
             self.dirty = self.dirty or fresh  # an answer added to the dict: `touch`
         else:
             self.run_notes[key] = row  # no cache, or bytes not the disk's: kept for this run only
         return row[3]  # type: ignore[no-any-return]
 
-    def kept_note(self, rel: str, size: int, mtime_ns: int, context: str) -> dict[str, Any] | None:
+    def kept_note(self, rel: str, size: int, stamp_ns: int, context: str) -> dict[str, Any] | None:
         """The note `note` would give, if one is kept; unlike `note`, it keeps nothing."""
-        found = self._kept(NOTE + rel, size, mtime_ns, context)
+        found = self._kept(NOTE + rel, size, stamp_ns, context)
         return None if found is None else found[3]
 
-    def _kept(self, key: str, size: int, mtime_ns: int, context: str) -> list[Any] | None:
+    def _kept(self, key: str, size: int, stamp_ns: int, context: str) -> list[Any] | None:
         found = self.used_stats.get(key) or self.stats.get(key) or self.run_notes.get(key)
-        if isinstance(found, list) and found[:3] == [size, mtime_ns, context] and isinstance(found[3], dict):
+        if isinstance(found, list) and found[:3] == [size, stamp_ns, context] and isinstance(found[3], dict):
             return found
         return None
 

@@ -43,7 +43,7 @@ class _Notes:
         entry = self.ex.entries.get(rel)
         if entry is None:
             return None
-        note = self.ex.cache.note(rel, entry.size, entry.mtime_ns, self.ctx)
+        note = self.ex.cache.note(rel, entry.size, entry.stamp_ns, self.ctx)
         if what not in note:
             early = self.ex.answers.get(rel, {}) if self.ex.answers_context == self.ctx else {}
             if what in early:
@@ -195,7 +195,7 @@ def data_answers(ex: Extraction) -> Callable[[], bool] | None:
     from refusal_lint.static.gate.answers import stepwise
 
     def answered(entry: discover.Entry) -> bool:
-        note = ex.cache.kept_note(entry.rel, entry.size, entry.mtime_ns, ex.answers_context)
+        note = ex.cache.kept_note(entry.rel, entry.size, entry.stamp_ns, ex.answers_context)
         return note is not None and "ids" in note and (bool(note["ids"]) or "lists" in note)
 
     todo = {
@@ -283,7 +283,7 @@ def _naming(
             if rel in seen:
                 continue
             entry = ex.entries[rel]
-            note = ex.cache.note(rel, entry.size, entry.mtime_ns, "", kind)
+            note = ex.cache.note(rel, entry.size, entry.stamp_ns, "", kind)
             if name not in note:
                 data = ex.prompt_text(entry)
                 if data is None:

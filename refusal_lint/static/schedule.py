@@ -1,7 +1,7 @@
 """Extraction scheduling: which files are read, by whom, and what the cache answers. Data and
 text files are read here; Python files go to the worker processes in batches (read,
 prefiltered and parsed there). Unchanged files are answered from the cache by size and
-mtime, unread; prompt-only files are remembered for the second stage."""
+stamp (its mtime or ctime), unread; prompt-only files are remembered for the second stage."""
 
 from __future__ import annotations
 
@@ -88,19 +88,19 @@ class Extraction:
         return read_bytes(entry.rel, entry.abs, entry.size, entry.data, self.cfg.max_file_size, configured)
 
     def _remember(self, entry: discover.Entry, context: str, verdict: str) -> None:
-        """What the cache answers for this file while its size and mtime stay (never for bytes
+        """What the cache answers for this file while its size and stamp stay (never for bytes
         that are not the disk's)."""
         if entry.data is None:
-            self.cache.remember(entry.rel, entry.size, entry.mtime_ns, context, verdict)
+            self.cache.remember(entry.rel, entry.size, entry.stamp_ns, context, verdict)
 
     def changed(self, entries: list[discover.Entry], context: str) -> list[discover.Entry]:
-        """The entries the cache cannot answer by size and mtime; the others get their facts."""
+        """The entries the cache cannot answer by size and stamp; the others get their facts."""
         out = []
         for entry in entries:
             if entry.data is not None:
-                out.append(entry)  # bytes not the disk's: the disk's size and mtime say nothing
+                out.append(entry)  # bytes not the disk's: the disk's size and stamp say nothing
                 continue
-            verdict = self.cache.verdict(entry.rel, entry.size, entry.mtime_ns, context)
+            verdict = self.cache.verdict(entry.rel, entry.size, entry.stamp_ns, context)
             if verdict == SKIP:
                 continue
             if verdict == PROMPT_ONLY:

@@ -3,7 +3,7 @@ editor's unsaved buffers over the disk (the language server).
 
 A source lists the candidate files (`walk`) and gives the bytes of one (`read`). An entry
 whose bytes differ from the disk carries them (`Entry.data`): every reader uses them, and
-the cache never answers such an entry by size and mtime (its content key still works).
+the cache never answers such an entry by size and stamp (its content key still works).
 """
 
 from __future__ import annotations
@@ -126,7 +126,9 @@ class GitIndex(Disk):
                 continue
             st = _stat(absolute) if path not in differ or absolute in self.fixed else None
             if st is not None:
-                out.files.append(discover.Entry(_rel(absolute, root), absolute, st.st_size, st.st_mtime_ns))
+                out.files.append(
+                    discover.Entry(_rel(absolute, root), absolute, st.st_size, discover.stamp(st))
+                )
             elif mode != "120000":  # a changed symlink: the index holds only its target's name
                 wanted.append((absolute, blob))
         self.blobs = dict(zip([a for a, _ in wanted], _cat_blobs(top, [b for _, b in wanted]), strict=True))

@@ -36,10 +36,19 @@ class Entry:
     rel: str  # relative to the scan root, '/'-separated
     abs: str
     size: int
-    mtime_ns: int = 0
+    # When its bytes last changed as the file system tells (stamp()): with the size, what
+    # the cache answers an unchanged file by.
+    stamp_ns: int = 0
     # The bytes, where they are not the disk's (git's index, an editor's buffer; contents.py):
-    # read from here, and never answered by the cache from size and mtime.
+    # read from here, and never answered by the cache from size and stamp.
     data: bytes | None = None
+
+
+def stamp(st: os.stat_result) -> int:
+    """The later of a file's modification and status-change times: a write moves both, and
+    one whose mtime is put back after it (`touch -r`, `cp -p`, `rsync -t`) still moves the
+    ctime, which no program sets; a chmod moves it too (the file is read again: harmless)."""
+    return max(st.st_mtime_ns, st.st_ctime_ns)
 
 
 @dataclass
@@ -260,7 +269,7 @@ class _Walker:
         """A file named on the command line: taken if its kind is read, ignored or not."""
         if kind_of(target) is not None:
             fst = os.stat(target)
-            self.out.files.append(Entry(_sub(target, self.root), target, fst.st_size, fst.st_mtime_ns))
+            self.out.files.append(Entry(_sub(target, self.root), target, fst.st_size, stamp(fst)))
 
     def tree(self, target: str) -> None:
         """The folder `target`, depth first in name order, each folder under the .gitignore
@@ -317,7 +326,7 @@ class _Walker:
                 continue
             if not stat.S_ISREG(fst.st_mode):
                 continue  # FIFOs, devices, sockets: never opened
-            self._file(Entry(_sub(path, self.root), path, fst.st_size, fst.st_mtime_ns), fst, e.is_symlink())
+            self._file(Entry(_sub(path, self.root), path, fst.st_size, stamp(fst)), fst, e.is_symlink())
         return subdirs
 
     def _file(self, entry: Entry, fst: os.stat_result, link: bool) -> None:
