@@ -229,6 +229,24 @@ def _widen(path: Path, encoding: str) -> None:
 
 
 @pytest.mark.parametrize("encoding", WIDE)
+def test_diff_of_a_utf16_or_32_prompt_is_readable_and_says_it_will_not_apply(
+    repo: Repo, encoding: str
+) -> None:
+    """A patch in a wide encoding is no patch to any tool (its hunks were UTF-16 bytes):
+    --diff shows the lines as UTF-8, and a note says --fix rewrites the file."""
+    root = repo.agent().root
+    prompt = root / "agent/system_prompt.md"
+    prompt.write_text(prompt.read_text().replace("ask for one family", "ask for two families"))
+    _widen(prompt, encoding)
+    diff = run_cli("check", str(root), "--no-cache", "--diff", cwd=root)
+    assert diff.exit_code == 1
+    body = diff.stdout_bytes.decode("utf-8")
+    assert "-- seg-mix: Segmentation families cannot be crossed; ask for two families per cut." in body
+    assert "+- seg-mix: Segmentation families cannot be crossed; ask for one family per cut." in body
+    assert "will not apply to it; --fix rewrites it in its own encoding" in diff.stderr
+
+
+@pytest.mark.parametrize("encoding", WIDE)
 @pytest.mark.parametrize("rel", [".well-known/agent-card.json", "agent/system_prompt.md"])
 def test_a_file_written_as_utf16_or_32_with_a_bom_is_read_as_its_text(
     repo: Repo, rel: str, encoding: str

@@ -156,6 +156,13 @@ def _diff(plan: Plan, show: Callable[[str], str], output: str | None, root: str)
     if any(os.path.isabs(show(f.path)) for f in plan.files):
         show = display.from_cwd(root, cwd=root)
         click.echo(f"refusal-lint: note: the diff names files from {root}: apply it there", err=True)
+    for f in plan.files:
+        if fixer.is_wide(f.encoding):
+            click.echo(
+                f"refusal-lint: note: {show(f.path)} is {f.encoding.upper()}: the diff shows its lines as"
+                " UTF-8 and will not apply to it; --fix rewrites it in its own encoding",
+                err=True,
+            )
     emit(fixer.diff(plan, show), output, color=False)  # bytes: each file's own encoding
     return 1 if plan.files else 0
 

@@ -330,7 +330,11 @@ def diff(p: Plan, show: Callable[[str], str] = str) -> bytes:
     `git apply` takes it there)."""
     out: list[bytes] = []
     for f in p.files:
-        bom = "\ufeff" if f.bom else ""
+        # A UTF-16 or UTF-32 file's lines go as UTF-8 (a patch in a wide encoding is no
+        # patch to any tool): readable, not to be applied (cli/check.py says so).
+        wide = is_wide(f.encoding)
+        encoding = "utf-8" if wide else f.encoding
+        bom = "\ufeff" if f.bom and not wide else ""
         chunks = difflib.unified_diff(
             _lines(bom + f.before),
             _lines(bom + f.after),
@@ -341,8 +345,12 @@ def diff(p: Plan, show: Callable[[str], str] = str) -> bytes:
             if not chunk.endswith("\n"):
                 chunk += "\n\\ No newline at end of file\n"
             # The `---`/`+++` lines name the file (as the terminal shows paths); the rest is its text.
-            out.append(chunk.encode("utf-8" if i < 2 else f.encoding, "surrogateescape"))
+            out.append(chunk.encode("utf-8" if i < 2 else encoding, "surrogateescape"))
     return b"".join(out)
+
+
+def is_wide(encoding: str) -> bool:
+    return encoding.lower().replace("_", "-").startswith(("utf-16", "utf-32"))
 
 
 def _lines(text: str) -> list[str]:
