@@ -249,10 +249,8 @@ class Relevance:
         self._last: tuple[bytes, bool] | None = None
 
     def names_ids(self, data: bytes) -> bool:
-        """Can this text hold a card id or a near miss of one, as written or as a string's
-        value reads it (`seg\\u002dmix`, `seg-\\` then `mix` on the next line)? Kept for the
-        bytes last asked (the scan asks it twice of a file: may it hold a prompt, which
-        answers it gives)."""
+        """Can this text hold a card id or a near miss of one, as written or as its strings
+        read it (sourcetext.spelled)? Kept for the bytes last asked (the scan asks twice)."""
         last = self._last
         if last is not None and last[0] is data:  # held here, so no other object has its identity
             return last[1]

@@ -167,7 +167,18 @@ class Recognisers(ExtractorState):
         """The rule id a guard call or a refusal payload sends (None: it is neither, or sends none)."""
         if isinstance(node, ast.Dict):
             keys = str_keys(node)
-            return self.value(keys["rule"]) if vocab.is_payload(keys) else None
+            if vocab.is_payload(keys):
+                return self.value(keys["rule"])
+            # An error object (`{"code": ..., "message": ..., "data": {"rule": ...}}`), whose
+            # data a `rule` alone names the refusal in (as `payload` reads it in an error).
+            data = keys.get("data") if "code" in keys or "message" in keys else None
+            if (
+                isinstance(data, ast.Dict)
+                and "rule" in (inner := str_keys(data))
+                and inner.keys() <= spec.PAYLOAD_KEYS
+            ):
+                return self.value(inner["rule"])
+            return self.refusal_rule(data) if data is not None else None
         if not isinstance(node, ast.Call):
             return None
         name = self.card_class(node.func) or last_name(node.func) or ""
@@ -344,25 +355,6 @@ class Recognisers(ExtractorState):
         if id(node) not in self.consumed:
             self.payload(node, loc, GuardKind.PAYLOAD)
         self.dict_prompts(keys)
-
-    def dict_prompts(self, keys: dict[str, ast.expr]) -> None:
-        """`{"role": "system", "content": X}` and `{"system_prompt": X}`."""
-        role = str_key(keys.get("role"))
-        if role in vocab.CHAT_SYSTEM_ROLES and "content" in keys:
-            self.prompt_arg(keys["content"], f'role="{role}"', PromptForm.CHAT_MESSAGE)
-        for key, value in keys.items():
-            if vocab.is_prompt_key(key):
-                self.prompt_arg(value, f'"{key}"', PromptForm.DICT_ENTRY)
-
-    def visit_Tuple(self, node: ast.Tuple) -> None:
-        # ("system", X) in a message list: ChatPromptTemplate.from_messages([("system", X), ...])
-        if len(node.elts) == 2 and str_key(node.elts[0]) in vocab.CHAT_SYSTEM_ROLES:
-            second = node.elts[1]
-            self.prompt_arg(
-                second.value if isinstance(second, ast.Starred) else second,
-                "(system, ...)",
-                PromptForm.CHAT_MESSAGE,
-            )
 
     def leave_Dict(self, original_node: ast.Dict) -> None:
         if self.open_cards and self.open_cards[-1].ident == self.loc(original_node).ident:

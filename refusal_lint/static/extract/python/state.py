@@ -222,6 +222,25 @@ class ExtractorState(ValueBuilder):
                 current.use = ErrorUse(current.use.loc, current.use.name, guard.rule)
         self.guards.append(guard)
 
+    def dict_prompts(self, keys: dict[str, ast.expr]) -> None:
+        """`{"role": "system", "content": X}` and `{"system_prompt": X}`."""
+        role = str_key(keys.get("role"))
+        if role in vocab.CHAT_SYSTEM_ROLES and "content" in keys:
+            self.prompt_arg(keys["content"], f'role="{role}"', PromptForm.CHAT_MESSAGE)
+        for key, value in keys.items():
+            if vocab.is_prompt_key(key):
+                self.prompt_arg(value, f'"{key}"', PromptForm.DICT_ENTRY)
+
+    def visit_Tuple(self, node: ast.Tuple) -> None:
+        # ("system", X) in a message list: ChatPromptTemplate.from_messages([("system", X), ...])
+        if len(node.elts) == 2 and str_key(node.elts[0]) in vocab.CHAT_SYSTEM_ROLES:
+            second = node.elts[1]
+            self.prompt_arg(
+                second.value if isinstance(second, ast.Starred) else second,
+                "(system, ...)",
+                PromptForm.CHAT_MESSAGE,
+            )
+
     def prompt_arg(self, node: ast.expr, source: str, form: PromptForm) -> None:
         if isinstance(node, ast.Lambda):
             node = node.body  # `instructions=lambda agent: "You are ..."`: the text it returns
