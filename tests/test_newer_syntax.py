@@ -106,3 +106,37 @@ def test_a_reason_in_a_module_of_newer_python_is_fixed(tmp_path: Path) -> None:
     fixed = (tmp_path / "agent" / "prompts.py").read_text()
     assert "- seg-mix: Segmentation families cannot be crossed; ask for one family per cut." in fixed
     assert fixed.startswith("type Cuts = list[str]\n")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('x = f"offer {offer["id"]} is unpaid"\n', 'x = f"offer {___________} is unpaid"\n'),
+        ("x = f'{a[\"k\"]!r:>10} and {b}'\n", "x = f'{______!r:>10} and {b}'\n"),
+        ('x = f"{"\\n".join(rows)}"\n', 'x = f"{_______________}"\n'),
+    ],
+)
+def test_a_pep701_field_becomes_a_name_in_place(text: str, expected: str) -> None:
+    """PEP 701 (3.12): a field's expression may hold the string's own quote, a backslash
+    or a comment. It becomes a name of underscores of its length: a value known at run
+    time, the string's text and every other column kept."""
+    out = newer.rewritten(libcst.parse_module(text), text)
+    assert out == expected
+    ast.parse(out)
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="3.12 parses PEP 701 itself")
+def test_a_guard_in_a_module_of_pep701_fstrings_is_read(tmp_path: Path) -> None:
+    """`detail=f"offer {offer["id"]} ..."` beside the guard: the file was RL005 (unchecked),
+    and its guard's rule unfired (a false RL301); it is read, in both modes alike."""
+    from conftest import Repo, check_json
+    from test_differential import differential
+
+    repo = Repo(tmp_path)
+    root = repo.agent().root
+    tools = root / "agent" / "tools.py"
+    text = tools.read_text()
+    assert 'detail="families crossed"' in text
+    tools.write_text(text.replace('detail="families crossed"', 'detail=f"families {q["families"]} crossed"'))
+    assert check_json(root)["findings"] == []
+    differential(root)

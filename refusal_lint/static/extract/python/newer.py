@@ -4,8 +4,11 @@ libcst's grammar follows the newest Python. Where CPython's parser rejects a fil
 reads, PEP 695's syntax (3.12+: `type X = ...` aliases, `def f[T](...)`, `class C[T]:`)
 is rewritten in place, each span to one of the same length on the same lines, so `ast`
 reads the rest of the file with every other line and column unchanged: an alias becomes
-`X = ...`, a type parameter list blanks. Other newer syntax (PEP 701's f-strings) has no
-such rewrite: its file stays unchecked (RL005).
+`X = ...`, a type parameter list blanks, and a PEP 701 f-string field whose expression
+holds a quote, a backslash or a `#` (`f"offer {offer["id"]}"`, 3.12+) becomes a name of
+underscores (`{___________}`): a value known at run time only, as the field's is, the
+string's own text kept. Other newer syntax has no such rewrite: its file stays unchecked
+(RL005).
 """
 
 from __future__ import annotations
@@ -29,8 +32,8 @@ def parses(text: str, message: str) -> Any | None:
 
 
 def rewritten(module: Any, text: str) -> str | None:
-    """`text` with its PEP 695 spans rewritten (module docstring); None where a span holds
-    a line break (no rewrite of the same length keeps it valid) or there is none."""
+    """`text` with its PEP 695 and PEP 701 spans rewritten (module docstring); None where a
+    span holds a line break (no rewrite of the same length keeps it valid) or there is none."""
     import libcst
     from libcst.metadata import MetadataWrapper, PositionProvider
 
@@ -49,6 +52,12 @@ def rewritten(module: Any, text: str) -> str | None:
 
         def visit_ClassDef(self, node: Any) -> None:
             self._blank(node)
+
+        def visit_FormattedStringExpression(self, node: Any) -> None:
+            r = where[node.expression]
+            text = libcst.Module([]).code_for_node(node.expression)
+            if any(c in text for c in "\"'\\#"):
+                spans.append((r.start, r.end, "_" * len(text)))
 
         def _blank(self, node: Any) -> None:
             if node.type_parameters is not None:
