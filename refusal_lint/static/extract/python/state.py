@@ -246,7 +246,12 @@ class ExtractorState(ValueBuilder):
             node = node.body  # `instructions=lambda agent: "You are ..."`: the text it returns
         value = self.value(node)
         # A list or tuple where one string is accepted (`instructions=[...]`, text blocks):
-        # binding reads each item (bind/bound.py).
+        # binding reads each item (bind/bound.py); a starred one (`*[f"- {k}: {v}" for ...]`)
+        # as the items it unpacks.
+        if isinstance(node, (ast.List, ast.Tuple)) and any(isinstance(e, ast.Starred) for e in node.elts):
+            value = Seq(
+                tuple(self.value(e.value if isinstance(e, ast.Starred) else e) for e in node.elts), value.loc
+            )
         if isinstance(value, (Str, Join, Op, Ref, Dyn, Fmt, CallV, Seq)):
             self.prompts.append(PyPrompt(self.loc(node), value, source, form))
 
