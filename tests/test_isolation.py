@@ -311,12 +311,15 @@ def test_newer_syntax_is_no_syntax_error(tmp_path: Path) -> None:
 
 
 def test_newer_syntax_no_rewrite_covers_is_unchecked(tmp_path: Path) -> None:
-    # PEP 701 (3.12): an f-string reusing its quotes has no rewrite of the same length.
-    (tmp_path / "tools.py").write_text("x = {'a': 1}\nmsg = f\"{x[\"a\"]}\"\nrefuse('seg-mix')\n")
+    # PEP 758 (3.14): `except A, B:` without brackets has no rewrite (newer.py rewrites
+    # PEP 695 and PEP 701's fields only).
+    (tmp_path / "tools.py").write_text(
+        "try:\n    x = 1\nexcept KeyError, TypeError:\n    x = 0\nrefuse('seg-mix')\n"
+    )
     data = check_json(tmp_path)
     got = [(f["path"], f["code"], f["line"]) for f in data["findings"]]
-    if sys.version_info >= (3, 12):
-        assert got == [("tools.py", "RL001", 3)]
+    if sys.version_info >= (3, 14):
+        assert got == [("tools.py", "RL001", 5)]
     else:
         assert got == [("tools.py", "RL005", 1)]
         assert "CPython 3.11 cannot parse this file" in data["findings"][0]["message"]
