@@ -81,6 +81,22 @@ def test_own_work_runs_while_the_workers_parse() -> None:
     assert 1 <= len(steps) <= 3  # asked only while a worker is busy; never past its False
 
 
+def _held_back(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, path: str) -> tuple[workers.Pool, Path]:
+    """A pool of two workers in which the job for `path` ends only once the file returned is
+    written (or after a minute): what a test waits for is then decided by no timing."""
+    gate = tmp_path / "go"
+
+    def blocked(job: Job) -> FileFacts:
+        if job.path == path:
+            give_up = time.monotonic() + 60
+            while not gate.exists() and time.monotonic() < give_up:
+                time.sleep(0.01)
+        return real_extract(job)
+
+    monkeypatch.setattr(worker, "extract", blocked)
+    return workers.Pool(2, cpu_limit=5, backstop=20), gate
+
+
 def test_a_guess_never_holds_back_the_jobs_a_run_needs(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
@@ -88,17 +104,7 @@ def test_a_guess_never_holds_back_the_jobs_a_run_needs(
     `finish` waits for it only when asked: here the guess cannot end before the ordinary
     wait has returned (it waits for a file written after), so no timing decides it. Were
     the guess waited for, it would give up after a minute and the first wait return it."""
-    gate = tmp_path / "go"
-
-    def blocked(job: Job) -> FileFacts:
-        if job.path == "guess.py":
-            give_up = time.monotonic() + 60
-            while not gate.exists() and time.monotonic() < give_up:
-                time.sleep(0.01)
-        return real_extract(job)
-
-    monkeypatch.setattr(worker, "extract", blocked)
-    pool = workers.Pool(2, cpu_limit=5, backstop=20)
+    pool, gate = _held_back(monkeypatch, tmp_path, "guess.py")
     pool.submit(Job("guess.py", "python", GUARD), spare=True)
     names = [f"n{i}.py" for i in range(4)]
     for name in names:
@@ -115,17 +121,7 @@ def test_a_wait_for_one_guess_leaves_the_others_out(monkeypatch: pytest.MonkeyPa
     """`finish(spare=PATH)` (a job the run needs now, guessed ahead) waits for that guess,
     not for the others: here the other cannot end before the wait returns (it waits for a
     file written after), so no timing decides it."""
-    gate = tmp_path / "go"
-
-    def blocked(job: Job) -> FileFacts:
-        if job.path == "slow.py":
-            give_up = time.monotonic() + 60
-            while not gate.exists() and time.monotonic() < give_up:
-                time.sleep(0.01)
-        return real_extract(job)
-
-    monkeypatch.setattr(worker, "extract", blocked)
-    pool = workers.Pool(2, cpu_limit=5, backstop=20)
+    pool, gate = _held_back(monkeypatch, tmp_path, "slow.py")
     pool.submit(Job("slow.py", "python", GUARD), spare=True)
     pool.submit(Job("wanted.py", "python", GUARD), spare=True)
     assert list(pool.finish(spare="wanted.py").facts) == ["wanted.py"]  # the slow guess is still out
