@@ -221,8 +221,6 @@ def _lines(
 ) -> dict[tuple[str, int], str]:
     """The text of the lines the findings stand on, by (path as shown, line), where it holds
     more than ASCII (rdjson's byte columns); a file that cannot be read gives none."""
-    import os
-
     from refusal_lint.core import sourcetext
 
     out: dict[tuple[str, int], str] = {}
