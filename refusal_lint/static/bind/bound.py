@@ -30,6 +30,7 @@ from refusal_lint.core.kinds import GuardKind, GuardStatus, ParamsKind, ValueKin
 from refusal_lint.core.model import Loc, Prompt, RuleSet
 from refusal_lint.core.prompttext import PLACEHOLDER
 from refusal_lint.static.bind.guardids import GuardIds
+from refusal_lint.static.bind.prompts import loaded_params
 from refusal_lint.static.bind.resolve import Resolver, bind_arg, has_each
 
 
@@ -302,6 +303,8 @@ def bind_error(res: Resolver, ids: GuardIds, e: ErrorUse, params_ids: set[str]) 
         if isinstance(v, Sub):
             base = res.resolve(v.base)
             key = res.resolve_str(v.key)
-            if isinstance(base, DictV) and base.ident in params_ids:
+            # The card's map: built in Python, or loaded at run time (`RULES[id]`, RULES the
+            # JSON card's `["capabilities"]["extensions"][0]["params"]`).
+            if (isinstance(base, DictV) and base.ident in params_ids) or loaded_params(res, v.base):
                 return [BoundError(e.loc, e.name, key.value if key else None)]
     return [BoundError(e.loc, e.name, None)] if e.caught else []

@@ -139,11 +139,14 @@ def _loads_params(res: Resolver, read: list[Value]) -> bool:
     time (`CARD = json.loads(...)`, then `CARD["capabilities"]["extensions"][0]["params"]`:
     `params` last, `capabilities` and `extensions` before it)?
     The map a JSON card holds, interpolated: derived as the map of a card built in Python is."""
-    for v in read:
-        keys = _keys(res, v, 0)
-        if keys is not None and keys[-1:] == ["params"] and {"capabilities", "extensions"} <= set(keys):
-            return True
-    return False
+    return any(loaded_params(res, v) for v in read)
+
+
+def loaded_params(res: Resolver, value: Value) -> bool:
+    """Is `value` the params map of a card loaded at run time (its keys `capabilities` and
+    `extensions`, then `params` last)?"""
+    keys = _keys(res, value, 0)
+    return keys is not None and keys[-1:] == ["params"] and {"capabilities", "extensions"} <= set(keys)
 
 
 def _stated(res: Resolver, read: list[Value], params_ids: set[str], here: str) -> tuple[PromptLine, ...]:
