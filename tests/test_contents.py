@@ -95,6 +95,24 @@ def test_git_index_through_the_cli(repo: Repo, tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_git_index_fix_exits_1_until_the_fix_is_staged(repo: Repo) -> None:
+    """`check --git-index --fix` mends the work tree, not the index: the commit would still
+    hold the drift, so it exits 1 (it said all checks passed) and says to stage the files;
+    once staged, the check passes."""
+    repo.agent()
+    _git(repo.root, "init", "-q")
+    prompt = repo.root / "agent" / "system_prompt.md"
+    prompt.write_text(prompt.read_text().replace("ask for one family", "ask for two families"))
+    _git(repo.root, "add", "-A")
+    fixed = run_cli("check", str(repo.root), "--git-index", "--fix", "--no-cache")
+    assert fixed.exit_code == 1 and "`git add` the files" in fixed.stderr
+    assert "ask for one family per cut" in prompt.read_text()
+    assert run_cli("check", str(repo.root), "--git-index", "--no-cache").exit_code == 1  # the index: drift
+    _git(repo.root, "add", "-A")
+    assert run_cli("check", str(repo.root), "--git-index", "--no-cache").exit_code == 0
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 def test_git_index_names_a_file_the_work_tree_lost_but_the_commit_holds(repo: Repo) -> None:
     """`check --git-index agent/tools.py` with the file deleted from the work tree only:
     the commit still holds it, so it names its agent as it would on the disk (it was exit 2,

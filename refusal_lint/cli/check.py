@@ -105,6 +105,12 @@ def run(
         result = _rerun(targets, cfg, settings, plan, result)
     style = formats.Style(fmt, color, to_file=output is not None, statistics=statistics, quiet=quiet)
     _render(result, show, fixed, style, output, extra, settings.contents.read)
+    if git_index and fixed:
+        # The fix is in the work tree; the commit holds the index, drift and all, until staged.
+        click.echo(
+            "refusal-lint: note: fixed in the work tree, not in git's index: `git add` the files", err=True
+        )
+        return 0 if exit_zero else 1
     return status(result.findings, exit_zero)
 
 
