@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from refusal_lint.core.facts import Attr, CallV, DictV, Fn, Ref, Seq, Str, Sub, Value
+from refusal_lint.core.facts import Attr, CallV, DictV, Each, Fn, Ref, Seq, Str, Sub, Value
 from refusal_lint.core.kinds import FnKind, PromptForm
 from refusal_lint.core.model import Loc, Prompt, PromptLine
 from refusal_lint.static.bind.resolve import MAX_DEPTH, Resolver, placeholder_text
@@ -142,11 +142,32 @@ def _loads_params(res: Resolver, read: list[Value]) -> bool:
     return any(loaded_params(res, v) for v in read)
 
 
-def loaded_params(res: Resolver, value: Value) -> bool:
+def loaded_params(res: Resolver, value: Value, depth: int = 0) -> bool:
     """Is `value` the params map of a card loaded at run time (its keys `capabilities` and
-    `extensions`, then `params` last)?"""
-    keys = _keys(res, value, 0)
-    return keys is not None and keys[-1:] == ["params"] and {"capabilities", "extensions"} <= set(keys)
+    `extensions`, then `params` last), also as a repo function returns it (`RULES =
+    _load_rules()`, which loops over the extensions and returns `dict(ext["params"])`)?"""
+    keys = _keys(res, value, depth)
+    if keys is not None and keys[-1:] == ["params"] and {"capabilities", "extensions"} <= set(keys):
+        return True
+    made = _made(res, value, depth)
+    if isinstance(made, CallV) and depth < MAX_DEPTH:
+        fn = res.resolve(made.func) if isinstance(made.func, Ref) else None
+        if isinstance(fn, Fn):
+            return any(loaded_params(res, r, depth + 1) for r in fn.returns)
+        if isinstance(made.func, Ref) and made.func.name == "dict" and len(made.args) == 1:
+            return loaded_params(res, made.args[0], depth + 1)
+    return False
+
+
+def _made(res: Resolver, value: Value, depth: int) -> Value:
+    """What a name is bound to, followed through names (`RULES` -> `_load_rules()`)."""
+    while isinstance(value, Ref) and depth <= MAX_DEPTH:
+        head, _, rest = value.name.partition(".")
+        found = res.lookup(value.module, head) if not rest else None
+        if found is None:
+            break
+        value, depth = found, depth + 1
+    return value
 
 
 def _stated(res: Resolver, read: list[Value], params_ids: set[str], here: str) -> tuple[PromptLine, ...]:
@@ -183,6 +204,9 @@ def _keys(res: Resolver, value: Value, depth: int) -> list[str] | None:
         elif isinstance(value, Attr):
             keys.append(value.name)
             value = value.base
+        elif isinstance(value, Each):  # `for ext in CARD["capabilities"]["extensions"]`: one of them
+            keys.append("")
+            value = value.over
         elif isinstance(value, Ref):
             head, _, rest = value.name.partition(".")
             if rest:

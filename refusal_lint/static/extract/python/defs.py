@@ -8,6 +8,8 @@ import dataclasses
 import re
 
 from refusal_lint.core.facts import (
+    Attr,
+    CallV,
     DictV,
     Dyn,
     Fmt,
@@ -20,6 +22,7 @@ from refusal_lint.core.facts import (
     Ref,
     Seq,
     Str,
+    Sub,
     Suppression,
     Value,
 )
@@ -297,8 +300,13 @@ class Definitions(ExtractorState):
     def visit_Return(self, node: ast.Return) -> None:
         if self.scopes and self.scopes[-1].is_function and node.value is not None:
             value = self.value(node.value)
-            # Text, or built at run time from names (a join over the params map: derived).
-            if isinstance(value, (Str, Join, Op, Fmt, Ref)) or (isinstance(value, Dyn) and value.refs):
+            # Text, or built at run time from names (a join over the params map: derived); or
+            # a map read out of a structure (`return dict(ext["params"])`: a loaded card's).
+            if (
+                isinstance(value, (Str, Join, Op, Fmt, Ref, Sub, Attr))
+                or (isinstance(value, Dyn) and value.refs)
+                or (isinstance(value, CallV) and isinstance(value.func, Ref) and value.func.name == "dict")
+            ):
                 self.scopes[-1].returns.append(value)
 
     def visit_Lambda(self, node: ast.Lambda) -> None:
