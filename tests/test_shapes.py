@@ -40,6 +40,16 @@ def test_prompt_found_where_the_framework_keeps_it(name: str) -> None:
     assert agent["prompt"] is not None
 
 
+def test_a_template_filled_from_the_map_is_one_derived_candidate() -> None:
+    """The shape (`SYSTEM_PROMPT = ...`) reads the template's literal; the literal names the
+    card's ids, yet it is no second candidate by its content."""
+    (agent,) = check_json(fixture_repo("prompt-format-map-derived"))["agents"]
+    assert [(p["path"], p["line"], p["form"]) for p in agent["prompts"]] == [
+        ("survey_agent/prompt.py", 3, "assignment")
+    ]
+    assert agent["prompt"]["derived"] is True
+
+
 def test_crewai_yaml_reads_agents_and_tasks() -> None:
     (agent,) = check_json(fixture_repo("prompt-crewai-yaml"))["agents"]
     paths = {p["path"] for p in agent["prompts"]}

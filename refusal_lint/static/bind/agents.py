@@ -298,6 +298,9 @@ def _prompts(res: Resolver, facts: dict[str, FileFacts], files: set[str], ids: s
     out: list[Prompt] = []
     seen: dict[tuple[str, int, str], int] = {}
     lines: set[tuple[str, int]] = set()  # the file lines the table shapes' candidates read
+    # Where they start: a derived one's lines are no file lines (`"""...""".format_map(RULES)`),
+    # yet its literal, where it starts, is that candidate's and no second one by its content.
+    starts: set[tuple[str, int, int]] = set()
     for p in sorted(found, key=lambda p: p.form == PromptForm.CONTENT):  # table shapes first
         # Two strings on one line (`instructions=["You are ...", "Refuse seg-mix ..."]`) are two
         # candidates.
@@ -309,11 +312,13 @@ def _prompts(res: Resolver, facts: dict[str, FileFacts], files: set[str], ids: s
             if p.derived and not out[seen[key]].derived:
                 out[seen[key]] = p
             continue
-        if p.form == PromptForm.CONTENT and mine <= lines:
+        at = (p.loc.path, p.loc.line, p.loc.col)
+        if p.form == PromptForm.CONTENT and (mine <= lines or at in starts):
             continue
         seen[key] = len(out)
         if p.form != PromptForm.CONTENT:
             lines |= mine
+            starts.add(at)
         out.append(p)
     return out
 
