@@ -88,6 +88,9 @@ RL203 = Code(
 CODES = (RL200, RL201, RL202, RL203)
 
 
+_FIELD = re.compile(r"\{[^{}\n]+\}")  # an f-string's or a template's field, on a line as written
+
+
 def _on_file_line(loc: Loc, rule_id: str, prompt: Prompt) -> Loc:
     """Where the id stands on the file's own line: a prompt line taken from a YAML, JSON or
     Python string is dedented and unquoted, so its column is not the file's."""
@@ -99,6 +102,10 @@ def _on_file_line(loc: Loc, rule_id: str, prompt: Prompt) -> Loc:
     if found is not None:
         k, m = found
         return Loc(loc.path, loc.line + k, m.start() + 1, loc.line + k, m.end() + 1)
+    # Filled in by a field of the line (`- {Rule.SEG_MIX.value}: ...`): that field.
+    field = _FIELD.search(source.split("\n", 1)[0])
+    if field is not None:
+        return Loc(loc.path, loc.line, field.start() + 1, loc.line, field.end() + 1)
     # Spelled by an escape (`seg\\x2dmix`): this line, as counted in the decoded text. Or a
     # line joined from strings on other lines (`BASE + " " + RULES`, each a constant): the id
     # is not on the line the joined text starts on, and the column counted in it is no
