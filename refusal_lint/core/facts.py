@@ -169,6 +169,9 @@ class Fn:
     # A class without an `__init__` of its own: its bases, whose constructor builds it
     # (bind/classes.py; its own fields follow theirs, as a dataclass's do).
     bases: tuple[Value, ...] = ()
+    # Maps it returns, read out of a structure (`return dict(ext["params"])`: a loaded
+    # card's params, bind/prompts.loaded_params); no prompt text.
+    maps: tuple[Value, ...] = ()
 
 
 @dataclass(frozen=True)

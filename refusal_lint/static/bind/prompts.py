@@ -146,28 +146,16 @@ def loaded_params(res: Resolver, value: Value, depth: int = 0) -> bool:
     """Is `value` the params map of a card loaded at run time (its keys `capabilities` and
     `extensions`, then `params` last), also as a repo function returns it (`RULES =
     _load_rules()`, which loops over the extensions and returns `dict(ext["params"])`)?"""
-    keys = _keys(res, value, depth)
-    if keys is not None and keys[-1:] == ["params"] and {"capabilities", "extensions"} <= set(keys):
+    keys, made = _chain(res, value, depth)
+    if keys[-1:] == ["params"] and {"capabilities", "extensions"} <= set(keys):
         return True
-    made = _made(res, value, depth)
-    if isinstance(made, CallV) and depth < MAX_DEPTH:
+    if not keys and isinstance(made, CallV) and depth < MAX_DEPTH:  # what a name is bound to
         fn = res.resolve(made.func) if isinstance(made.func, Ref) else None
         if isinstance(fn, Fn):
-            return any(loaded_params(res, r, depth + 1) for r in fn.returns)
+            return any(loaded_params(res, r, depth + 1) for r in (*fn.returns, *fn.maps))
         if isinstance(made.func, Ref) and made.func.name == "dict" and len(made.args) == 1:
             return loaded_params(res, made.args[0], depth + 1)
     return False
-
-
-def _made(res: Resolver, value: Value, depth: int) -> Value:
-    """What a name is bound to, followed through names (`RULES` -> `_load_rules()`)."""
-    while isinstance(value, Ref) and depth <= MAX_DEPTH:
-        head, _, rest = value.name.partition(".")
-        found = res.lookup(value.module, head) if not rest else None
-        if found is None:
-            break
-        value, depth = found, depth + 1
-    return value
 
 
 def _stated(res: Resolver, read: list[Value], params_ids: set[str], here: str) -> tuple[PromptLine, ...]:
@@ -193,9 +181,10 @@ def _stated(res: Resolver, read: list[Value], params_ids: set[str], here: str) -
     return tuple(dict.fromkeys(out))
 
 
-def _keys(res: Resolver, value: Value, depth: int) -> list[str] | None:
+def _chain(res: Resolver, value: Value, depth: int) -> tuple[list[str], Value]:
     """The keys and attributes a subscript or attribute chain reads, outermost last, its
-    base followed through names (`EXT["params"]`, `EXT = CARD[...]["extensions"][0]`)."""
+    base followed through names (`EXT["params"]`, `EXT = CARD[...]["extensions"][0]`); and
+    the value the walk stops at (`RULES` -> `_load_rules()`)."""
     keys: list[str] = []
     while depth <= MAX_DEPTH:
         if isinstance(value, Sub):
@@ -217,7 +206,7 @@ def _keys(res: Resolver, value: Value, depth: int) -> list[str] | None:
             value, depth = found, depth + 1
         else:
             break
-    return keys[::-1] if keys else None
+    return keys[::-1], value
 
 
 def _lead(before: list[tuple[PromptLine, ...]]) -> tuple[PromptLine, ...]:

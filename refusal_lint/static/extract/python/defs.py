@@ -287,6 +287,7 @@ class Definitions(ExtractorState):
             kwonly,
             tuple(scope.returns),
             self.src.name_loc(original_node),
+            maps=tuple(scope.maps),
         )
         if decorators & vocab.PROMPT_DECORATORS and not self.classes:
             for value in scope.returns:
@@ -300,14 +301,14 @@ class Definitions(ExtractorState):
     def visit_Return(self, node: ast.Return) -> None:
         if self.scopes and self.scopes[-1].is_function and node.value is not None:
             value = self.value(node.value)
-            # Text, or built at run time from names (a join over the params map: derived); or
-            # a map read out of a structure (`return dict(ext["params"])`: a loaded card's).
-            if (
-                isinstance(value, (Str, Join, Op, Fmt, Ref, Sub, Attr))
-                or (isinstance(value, Dyn) and value.refs)
-                or (isinstance(value, CallV) and isinstance(value.func, Ref) and value.func.name == "dict")
-            ):
+            # Text, or built at run time from names (a join over the params map: derived).
+            if isinstance(value, (Str, Join, Op, Fmt, Ref)) or (isinstance(value, Dyn) and value.refs):
                 self.scopes[-1].returns.append(value)
+            # A map read out of a structure (`return dict(ext["params"])`: a loaded card's).
+            elif isinstance(value, (Sub, Attr)) or (
+                isinstance(value, CallV) and isinstance(value.func, Ref) and value.func.name == "dict"
+            ):
+                self.scopes[-1].maps.append(value)
 
     def visit_Lambda(self, node: ast.Lambda) -> None:
         scope = Scope(is_function=False)

@@ -28,6 +28,7 @@ class Scope:
     dicts: dict[str, ast.Dict] = field(default_factory=dict)  # local name -> dict literal
     body: list[ast.stmt] | None = None  # bindings not read yet: read on first name lookup
     returns: list[Value] = field(default_factory=list)
+    maps: list[Value] = field(default_factory=list)  # Fn.maps
     is_function: bool = True
     # `from m import n [as a]` inside the body: a -> (module, name, level)
     imports: dict[str, tuple[str, str, int]] = field(default_factory=dict)
