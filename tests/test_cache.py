@@ -49,22 +49,38 @@ def test_editing_a_guard_invalidates_it(agent: Path) -> None:
     assert _codes(agent) == [("RL301", "seg-mix"), ("RL302", "seg_mix")]
 
 
-@pytest.mark.parametrize("rel", ["survey_agent/tools.py", "prompts/system_prompt.md"])
-def test_an_edit_whose_mtime_is_put_back_invalidates_it(agent: Path, rel: str) -> None:
+@pytest.mark.parametrize(
+    ("rel", "old", "new", "found"),
+    [
+        (
+            "survey_agent/tools.py",
+            'Refusal("seg-mix"',
+            'Refusal("seg-miz"',
+            [("RL301", "seg-mix"), ("RL302", "seg-miz")],
+        ),
+        (
+            "prompts/system_prompt.md",
+            "- seg-mix:",
+            "- seg-miz:",
+            [("RL201", "seg-mix"), ("RL202", "seg-miz")],
+        ),
+    ],
+)
+def test_an_edit_whose_mtime_is_put_back_invalidates_it(
+    agent: Path, rel: str, old: str, new: str, found: list[tuple[str, str]]
+) -> None:
     """Same size, mtime put back after the write (`touch -r`, `cp -p`, a backup restored):
     the ctime has moved, which no program sets back, and the cache keys on it too."""
     import os
 
     path = agent / rel
-    old = 'Refusal("seg-mix"' if rel.endswith(".py") else "- seg-mix:"
-    new = 'Refusal("seg-miz"' if rel.endswith(".py") else "- seg-miz:"
     assert _codes(agent) == []
     before = path.stat()
     time.sleep(0.01)
     path.write_text(path.read_text().replace(old, new))
     os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
     assert path.stat().st_size == before.st_size and path.stat().st_mtime_ns == before.st_mtime_ns
-    assert _codes(agent) != []
+    assert _codes(agent) == found
 
 
 def test_editing_the_card_invalidates_it(agent: Path) -> None:
