@@ -198,7 +198,7 @@ def test_could_name_keeps_every_import_that_reaches_a_module(
 
     found = ModuleIndex(_MODULES).module(importer, dotted, level)
     if found in targets:
-        stems = frozenset(relevance._stem(t) for t in targets)
+        stems = frozenset(gate_imports._stem(t) for t in targets)
         assert gate_imports.could_name(level, dotted, stems)
 
 
@@ -579,7 +579,7 @@ def test_a_module_is_named_where_the_word_regex_finds_it(stems: list[str], piece
     words = tuple(s.encode() for s in sorted(stems))
     data = "".join(pieces).encode()
     plain = re.search(rb"\b(?:" + b"|".join(re.escape(w) for w in words) + rb")\b", data) is not None
-    assert (next(word_matches(relevance.whole_names(words), data), None) is not None) == plain
+    assert (next(word_matches(gate_imports.whole_names(words), data), None) is not None) == plain
 
 
 def test_a_python_word_of_refusing_reaches_its_literal_not_the_whole_file() -> None:

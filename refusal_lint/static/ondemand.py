@@ -136,6 +136,7 @@ def _relevant(
 ) -> Generator[None, None, tuple[set[str], set[str]]]:
     """`relevant`, a step a file: (strong, weak) once done."""
     from refusal_lint.static.gate import answers
+    from refusal_lint.static.gate.imports import reaches
 
     modules = sorted(rel for rel in ex.entries if kind_of(rel) == FileKind.PYTHON)
     notes = _Notes(ex, answers.context(relevance.ids, modules, index.prefix), index, ahead)
@@ -143,7 +144,7 @@ def _relevant(
     def names_ids(rel: str) -> bool:
         return bool(notes.noted(rel, "ids", relevance.names_ids))
 
-    strong = yield from relevance.reaches(start, modules, names_ids, notes.names, notes.imports)
+    strong = yield from reaches(start, modules, names_ids, notes.names, notes.imports)
     weak = set()
     for rel in start:
         if rel not in strong and notes.noted(rel, "lists", partial(answers.weak, rel)):

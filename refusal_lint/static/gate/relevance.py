@@ -5,7 +5,7 @@ line of a place that speaks of refusing, or is derived from the params map (whic
 the ids). Whether a *file's* candidates can matter is asked of its bytes here, once, with
 tests that are supersets of prompttext's (the same words, the same near-miss rule), so a
 file passed over could not have changed the output. The text of a candidate may come from
-modules it imports: `imports_of` gives the text's import edges, and `Relevance.reaches`
+modules it imports: `imports_of` gives the text's import edges, and `imports.reaches`
 follows them.
 """
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import re
-from collections.abc import Callable, Generator, Iterable
+from collections.abc import Iterable
 from functools import lru_cache
 
 from refusal_lint.core import prompttext
@@ -298,63 +298,6 @@ class Relevance:
                     at = low.find(half, at + 1)
         return False
 
-    def reaches(
-        self,
-        start: Iterable[str],
-        modules: Iterable[str],
-        matters: Callable[[str], bool],
-        names: Callable[[str, tuple[bytes, ...], re.Pattern[bytes], bool], bool],
-        imports: Callable[[str, frozenset[str]], Iterable[str]],
-    ) -> Generator[None, None, set[str]]:
-        """The files among `start` whose own text, or the text of a module they import
-        (transitively), can matter: a candidate's value may be built from imported names.
-
-        Walked back from the modules whose text matters: a file can import one only if its
-        text names it (`from agent.policy import POLICY`, `from . import policy`) or, for a
-        package's `__init__.py`, if it lies in that package and imports from `.` bare
-        (`from . import POLICY`). So only such files (`names(path, words, pattern,
-        relative)`: a word is in the text and the pattern finds it as a name, or `relative`
-        and the text has a bare relative import) have their imports resolved, and of those
-        only the ones that can name a found module (`imports(path, stems)`).
-
-        A generator, a step a file (`yield`), returning the set: the steps can be taken while
-        the workers are busy (ondemand.warming); ondemand.relevant takes them all."""
-        start = list(start)
-        files = sorted(set(start).union(modules))
-        found = set()
-        for p in files:
-            if matters(p):
-                found.add(p)
-            yield
-        grown = set(found)
-        while grown:
-            py = [p for p in grown if p.endswith(".py")]
-            stems = frozenset(_stem(p) for p in py) - {""}
-            inits = {p for p in py if p == "__init__.py" or p.endswith("/__init__.py")}
-            packages = tuple(sorted(p[: -len("__init__.py")] for p in inits))
-            if not stems and not packages:
-                break
-            # Only a name can be imported (`from policy import X`): a stem that is none
-            # (`my-notes`) is named by no import statement.
-            words = tuple(s.encode() for s in sorted(stems) if s.isidentifier())
-            named = whole_names(words)
-            grown = set()
-            for p in files:
-                if p in found or not p.endswith(".py"):
-                    continue
-                relative = p.startswith(packages)  # "" (a root package) holds every file
-                if names(p, words, named, relative) and any(m in found for m in imports(p, stems)):
-                    grown.add(p)
-                yield
-            found |= grown
-        return found.intersection(start)
-
-
-def whole_names(words: tuple[bytes, ...]) -> re.Pattern[bytes]:
-    """One of `words` not before a word character; `word_matches` finds it where it is not
-    after one either (a leading `\\b` would have the regex tried at every offset)."""
-    return re.compile(rb"(?:" + b"|".join(re.escape(w) for w in words) + rb")(?![A-Za-z0-9_])")
-
 
 # Where a literal stops and the next goes on (`"seg" + "-mix"`, `"seg"\n    "-mix"` in
 # parentheses): a token may be written across it. _SEAM_BACK is its mirror, matched on
@@ -391,10 +334,3 @@ def _token_around(data: bytes, rev: bytes, start: int, end: int) -> str:
             break
         start = size - seam.end()
     return b"".join(pieces).decode("ascii", "replace")
-
-
-def _stem(path: str) -> str:
-    """The name an import of this module spells: `policy` for `a/policy.py`, `a` for `a/__init__.py`."""
-    parts = path.rsplit("/", 2)
-    name = parts[-1].removesuffix(".py")
-    return (parts[-2] if len(parts) > 1 else "") if name == "__init__" else name
