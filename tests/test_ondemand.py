@@ -269,20 +269,21 @@ _PLAIN_SEAM = re.compile(
 )
 
 
+# An escape of a string: its body is no part of the token the string's value holds.
+_PLAIN_ESCAPE = re.compile(
+    rb"\\(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|N\{[^}\n]*\}|[0-7]{1,3}|.)"
+)
+
+
 def plain_names_ids(data: bytes, ids: list[str]) -> bool:
-    """Every token of the text, and of the text with its literals' seams taken out (a
-    token written in pieces), tested one by one (no halves, no length bound)."""
-    text = data.decode("ascii", "replace")
-    folded = text.lower().replace("-", "").replace("_", "")
-    joined = _PLAIN_SEAM.sub(b"", data).decode("ascii", "replace")
+    """Every token of the text, of the text with its literals' seams taken out (a token
+    written in pieces) and of the text with its escapes read as breaks (`\\nseg-mixx`),
+    tested one by one against every id (no halves, no fold, no length bound)."""
+    views = (data, _PLAIN_SEAM.sub(b"", data), _PLAIN_ESCAPE.sub(b" ", data))
     return any(
-        i in text
-        or i.replace("-", "") in folded
-        or any(
-            m[0] == i or prompttext.near_miss(m[0], i)
-            for t in (text, joined)
-            for m in prompttext.TOKEN.finditer(t)
-        )
+        m[0] == i or prompttext.near_miss(m[0], i)
+        for view in views
+        for m in prompttext.TOKEN.finditer(view.decode("ascii", "replace"))
         for i in ids
     )
 
@@ -293,6 +294,47 @@ def test_names_ids_misses_no_token_a_plain_scan_finds(data: bytes) -> None:
     ids = ["invalid-cut", "seg-mix"]
     if plain_names_ids(data, ids):
         assert relevance.Relevance(ids).names_ids(data)
+
+
+# Ids that are everyday words of code and safety prose, and what stands around them. An id
+# of under 5 letters written in pieces (`"p" "ii"`) is not looked for: it has no halves to
+# find the pieces by, and a prompt never splits a word so.
+_COMMON_PIECES = [
+    "self", "self.x", "harm", "self-harm", "Self_Harm", "selfharm", "self-harmm", "self_harms",
+    '"self-" "harm"', "('self'\n    '-harm')", "\\nself-harm", "\\x2dself-harm", "itself_harmful",
+    "api_id", "pii", "x_pii", "PII", "p_i_i", "\\npii", "content", "harmful-content",
+    "harmful_contents", "harmful-contnt", " ", "\n", '"', "(", ".", "=",
+]  # fmt: skip
+# Past relevance._NEAR_HITS occurrences of a half, each distinct run is tested once.
+_HALVES_OFTEN = "self.x = content\n" * 420
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_COMMON_PIECES), max_size=30), st.booleans())
+def test_names_ids_of_common_words_misses_no_token(pieces: list[str], often: bool) -> None:
+    """An id that is a word of code (`self-harm`, `harmful-content`) or short (`pii`): a
+    file is passed over only where no token is the id or a near miss, however often the
+    id's halves stand in it; and mostly it is (`api_id` holds no `pii`)."""
+    ids = ["harmful-content", "pii", "self-harm"]
+    data = ((_HALVES_OFTEN if often else "") + " ".join(pieces)).encode()
+    if plain_names_ids(data, ids):
+        assert relevance.Relevance(ids).names_ids(data)
+
+
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        ("x = api_id + itself_harmful", False),
+        (_HALVES_OFTEN + "print(self.harm)", False),
+        (_HALVES_OFTEN + '"no PII here"', True),
+        (_HALVES_OFTEN + '"self-" "harm"', True),
+        (_HALVES_OFTEN + '"\\x2dself-harmm"', True),
+    ],
+)
+def test_common_word_ids_are_looked_for_as_tokens(text: str, named: bool) -> None:
+    """The text gate does not send every Python file to the parser where an id's half is
+    a word of code (`self`, `content`) or the id is a few letters of longer names."""
+    assert relevance.Relevance(["harmful-content", "pii", "self-harm"]).names_ids(text.encode()) is named
 
 
 def _helper_repo(root: Path) -> Repo:

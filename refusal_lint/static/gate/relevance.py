@@ -64,7 +64,10 @@ _LISTED = re.compile(
 _CODE_TOKEN = re.compile(_CODE)
 _LEAD_IN = 8192  # bytes past the literal of a Python string's word of refusing it reaches
 _RUN = re.compile(rb"[A-Za-z0-9_-]*")  # the bytes a token around a hit may span
-_NEAR_HITS = 400  # occurrences of an id's half looked at before the file is simply read
+_ESCAPE_BODIES = (1, 2, 3, 5, 9)  # the lengths of an escape's body: `n`, `55`, `x2d`, `u002d`, `U0000002d`
+# Where a token may start: after no letter or digit, or after an escape's body (`\nseg-mix`,
+# `\x2dseg-mix`), each of its lengths a lookbehind of its own.
+_TOKEN_START = rb"(?:(?<![a-z0-9])" + b"".join(rb"|(?<=\\[a-z0-9]{%d})" % n for n in _ESCAPE_BODIES) + rb")"
 
 
 # Each alternative of _REFUSING_LOW starts with one of _STARTS (found by C before the regex
@@ -246,6 +249,21 @@ class Relevance:
             if len(i) >= 5
         ]
         self._half_words = Words(h for _, halves, _ in self._halves for h in halves)
+        # A token one edit away starts with the id's first half or ends with its second: a
+        # half is looked at only where the rest of such a token can follow (before: the
+        # second half, sought backwards in the reversed text), not at each of its hits.
+        self._ends = [
+            (
+                rule_id,
+                shortest,
+                first,
+                _followed(first, len(rule_id) - 1, first=True),
+                second,
+                _followed(second[::-1], len(rule_id) - 1, first=False),
+            )
+            for rule_id, (first, second), shortest in self._halves
+        ]
+        self._fold_token = _fold_token(self._folded) if self._folded else None
         self._last: tuple[bytes, bool] | None = None
 
     def names_ids(self, data: bytes) -> bool:
@@ -264,9 +282,10 @@ class Relevance:
         if any(i in data for i in self._unfoldable):
             return True
         low = lowered(data)
-        if self._folded:
+        if self._fold_token is not None:
             folded = low.translate(None, b"-_")  # once for every id, not once an id
-            if any(f in folded for f in self._folded):
+            # Held folded (C's search), then as a token: `pii` stands in `api_id` folded.
+            if any(f in folded for f in self._folded) and self._fold_token.search(low) is not None:
                 return True
         return bool(self._halves) and self._near_miss(data, low)
 
@@ -277,25 +296,24 @@ class Relevance:
         return self.names_ids(data) or (b"\\" in data and _SPELLING_ESCAPE.search(data) is not None)
 
     def _near_miss(self, data: bytes, low: bytes) -> bool:
-        hits = 0
-        rev = b""  # the text reversed, once a half is found: a token's left end by a forward match
         held = holds(data, self._half_words)
-        for rule_id, halves, shortest in self._halves:
-            for half in halves:
-                at = low.find(half) if half in held else -1
-                while at >= 0:
-                    hits += 1
-                    if hits > _NEAR_HITS:
-                        return True
-                    rev = rev or data[::-1]
-                    token = _token_around(data, rev, at, at + len(half))
-                    if len(token) >= shortest and any(
-                        t == rule_id or prompttext.near_miss(t, rule_id)
-                        for m in prompttext.TOKEN.finditer(token)
-                        if (t := m[0])
-                    ):
-                        return True
-                    at = low.find(half, at + 1)
+        rev = rev_low = b""  # the text reversed, once a half is found: a token's left end by a forward match
+        size = len(data)
+        for rule_id, shortest, first, after_first, second, before_second in self._ends:
+            hits: list[tuple[int, int]] = []
+            if first in held:
+                hits.extend((m.start(), m.start() + len(first)) for m in after_first.finditer(low))
+            if second in held:
+                rev_low = rev_low or low[::-1]
+                hits.extend(
+                    (size - m.start() - len(second), size - m.start())
+                    for m in before_second.finditer(rev_low)
+                )
+            for start, end in hits:
+                rev = rev or data[::-1]
+                token = _token_around(data, rev, start, end)
+                if len(token) >= shortest and _names(token, rule_id):
+                    return True
         return False
 
 
@@ -307,6 +325,36 @@ _SEAM_BACK = re.compile(
     rb"[\"'][rRbBuUfF]{0,2}(?:(?:[ \t]*\n\r?\\?)?[ \t]*\+)?(?:[ \t]*\n\r?\\?)?[ \t]*[\"']"
 )
 _PIECES = 8  # literals one token is followed across
+
+
+def _fold_token(folded: list[bytes]) -> re.Pattern[bytes]:
+    """A token of lowered text that folds to one of the `folded` ids (`seg_mix`, `Seg-Mix`,
+    `"seg-" "mix"`): the id's letters, a `-` or `_` or literals' seams between any two,
+    where a token starts and ends. A superset of prompttext's tokens that fold to one."""
+    gap = rb"[-_]?(?:" + _SEAM.pattern + rb"[-_]?){0,%d}" % _PIECES
+    ids = (gap.join(re.escape(f[k : k + 1]) for k in range(len(f))) for f in folded)
+    return re.compile(_TOKEN_START + rb"(?:" + b"|".join(ids) + rb")(?![a-z0-9])")
+
+
+def _followed(half: bytes, length: int, first: bool) -> re.Pattern[bytes]:
+    """`half` where a token of `length` letters may start (`first`) or end with it (the
+    second half, sought in the reversed text): at a token's edge (a first half also after
+    an escape's body: `\\nself-harmm`), the rest of the token's letters beside it, or
+    fewer before a quote (a literals' seam). In lowered text."""
+    word = re.escape(half)
+    edges = [rb"(?<![a-z0-9]%s)" % word]
+    if first:
+        edges += [rb"(?<=\\[a-z0-9]{%d}%s)" % (n, word) for n in _ESCAPE_BODIES]
+    rest = length - len(half)
+    beside = rb"(?=[a-z0-9_-]{%d}|[a-z0-9_-]{0,%d}[\"'])" % (rest, rest - 1) if rest > 0 else b""
+    return re.compile(word + rb"(?:" + b"|".join(edges) + rb")" + beside)
+
+
+def _names(token: str, rule_id: str) -> bool:
+    """Does `token` (a token's bytes, maybe several of prompttext's tokens) hold `rule_id` or a near miss?"""
+    return any(t == rule_id or prompttext.near_miss(t, rule_id) for t in prompttext.TOKEN.findall(token))
+
+
 # What follows a backslash in an escape a token's run can take in (`\N{...}` it cannot).
 _ESCAPE_BODY = re.compile(rb"U[0-9A-Fa-f]{8}|u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{2}|[0-7]{1,3}|[A-Za-z]")
 
