@@ -95,6 +95,19 @@ def test_paths_outside_the_current_folder_are_absolute(tmp_path: Path) -> None:
     assert data["agents"][0]["card"]["path"] == (tmp_path / "agent" / "agent-card.json").as_posix()
 
 
+def test_findings_are_sorted_by_the_paths_shown(tmp_path: Path) -> None:
+    """From a subfolder, the findings of a file outside it (shown absolute) sort by that
+    path, not by the one the run's root gives it (`z/` after `a/`)."""
+    shutil.copytree(TESTDATA / "py-rl302", tmp_path / "agent", ignore=shutil.ignore_patterns("*.txt"))
+    (tmp_path / "agent" / "aa").mkdir()
+    (tmp_path / "agent" / "survey" / "tools.py").rename(tmp_path / "agent" / "aa" / "tools.py")
+    (tmp_path / "agent" / "z.md").write_text("You refuse these:\n- bogus-rule: Something else.\n")
+    data = _json(tmp_path / "agent" / "aa")
+    paths = [f["path"] for f in data["findings"]]
+    assert paths == sorted(paths)
+    assert paths[0].startswith("/") and paths[-1] == "tools.py"
+
+
 def test_matrix_paths_are_relative_to_the_current_folder(tmp_path: Path) -> None:
     shutil.copytree(TESTDATA / "py-rl302", tmp_path / "sub" / "agent", ignore=shutil.ignore_patterns("*.txt"))
     result = run_cli("matrix", "sub/agent", "--no-cache", "--format", "json", cwd=tmp_path)

@@ -203,7 +203,7 @@ def _render(
     """The report to --output (or stdout), each --also format to its file, the run's notes."""
     from refusal_lint.report import display
 
-    findings = tuple(display.relocate(result.findings, show))
+    findings = display.findings(result.findings, show)
     bytewise = "rdjson" in {formats.chosen(style.fmt), *(f for f, _ in extra)}
     run = Report(
         findings,

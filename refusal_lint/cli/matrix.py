@@ -43,6 +43,6 @@ def _matrix(
     targets, cfg, settings = configure(paths, config_file, None, None, no_cache, jobs, git_index)
     result = pipeline.run(targets, cfg, settings)
     show = display.from_cwd(result.root)
-    run = Report(tuple(display.relocate(result.findings, show)), tuple(display.relocate(result.agents, show)))
+    run = Report(display.findings(result.findings, show), tuple(display.relocate(result.agents, show)))
     emit(formats.FORMATS[fmt].render_table(run), output, False)
     return 0

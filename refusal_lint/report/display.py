@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
-from refusal_lint.core.model import Edit, Loc, PromptLine
+from refusal_lint.core.model import Edit, Finding, Loc, PromptLine
 
 T = TypeVar("T")
 
@@ -42,6 +42,12 @@ def note(text: str, root: str, show: Callable[[str], str]) -> str:
     if sep and head and os.path.lexists(os.path.join(root, head)):
         return show(head) + sep + rest
     return text
+
+
+def findings(found: Iterable[Finding], show: Callable[[str], str]) -> tuple[Finding, ...]:
+    """The findings with their paths as shown, sorted by those (DESIGN §4: path, line,
+    column, code): from a subfolder, `../prompt.md` as shown, not as the root names it."""
+    return tuple(sorted(relocate(list(found), show), key=Finding.sort_key))
 
 
 def relocate(obj: T, show: Callable[[str], str]) -> T:
