@@ -194,6 +194,22 @@ def test_a_stray_latin1_byte_in_a_prompt_file_hides_none_of_its_rules(repo: Repo
     assert snapshot(root) == before
 
 
+@pytest.mark.parametrize("brk", ["\f", "\v", "\x1c", "\x85", "\u2028", "\u2029"])
+def test_only_a_line_feed_starts_a_prompt_file_line(repo: Repo, brk: str) -> None:
+    """A form feed or U+2028 in a Markdown prompt's prose breaks no line, as git and editors
+    number them: the finding stands on the line `grep -n` gives, and --fix rewrites it."""
+    root = repo.agent().root
+    prompt = root / "agent/system_prompt.md"
+    text = prompt.read_text().replace("- seg-mix: ", "- seg-mix: Families may be crossed. ")
+    prompt.write_text(f"Intro{brk}text.\n" + text, newline="")
+    line = 2 + next(i for i, x in enumerate(text.split("\n")) if "may be crossed" in x)
+    report = check_json(root, "--no-cache")
+    assert [(f["code"], f["line"], f["fixable"]) for f in report["findings"]] == [("RL203", line, True)]
+    assert run_cli("check", str(root), "--no-cache", "--fix", cwd=root).exit_code == 0
+    after = prompt.read_bytes().decode()
+    assert "may be crossed" not in after and after.startswith(f"Intro{brk}text.\n")
+
+
 def test_a_file_over_max_file_size_is_noted_once(repo: Repo) -> None:
     """Skipped unread, with one note however many stages would have read it (the scan and
     the prompt stage both ask for a prompt-shaped Python file)."""

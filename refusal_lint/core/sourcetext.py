@@ -138,3 +138,10 @@ def before_blanks(data: bytes, at: int) -> int:
 def lines(text: str) -> list[str]:
     """The text's lines as parsers number them (`\\n`-separated; a `\\r` before it dropped)."""
     return [line.removesuffix("\r") for line in text.split("\n")]
+
+
+def text_lines(text: str) -> list[str]:
+    """`lines`, without the empty one after a last line break: a text file's lines as git
+    and editors number them (`str.splitlines` also breaks at a form feed or U+2028 in prose)."""
+    out = lines(text)
+    return out[:-1] if out[-1] == "" else out

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from refusal_lint.core import sourcetext
 from refusal_lint.core.facts import Suppression
 from refusal_lint.core.kinds import FileKind
 from refusal_lint.core.model import Loc
@@ -38,8 +39,9 @@ def may_hold(kind: FileKind | None, data: bytes) -> bool:
 def suppressions(path: str, kind: FileKind, text: str) -> tuple[Suppression, ...]:
     if "refusal-lint" not in text or kind not in (FileKind.YAML, FileKind.TEXT):
         return ()
-    lines = text.splitlines()
+    lines = text.splitlines()  # as PyYAML's marks count them (U+2028 breaks a line there)
     if kind == FileKind.TEXT:
+        lines = sourcetext.text_lines(text)
         out = []
         for i, line in enumerate(lines, 1):
             for pattern in _TEXT:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
+from refusal_lint.core import sourcetext
 from refusal_lint.core.filekinds import is_kind
 from refusal_lint.core.kinds import FileKind, PromptForm, ValueKind
 from refusal_lint.core.model import BASELINE_FORMAT, TOOL, Loc, Prompt, PromptLine
@@ -118,7 +119,7 @@ def derived_listing(text: str) -> bool:
 
 
 def text_prompt(path: str, text: str, first_line: int = 1, form: PromptForm = PromptForm.FILE) -> Prompt:
-    lines = tuple(PromptLine(t, first_line + i) for i, t in enumerate(text.splitlines()))
+    lines = tuple(PromptLine(t, first_line + i) for i, t in enumerate(sourcetext.text_lines(text)))
     return Prompt(Loc(path, first_line, 1), lines, derived(text), form)
 
 
