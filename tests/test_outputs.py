@@ -32,6 +32,17 @@ def test_sarif_validates_against_the_official_schema() -> None:
         jsonschema.Draft4Validator(schema).validate(data)
 
 
+def test_a_probed_card_url_is_its_own_sarif_artifact(tmp_path: Path) -> None:
+    """`probe --format sarif`: the card's URL is the artifact's URI as it is, not a path
+    under %SRCROOT% (`http%3A//...` would name a file that does not exist)."""
+    result = run_cli("probe", "http://127.0.0.1:1", "--format", "sarif", "--timeout", "5", cwd=tmp_path)
+    [run] = json.loads(result.stdout)["runs"]
+    [found] = run["results"]
+    assert found["locations"][0]["physicalLocation"]["artifactLocation"] == {
+        "uri": "http://127.0.0.1:1/.well-known/agent-card.json"
+    }
+
+
 def test_sarif_content() -> None:
     data = _sarif(CASE)
     assert data["version"] == "2.1.0"

@@ -48,9 +48,11 @@ def _rule(code: str) -> dict[str, Any]:
 
 def _artifact(path: str) -> dict[str, str]:
     """A path relative to the current folder names %SRCROOT% as its base; one outside it
-    (shown absolute) is a file URI of its own."""
+    (shown absolute) is a file URI of its own, and a probed card's URL is its own URI."""
     from urllib.parse import quote
 
+    if path.startswith(("http://", "https://")):
+        return {"uri": path}
     if os.path.isabs(path):
         return {"uri": Path(path).as_uri()}
     return {"uri": quote(path), "uriBaseId": SRCROOT}
