@@ -6,7 +6,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import check_json, fixture_repo
+from conftest import Repo, check_json, fixture_repo
+from fixture_repos.builder import SURVEY_RULES, extension
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -427,6 +428,42 @@ def test_a_plural_of_a_one_word_id_is_prose_not_a_near_miss(
     first); a misspelling still is a near miss, and so is a kebab id's variant, which may be
     a rename the prompt missed."""
     assert [u.token for u in prompttext.unknown_ids(_lines(text), [card_id])] == found
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("Never share PII, and refuse VIOLENCE in any form.", []),
+        ("Violence is refused; so are JailBreak prompts.", []),
+        ("- PII: I can't reveal personal information.", ["PII"]),
+        ("- pii: I can't reveal personal information. Never share PII.", []),
+        ("Refuse SELF-HARM requests.", ["SELF-HARM"]),
+        ("Refuse self_harm and violance requests.", ["self_harm", "violance"]),
+    ],
+)
+def test_a_one_word_id_in_other_case_is_prose_unless_it_states_a_rule(text: str, found: list[str]) -> None:
+    """An acronym (`PII`), emphasis (`VIOLENCE`) or a name (`JailBreak`) in prose is no
+    misspelt rule; the same token as a rule line's id is one, and so is a kebab id's
+    (`SELF-HARM`) or a misspelling."""
+    ids = ["jailbreak", "pii", "self-harm", "violence"]
+    assert [u.token for u in prompttext.unknown_ids(_lines(text), ids)] == found
+
+
+@pytest.mark.parametrize(
+    ("line", "found"),
+    [
+        ("Never share PII with anyone.", ""),
+        ("- PII: I can't reveal personal information.", "RL202 [PII] the prompt names rule `PII`"),
+    ],
+)
+def test_an_acronym_id_in_capitals_through_the_cli(repo: Repo, line: str, found: str) -> None:
+    ids = ("pii", "seg-mix")
+    repo.card(extension(params=dict(zip(ids, SURVEY_RULES.values(), strict=True))))
+    repo.tools(ids)
+    prompt = repo.prompt(ids)
+    prompt.write_text(prompt.read_text() + line + "\n")
+    report = repo.check()
+    assert (found in report) if found else report.startswith("All checks passed!"), report
 
 
 def test_a_near_miss_inside_a_link_is_no_finding() -> None:

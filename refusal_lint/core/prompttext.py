@@ -331,6 +331,14 @@ def capitalised(token: str, ids: set[str]) -> bool:
     return token[:1].isupper() and token[:1].lower() + token[1:] in ids
 
 
+def _recased(token: str, ids: set[str]) -> bool:
+    """A one-word card id in other letter case (`PII`, `VIOLENCE`, `JailBreak`): an acronym,
+    a name or emphasis in prose, as its plural is (`_inflected`), not a misspelt rule; a
+    kebab id's (`SEG-MIX`) is one. Asked only of a token that is no rule line's id."""
+    low = token.lower()
+    return low != token and low in ids and low.isalnum()
+
+
 def _prose(token: str) -> bool:
     """Ordinary hyphenated prose: an everyday compound, or a word in sentence case
     (`Follow-up:`, `Month-end:`), which no kebab-case rule id is."""
@@ -367,10 +375,17 @@ def unknown_ids(
                     )
         slots = [m.span() for m in PLACEHOLDER.finditer(pl.text)] if _SLOT_MARKS & set(pl.text) else []
         slots += [m.span() for m in _URL.finditer(pl.text)] if "://" in pl.text else []
+        stated: Stated | None = None  # the line's rule, asked for a recased one-word id only
+        asked = False
         for m in TOKEN.finditer(pl.text):
             token = m.group(0)
             if token in ids or capitalised(token, ids) or any(a <= m.start() < b for a, b in slots):
                 continue
+            if _recased(token, ids):
+                if not asked:
+                    stated, asked = rule_line(pl.text), True
+                if stated is None or (stated.rule_id, stated.col) != (token, m.start() + 1):
+                    continue
             size, folded = len(token), len(_fold_id(token))
             for rid, rid_size, rid_folded in sizes:
                 # A near miss folds to the id's length, or is within one of its own.
