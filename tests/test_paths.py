@@ -30,11 +30,12 @@ def _json(cwd: Path, *args: str) -> dict[str, Any]:
 
 
 def _found(cwd: Path, *args: str) -> Found:
-    """(absolute path, line, column, code, rule id) of each finding."""
-    return [
+    """(absolute path, line, column, code, rule id) of each finding, in that order (a report
+    sorts by the paths it shows, which depend on `cwd`)."""
+    return sorted(
         (str((cwd / f["path"]).resolve()), f["line"], f["column"], f["code"], f["rule_id"])
         for f in _json(cwd, *args)["findings"]
-    ]
+    )
 
 
 # ---- relative to the current folder, in every format -------------------------------------------
