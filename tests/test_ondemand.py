@@ -281,11 +281,17 @@ def plain_names_ids(data: bytes, ids: list[str]) -> bool:
     tested one by one against every id (no halves, no fold, no length bound)."""
     views = (data, _PLAIN_SEAM.sub(b"", data), _PLAIN_ESCAPE.sub(b" ", data))
     return any(
-        m[0] == i or prompttext.near_miss(m[0], i)
+        m[0] == i or (prompttext.near_miss(m[0], i) and not _recased_in_prose(m, i))
         for view in views
         for m in prompttext.TOKEN.finditer(view.decode("ascii", "replace"))
         for i in ids
     )
+
+
+def _recased_in_prose(m: re.Match[str], rule_id: str) -> bool:
+    """A one-word id in other letter case with no separator after it: no rule line's id."""
+    states = re.match(r"[`\"'*_ \t]*[:=|-]", m.string[m.end() :]) is not None
+    return rule_id.isalnum() and m[0].lower() == rule_id and not states
 
 
 @settings(max_examples=400, deadline=None)
@@ -302,7 +308,8 @@ def test_names_ids_misses_no_token_a_plain_scan_finds(data: bytes) -> None:
 _COMMON_PIECES = [
     "self", "self.x", "harm", "self-harm", "Self_Harm", "selfharm", "self-harmm", "self_harms",
     '"self-" "harm"', "('self'\n    '-harm')", "\\nself-harm", "\\x2dself-harm", "itself_harmful",
-    "api_id", "pii", "x_pii", "PII", "p_i_i", "\\npii", "content", "harmful-content",
+    "api_id", "pii", "x_pii", "PII", "PII:", "| PII |", "**PII**", "p_i_i", "\\npii", "content",
+    "harmful-content",
     "harmful_contents", "harmful-contnt", " ", "\n", '"', "(", ".", "=",
 ]  # fmt: skip
 # Past relevance._NEAR_HITS occurrences of a half, each distinct run is tested once.
@@ -326,15 +333,35 @@ def test_names_ids_of_common_words_misses_no_token(pieces: list[str], often: boo
     [
         ("x = api_id + itself_harmful", False),
         (_HALVES_OFTEN + "print(self.harm)", False),
-        (_HALVES_OFTEN + '"no PII here"', True),
+        (_HALVES_OFTEN + '"no PII here"', False),
+        (_HALVES_OFTEN + '"no pii here"', True),
+        (_HALVES_OFTEN + '"- PII: never"', True),
         (_HALVES_OFTEN + '"self-" "harm"', True),
         (_HALVES_OFTEN + '"\\x2dself-harmm"', True),
     ],
 )
 def test_common_word_ids_are_looked_for_as_tokens(text: str, named: bool) -> None:
     """The text gate does not send every Python file to the parser where an id's half is
-    a word of code (`self`, `content`) or the id is a few letters of longer names."""
+    a word of code (`self`, `content`), the id is a few letters of longer names, or a
+    one-word id stands in capitals in prose (no rule line's id: prompttext's RL202 skips it)."""
     assert relevance.Relevance(["harmful-content", "pii", "self-harm"]).names_ids(text.encode()) is named
+
+
+@pytest.mark.parametrize(
+    ("rel", "text", "named"),
+    [
+        ("m.py", "x = 1  # a jailbreak flagged but not blocked\n", False),
+        ("m.py", 'x = "# a jailbreak flagged"  # a note\n', True),
+        ("m.py", "# jailbreak\nPROMPT = 'Refuse a jailbreak.'\n", True),
+        ("notes.md", "# jailbreak\n", True),
+        ("m.yaml", "k: v  # jailbreak\n", True),
+    ],
+)
+def test_a_python_comment_names_no_id_for_the_prompt_stage(rel: str, text: str, named: bool) -> None:
+    """A comment is never prompt text and no importer reads it: a Python module whose only
+    mention of an id is one (`# protected-material/jailbreak flagged`, in a provider module
+    most of a tree imports) does not send its importers to the parser."""
+    assert relevance.Relevance(["jailbreak"]).file_names_ids(rel, text.encode()) is named
 
 
 def _helper_repo(root: Path) -> Repo:

@@ -142,7 +142,7 @@ def _relevant(
     notes = _Notes(ex, answers.context(relevance.ids, modules, index.prefix), index, ahead)
 
     def names_ids(rel: str) -> bool:
-        return bool(notes.noted(rel, "ids", relevance.names_ids))
+        return bool(notes.noted(rel, "ids", partial(relevance.file_names_ids, rel)))
 
     strong = yield from reaches(start, modules, names_ids, notes.names, notes.imports)
     weak = set()

@@ -131,7 +131,7 @@ def answers(rel: str, data: bytes, relevance: Relevance, prompt: bool) -> dict[s
     """Can the file name a card id or a near miss ("ids"); and, where it may hold prompt
     candidates (`prompt`) and names none, may they list rules ("lists"), or a Python one
     leave a lead-in open for a name to fill ("leads")?"""
-    out: dict[str, Any] = {"ids": relevance.names_ids(data)}
+    out: dict[str, Any] = {"ids": relevance.file_names_ids(rel, data)}
     if prompt and not out["ids"]:
         out["lists"] = weak(rel, data)
         if not out["lists"] and kind_of(rel) == FileKind.PYTHON:

@@ -8,7 +8,8 @@ every file (their own, the ids' halves, the words of refusing), and most files h
 them, so the passes were most of the text gates' time. A gate still asks the bytes
 themselves where a word is held (its case, its place); a word the lowered text does not
 hold cannot stand in the bytes, in any case. `word_matches` finds a regex's matches at a
-word's start without the leading `\\b` that makes sre try every offset."""
+word's start without the leading `\\b` that makes sre try every offset; `token_around`
+finds the token around a hit, joined across string literals' seams (`"seg-" "mix"`)."""
 
 from __future__ import annotations
 
@@ -146,3 +147,44 @@ def name_at(data: bytes, word: bytes, start: int = 0, end: int | None = None) ->
         ):
             yield at
         at = data.find(word, at + 1, stop)
+
+
+_RUN = re.compile(rb"[A-Za-z0-9_-]*")  # the bytes a token around a hit may span
+
+# Where a literal stops and the next goes on (`"seg" + "-mix"`, `"seg"\n    "-mix"` in
+# parentheses): a token may be written across it. _SEAM_BACK is its mirror, matched on
+# the reversed text.
+SEAM = re.compile(rb"[\"'][ \t]*(?:\\?\r?\n[ \t]*)?(?:\+[ \t]*(?:\\?\r?\n[ \t]*)?)?[rRbBuUfF]{0,2}[\"']")
+_SEAM_BACK = re.compile(
+    rb"[\"'][rRbBuUfF]{0,2}(?:(?:[ \t]*\n\r?\\?)?[ \t]*\+)?(?:[ \t]*\n\r?\\?)?[ \t]*[\"']"
+)
+PIECES = 8  # literals one token is followed across
+
+
+# What follows a backslash in an escape a token's run can take in (`\N{...}` it cannot).
+_ESCAPE_BODY = re.compile(rb"U[0-9A-Fa-f]{8}|u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{2}|[0-7]{1,3}|[A-Za-z]")
+
+
+def token_around(data: bytes, rev: bytes, start: int, end: int) -> str:
+    """The token holding data[start:end], its pieces joined across literals' seams."""
+    size = len(data)
+    pieces = [data[start:end]]
+    for _ in range(PIECES):
+        after = _RUN.match(data, end).end()  # type: ignore[union-attr]
+        pieces.append(data[end:after])
+        seam = SEAM.match(data, after)
+        if seam is None:
+            break
+        end = seam.end()
+    for _ in range(PIECES):
+        before = size - _RUN.match(rev, size - start).end()  # type: ignore[union-attr]
+        pieces.insert(0, data[before:start])
+        seam = _SEAM_BACK.match(rev, size - before)
+        if seam is None:
+            # `\nseg_mixx`, `\u201csag-mix` (json.dumps quotes): the escape's body is no part
+            # of the token the string's value holds.
+            if before > 0 and data[before - 1] == 92 and (body := _ESCAPE_BODY.match(pieces[0])):
+                pieces[0] = pieces[0][body.end() :]
+            break
+        start = size - seam.end()
+    return b"".join(pieces).decode("ascii", "replace")

@@ -82,3 +82,14 @@ def _continued(data: bytes, line_start: int) -> bool:
     """Does the line before `line_start` end in a backslash (this line continues it)?"""
     j = before_blanks(data, line_start)
     return j >= 0 and data[j] == 92
+
+
+def without_comments(data: bytes) -> bytes:
+    """The text with its comments blanked (strings kept, each byte in its place)."""
+    if b"#" not in data:
+        return data
+    out = bytearray(data)
+    for m in _TOKEN.finditer(data):
+        if data[m.start()] == 35:  # `#`
+            out[m.start() : m.end()] = b" " * (m.end() - m.start())
+    return bytes(out)

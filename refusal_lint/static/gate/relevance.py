@@ -20,7 +20,7 @@ from functools import lru_cache
 from refusal_lint.core import prompttext
 from refusal_lint.core.sourcetext import PY_READ_LIMIT, spelled
 from refusal_lint.static.gate import pystrings
-from refusal_lint.static.gate.lowered import Words, holds, lowered
+from refusal_lint.static.gate.lowered import PIECES, SEAM, Words, holds, lowered, token_around
 
 # prompttext's words of refusing as bytes, for lowered text (the matches of re.I on the
 # text itself, without re.I's slow scan); its apostrophe also as the escapes a Python or
@@ -63,7 +63,6 @@ _LISTED = re.compile(
 )
 _CODE_TOKEN = re.compile(_CODE)
 _LEAD_IN = 8192  # bytes past the literal of a Python string's word of refusing it reaches
-_RUN = re.compile(rb"[A-Za-z0-9_-]*")  # the bytes a token around a hit may span
 _ESCAPE_BODIES = (1, 2, 3, 5, 9)  # the lengths of an escape's body: `n`, `55`, `x2d`, `u002d`, `U0000002d`
 # Where a token may start: after no letter or digit, or after an escape's body (`\nseg-mix`,
 # `\x2dseg-mix`), each of its lengths a lookbehind of its own.
@@ -264,6 +263,7 @@ class Relevance:
             for rule_id, (first, second), shortest in self._halves
         ]
         self._fold_token = _fold_token(self._folded) if self._folded else None
+        self._words = frozenset(i for i in self._raw if i.isalnum())  # one-word ids
         self._last: tuple[bytes, bool] | None = None
 
     def names_ids(self, data: bytes) -> bool:
@@ -285,9 +285,28 @@ class Relevance:
         if self._fold_token is not None:
             folded = low.translate(None, b"-_")  # once for every id, not once an id
             # Held folded (C's search), then as a token: `pii` stands in `api_id` folded.
-            if any(f in folded for f in self._folded) and self._fold_token.search(low) is not None:
+            if any(f in folded for f in self._folded) and self._folded_named(data, low):
                 return True
         return bool(self._halves) and self._near_miss(data, low)
+
+    def file_names_ids(self, rel: str, data: bytes) -> bool:
+        """`names_ids` of a file's text; of a Python file's outside its comments, which no
+        candidate holds and no importer reads (`# a jailbreak flagged...` in a module every
+        file imports would have them all read)."""
+        if not self.names_ids(data):
+            return False
+        return not rel.endswith(".py") or self.names_ids(pystrings.without_comments(data))
+
+    def _folded_named(self, data: bytes, low: bytes) -> bool:
+        """A token that folds to an id, as a candidate reads one (prompttext.unknown_ids): a
+        one-word id in other letter case (`PII`, `VIOLENCE`) only where it may be a rule
+        line's id, a separator after it."""
+        assert self._fold_token is not None
+        for m in self._fold_token.finditer(low):
+            token = data[m.start() : m.end()]
+            if token in self._words or token.lower() not in self._words or _STATES.match(data, m.end()):
+                return True
+        return False
 
     def may_spell_ids(self, data: bytes) -> bool:
         """Can a string of this Python text hold a card id as written (a prompt by its
@@ -311,27 +330,22 @@ class Relevance:
                 )
             for start, end in hits:
                 rev = rev or data[::-1]
-                token = _token_around(data, rev, start, end)
+                token = token_around(data, rev, start, end)
                 if len(token) >= shortest and _names(token, rule_id):
                     return True
         return False
 
 
-# Where a literal stops and the next goes on (`"seg" + "-mix"`, `"seg"\n    "-mix"` in
-# parentheses): a token may be written across it. _SEAM_BACK is its mirror, matched on
-# the reversed text.
-_SEAM = re.compile(rb"[\"'][ \t]*(?:\\?\r?\n[ \t]*)?(?:\+[ \t]*(?:\\?\r?\n[ \t]*)?)?[rRbBuUfF]{0,2}[\"']")
-_SEAM_BACK = re.compile(
-    rb"[\"'][rRbBuUfF]{0,2}(?:(?:[ \t]*\n\r?\\?)?[ \t]*\+)?(?:[ \t]*\n\r?\\?)?[ \t]*[\"']"
-)
-_PIECES = 8  # literals one token is followed across
+# What may follow a rule line's id (prompttext's rule line or table row): closing quotes or
+# emphasis, blanks, then a separator.
+_STATES = re.compile(rb"(?:[`\"'*_ \t]|\xe2\x80[\x99\x9d])*(?:[:=|-]|\xe2\x80[\x93\x94])")
 
 
 def _fold_token(folded: list[bytes]) -> re.Pattern[bytes]:
     """A token of lowered text that folds to one of the `folded` ids (`seg_mix`, `Seg-Mix`,
     `"seg-" "mix"`): the id's letters, a `-` or `_` or literals' seams between any two,
     where a token starts and ends. A superset of prompttext's tokens that fold to one."""
-    gap = rb"[-_]?(?:" + _SEAM.pattern + rb"[-_]?){0,%d}" % _PIECES
+    gap = rb"[-_]?(?:" + SEAM.pattern + rb"[-_]?){0,%d}" % PIECES
     ids = (gap.join(re.escape(f[k : k + 1]) for k in range(len(f))) for f in folded)
     return re.compile(_TOKEN_START + rb"(?:" + b"|".join(ids) + rb")(?![a-z0-9])")
 
@@ -351,34 +365,11 @@ def _followed(half: bytes, length: int, first: bool) -> re.Pattern[bytes]:
 
 
 def _names(token: str, rule_id: str) -> bool:
-    """Does `token` (a token's bytes, maybe several of prompttext's tokens) hold `rule_id` or a near miss?"""
-    return any(t == rule_id or prompttext.near_miss(t, rule_id) for t in prompttext.TOKEN.findall(token))
-
-
-# What follows a backslash in an escape a token's run can take in (`\N{...}` it cannot).
-_ESCAPE_BODY = re.compile(rb"U[0-9A-Fa-f]{8}|u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{2}|[0-7]{1,3}|[A-Za-z]")
-
-
-def _token_around(data: bytes, rev: bytes, start: int, end: int) -> str:
-    """The token holding data[start:end], its pieces joined across literals' seams."""
-    size = len(data)
-    pieces = [data[start:end]]
-    for _ in range(_PIECES):
-        after = _RUN.match(data, end).end()  # type: ignore[union-attr]
-        pieces.append(data[end:after])
-        seam = _SEAM.match(data, after)
-        if seam is None:
-            break
-        end = seam.end()
-    for _ in range(_PIECES):
-        before = size - _RUN.match(rev, size - start).end()  # type: ignore[union-attr]
-        pieces.insert(0, data[before:start])
-        seam = _SEAM_BACK.match(rev, size - before)
-        if seam is None:
-            # `\nseg_mixx`, `\u201csag-mix` (json.dumps quotes): the escape's body is no part
-            # of the token the string's value holds.
-            if before > 0 and data[before - 1] == 92 and (body := _ESCAPE_BODY.match(pieces[0])):
-                pieces[0] = pieces[0][body.end() :]
-            break
-        start = size - seam.end()
-    return b"".join(pieces).decode("ascii", "replace")
+    """Does `token` (a token's bytes, maybe several of prompttext's tokens) hold `rule_id` or
+    a near miss? A one-word id in other letter case is asked by the fold test (`_folded_named`),
+    which knows where it stands."""
+    recased = rule_id.isalnum()
+    return any(
+        t == rule_id or (prompttext.near_miss(t, rule_id) and not (recased and t.lower() == rule_id))
+        for t in prompttext.TOKEN.findall(token)
+    )
