@@ -247,16 +247,16 @@ def carded(rl: str, ruff: str, work: Path, rounds: int, pick: str) -> bool:
     if root is None:
         print(f"scenario carded: none of {[str(t) for t in SHARED]} found, skipped")
         return True
-    folder = work / ("carded" if not pick else f"carded-{pick}")
+    folder = work / (f"carded-{EXAMPLE.name}" if not pick else f"carded-{EXAMPLE.name}-{pick}")
     planted = [plant(r, folder / r.name) for r in repositories(root, pick)]
     rows = [*((p, [p]) for p in planted), (folder, planted)]
-    title = f"carded: {len(planted)} repositories, the example agent at each root"
+    title = f"carded: {len(planted)} repositories, {EXAMPLE.name} at each root"
     return table(rl, ruff, title, rows, rounds)
 
 
 def build_stdlib(dest: Path, copies: int, carded: bool) -> Path:
     stdlib = Path(sysconfig.get_paths()["stdlib"])
-    tree = dest / f"stdlib-x{copies}-{'carded' if carded else 'bare'}"
+    tree = dest / f"stdlib-x{copies}-{EXAMPLE.name if carded else 'bare'}"
     if tree.exists():
         return tree
     for i in range(copies):
@@ -337,7 +337,16 @@ def main() -> None:
     ap.add_argument("--only", default="real,carded,stdlib,small", help="comma-separated scenarios")
     ap.add_argument("--repos", default="", help="only the shared repositories whose name holds one of these")
     ap.add_argument("--keep", type=Path, help="build the trees here and keep them")
+    ap.add_argument(
+        "--agent",
+        type=Path,
+        default=EXAMPLE,
+        help="the agent planted in the carded and stdlib scenarios (default: the survey agent; "
+        "testdata/safety-agent's ids are words the shared repositories use: pii, violence, jailbreak)",
+    )
     args = ap.parse_args()
+    global EXAMPLE
+    EXAMPLE = args.agent.resolve()
     rl, ruff = _tool("refusal-lint"), _tool("ruff")
     work = args.keep or Path(tempfile.mkdtemp(prefix="rl-bench-"))
     work.mkdir(parents=True, exist_ok=True)

@@ -31,6 +31,8 @@ CASES = names()
 BENCH = ROOT.parent / "shared" / "bench"
 SHARED = [BENCH / "real-repos.tar.xz", BENCH / "vocab-repos.tar.xz"]
 EXAMPLE = TESTDATA / "survey-agent"  # what bench/bench.py plants in each repository
+# One whose ids are words the repositories use (violence, jailbreak, pii): bench.py --agent.
+SAFETY = TESTDATA / "safety-agent"
 
 
 def check_json(path: Path, exhaustive: bool) -> str:
@@ -932,10 +934,10 @@ def shared_repos(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     return sorted(p for p in root.iterdir() if p.is_dir())
 
 
-def plant(repo: Path, dest: Path) -> Path:
-    """The repository with the example agent at its root, as bench/bench.py builds it."""
+def plant(repo: Path, dest: Path, agent: Path = EXAMPLE) -> Path:
+    """The repository with an agent at its root, as bench/bench.py builds it."""
     shutil.copytree(repo, dest, symlinks=True)
-    shutil.copytree(EXAMPLE, dest, ignore=shutil.ignore_patterns("expected.txt"), dirs_exist_ok=True)
+    shutil.copytree(agent, dest, ignore=shutil.ignore_patterns("expected.txt"), dirs_exist_ok=True)
     return dest
 
 
@@ -953,16 +955,18 @@ def test_real_repositories_same_with_shortcuts_off(shared_repos: list[Path]) -> 
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("agent", [EXAMPLE, SAFETY], ids=lambda p: p.name)
 def test_carded_real_repositories_same_with_shortcuts_off(
-    shared_repos: list[Path], tmp_path_factory: pytest.TempPathFactory
+    shared_repos: list[Path], tmp_path_factory: pytest.TempPathFactory, agent: Path
 ) -> None:
-    """With the example agent at the root, each repository gives the same bytes both ways, and
-    its findings are exactly the agent's own (issue 20: zero false findings)."""
+    """With an agent at the root, each repository gives the same bytes both ways, and its
+    findings are exactly the agent's own (issue 20: zero false findings); also where the
+    agent's ids are words the repository uses (`jailbreak` in a red-teaming tool)."""
     carded = tmp_path_factory.mktemp("carded")
-    own = summary(check_json_process(EXAMPLE, False))
+    own = summary(check_json_process(agent, False))
     differ, foreign = [], {}
     for repo in shared_repos:
-        tree = plant(repo, carded / repo.name)
+        tree = plant(repo, carded / repo.name, agent)
         default = check_json_process(tree, False)
         if default != check_json_process(tree, True):
             differ.append(repo.name)

@@ -1,0 +1,1 @@
+"""Safety Desk: an A2A agent answering questions about community guidelines."""
