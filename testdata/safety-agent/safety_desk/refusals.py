@@ -1,43 +1,39 @@
-"""Turning a refusal into the two Parts the Refusals v1 spec asks for."""
+"""The two Parts a refusal is sent as (Refusals v1): the reason as text, and the typed payload."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 from a2a.types import DataPart, Part, TextPart
 
-REFUSAL_MEDIA_TYPE = "application/vnd.upperhand.refusal+json"
-_CARD = Path(__file__).resolve().parent.parent / ".well-known" / "agent-card.json"
+URI = "https://standards.upperhandai.com/ext/refusals/v1"
+MEDIA_TYPE = "application/vnd.upperhand.refusal+json"
+CARD_PATH = Path(__file__).parents[1] / ".well-known" / "agent-card.json"
 
 
-def _load_rules() -> dict[str, str]:
-    card = json.loads(_CARD.read_text(encoding="utf-8"))
-    for ext in card["capabilities"]["extensions"]:
-        if ext["uri"] == "https://standards.upperhandai.com/ext/refusals/v1":
-            return dict(ext["params"])
-    raise RuntimeError("agent card lacks the refusals extension")
+@cache
+def reasons() -> dict[str, str]:
+    """Rule id -> reason, read from the card, so that the two cannot drift apart."""
+    card = json.loads(CARD_PATH.read_text(encoding="utf-8"))
+    entry = next(e for e in card["capabilities"]["extensions"] if e["uri"] == URI)
+    return dict(entry["params"])
 
 
-RULES = _load_rules()
-
-
+@dataclass
 class Refusal(Exception):
-    """Raised by a tool that will not answer what it was asked."""
+    """Raised by a tool instead of an answer; the executor turns it into `parts_for`."""
 
-    def __init__(self, rule: str, detail: str | None = None) -> None:
-        super().__init__(rule)
-        self.rule = rule
-        self.detail = detail
+    rule: str
+    detail: str = ""
 
 
-def refusal_parts(exc: Refusal) -> list[Part]:
-    """The text Part and the data Part of a refusal; they replace the tool's result."""
-    reason = RULES[exc.rule]
-    payload = {"rule": exc.rule, "reason": reason}
-    if exc.detail:
-        payload["detail"] = exc.detail
+def parts_for(refusal: Refusal) -> list[Part]:
+    reason = reasons()[refusal.rule]
+    data = {"rule": refusal.rule, "reason": reason, "detail": refusal.detail or None}
     return [
         Part(root=TextPart(text=reason)),
-        Part(root=DataPart(data=payload, metadata={"mediaType": REFUSAL_MEDIA_TYPE})),
+        Part(root=DataPart(data=data, metadata={"mediaType": MEDIA_TYPE})),
     ]
