@@ -286,6 +286,37 @@ def test_json_rule_mentions_are_shown_once_and_as_the_findings_are(tmp_path: Pat
     assert agent["rules"]["invalid-cut"]["prompt"] == [{"path": "agent-repo/survey/texts.py", "line": 2}]
 
 
+def test_json_lists_a_prompt_place_once_and_guards_in_file_order(tmp_path: Path) -> None:
+    """Two rule lines in one list literal are two candidates on one line: `agents[].prompts`
+    names that place once (it has no column). A payload dict inside a guard's call stands
+    below the call: `rules[].guards` lists them by line, not as binding found them."""
+    root = tmp_path / "agent-repo"
+    shutil.copytree(fixture_repo("minimal"), root)
+    (root / "prompt.md").unlink()
+    (root / "survey" / "prompt.py").write_text(
+        'RULE_LINES = ["- seg-mix: Segmentation families cannot be crossed; ask for one family per cut.", '
+        '"- invalid-cut: That demographic cut is not defined for this study."]\n'
+    )
+    (root / "survey" / "tools.py").write_text(
+        "from mcp.shared.exceptions import McpError\n"
+        "from mcp.types import INVALID_PARAMS, ErrorData\n\n"
+        "from survey.policy import refuse\n\n\n"
+        "def crosstab(cut, families):\n"
+        "    if len(families) > 1:\n"
+        "        raise McpError(\n"
+        "            ErrorData(\n"
+        "                code=INVALID_PARAMS,\n"
+        '                message="Segmentation families cannot be crossed; ask for one family per cut.",\n'
+        '                data={"rule": "seg-mix"},\n'
+        "            )\n"
+        "        )\n"
+        '    return refuse("invalid-cut", detail=cut)\n'
+    )
+    agent = check_json(root)["agents"][0]
+    assert agent["prompts"] == [{"path": "survey/prompt.py", "line": 1, "form": "content"}]
+    assert [g["line"] for g in agent["rules"]["seg-mix"]["guards"]] == [9, 13]
+
+
 def test_a_guard_sent_as_an_error_is_listed_once(tmp_path: Path) -> None:
     """A refusal helper returning a JSON-RPC error envelope is a guard and a protocol error
     at the same call site: `agents[].rules.*.guards` lists that line once."""

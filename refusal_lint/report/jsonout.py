@@ -63,9 +63,16 @@ def agent_dict(a: Agent) -> dict[str, Any]:
         "card": a.card.loc.at() if a.card else None,
         "prompt": {**first.loc.at(), "derived": first.derived} if first else None,
         # Every candidate that counted, and how it was found (DESIGN §2's prompt table).
-        "prompts": [{**p.loc.at(), "form": p.form} for p in a.prompts],
+        "prompts": prompt_entries(a),
         "rules": rules,
     }
+
+
+def prompt_entries(a: Agent) -> list[dict[str, Any]]:
+    """`agents[].prompts`: each candidate that counted as its place and form, a place once
+    (two strings of one line are one entry: the JSON names no column)."""
+    entries = ({**p.loc.at(), "form": p.form} for p in a.prompts)
+    return list({(e["path"], e["line"], e["form"]): e for e in entries}.values())
 
 
 def summary(report: Report) -> dict[str, int]:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from refusal_lint.core.model import Finding, Loc
 from refusal_lint.report.base import Report
+from refusal_lint.report.jsonout import prompt_entries
 from refusal_lint.static.bind.bound import Agent
 from refusal_lint.static.checks.guards import RL302, RL303
 from refusal_lint.static.checks.prompt import RL202, RL203, mention_lines
@@ -142,7 +143,7 @@ def as_json(agents: Sequence[Agent], findings: Sequence[Finding]) -> list[dict[s
     return [
         {
             "name": a.name,
-            "prompts": [{**p.loc.at(), "form": p.form} for p in a.prompts],
+            "prompts": prompt_entries(a),
             "rules": [
                 {
                     "rule": r.rule_id,

@@ -82,13 +82,13 @@ class Agent:
 
     def fired_at(self, rule_id: str) -> tuple[Loc, ...]:
         """Where its guards fire `rule_id`, and where it is sent as a protocol error: each
-        line once (a guard inside an error envelope is both)."""
+        line once (a guard inside an error envelope is both), in file order."""
         locs = [g.loc for g in self.guards if g.rule_id == rule_id]
         locs += [e.loc for e in self.protocol_errors if e.rule_id == rule_id]
         seen: dict[tuple[str, int], Loc] = {}
         for loc in locs:
             seen.setdefault((loc.path, loc.line), loc)
-        return tuple(seen.values())
+        return tuple(seen[k] for k in sorted(seen))
 
 
 @dataclass(frozen=True)
