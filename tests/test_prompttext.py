@@ -297,7 +297,11 @@ _ids = st.from_regex(r"[a-z0-9]{1,8}(-[a-z0-9]{1,8}){0,3}", fullmatch=True)
 _reason_chars = st.characters(
     codec="utf-8", exclude_categories=("Cc", "Cs", "Zl", "Zp"), exclude_characters="`*_\"'“”‘’"
 )
-_reasons = st.text(_reason_chars, min_size=1, max_size=80).map(str.strip).filter(bool)
+_reasons = (
+    st.text(_reason_chars, min_size=1, max_size=80)
+    .map(str.strip)
+    .filter(lambda r: any(c.isalpha() for c in r))
+)  # a reason has a word (a number alone is data: see test_a_line_whose_reason_has_no_word_states_no_rule)
 _prompt_lines = st.lists(
     st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=60), max_size=12
 )
@@ -464,6 +468,22 @@ def test_an_acronym_id_in_capitals_through_the_cli(repo: Repo, line: str, found:
     prompt.write_text(prompt.read_text() + line + "\n")
     report = repo.check()
     assert (found in report) if found else report.startswith("All checks passed!"), report
+
+
+@pytest.mark.parametrize(
+    ("line", "states"),
+    [
+        ("    'toxicity': 0.00044308538781479,", False),
+        ("- toxicity: 0.5", False),
+        ("| toxicity | 3 |", False),
+        ("- toxicity: No scores over 0.5.", True),
+        ("| toxicity | No scores. |", True),
+    ],
+)
+def test_a_line_whose_reason_has_no_word_states_no_rule(line: str, states: bool) -> None:
+    """A record in a docstring (`'toxicity': 0.0004,`) or a table of numbers is data: no
+    reason to compare with the card's (RL203), and none for --fix to write over."""
+    assert (prompttext.rule_line(line) is not None) is states
 
 
 def test_a_near_miss_inside_a_link_is_no_finding() -> None:

@@ -120,8 +120,8 @@ def rule_line(text: str) -> Stated | None:
     q = m.group("q")
     if q and text[m.end("id") : m.end("id") + 1] != _QUOTES[q] and reason.startswith(_QUOTES[q]):
         reason = reason[1:].lstrip()  # the separator inside the quotes: `` `seg-mix:` why ``
-    if not reason.strip():
-        return None
+    if not any(c.isalpha() for c in reason):
+        return None  # no words (`'toxicity': 0.0004,` in a docstring's record): data, not a reason
     return Stated(m.group("id"), reason, m.start("id") + 1)
 
 
