@@ -332,6 +332,7 @@ def small(rl: str, work: Path, rounds: int) -> bool:
 
 
 def main() -> None:
+    global EXAMPLE  # the agent planted (--agent)
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--only", default="real,carded,stdlib,small", help="comma-separated scenarios")
@@ -345,7 +346,6 @@ def main() -> None:
         "testdata/safety-agent's ids are words the shared repositories use: pii, violence, jailbreak)",
     )
     args = ap.parse_args()
-    global EXAMPLE
     EXAMPLE = args.agent.resolve()
     rl, ruff = _tool("refusal-lint"), _tool("ruff")
     work = args.keep or Path(tempfile.mkdtemp(prefix="rl-bench-"))

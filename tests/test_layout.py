@@ -154,3 +154,16 @@ def test_no_module_over_400_lines_and_no_function_over_60() -> None:
             and node.end_lineno - node.lineno + 1 > 60
         ]
     assert long_modules == [] and long_functions == []
+
+
+def test_the_bench_scripts_start() -> None:
+    """bench/ is run by hand, so nothing else would notice one that no longer starts (a
+    `global` after its first use is a SyntaxError only when the script is run)."""
+    import subprocess
+    import sys
+
+    for script in sorted((PACKAGE.parent / "bench").glob("*.py")):
+        done = subprocess.run(
+            [sys.executable, str(script), "--help"], capture_output=True, text=True, check=False
+        )
+        assert done.returncode == 0 and "usage" in done.stdout.lower(), (script.name, done.stderr[-300:])
