@@ -364,6 +364,47 @@ def test_a_python_comment_names_no_id_for_the_prompt_stage(rel: str, text: str, 
     assert relevance.Relevance(["jailbreak"]).file_names_ids(rel, text.encode()) is named
 
 
+@pytest.mark.parametrize(
+    ("text", "passed_on"),
+    [
+        ('def scores():\n    """Get toxicity scores."""\n    return {}\n', False),
+        ('"""Scorers for toxicity."""\nimport re\n', False),
+        ("x = 1  # toxicity\n", False),
+        ('if "toxicity" in category:\n    pass\n', True),
+        ('RULE = Rule(id=X, reason="No toxicity.")\n', True),
+        ('TEXT = ("tox" "icity")\n', True),
+    ],
+)
+def test_a_module_passes_an_id_on_only_from_a_value(text: str, passed_on: bool) -> None:
+    """A module whose docstring or comment names an id is read for its own candidates, but
+    no module importing it can read that text (`relevance.exports_ids`): its importers are
+    not sent to the parser for it (a scorer module's docstring reached 430 files of
+    inspect_ai). A literal code reads, a payload value too, passes it on."""
+    assert relevance.Relevance(["toxicity"]).exports_ids(text.encode()) is passed_on
+
+
+def test_importers_of_a_module_that_passes_nothing_on_are_not_reached() -> None:
+    files = {"pkg/core.py": "", "a.py": "from pkg.core import f\n", "b.py": "from a import g\n"}
+
+    def walk(exports: bool) -> set[str]:
+        steps = gate_imports.reaches(
+            ["a.py", "b.py", "pkg/core.py"],
+            files,
+            lambda p: p == "pkg/core.py",
+            lambda p, words, pattern, relative: True,
+            lambda p, stems: {"a.py": ["pkg/core.py"], "b.py": ["a.py"]}.get(p, []),
+            lambda p: exports,
+        )
+        while True:
+            try:
+                next(steps)
+            except StopIteration as done:
+                return set(done.value)
+
+    assert walk(True) == {"a.py", "b.py", "pkg/core.py"}
+    assert walk(False) == {"pkg/core.py"}
+
+
 def _helper_repo(root: Path) -> Repo:
     """A helper binding follows to call sites in files the prefilter passed over."""
     repo = Repo(root)

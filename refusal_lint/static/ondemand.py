@@ -144,7 +144,10 @@ def _relevant(
     def names_ids(rel: str) -> bool:
         return bool(notes.noted(rel, "ids", partial(relevance.file_names_ids, rel)))
 
-    strong = yield from reaches(start, modules, names_ids, notes.names, notes.imports)
+    def exports(rel: str) -> bool:
+        return bool(notes.noted(rel, "exports", relevance.exports_ids))
+
+    strong = yield from reaches(start, modules, names_ids, notes.names, notes.imports, exports)
     weak = set()
     for rel in start:
         if rel not in strong and notes.noted(rel, "lists", partial(answers.weak, rel)):

@@ -108,6 +108,7 @@ def reaches(
     matters: Callable[[str], bool],
     names: Callable[[str, tuple[bytes, ...], re.Pattern[bytes], bool], bool],
     imports: Callable[[str, frozenset[str]], Iterable[str]],
+    exports: Callable[[str], bool],
 ) -> Generator[None, None, set[str]]:
     """The files among `start` whose own text, or the text of a module they import
     (transitively), can matter: a candidate's value may be built from imported names.
@@ -118,7 +119,9 @@ def reaches(
     (`from . import POLICY`). So only such files (`names(path, words, pattern,
     relative)`: a word is in the text and the pattern finds it as a name, or `relative`
     and the text has a bare relative import) have their imports resolved, and of those
-    only the ones that can name a found module (`imports(path, stems)`).
+    only the ones that can name a found module (`imports(path, stems)`). A file whose own
+    text matters leads its importers in only where it `exports` what matters (a string of
+    its code holds it, not only a comment or a docstring, which no importer reads).
 
     A generator, a step a file (`yield`), returning the set: the steps can be taken while
     the workers are busy (ondemand.warming); ondemand.relevant takes them all."""
@@ -129,7 +132,7 @@ def reaches(
         if matters(p):
             found.add(p)
         yield
-    grown = set(found)
+    grown = reached = {p for p in found if exports(p)}  # the modules an importer may read it from
     while grown:
         py = [p for p in grown if p.endswith(".py")]
         stems = frozenset(_stem(p) for p in py) - {""}
@@ -143,14 +146,14 @@ def reaches(
         named = whole_names(words)
         grown = set()
         for p in files:
-            if p in found or not p.endswith(".py"):
+            if p in reached or not p.endswith(".py"):
                 continue
             relative = p.startswith(packages)  # "" (a root package) holds every file
-            if names(p, words, named, relative) and any(m in found for m in imports(p, stems)):
+            if names(p, words, named, relative) and any(m in reached for m in imports(p, stems)):
                 grown.add(p)
             yield
-        found |= grown
-    return found.intersection(start)
+        reached = reached | grown
+    return (found | reached).intersection(start)
 
 
 def whole_names(words: tuple[bytes, ...]) -> re.Pattern[bytes]:

@@ -33,9 +33,11 @@ _PAYLOAD_KEYWORD = re.compile(rb"(?:reason|detail)[ \t]*=[ \t]*\Z")
 _LINE_END = re.compile(rb"[ \t]*(?:#[^\n]*)?(?:\r?\n|\Z)")
 
 
-def strings(data: bytes) -> list[bytes]:
-    """The bodies of the file's string literals that can be prompt text, in source order.
-    Linear in the file: each question is asked of the code between two tokens only."""
+def strings(data: bytes, values: bool = False) -> list[bytes]:
+    """The bodies of the file's string literals that can be prompt text, in source order;
+    with `values`, every literal whose value code can read (payload values and bytes too:
+    `Rule(id=X, reason="...")` read as `RULE.reason`). Linear in the file: each question is
+    asked of the code between two tokens only."""
     out: list[bytes] = []
     depth = 0
     last = 0
@@ -58,11 +60,11 @@ def strings(data: bytes) -> list[bytes]:
         statement_line = line_start
         if inner >= 0:
             line_start = inner + 1  # the next token's line begins inside this one
-        if comment or b"b" in prefix.lower():
+        if comment or (b"b" in prefix.lower() and not values):
             continue  # a comment, or bytes
         if depth == 0 and alone and _LINE_END.match(data, last) and not _continued(data, statement_line):
             continue  # a docstring, or a bare string statement
-        if _PAYLOAD_KEYWORD.search(data, max(0, begin - 40), begin):
+        if not values and _PAYLOAD_KEYWORD.search(data, max(0, begin - 40), begin):
             continue
         quotes = 3 if body[:3] in (b'"""', b"'''") else 1
         out.append(body[quotes:-quotes])

@@ -297,6 +297,15 @@ class Relevance:
             return False
         return not rel.endswith(".py") or self.names_ids(pystrings.without_comments(data))
 
+    def exports_ids(self, data: bytes) -> bool:
+        """Can a module that names an id (`file_names_ids`) pass it to one importing it: does
+        a literal whose value its code can read (not a comment, a docstring or a bare string)
+        name one? Literals are asked joined as they stand (`"seg-" "mix"`) and one a line."""
+        if len(data) > PY_READ_LIMIT:
+            return True
+        parts = pystrings.strings(data, values=True)
+        return bool(parts) and (self.names_ids(b"".join(parts)) or self.names_ids(b"\n".join(parts)))
+
     def _folded_named(self, data: bytes, low: bytes) -> bool:
         """A token that folds to an id, as a candidate reads one (prompttext.unknown_ids): a
         one-word id in other letter case (`PII`, `VIOLENCE`) only where it may be a rule
