@@ -121,9 +121,9 @@ def warming(
     finds them noted. Only notes are kept, each a function of a file's bytes and the
     context, so the output is the same however far it got; the ids are the data cards'
     (binding's may add a Python card's: then these notes are simply not asked)."""
-    from refusal_lint.static.gate.relevance import Relevance
+    from refusal_lint.static.gate import relevance
 
-    steps = _relevant(ex, [e.rel for e in entries], Relevance(ids), index, ahead=True)
+    steps = _relevant(ex, [e.rel for e in entries], relevance.of(ids), index, ahead=True)
 
     def step() -> bool:
         return next(steps, False) is None

@@ -198,7 +198,7 @@ def _prompt_stage(ex: Extraction, bound: Bound, binder: _Binder) -> Bound:
     REFUSAL_LINT_EXHAUSTIVE=1 reads them all: the output is the same."""
     from refusal_lint.static.bind.agents import has_counted, prompt_order
     from refusal_lint.static.bind.scoping import in_scope
-    from refusal_lint.static.gate.relevance import Relevance
+    from refusal_lint.static.gate.relevance import of
 
     cfg = binder.cfg
     ex.meanwhile = None  # what it asked ahead is asked now
@@ -219,7 +219,7 @@ def _prompt_stage(ex: Extraction, bound: Bound, binder: _Binder) -> Bound:
         ex.card_ids = bound.rule_ids
         ex.read_prompts(asked, content=True)
         return binder.bind() or bound
-    relevance = Relevance(bound.rule_ids)
+    relevance = of(bound.rule_ids)
     strong, weak = ondemand.relevant(ex, asked, relevance, binder.index)
     ex.read_prompts([e for e in asked if e.rel in strong], content=True)
     ex.read_prompts([e for e in asked if e.rel in weak])

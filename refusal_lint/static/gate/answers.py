@@ -19,6 +19,7 @@ from refusal_lint.static.gate.relevance import (
     Relevance,
     lists_rules,
     may_refuse,
+    of,
     python_lists_rules,
     refusing_spans,
 )
@@ -169,7 +170,7 @@ def stepwise(
 ) -> Callable[[], bool]:
     """A step that answers one of `rels` a call, into `into`, and says whether any is left:
     for a caller that asks them between other work (workers.Pool.finish's `meanwhile`)."""
-    relevance = Relevance(ids)
+    relevance = of(ids)
     todo = list(rels)
 
     def step() -> bool:

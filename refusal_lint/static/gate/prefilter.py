@@ -374,6 +374,6 @@ def parse_error_matters(
         return True
     if not ids:
         return False
-    from refusal_lint.static.gate.relevance import Relevance
+    from refusal_lint.static.gate import relevance
 
-    return Relevance(ids).names_ids(data)
+    return relevance.of(tuple(ids)).names_ids(data)
