@@ -331,7 +331,7 @@ def capitalised(token: str, ids: set[str]) -> bool:
     return token[:1].isupper() and token[:1].lower() + token[1:] in ids
 
 
-def _recased(token: str, ids: set[str]) -> bool:
+def recased(token: str, ids: set[str] | frozenset[str]) -> bool:
     """A one-word card id in other letter case (`PII`, `VIOLENCE`, `JailBreak`): an acronym,
     a name or emphasis in prose, as its plural is (`_inflected`), not a misspelt rule; a
     kebab id's (`SEG-MIX`) is one. Asked only of a token that is no rule line's id."""
@@ -381,7 +381,7 @@ def unknown_ids(
             token = m.group(0)
             if token in ids or capitalised(token, ids) or any(a <= m.start() < b for a, b in slots):
                 continue
-            if _recased(token, ids):
+            if recased(token, ids):
                 if not asked:
                     stated, asked = rule_line(pl.text), True
                 if stated is None or (stated.rule_id, stated.col) != (token, m.start() + 1):

@@ -20,7 +20,7 @@ from functools import lru_cache
 from refusal_lint.core import prompttext
 from refusal_lint.core.sourcetext import PY_READ_LIMIT, spelled
 from refusal_lint.static.gate import pystrings
-from refusal_lint.static.gate.lowered import PIECES, SEAM, Words, holds, lowered, token_around
+from refusal_lint.static.gate.lowered import ESCAPE_BODIES, PIECES, SEAM, Words, holds, lowered, token_around
 
 # prompttext's words of refusing as bytes, for lowered text (the matches of re.I on the
 # text itself, without re.I's slow scan); its apostrophe also as the escapes a Python or
@@ -63,10 +63,9 @@ _LISTED = re.compile(
 )
 _CODE_TOKEN = re.compile(_CODE)
 _LEAD_IN = 8192  # bytes past the literal of a Python string's word of refusing it reaches
-_ESCAPE_BODIES = (1, 2, 3, 5, 9)  # the lengths of an escape's body: `n`, `55`, `x2d`, `u002d`, `U0000002d`
 # Where a token may start: after no letter or digit, or after an escape's body (`\nseg-mix`,
 # `\x2dseg-mix`), each of its lengths a lookbehind of its own.
-_TOKEN_START = rb"(?:(?<![a-z0-9])" + b"".join(rb"|(?<=\\[a-z0-9]{%d})" % n for n in _ESCAPE_BODIES) + rb")"
+_TOKEN_START = rb"(?:(?<![a-z0-9])" + b"".join(rb"|(?<=\\[a-z0-9]{%d})" % n for n in ESCAPE_BODIES) + rb")"
 
 
 # Each alternative of _REFUSING_LOW starts with one of _STARTS (found by C before the regex
@@ -263,7 +262,7 @@ class Relevance:
             for rule_id, (first, second), shortest in self._halves
         ]
         self._fold_token = _fold_token(self._folded) if self._folded else None
-        self._words = frozenset(i for i in self._raw if i.isalnum())  # one-word ids
+        self._id_set = frozenset(self.ids)
         self._last: tuple[bytes, bool] | None = None
 
     def names_ids(self, data: bytes) -> bool:
@@ -312,8 +311,8 @@ class Relevance:
         line's id, a separator after it."""
         assert self._fold_token is not None
         for m in self._fold_token.finditer(low):
-            token = data[m.start() : m.end()]
-            if token in self._words or token.lower() not in self._words or _STATES.match(data, m.end()):
+            token = data[m.start() : m.end()].decode("ascii", "replace")
+            if not prompttext.recased(token, self._id_set) or _STATES.match(data, m.end()):
                 return True
         return False
 
@@ -367,7 +366,7 @@ def _followed(half: bytes, length: int, first: bool) -> re.Pattern[bytes]:
     word = re.escape(half)
     edges = [rb"(?<![a-z0-9]%s)" % word]
     if first:
-        edges += [rb"(?<=\\[a-z0-9]{%d}%s)" % (n, word) for n in _ESCAPE_BODIES]
+        edges += [rb"(?<=\\[a-z0-9]{%d}%s)" % (n, word) for n in ESCAPE_BODIES]
     rest = length - len(half)
     beside = rb"(?=[a-z0-9_-]{%d}|[a-z0-9_-]{0,%d}[\"'])" % (rest, rest - 1) if rest > 0 else b""
     return re.compile(word + rb"(?:" + b"|".join(edges) + rb")" + beside)
@@ -377,8 +376,7 @@ def _names(token: str, rule_id: str) -> bool:
     """Does `token` (a token's bytes, maybe several of prompttext's tokens) hold `rule_id` or
     a near miss? A one-word id in other letter case is asked by the fold test (`_folded_named`),
     which knows where it stands."""
-    recased = rule_id.isalnum()
     return any(
-        t == rule_id or (prompttext.near_miss(t, rule_id) and not (recased and t.lower() == rule_id))
+        t == rule_id or (prompttext.near_miss(t, rule_id) and not prompttext.recased(t, {rule_id}))
         for t in prompttext.TOKEN.findall(token)
     )
