@@ -132,7 +132,8 @@ def reaches(
         if matters(p):
             found.add(p)
         yield
-    grown = reached = {p for p in found if exports(p)}  # the modules an importer may read it from
+    # The modules an importer may read it from (only a Python module is imported).
+    grown = reached = {p for p in found if p.endswith(".py") and exports(p)}
     while grown:
         py = [p for p in grown if p.endswith(".py")]
         stems = frozenset(_stem(p) for p in py) - {""}
