@@ -225,7 +225,8 @@ def data_prompts(path: str, root: TNode, ids: frozenset[str] = frozenset()) -> l
                     found = [p for p in _all_strings(value) if any(c.isspace() for c in p.lines[0].text)]
                 out.extend(p for p in found if p.loc not in seen)
                 seen.update(p.loc for p in found)
-        if ids and not _extension_entry(n):
+        card = bool(ids) and _extension_entry(n)  # once a node: `get` reads every member
+        if ids and not card:
             for v in (*(v for _, v in n.items), *n.elems):
                 if (
                     v.kind == ValueKind.STRING
@@ -235,7 +236,8 @@ def data_prompts(path: str, root: TNode, ids: frozenset[str] = frozenset()) -> l
                 ):
                     out.append(dataclasses.replace(p, form=PromptForm.CONTENT))
                     seen.add(v.loc)
-        stack.extend(v for _, v in n.items if not (ids and _extension_entry(n)))
+        if not card:
+            stack.extend(v for _, v in n.items)
         stack.extend(n.elems)
     return sorted(out, key=lambda p: (p.loc.line, p.loc.col))
 
