@@ -202,20 +202,6 @@ def test_could_name_keeps_every_import_that_reaches_a_module(
         assert gate_imports.could_name(level, dotted, stems)
 
 
-@pytest.mark.parametrize(
-    ("text", "bare"),
-    [
-        (b"from . import POLICY\n", True),
-        (b"    from .. import (POLICY)\n", True),
-        (b"from .policy import POLICY\n", False),
-        (b"from a import POLICY\n", False),
-        (b"# from . import POLICY is not how\n", False),
-    ],
-)
-def test_bare_relative_import(text: bytes, bare: bool) -> None:
-    assert gate_imports.bare_relative(text) is bare
-
-
 @settings(max_examples=400, deadline=None)
 @given(py_texts)
 def test_prompt_candidate_is_the_whole_file_search(data: bytes) -> None:
@@ -384,15 +370,18 @@ def test_a_module_passes_an_id_on_only_from_a_value(text: str, passed_on: bool) 
 
 
 def test_importers_of_a_module_that_passes_nothing_on_are_not_reached() -> None:
+    from refusal_lint.static.bind.modules import ModuleIndex
+
     files = {"pkg/core.py": "", "a.py": "from pkg.core import f\n", "b.py": "from a import g\n"}
+    index = ModuleIndex(list(files))
 
     def walk(exports: bool) -> set[str]:
         steps = gate_imports.reaches(
             ["a.py", "b.py", "pkg/core.py"],
             files,
             lambda p: p == "pkg/core.py",
-            lambda p, words, pattern, relative: True,
-            lambda p, stems: {"a.py": ["pkg/core.py"], "b.py": ["a.py"]}.get(p, []),
+            lambda p: {"a.py": "pkg.core pkg.core.f", "b.py": "a a.g"}.get(p, ""),
+            lambda p, level, dotted: index.module(p, dotted, level),
             lambda p: exports,
         )
         while True:
@@ -674,22 +663,12 @@ def test_json_strings_are_asked_as_the_plain_walk_asks_them(doc: Any, ascii: boo
 
 
 @settings(max_examples=400, deadline=None)
-@given(
-    st.lists(st.sampled_from(["policy", "tools", "_p", "a1"]), min_size=1, max_size=3, unique=True),
-    st.lists(
-        st.sampled_from(["policy", "tools", "functools", "x", " ", ".", "_", "\n", "import ", "from "]),
-        max_size=12,
-    ),
-)
-def test_a_module_is_named_where_the_word_regex_finds_it(stems: list[str], pieces: list[str]) -> None:
-    """`reaches` asks whether a text names a module as a whole word: found from the word
-    itself (a leading `\\b` had sre try every offset), as `\\b(?:...)\\b` finds it."""
-    from refusal_lint.static.gate.lowered import word_matches
-
-    words = tuple(s.encode() for s in sorted(stems))
-    data = "".join(pieces).encode()
-    plain = re.search(rb"\b(?:" + b"|".join(re.escape(w) for w in words) + rb")\b", data) is not None
-    assert (next(word_matches(gate_imports.whole_names(words), data), None) is not None) == plain
+@given(py_texts)
+def test_the_imports_note_spells_every_import(data: bytes) -> None:
+    """`reaches` reads a file's imports from its note (`imported`, a string the cache
+    keeps): every import that can name a module comes back from it."""
+    kept = [(level, dotted) for level, dotted in gate_imports.imports_of(data) if level or dotted]
+    assert list(gate_imports.spelled_imports(gate_imports.imported(data))) == kept
 
 
 def test_a_python_word_of_refusing_reaches_its_literal_not_the_whole_file() -> None:

@@ -6,7 +6,6 @@ runs its literal words first (C's memchr), so a file that cannot match costs no 
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable, Generator
 from functools import partial
@@ -14,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 
 from refusal_lint.core.filekinds import kind_of
 from refusal_lint.core.kinds import FileKind
-from refusal_lint.static.cache import context
 
 if TYPE_CHECKING:
     from refusal_lint.config import Config
@@ -56,44 +54,12 @@ class _Notes:
             self.ex.cache.touch()
         return note[what]
 
-    def _resolved(self, rel: str, stems: frozenset[str], data: bytes) -> list[str]:
-        from refusal_lint.static.gate.imports import could_name, imports_of
+    def imported(self, rel: str) -> str:
+        """The file's imports (gate/imports.py's `imported` note): noted once, for every round
+        of `reaches` and every run while the file stays the same."""
+        from refusal_lint.static.gate.imports import imported
 
-        found = (
-            self.index.module(rel, dotted, level)
-            for level, dotted in imports_of(data)
-            if could_name(level, dotted, stems)
-        )
-        return sorted({m for m in found if m is not None and m != rel})
-
-    def imports(self, rel: str, stems: frozenset[str]) -> list[str]:
-        """The repo modules of `stems` (and the packages it imports from bare) the file imports."""
-        what = _note_key("imports", tuple(sorted(stems)))
-        return list(self.noted(rel, what, partial(self._resolved, rel, stems)) or ())
-
-    def names(self, rel: str, words: tuple[bytes, ...], pattern: re.Pattern[bytes], relative: bool) -> bool:
-        from refusal_lint.static.gate.imports import bare_relative
-        from refusal_lint.static.gate.lowered import word_matches
-
-        if rel not in self.ex.entries:
-            return False
-        # Kept by the words asked (a warm run asks the same rounds), so it reads no text.
-        what = _note_key("names", tuple(w.decode() for w in words))
-
-        def named(data: bytes) -> bool:
-            # `pattern` (one of `words`, then a word's end) where a word starts.
-            return any(w in data for w in words) and next(word_matches(pattern, data), None) is not None
-
-        if self.noted(rel, what, named):
-            return True
-        return relative and bool(self.noted(rel, "relative", bare_relative))
-
-
-@functools.lru_cache(maxsize=64)
-def _note_key(kind: str, names: tuple[str, ...]) -> str:
-    """The key a note of `kind` about `names` is kept under: the same for every file a round
-    asks, so it is worked out once a round, not once a file."""
-    return kind + " " + context(list(names))
+        return str(self.noted(rel, "imports", imported) or "")
 
 
 def relevant(
@@ -147,7 +113,10 @@ def _relevant(
     def exports(rel: str) -> bool:
         return bool(notes.noted(rel, "exports", relevance.exports_ids))
 
-    strong = yield from reaches(start, modules, names_ids, notes.names, notes.imports, exports)
+    def resolve(rel: str, level: int, dotted: str) -> str | None:
+        return index.module(rel, dotted, level)
+
+    strong = yield from reaches(start, modules, names_ids, notes.imported, resolve, exports)
     weak = set()
     for rel in start:
         if rel not in strong and notes.noted(rel, "lists", partial(answers.weak, rel)):

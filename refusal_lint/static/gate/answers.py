@@ -14,6 +14,7 @@ from refusal_lint.static import cache
 from refusal_lint.static.extract import vocab
 from refusal_lint.static.extract.data import prompts as dataprompts
 from refusal_lint.static.gate import prefilter
+from refusal_lint.static.gate.imports import imported
 from refusal_lint.static.gate.lowered import lowered
 from refusal_lint.static.gate.relevance import (
     Relevance,
@@ -129,10 +130,13 @@ def _lists_or_derived(text: str) -> bool:
 
 
 def answers(rel: str, data: bytes, relevance: Relevance, prompt: bool) -> dict[str, Any]:
-    """Can the file name a card id or a near miss ("ids"); and, where it may hold prompt
-    candidates (`prompt`) and names none, may they list rules ("lists"), or a Python one
-    leave a lead-in open for a name to fill ("leads")?"""
+    """Can the file name a card id or a near miss ("ids"); what a Python file imports
+    ("imports"); and, where it may hold prompt candidates (`prompt`) and names none, may
+    they list rules ("lists"), or a Python one leave a lead-in open for a name to fill
+    ("leads")?"""
     out: dict[str, Any] = {"ids": relevance.file_names_ids(rel, data)}
+    if kind_of(rel) == FileKind.PYTHON:
+        out["imports"] = imported(data)  # for ondemand's walk to the importers, if it takes one
     if prompt and not out["ids"]:
         out["lists"] = weak(rel, data)
         if not out["lists"] and kind_of(rel) == FileKind.PYTHON:

@@ -1,7 +1,6 @@
 """A Python file's imports read from its text, without a parse: which modules it imports
-(relevance.py follows a prompt's text into them), and whether it imports from its own
-package bare (`from . import X`); and the files that import, transitively, a module whose
-text can matter (`reaches`)."""
+(relevance.py follows a prompt's text into them); and the files that import, transitively,
+a module whose text can matter (`reaches`)."""
 
 from __future__ import annotations
 
@@ -37,16 +36,6 @@ def _statements(keyword: bytes, pattern: re.Pattern[bytes], data: bytes) -> Iter
             after = pos = m.end()
         else:
             pos = at + 1
-
-
-# `from . import X` (`from .. import X`): the module a package's `__init__.py` is imported by
-# from inside it, without its name (imports_of's spelling of a `from` line).
-_BARE_RELATIVE = re.compile(rb"from[ \t]+\.+[ \t]+import[ \t(]")
-
-
-def bare_relative(data: bytes) -> bool:
-    """Does the text import from a package (`from . import X`) without naming it?"""
-    return b"import" in data and next(_statements(b"from", _BARE_RELATIVE, data), None) is not None
 
 
 def could_name(level: int, dotted: str, stems: frozenset[str]) -> bool:
@@ -102,26 +91,36 @@ def bindings_of(data: bytes) -> list[tuple[str, int, str, str]]:
     return out
 
 
+def imported(data: bytes) -> str:
+    """`imports_of` as a note keeps it: each import as its source spells it, a dot a level
+    (`..policy`, `.` for `from . import X`), blank-separated."""
+    return " ".join("." * level + dotted for level, dotted in imports_of(data) if level or dotted)
+
+
+def spelled_imports(note: str) -> Iterator[tuple[int, str]]:
+    """The (level, dotted module) pairs of an `imported` note."""
+    for spelled in note.split():
+        dotted = spelled.lstrip(".")
+        yield len(spelled) - len(dotted), dotted
+
+
 def reaches(
     start: Iterable[str],
     modules: Iterable[str],
     matters: Callable[[str], bool],
-    names: Callable[[str, tuple[bytes, ...], re.Pattern[bytes], bool], bool],
-    imports: Callable[[str, frozenset[str]], Iterable[str]],
+    imported: Callable[[str], str],
+    resolve: Callable[[str, int, str], str | None],
     exports: Callable[[str], bool],
 ) -> Generator[None, None, set[str]]:
     """The files among `start` whose own text, or the text of a module they import
     (transitively), can matter: a candidate's value may be built from imported names.
 
-    Walked back from the modules whose text matters: a file can import one only if its
-    text names it (`from agent.policy import POLICY`, `from . import policy`) or, for a
-    package's `__init__.py`, if it lies in that package and imports from `.` bare
-    (`from . import POLICY`). So only such files (`names(path, words, pattern,
-    relative)`: a word is in the text and the pattern finds it as a name, or `relative`
-    and the text has a bare relative import) have their imports resolved, and of those
-    only the ones that can name a found module (`imports(path, stems)`). A file whose own
-    text matters leads its importers in only where it `exports` what matters (a string of
-    its code holds it, not only a comment or a docstring, which no importer reads).
+    Walked back from the modules whose text matters: a file joins where one of its imports
+    (`imported(path)`, an `imported` note) resolves (`resolve(path, level, dotted)`) to a
+    module reached. The imports are read once and filed by the name they end in, so a
+    round resolves only those that `could_name` a module it reached. A file whose own text
+    matters leads its importers in only where it `exports` what matters (a string of its
+    code holds it, not only a comment or a docstring, which no importer reads).
 
     A generator, a step a file (`yield`), returning the set: the steps can be taken while
     the workers are busy (ondemand.warming); ondemand.relevant takes them all."""
@@ -134,33 +133,24 @@ def reaches(
         yield
     # The modules an importer may read it from (only a Python module is imported).
     grown = reached = {p for p in found if p.endswith(".py") and exports(p)}
-    while grown:
-        py = [p for p in grown if p.endswith(".py")]
-        stems = frozenset(_stem(p) for p in py) - {""}
-        inits = {p for p in py if p == "__init__.py" or p.endswith("/__init__.py")}
-        packages = tuple(sorted(p[: -len("__init__.py")] for p in inits))
-        if not stems and not packages:
-            break
-        # Only a name can be imported (`from policy import X`): a stem that is none
-        # (`my-notes`) is named by no import statement.
-        words = tuple(s.encode() for s in sorted(stems) if s.isidentifier())
-        named = whole_names(words)
-        grown = set()
+    by_end: dict[str, list[tuple[str, int, str]]] = {}  # an import's last name: (file, level, dotted)
+    if grown:
         for p in files:
-            if p in reached or not p.endswith(".py"):
-                continue
-            relative = p.startswith(packages)  # "" (a root package) holds every file
-            if names(p, words, named, relative) and any(m in reached for m in imports(p, stems)):
-                grown.add(p)
+            if p.endswith(".py"):
+                for level, dotted in spelled_imports(imported(p)):
+                    by_end.setdefault(dotted.rpartition(".")[2], []).append((p, level, dotted))
             yield
+    while grown:
+        stems = frozenset(_stem(p) for p in grown) - {""}
+        grown = {
+            p
+            for end in sorted(stems | {""})  # "": `from . import X`
+            for p, level, dotted in by_end.get(end, ())
+            if p not in reached and could_name(level, dotted, stems) and resolve(p, level, dotted) in reached
+        }
         reached = reached | grown
+        yield
     return (found | reached).intersection(start)
-
-
-def whole_names(words: tuple[bytes, ...]) -> re.Pattern[bytes]:
-    """One of `words` not before a word character; `word_matches` finds it where it is not
-    after one either (a leading `\\b` would have the regex tried at every offset)."""
-    return re.compile(rb"(?:" + b"|".join(re.escape(w) for w in words) + rb")(?![A-Za-z0-9_])")
 
 
 def _stem(path: str) -> str:
