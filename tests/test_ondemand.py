@@ -296,7 +296,8 @@ _COMMON_PIECES = [
     '"self-" "harm"', "('self'\n    '-harm')", "\\nself-harm", "\\x2dself-harm", "itself_harmful",
     "api_id", "pii", "x_pii", "PII", "PII:", "| PII |", "**PII**", "p_i_i", "\\npii", "content",
     "harmful-content",
-    "harmful_contents", "harmful-contnt", " ", "\n", '"', "(", ".", "=",
+    "harmful_contents", "harmful-contnt", " ", "\n", '"', "(", ".", "=", "_", "-", "__", "voice_", "_attacks",
+    "pii_scan", "x-", "\\_",
 ]  # fmt: skip
 # Past relevance._NEAR_HITS occurrences of a half, each distinct run is tested once.
 _HALVES_OFTEN = "self.x = content\n" * 420
@@ -318,6 +319,8 @@ def test_names_ids_of_common_words_misses_no_token(pieces: list[str], often: boo
     ("text", "named"),
     [
         ("x = api_id + itself_harmful", False),
+        ('name = "voice_pii_attacks"\nscan = pii_scan(x_pii)', False),  # one token each, as TOKEN reads them
+        ('name = "voice__pii"', True),
         (_HALVES_OFTEN + "print(self.harm)", False),
         (_HALVES_OFTEN + '"no PII here"', False),
         (_HALVES_OFTEN + '"no pii here"', True),

@@ -63,9 +63,15 @@ _LISTED = re.compile(
 )
 _CODE_TOKEN = re.compile(_CODE)
 _LEAD_IN = 8192  # bytes past the literal of a Python string's word of refusing it reaches
-# Where a token may start: after no letter or digit, or after an escape's body (`\nseg-mix`,
-# `\x2dseg-mix`), each of its lengths a lookbehind of its own.
-_TOKEN_START = rb"(?:(?<![a-z0-9])" + b"".join(rb"|(?<=\\[a-z0-9]{%d})" % n for n in ESCAPE_BODIES) + rb")"
+# Where a token may start (prompttext.TOKEN's): after no letter or digit, nor one and a
+# `-` or `_` (`voice_jailbreak` is one token), or after an escape's body (`\nseg-mix`,
+# `\x2dseg-mix`), each of its lengths a lookbehind of its own; and where one ends.
+_TOKEN_START = (
+    rb"(?:(?<![a-z0-9])(?<![a-z0-9][-_])"
+    + b"".join(rb"|(?<=\\[a-z0-9]{%d})|(?<=\\[a-z0-9]{%d}[-_])" % (n, n) for n in ESCAPE_BODIES)
+    + rb")"
+)
+_TOKEN_END = rb"(?![a-z0-9])(?![-_][a-z0-9])"
 
 
 # Each alternative of _REFUSING_LOW starts with one of _STARTS (found by C before the regex
@@ -355,7 +361,7 @@ def _fold_token(folded: list[bytes]) -> re.Pattern[bytes]:
     where a token starts and ends. A superset of prompttext's tokens that fold to one."""
     gap = rb"[-_]?(?:" + SEAM.pattern + rb"[-_]?){0,%d}" % PIECES
     ids = (gap.join(re.escape(f[k : k + 1]) for k in range(len(f))) for f in folded)
-    return re.compile(_TOKEN_START + rb"(?:" + b"|".join(ids) + rb")(?![a-z0-9])")
+    return re.compile(_TOKEN_START + rb"(?:" + b"|".join(ids) + rb")" + _TOKEN_END)
 
 
 def _followed(half: bytes, length: int, first: bool) -> re.Pattern[bytes]:
