@@ -7,6 +7,7 @@ near misses of the card's own ids.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -50,10 +51,8 @@ _LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
 # Words of refusing that make a heading or lead-in list rules (DESIGN §2 (a)); relevance.py
 # derives its byte test from this one pattern.
 APOSTROPHE = "['’]"
-REFUSING_PATTERN = (
-    r"refus|declin|\bwill not\b|\bwon"
-    + APOSTROPHE
-    + r"t\b|\bmust (?:not|never)\b|\bnever (?:answer|compute|produce)"
+REFUSING_PATTERN = rf"refus|declin|\bwill not\b|\bwon{APOSTROPHE}t\b|\bmust (?:not|never)\b|" + (
+    r"\bnever (?:answer|compute|produce)"
 )
 _REFUSING = re.compile(REFUSING_PATTERN, re.I)
 _CODE = re.compile(r"`([^`\n]+)`")
@@ -162,16 +161,8 @@ def rule_lines(lines: tuple[PromptLine, ...]) -> list[RuleLine]:
             ):
                 break
             wrapped += " " + text
-        out.append(
-            RuleLine(
-                rule_id=rid,
-                reason=_clean_reason(reason),
-                line=pl.line,
-                col=col,
-                wrapped=_clean_reason(wrapped) if wrapped != reason else "",
-                path=pl.path,
-            )
-        )
+        joined = _clean_reason(wrapped) if wrapped != reason else ""
+        out.append(RuleLine(rid, _clean_reason(reason), pl.line, col, joined, pl.path))
     return out
 
 
@@ -357,7 +348,7 @@ def unknown_ids(
     shown = visible(lead + lines)
     lines = shown[len(lead) :]
     ids = set(card_ids)
-    sizes = [(rid, len(rid), len(_fold_id(rid))) for rid in card_ids]
+    sizes = tuple((rid, len(rid), len(_fold_id(rid))) for rid in card_ids)
     out: dict[tuple[str, str, int], Unknown] = {}
     listing = _listing_lines(shown, ids)
     for i, pl in enumerate(lines):
@@ -386,12 +377,19 @@ def unknown_ids(
                     stated, asked = rule_line(pl.text), True
                 if stated is None or (stated.rule_id, stated.col) != (token, m.start() + 1):
                     continue
-            size, folded = len(token), len(_fold_id(token))
-            for rid, rid_size, rid_folded in sizes:
-                # A near miss folds to the id's length, or is within one of its own.
-                if (folded == rid_folded or abs(size - rid_size) <= 1) and near_miss(token, rid):
-                    out.setdefault(
-                        (token, pl.path, pl.line), Unknown(token, pl.line, m.start() + 1, rid, pl.path)
-                    )
-                    break
+            if (rid := _missed(token, sizes)) is not None:
+                out.setdefault(
+                    (token, pl.path, pl.line), Unknown(token, pl.line, m.start() + 1, rid, pl.path)
+                )
     return sorted(out.values(), key=lambda u: (u.path, u.line, u.col))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _missed(token: str, sizes: tuple[tuple[str, int, int], ...]) -> str | None:
+    """The first card id (`sizes`: with its length, folded too) `token` misses by a little."""
+    size, folded = len(token), len(_fold_id(token))
+    for rid, rid_size, rid_folded in sizes:
+        # A near miss folds to the id's length, or is within one of its own.
+        if (folded == rid_folded or abs(size - rid_size) <= 1) and near_miss(token, rid):
+            return rid
+    return None
