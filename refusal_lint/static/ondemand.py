@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from refusal_lint.core.filekinds import kind_of
 from refusal_lint.core.kinds import FileKind
+from refusal_lint.static.gate.imports import module_stems
 
 if TYPE_CHECKING:
     from refusal_lint.config import Config
@@ -36,6 +37,7 @@ class _Notes:
         # Worked out ahead (warming): a file that cannot be read now is left for the prompt
         # stage to read, note and answer, so what is noted never depends on the workers' pace.
         self.ahead = ahead
+        self.stems = module_stems(ex.entries)  # the tree's modules are in the notes' context
 
     def noted(self, rel: str, what: str, compute: Callable[[bytes], Any]) -> Any:
         entry = self.ex.entries.get(rel)
@@ -55,11 +57,11 @@ class _Notes:
         return note[what]
 
     def imported(self, rel: str) -> str:
-        """The file's imports (gate/imports.py's `imported` note): noted once, for every round
-        of `reaches` and every run while the file stays the same."""
+        """The file's imports of the tree's modules (gate/imports.py's `imported` note): noted
+        once, for every round of `reaches` and every run while the file stays the same."""
         from refusal_lint.static.gate.imports import imported
 
-        return str(self.noted(rel, "imports", imported) or "")
+        return str(self.noted(rel, "imports", partial(imported, stems=self.stems)) or "")
 
 
 def relevant(

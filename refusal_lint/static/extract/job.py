@@ -57,3 +57,4 @@ class ScanJob:
     ids: tuple[str, ...] = ()  # the cards' rule ids
     exhaustive: bool = False  # every shortcut off (tests): every file is parsed
     relevance: tuple[str, ...] = ()  # ids to answer the prompt stage's text questions for (gate/answers.py)
+    stems: frozenset[str] = frozenset()  # the names importing the tree's modules, for those questions

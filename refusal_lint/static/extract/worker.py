@@ -83,7 +83,7 @@ def _scan(job: ScanJob, conn: Connection, cpu_limit: float) -> None:
             # A bug of ours in these text questions: left for the prompt stage to ask again,
             # which stops the run on one line, never a batch's files silently unchecked.
             with contextlib.suppress(Exception):
-                answers[rel] = answers_of(rel, data, relevance, prompt)
+                answers[rel] = answers_of(rel, data, relevance, prompt, job.stems)
         if (
             not configured
             and not job.exhaustive

@@ -129,14 +129,16 @@ def _lists_or_derived(text: str) -> bool:
     return lists_rules(text.encode("utf-8", "surrogatepass")) or ("{" in text and dataprompts.derived(text))
 
 
-def answers(rel: str, data: bytes, relevance: Relevance, prompt: bool) -> dict[str, Any]:
-    """Can the file name a card id or a near miss ("ids"); what a Python file imports
-    ("imports"); and, where it may hold prompt candidates (`prompt`) and names none, may
-    they list rules ("lists"), or a Python one leave a lead-in open for a name to fill
-    ("leads")?"""
+def answers(
+    rel: str, data: bytes, relevance: Relevance, prompt: bool, stems: frozenset[str] = frozenset()
+) -> dict[str, Any]:
+    """Can the file name a card id or a near miss ("ids"); what a Python file imports of
+    the tree's modules (`stems`, "imports"); and, where it may hold prompt candidates
+    (`prompt`) and names none, may they list rules ("lists"), or a Python one leave a
+    lead-in open for a name to fill ("leads")?"""
     out: dict[str, Any] = {"ids": relevance.file_names_ids(rel, data)}
     if kind_of(rel) == FileKind.PYTHON:
-        out["imports"] = imported(data)  # for ondemand's walk to the importers, if it takes one
+        out["imports"] = imported(data, stems)  # for ondemand's walk to the importers, if it takes one
     if prompt and not out["ids"]:
         out["lists"] = weak(rel, data)
         if not out["lists"] and kind_of(rel) == FileKind.PYTHON:

@@ -91,10 +91,18 @@ def bindings_of(data: bytes) -> list[tuple[str, int, str, str]]:
     return out
 
 
-def imported(data: bytes) -> str:
-    """`imports_of` as a note keeps it: each import as its source spells it, a dot a level
-    (`..policy`, `.` for `from . import X`), blank-separated."""
-    return " ".join("." * level + dotted for level, dotted in imports_of(data) if level or dotted)
+def imported(data: bytes, stems: frozenset[str]) -> str:
+    """`imports_of` as a note keeps it: each import that `could_name` a module of the tree
+    (`stems`: `module_stems`), as its source spells it, a dot a level (`..policy`, `.` for
+    `from . import X`), blank-separated. (`os.path`, `typing.Any` are left out.)"""
+    return " ".join(
+        "." * level + dotted for level, dotted in imports_of(data) if could_name(level, dotted, stems)
+    )
+
+
+def module_stems(rels: Iterable[str]) -> frozenset[str]:
+    """The names that import the tree's Python modules (`policy` for `a/policy.py`)."""
+    return frozenset(_stem(p) for p in rels if p.endswith(".py")) - {""}
 
 
 def spelled_imports(note: str) -> Iterator[tuple[int, str]]:
