@@ -370,17 +370,17 @@ def unknown_ids(
         asked = False
         for m in TOKEN.finditer(pl.text):
             token = m.group(0)
-            if token in ids or capitalised(token, ids) or any(a <= m.start() < b for a, b in slots):
+            # The near miss first: kept by token, it passes over most prose at a lookup.
+            if token in ids or (rid := _missed(token, sizes)) is None or capitalised(token, ids):
+                continue
+            if any(a <= m.start() < b for a, b in slots):
                 continue
             if recased(token, ids):
                 if not asked:
                     stated, asked = rule_line(pl.text), True
                 if stated is None or (stated.rule_id, stated.col) != (token, m.start() + 1):
                     continue
-            if (rid := _missed(token, sizes)) is not None:
-                out.setdefault(
-                    (token, pl.path, pl.line), Unknown(token, pl.line, m.start() + 1, rid, pl.path)
-                )
+            out.setdefault((token, pl.path, pl.line), Unknown(token, pl.line, m.start() + 1, rid, pl.path))
     return sorted(out.values(), key=lambda u: (u.path, u.line, u.col))
 
 
