@@ -397,6 +397,35 @@ def test_importers_of_a_module_that_passes_nothing_on_are_not_reached() -> None:
     assert walk(False) == {"pkg/core.py"}
 
 
+def test_an_importer_is_read_for_an_id_only_where_a_prompt_reads_an_imported_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Both files import a module whose code holds a card id; only the one whose prompt's
+    value reads an imported name can hold it in a candidate (its own strings cannot: no id
+    stands in them), so only that one is parsed for it. The output is the same."""
+    from refusal_lint.static.schedule import Extraction
+
+    repo = Repo(tmp_path / "repo")
+    repo.agent()
+    repo.write("agent/labels.py", 'LABELS = {"seg-mix": "Mixed families"}\n')
+    importer = 'from agent.labels import LABELS\n\nSYSTEM_PROMPT = "Summarise the tables in plain words."\n'
+    repo.write("agent/report.py", importer + "\n\ndef show():\n    return LABELS\n")
+    repo.write("agent/bot.py", importer.replace('."', '. " + ", ".join(LABELS)'))
+    asked: list[str] = []
+    read_prompts = Extraction.read_prompts
+
+    def recorded(self: Extraction, entries: list[Any], content: bool = False) -> None:
+        asked.extend(e.rel for e in entries if content)
+        read_prompts(self, entries, content)
+
+    monkeypatch.setattr(Extraction, "read_prompts", recorded)
+    cold = _run(repo.root, "--no-cache")
+    assert "agent/bot.py" in asked
+    assert "agent/report.py" not in asked
+    monkeypatch.setenv("REFUSAL_LINT_EXHAUSTIVE", "1")
+    assert _run(repo.root, "--no-cache") == cold
+
+
 def _helper_repo(root: Path) -> Repo:
     """A helper binding follows to call sites in files the prefilter passed over."""
     repo = Repo(root)

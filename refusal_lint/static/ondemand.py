@@ -118,7 +118,11 @@ def _relevant(
     def resolve(rel: str, level: int, dotted: str) -> str | None:
         return index.module(rel, dotted, level)
 
-    strong = yield from reaches(start, modules, names_ids, notes.imported, resolve, exports)
+    reached = yield from reaches(start, modules, names_ids, notes.imported, resolve, exports)
+    # A file that names no id reaches one only through a prompt value reading an imported
+    # name (gate/composed/passed.py, the names its "leads" note follows): its own strings
+    # are no candidate by content, which needs the id in the file's text (extract/run.py).
+    strong = {rel for rel in reached if names_ids(rel) or notes.noted(rel, "leads", answers.leads)}
     weak = set()
     for rel in start:
         if rel not in strong and notes.noted(rel, "lists", partial(answers.weak, rel)):
