@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from refusal_lint.core.filekinds import kind_of
 from refusal_lint.core.kinds import FileKind
-from refusal_lint.static.gate.imports import module_stems
+from refusal_lint.static.gate.imports import imported, module_stems
 
 if TYPE_CHECKING:
     from refusal_lint.config import Config
@@ -59,8 +59,6 @@ class _Notes:
     def imported(self, rel: str) -> str:
         """The file's imports of the tree's modules (gate/imports.py's `imported` note): noted
         once, for every round of `reaches` and every run while the file stays the same."""
-        from refusal_lint.static.gate.imports import imported
-
         return str(self.noted(rel, "imports", partial(imported, stems=self.stems)) or "")
 
 
