@@ -26,8 +26,7 @@ from refusal_lint.static.discover.contents import read_bytes
 from refusal_lint.static.discover.projects import module_prefix
 from refusal_lint.static.discover.roles import Roles
 from refusal_lint.static.extract.job import Callee, Job, ScanJob
-from refusal_lint.static.gate import datafiles, prefilter
-from refusal_lint.static.gate.imports import module_stems
+from refusal_lint.static.gate import datafiles, imports, prefilter
 from refusal_lint.static.settings import Settings
 
 if TYPE_CHECKING:
@@ -191,7 +190,6 @@ class Extraction:
         configured = frozenset(self.roles.cards) | frozenset(self.roles.prompt_modules)
         known = frozenset(self.cache.entries)
         relevance = self._relevance()
-        stems = module_stems(self.entries) if relevance else frozenset()
         # Largest first, so the workers finish together (results do not depend on the order).
         batches: list[list[tuple[str, str, int, bytes | None]]] = [[]]
         size = 0
@@ -213,7 +211,7 @@ class Extraction:
                     ids=self.ids,
                     exhaustive=self.settings.exhaustive,
                     relevance=relevance,
-                    stems=stems,
+                    stems=imports.module_stems(self.entries) if relevance else frozenset(),
                 )
             )
         self.scan_context, self.scan_needles = context, needles
