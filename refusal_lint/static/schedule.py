@@ -189,7 +189,7 @@ class Extraction:
             return
         configured = frozenset(self.roles.cards) | frozenset(self.roles.prompt_modules)
         known = frozenset(self.cache.entries)
-        relevance = self._relevance()
+        relevance, stems = self._relevance()
         # Largest first, so the workers finish together (results do not depend on the order).
         batches: list[list[tuple[str, str, int, bytes | None]]] = [[]]
         size = 0
@@ -211,21 +211,21 @@ class Extraction:
                     ids=self.ids,
                     exhaustive=self.settings.exhaustive,
                     relevance=relevance,
-                    stems=imports.module_stems(self.entries) if relevance else frozenset(),
+                    stems=stems,
                 )
             )
         self.scan_context, self.scan_needles = context, needles
 
-    def _relevance(self) -> tuple[str, ...]:
-        """The data cards' ids, for the scan to answer the prompt stage's text questions."""
+    def _relevance(self) -> tuple[tuple[str, ...], frozenset[str]]:
+        """The data cards' ids and the tree's module stems, for the scan's text answers."""
         if not self.ids or self.settings.exhaustive:
-            return ()
+            return (), frozenset()
         from refusal_lint.static.gate import answers
 
         ctx = answers.context(self.ids, self.entries, self.prefix)
         if ctx != self.answers_context:
             self.answers, self.answers_context, self.answers_ids = {}, ctx, self.ids
-        return self.ids
+        return self.ids, imports.module_stems(self.entries)
 
     def _pool(self) -> Pool:
         if self.pool is None:

@@ -137,11 +137,12 @@ def answers(
     (`prompt`) and names none, may they list rules ("lists"), or a Python one leave a
     lead-in open for a name to fill ("leads")?"""
     out: dict[str, Any] = {"ids": relevance.file_names_ids(rel, data)}
-    if kind_of(rel) == FileKind.PYTHON:
+    python = kind_of(rel) == FileKind.PYTHON
+    if python:
         out["imports"] = imported(data, stems)  # for ondemand's walk to the importers, if it takes one
     if prompt and not out["ids"]:
         out["lists"] = weak(rel, data)
-        if not out["lists"] and kind_of(rel) == FileKind.PYTHON:
+        if not out["lists"] and python:
             out["leads"] = leads(data)
     return out
 

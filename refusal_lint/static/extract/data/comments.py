@@ -39,9 +39,9 @@ def may_hold(kind: FileKind | None, data: bytes) -> bool:
 def suppressions(path: str, kind: FileKind, text: str) -> tuple[Suppression, ...]:
     if "refusal-lint" not in text or kind not in (FileKind.YAML, FileKind.TEXT):
         return ()
-    lines = text.splitlines()  # as PyYAML's marks count them (U+2028 breaks a line there)
+    # A text file's lines as git counts them; YAML's as PyYAML's marks do (U+2028 breaks one).
+    lines = sourcetext.text_lines(text) if kind == FileKind.TEXT else text.splitlines()
     if kind == FileKind.TEXT:
-        lines = sourcetext.text_lines(text)
         out = []
         for i, line in enumerate(lines, 1):
             for pattern in _TEXT:
