@@ -10,10 +10,9 @@ from typing import TYPE_CHECKING
 from refusal_lint.config import Config
 from refusal_lint.core.errors import UsageError
 from refusal_lint.core.filekinds import kind_of, prompt_by_name
-from refusal_lint.core.kinds import FileKind
+from refusal_lint.core.kinds import FileKind, ProblemKind
 from refusal_lint.core.nogc import no_gc
-from refusal_lint.static import filter as filtering
-from refusal_lint.static import ondemand
+from refusal_lint.static import memo, ondemand
 from refusal_lint.static.discover.projects import (
     Owners,
     Wanted,
@@ -23,14 +22,16 @@ from refusal_lint.static.discover.projects import (
     python_scope,
 )
 from refusal_lint.static.discover.roles import Roles, roles_of
-from refusal_lint.static.schedule import Extraction
 from refusal_lint.static.settings import Settings
 
 if TYPE_CHECKING:
+    from refusal_lint.core.facts import FileFacts
     from refusal_lint.core.model import Finding
-    from refusal_lint.static.bind.bound import Agent, Bound
+    from refusal_lint.static.bind.agent import Agent
+    from refusal_lint.static.bind.bound import Bound
     from refusal_lint.static.bind.modules import ModuleIndex
     from refusal_lint.static.discover import walk as discover
+    from refusal_lint.static.schedule import Extraction
 
 __all__ = ["Result", "Settings", "run"]
 
@@ -93,12 +94,22 @@ def _checked(paths: list[str], cfg: Config, settings: Settings) -> Result:
     exclude_base = cfg.base if cfg.source else root
     walk = settings.contents.walk(root, targets, list(cfg.exclude), exclude_base)
     wanted = wanted.naming(e.rel for e in walk.files) if wanted is not None else None
-    ex = Extraction(root, cfg, settings, roles)
-    ex.waiting = partial(ondemand.waiting, ex)
-    try:
-        result, owners = _run(ex, walk, root, cfg, settings, roles, wanted)
-    finally:
-        ex.close()
+    run_key = memo.key(root, targets, exclude_base, cfg, settings, walk) if wanted is None else None
+    kept = memo.load(exclude_base, run_key) if run_key is not None else None
+    if isinstance(kept, Result):
+        result, owners = kept, None
+    else:
+        # The stages are imported only for a run worked out (a kept one is answered without).
+        from refusal_lint.static.schedule import Extraction
+
+        ex = Extraction(root, cfg, settings, roles)
+        ex.waiting = partial(ondemand.waiting, ex)
+        try:
+            result, owners = _run(ex, walk, root, cfg, settings, roles, wanted)
+        finally:
+            ex.close()
+        if run_key is not None and not any(_unchecked(f) for f in ex.facts.values()):
+            memo.save(exclude_base, run_key, result)  # the cache's folder
     if owners is not None:
         result.findings = owners.findings(result.findings)
         owning = {id(a) for a in owners.owning}
@@ -106,12 +117,19 @@ def _checked(paths: list[str], cfg: Config, settings: Settings) -> Result:
         if recorded is not None:
             recorded = [e for e in recorded if owners.keeps(e.path)]  # other agents' entries are not stale
     if recorded is not None and settings.baseline is not None:
+        from refusal_lint.static import filter as filtering
+
         result.findings = filtering.unrecorded(result.findings, recorded, settings.baseline, settings, root)
     if any(f.edit is not None for f in result.findings):
         from refusal_lint.static import fix
 
         result.findings, result.unfixable = fix.fixable(result.findings, root, settings.contents.read)
     return result
+
+
+def _unchecked(facts: FileFacts) -> bool:
+    """Facts that depend on a limit or a crash (no cache keeps them: the next run tries again)."""
+    return facts.problem is not None and facts.problem.kind == ProblemKind.UNCHECKED
 
 
 def _in_folders(wanted: Wanted | None, path: str) -> bool:
@@ -127,6 +145,8 @@ def _run(
     roles: Roles,
     wanted: Wanted | None = None,
 ) -> tuple[Result, Owners | None]:
+    from refusal_lint.static import filter as filtering
+
     ex.notes.extend(walk.skipped)
     ex.entries = {e.rel: e for e in walk.files}
     py_entries = [e for e in walk.files if kind_of(e.rel) == FileKind.PYTHON]
