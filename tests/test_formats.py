@@ -21,7 +21,7 @@ from refusal_lint.report import text
 from refusal_lint.report.base import Report, coded, rule_tag, tagged
 from refusal_lint.report.ci import github
 from refusal_lint.report.formats import FORMATS, TABLES, Style, readme_table, render
-from refusal_lint.static.bind.bound import Agent
+from refusal_lint.static.bind.agent import Agent
 
 CARD = RuleSet(
     Loc("agent-card.json", 8), (Rule("seg-mix", SURVEY_RULES["seg-mix"], Loc("agent-card.json", 10)),), True

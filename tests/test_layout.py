@@ -84,7 +84,7 @@ def test_the_graph_sees_every_kind_of_import() -> None:
     graph = import_graph()
     assert "refusal_lint.core.model" in graph["refusal_lint.codes"]  # at the top
     assert (
-        "refusal_lint.static.bind.bound" in graph["refusal_lint.static.checks.guards"]
+        "refusal_lint.static.bind.agent" in graph["refusal_lint.static.checks.guards"]
     )  # under TYPE_CHECKING
     assert "refusal_lint.static.baseline" in graph["refusal_lint.static.filter"]  # inside a function
     assert "refusal_lint.static.checks.registry" in graph["refusal_lint.codes"]  # `from pkg.mod import x`

@@ -11,7 +11,8 @@ from pathlib import Path
 from refusal_lint.codes import CODES, expand
 from refusal_lint.core.kinds import Severity
 from refusal_lint.core.model import Finding, Loc
-from refusal_lint.static.bind.bound import Agent, Bound
+from refusal_lint.static.bind.agent import Agent
+from refusal_lint.static.bind.bound import Bound
 from refusal_lint.static.checks import registry
 from refusal_lint.static.checks.base import Check, Run
 
@@ -135,7 +136,7 @@ def test_the_registry_runs_tree_checks_once_and_agent_checks_for_each_agent() ->
 def test_a_configured_card_that_is_missing_is_rl100_alone() -> None:
     """The guard check of a tree with no agent gives RL001 only when no card is configured."""
     from refusal_lint.core.kinds import GuardKind, GuardStatus
-    from refusal_lint.static.bind.bound import BoundGuard
+    from refusal_lint.static.bind.agent import BoundGuard
 
     guard = BoundGuard(Loc("tools.py", 4), GuardKind.CALL, GuardStatus.ID, "seg-mix")
     bound = Bound([], [], [], [], [guard], [], set())

@@ -75,7 +75,7 @@ def _probe(
 ) -> int:
     from refusal_lint import config as config_mod
     from refusal_lint.live import probe as prober
-    from refusal_lint.static.bind.bound import Agent
+    from refusal_lint.static.bind.agent import Agent
 
     cfg = config_mod.load(config_file, os.getcwd())
     probes = dict(cfg.probes)

@@ -1,5 +1,5 @@
 """The one table of the files refusal-lint reads: each suffix and the kind of file it is;
-and which files are prompts by their name, and which never by their content.
+which files are cards or prompts by their name, and which never prompts by their content.
 
 Discovery, extraction, fixing and the pre-commit hook's `files:` pattern (a test keeps it
 equal) all read this table; every stage asks a file's role by name here.
@@ -24,6 +24,18 @@ SUFFIXES: dict[str, FileKind] = {
     ".prompt": FileKind.TEXT,
     ".prompty": FileKind.TEXT,
 }
+
+# The names an AgentCard file is known by (its discovery and the projects of file arguments).
+CARD_NAMES = frozenset(
+    {
+        "agent-card.json",
+        "agent.json",
+        "agent-card.yaml",
+        "agent-card.yml",
+        "agent_card.json",
+        "agentcard.json",
+    }
+)
 
 # Other text a prompt may be kept in (a `prompts.toml` read with tomllib, an XML prompt, a
 # Handlebars or Liquid template, a config or a translation file), read as text like the

@@ -12,7 +12,7 @@ from refusal_lint.codes import is_error
 
 if TYPE_CHECKING:
     from refusal_lint.core.model import Finding
-    from refusal_lint.static.bind.bound import Agent
+    from refusal_lint.static.bind.agent import Agent
 
 
 @dataclass(frozen=True)

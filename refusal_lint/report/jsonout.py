@@ -12,7 +12,7 @@ from refusal_lint.core.model import TOOL
 if TYPE_CHECKING:
     from refusal_lint.core.model import Finding
     from refusal_lint.report.base import Report
-    from refusal_lint.static.bind.bound import Agent
+    from refusal_lint.static.bind.agent import Agent
 
 
 def finding_dict(f: Finding) -> dict[str, Any]:

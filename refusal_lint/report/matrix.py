@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from refusal_lint.core.model import Finding, Loc
 from refusal_lint.report.base import Report
 from refusal_lint.report.jsonout import prompt_entries
-from refusal_lint.static.bind.bound import Agent
+from refusal_lint.static.bind.agent import Agent
 from refusal_lint.static.checks.guards import RL302, RL303
 from refusal_lint.static.checks.prompt import RL202, RL203, mention_lines
 

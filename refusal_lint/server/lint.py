@@ -15,7 +15,7 @@ from refusal_lint.core.kinds import FileKind
 
 if TYPE_CHECKING:
     from refusal_lint.core.model import Finding
-    from refusal_lint.static.bind.bound import Agent
+    from refusal_lint.static.bind.agent import Agent
     from refusal_lint.static.cache import Memory
 
 

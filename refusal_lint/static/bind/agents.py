@@ -16,15 +16,8 @@ from refusal_lint.core.facts import Attr, DictV, Each, ExtDecl, FileFacts, Seq, 
 from refusal_lint.core.kinds import PromptForm
 from refusal_lint.core.model import Finding, Loc, Prompt, PromptLine, RuleSet
 from refusal_lint.static.bind import scoping
-from refusal_lint.static.bind.bound import (
-    Agent,
-    Bound,
-    BoundError,
-    BoundGuard,
-    bind_error,
-    bind_guard,
-    py_ext_decl,
-)
+from refusal_lint.static.bind.agent import Agent, BoundError, BoundGuard
+from refusal_lint.static.bind.bound import Bound, bind_error, bind_guard, py_ext_decl
 from refusal_lint.static.bind.guardids import GuardIds
 from refusal_lint.static.bind.modules import ModuleIndex
 from refusal_lint.static.bind.prompts import py_prompts

@@ -11,7 +11,8 @@ from refusal_lint.core.facts import FileFacts
 from refusal_lint.core.filekinds import kind_of
 from refusal_lint.core.kinds import FileKind, ProblemKind
 from refusal_lint.core.model import Finding, Loc, RuleSet
-from refusal_lint.static.bind.bound import Agent, Unclaimed
+from refusal_lint.static.bind.agent import Agent
+from refusal_lint.static.bind.bound import Unclaimed
 from refusal_lint.static.checks.files import RUN_WIDE
 from refusal_lint.static.discover import walk as discover
 from refusal_lint.static.discover.roles import Roles, config_relative, rel

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from refusal_lint.core.facts import FileFacts
     from refusal_lint.core.model import Code, Finding
-    from refusal_lint.static.bind.bound import Agent, Bound
+    from refusal_lint.static.bind.agent import Agent
+    from refusal_lint.static.bind.bound import Bound
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from refusal_lint.static.checks.base import Check, Run
 if TYPE_CHECKING:
     from refusal_lint.core.facts import Suppression
     from refusal_lint.static.baseline import Entry
-    from refusal_lint.static.bind.bound import Agent
+    from refusal_lint.static.bind.agent import Agent
 
 
 RL002 = Code(

@@ -10,7 +10,7 @@ from refusal_lint.core.model import Code, Edit, Finding, Rule, RuleSet
 from refusal_lint.static.checks.base import Check, Run
 
 if TYPE_CHECKING:
-    from refusal_lint.static.bind.bound import Agent, BoundError, BoundGuard
+    from refusal_lint.static.bind.agent import Agent, BoundError, BoundGuard
 
 RL001 = Code(
     code="RL001",

@@ -12,7 +12,7 @@ from refusal_lint.static.checks import card, files, guards, prompt
 from refusal_lint.static.checks.base import Check, Run
 
 if TYPE_CHECKING:
-    from refusal_lint.static.bind.bound import Agent
+    from refusal_lint.static.bind.agent import Agent
 
 CHECKS: tuple[Check, ...] = (
     files.CHECK,

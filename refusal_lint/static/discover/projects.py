@@ -18,12 +18,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from refusal_lint.config import AgentConfig, Config
-from refusal_lint.core.filekinds import kind_of
+from refusal_lint.core.filekinds import CARD_NAMES, kind_of
 
 if TYPE_CHECKING:
     from refusal_lint.core.facts import FileFacts
     from refusal_lint.core.model import Finding
-    from refusal_lint.static.bind.bound import Agent
+    from refusal_lint.static.bind.agent import Agent
     from refusal_lint.static.discover import walk as discover
     from refusal_lint.static.discover.roles import Roles
 
@@ -60,8 +60,6 @@ def project_root(path: str, cfg: Config) -> str:
 
 def _card_in(place: str) -> str | None:
     """The card at the A2A place of a folder (`.well-known/agent-card.json`, `agent.json`, ...)."""
-    from refusal_lint.static.gate.prefilter import CARD_NAMES
-
     for sub in (".well-known", ""):
         for name in sorted(CARD_NAMES):
             if os.path.isfile(candidate := os.path.join(place, sub, name)):
@@ -132,7 +130,6 @@ def _needs_project(folder: str, top: str) -> bool:
     folder above it up to the project's top, the nearest first."""
     from refusal_lint.static.discover.walk import NEVER_ENTER
     from refusal_lint.static.gate.imports import imports_of
-    from refusal_lint.static.gate.prefilter import CARD_NAMES
 
     card = False
     for place, dirs, names in os.walk(folder):

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 
 from refusal_lint.core import spec
-from refusal_lint.core.filekinds import prompt_by_name
+from refusal_lint.core.filekinds import CARD_NAMES, prompt_by_name
 from refusal_lint.core.kinds import FileKind
 from refusal_lint.core.sourcetext import NAME_BYTES, before_blanks, spelled
 from refusal_lint.static.extract import vocab
@@ -19,17 +19,6 @@ from refusal_lint.static.gate.guardcall import call_end, guard_call
 from refusal_lint.static.gate.imports import bindings_of
 from refusal_lint.static.gate.lowered import Words, holds, lowered, word_matches, words_of
 from refusal_lint.static.gate.treenames import binds, root_of
-
-CARD_NAMES = frozenset(
-    {
-        "agent-card.json",
-        "agent.json",
-        "agent-card.yaml",
-        "agent-card.yml",
-        "agent_card.json",
-        "agentcard.json",
-    }
-)
 
 
 def _alternatives(words: Iterable[str]) -> bytes:
