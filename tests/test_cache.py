@@ -188,7 +188,7 @@ def test_a_cache_written_by_other_code_is_never_used(tmp_path: Path, monkeypatch
     data["stats"] = {p: [*row[:3], ""] for p, row in data["stats"].items()}
     data["entries"] = {}
     store.write_text(json.dumps(data))
-    (store.parent / "runs-v1.json").unlink()  # the files' cache asked, not the whole run's (test_memo.py)
+    shutil.rmtree(store.parent / "runs-v1")  # the files' cache asked, not the whole run's (test_memo.py)
     assert _codes(root) != want  # the same code trusts its cache: the poison shows
     monkeypatch.setattr(cache, "_code", "extractor-b")
     assert _codes(root) == want  # changed code: nothing of the old cache is used

@@ -40,6 +40,11 @@ def _unworked(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(schedule, "Extraction", no)
 
 
+def _kept(root: Path) -> list[Path]:
+    """The runs kept for the tree at `root`."""
+    return sorted((root / ".refusal_lint_cache" / memo.FOLDER).glob("*.json"))
+
+
 def _touch(path: Path, old: str, new: str) -> None:
     text = path.read_text()
     assert old in text
@@ -100,19 +105,19 @@ def test_what_the_run_reads_changed_works_it_out_again(
         monkeypatch.setenv("REFUSAL_LINT_EXHAUSTIVE", "1")
     after = _out(root, *args)
     assert after == _out(root, *args, "--no-cache")
+    assert len(_kept(root)) <= memo.KEPT
     if change != "exhaustive":
         assert after != before, change
     else:
         assert after == before  # the same findings, from its own kept run
-        runs = json.loads((root / ".refusal_lint_cache" / memo.FILE).read_text())["runs"]
-        assert len(runs) == 2
+        assert len(_kept(root)) == 2
 
 
 def test_a_run_for_some_files_keeps_nothing(tmp_path: Path) -> None:
     """Which agents own the files given is worked out from the whole tree each time."""
     root = _copy("py-rl303", tmp_path)
     assert run_cli("check", str(root / "survey/tools.py"), cwd=root).exit_code == 1
-    assert not (root / ".refusal_lint_cache" / memo.FILE).exists()
+    assert _kept(root) == []
 
 
 def test_a_run_with_unchecked_facts_keeps_nothing(repo: Repo) -> None:
@@ -123,7 +128,7 @@ def test_a_run_with_unchecked_facts_keeps_nothing(repo: Repo) -> None:
     prompt.write_text(prompt.read_text() + "Answer from the tables only.\n" * 80)
     found = json.loads(run_cli("check", str(root), "--format", "json", cwd=root).stdout)["findings"]
     assert [f["code"] for f in found] == ["RL005"]
-    assert not (root / ".refusal_lint_cache" / memo.FILE).exists()
+    assert _kept(root) == []
 
 
 @pytest.mark.parametrize(
@@ -131,23 +136,23 @@ def test_a_run_with_unchecked_facts_keeps_nothing(repo: Repo) -> None:
     [
         "not json",
         "[1, 2]",
-        '{"version": "other code", "runs": {}}',
         "wrong shapes",
+        "findings of another shape",
         "a class of another package",
     ],
 )
 def test_a_damaged_or_foreign_memo_is_worked_around(tmp_path: Path, damage: str) -> None:
     root = _copy("py-rl303", tmp_path)
     want = _out(root, "--format", "json")
-    store = root / ".refusal_lint_cache" / memo.FILE
+    (store,) = _kept(root)
     kept = json.loads(store.read_text())
-    (run_key,) = kept["runs"]
     if damage == "wrong shapes":
-        kept["runs"][run_key] = {"c": "refusal_lint.static.pipeline:Result", "f": {"root": 3}}
+        text = json.dumps({"c": "refusal_lint.static.pipeline:Result", "f": {"root": 3}})
+    elif damage == "findings of another shape":
+        kept["f"]["findings"] = [1, 2]
         text = json.dumps(kept)
     elif damage == "a class of another package":
-        kept["runs"][run_key] = {"c": "antigravity:fly", "f": {}}
-        text = json.dumps(kept)
+        text = json.dumps({"c": "antigravity:fly", "f": {}})
     else:
         text = damage
     store.write_text(text)
@@ -178,3 +183,22 @@ def test_every_fixture_s_result_is_kept_as_it_is(tmp_path: Path, name: str) -> N
         os.chdir(cwd)
     data = json.loads(json.dumps(memo._encode(result)))
     assert memo._decode(data) == result
+
+
+def test_the_runs_used_last_are_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _copy("py-rl303", tmp_path)
+    for code in ("RL1", "RL2", "RL3", "RL4"):
+        _out(root, "--select", code)
+        time.sleep(0.01)  # distinct stamps of use
+    _out(root, "--select", "RL1")  # answered: used last now
+    time.sleep(0.01)
+    _out(root, "--select", "RL5")  # a fifth: the one used least lately (RL2's) goes
+    assert len(_kept(root)) == memo.KEPT
+    _unworked(monkeypatch)  # a run worked out now fails (exit 2)
+    assert [_out(root, "--select", code)[0] for code in ("RL1", "RL3", "RL4", "RL5", "RL2")] == [
+        0,
+        1,
+        0,
+        0,
+        2,
+    ]

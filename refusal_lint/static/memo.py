@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from refusal_lint.static.discover.walk import Walk
     from refusal_lint.static.settings import Settings
 
-FILE = "runs-v1.json"
+FOLDER = "runs-v1"  # in the cache's folder: a file a run kept, named by its key
 KEPT = 4  # runs kept: a tree checked with two configs or modes in turn keeps both
 _PACKAGE = "refusal_lint."
 
@@ -80,42 +80,35 @@ def _canonical(obj: Any) -> Any:
 
 
 def load(folder: str, run_key: str) -> Any:
-    """The result kept under `run_key`, or None (none kept, or a file damaged or written by
-    other code: the run is worked out)."""
+    """The result kept under `run_key`, or None (none kept, or a file damaged: the run is
+    worked out). Kept as used last, for `save` to keep the runs used most recently."""
+    path = os.path.join(folder, DIR, FOLDER, run_key + ".json")
     try:
-        with open(os.path.join(folder, DIR, FILE), encoding="utf-8") as fh:
-            runs = json.load(fh)
-        return _decode(runs["runs"][run_key]) if runs.get("version") == code_fingerprint() else None
-    except (OSError, ValueError, KeyError, TypeError, AttributeError, ImportError):
+        with open(path, encoding="utf-8") as fh:
+            result = _decode(json.load(fh))
+        os.utime(path)
+        return result
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, ImportError, RecursionError):
         return None
 
 
 def save(folder: str, run_key: str, result: Any) -> None:
-    """Keep `result` under `run_key`, beside the last runs' (a read-only tree keeps none)."""
-    path = os.path.join(folder, DIR, FILE)
-    runs: dict[str, Any] = {}
-    try:
-        with open(path, encoding="utf-8") as fh:
-            old = json.load(fh)
-        if (
-            isinstance(old, dict)
-            and old.get("version") == code_fingerprint()
-            and isinstance(old.get("runs"), dict)
-        ):
-            runs = old["runs"]
-    except (OSError, ValueError):
-        pass
-    runs.pop(run_key, None)
-    runs[run_key] = _encode(result)
-    body = json.dumps({"version": code_fingerprint(), "runs": dict(list(runs.items())[-KEPT:])})
+    """Keep `result` under `run_key` (its own file: a run answered reads only its own), and
+    only the last KEPT runs used (a read-only tree keeps none)."""
+    runs = os.path.join(folder, DIR, FOLDER)
+    body = json.dumps(_encode(result), separators=(",", ":"))
     try:
         import tempfile
 
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".runs-")
+        os.makedirs(runs, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=runs, prefix=".run-")
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(body)
-        os.replace(tmp, path)
+        os.replace(tmp, os.path.join(runs, run_key + ".json"))
+        kept = [e for e in os.scandir(runs) if e.name.endswith(".json")]
+        kept.sort(key=lambda e: e.stat().st_mtime_ns, reverse=True)
+        for old in kept[KEPT:]:
+            os.unlink(old.path)
     except OSError:
         pass
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeGuard
 
 from refusal_lint.config import Config
 from refusal_lint.core.errors import UsageError
@@ -96,7 +96,7 @@ def _checked(paths: list[str], cfg: Config, settings: Settings) -> Result:
     wanted = wanted.naming(e.rel for e in walk.files) if wanted is not None else None
     run_key = memo.key(root, targets, exclude_base, cfg, settings, walk) if wanted is None else None
     kept = memo.load(exclude_base, run_key) if run_key is not None else None
-    if isinstance(kept, Result):
+    if _whole(kept):
         result, owners = kept, None
     else:
         # The stages are imported only for a run worked out (a kept one is answered without).
@@ -125,6 +125,18 @@ def _checked(paths: list[str], cfg: Config, settings: Settings) -> Result:
 
         result.findings, result.unfixable = fix.fixable(result.findings, root, settings.contents.read)
     return result
+
+
+def _whole(kept: object) -> TypeGuard[Result]:
+    """A kept result that is one, as far down as a report reads (a file edited by hand)."""
+    from refusal_lint.core.model import Finding
+    from refusal_lint.static.bind.agent import Agent
+
+    return (
+        isinstance(kept, Result)
+        and all(isinstance(f, Finding) for f in kept.findings)
+        and all(isinstance(a, Agent) for a in kept.agents)
+    )
 
 
 def _unchecked(facts: FileFacts) -> bool:
