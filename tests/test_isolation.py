@@ -338,3 +338,23 @@ def test_a_generated_module_past_the_read_budget_is_rl005_at_once(
         data = check_json(tmp_path)
         assert [(f["path"], f["code"]) for f in data["findings"]] == [("cases.py", "RL005")], exhaustive
         assert "past the 1 MiB read budget" in data["findings"][0]["message"]
+
+
+def test_a_run_where_a_worker_died_is_never_kept_whole(
+    sabotage: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What it held is tried again by the next run, so the whole run is not kept either
+    (static/memo.py), however clean its report (here: a file that cannot matter, parsed by
+    the exhaustive mode only, gives no RL005)."""
+    from conftest import run_cli
+
+    from refusal_lint.static import memo
+
+    monkeypatch.setenv("REFUSAL_LINT_EXHAUSTIVE", "1")
+    (tmp_path / "tools.py").write_bytes(GUARD)
+    (tmp_path / "crash.py").write_bytes(b"VALUES = [1, 2, 3]\n")
+    run_cli("check", str(tmp_path), "--jobs", "2", cwd=tmp_path)
+    assert not list((tmp_path / ".refusal_lint_cache" / memo.FOLDER).glob("*.json"))
+    (tmp_path / "crash.py").unlink()
+    run_cli("check", str(tmp_path), "--jobs", "2", cwd=tmp_path)
+    assert len(list((tmp_path / ".refusal_lint_cache" / memo.FOLDER).glob("*.json"))) == 1

@@ -9,14 +9,16 @@ decodes no fact and parses nothing). One file changed, added or removed, and the
 another: the run goes through the per-file cache as before.
 
 Not kept: a run whose facts depend on limits or luck (an UNCHECKED problem: a parse past
-its CPU limit, a crashed worker), which the next run tries again; bytes that are not the
-disk's (git's index, an editor's buffers); a run for some files only (the owners of those
-files are worked out from the whole tree's agents). Stored as JSON, like the cache: the
-reader makes only refusal_lint's own dataclasses and enums, never runs code.
+its CPU limit; a worker that died or overran, whatever it held), which the next run tries
+again; bytes that are not the disk's (git's index, an editor's buffers); a run for some
+files only (the owners of those files are worked out from the whole tree's agents).
+Stored as JSON, like the cache: the reader makes only refusal_lint's own dataclasses and
+enums, never runs code.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import enum
 import hashlib
@@ -86,10 +88,11 @@ def load(folder: str, run_key: str) -> Any:
     try:
         with open(path, encoding="utf-8") as fh:
             result = _decode(json.load(fh))
-        os.utime(path)
-        return result
     except (OSError, ValueError, KeyError, TypeError, AttributeError, ImportError, RecursionError):
         return None
+    with contextlib.suppress(OSError):  # a read-only cache is read all the same
+        os.utime(path)
+    return result
 
 
 def save(folder: str, run_key: str, result: Any) -> None:

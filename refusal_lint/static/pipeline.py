@@ -108,7 +108,8 @@ def _checked(paths: list[str], cfg: Config, settings: Settings) -> Result:
             result, owners = _run(ex, walk, root, cfg, settings, roles, wanted)
         finally:
             ex.close()
-        if run_key is not None and not any(_unchecked(f) for f in ex.facts.values()):
+        failed = ex.pool is not None and ex.pool.failed
+        if run_key is not None and not failed and not any(_unchecked(f) for f in ex.facts.values()):
             memo.save(exclude_base, run_key, result)  # the cache's folder
     if owners is not None:
         result.findings = owners.findings(result.findings)

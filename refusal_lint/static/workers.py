@@ -141,6 +141,9 @@ class Pool:
         self.idle: list[_Worker] = []
         self.busy: list[_Worker] = []
         self.results = Results()
+        # A worker died or overran in this run: what it held is read again by the next
+        # (the cache keeps none of it), so the run is never kept whole (memo.py).
+        self.failed = False
         self._fds: tuple[int, ...] = ()
         self._poll: Any = None
 
@@ -208,6 +211,7 @@ class Pool:
 
     def _fail(self, w: _Worker, why: str) -> None:
         """The worker died or overran: its file gets the blame, the rest of its batch goes on."""
+        self.failed = True
         job = w.job
         assert job is not None
         if isinstance(job, ScanJob):
