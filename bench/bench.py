@@ -3,7 +3,8 @@
 
 Scenarios (commands alternate within a round, so a slow moment of the machine hits all of
 them alike; medians are printed; "cold" is --no-cache, after a warm-up that fills the
-file system cache and writes bytecode):
+file system cache and writes bytecode; "warm" follows a run over the same tree, unchanged,
+"touched" one after which a Python file of the agent was saved again):
 
 1. real: each shared repository of ../shared/bench/real-repos.tar.xz and vocab-repos.tar.xz
    (unpacked to a temporary folder), and all of them together; peak RSS and findings too
