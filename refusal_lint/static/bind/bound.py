@@ -212,10 +212,14 @@ def bind_guard(res: Resolver, ids: GuardIds, g: Guard, params_ids: set[str]) -> 
     out: list[BoundGuard] = []
     for f in fired:
         here = f.loc == g.loc
-        said = (reason, reason_loc, literal) if here else (None, None, False)
-        if not here and f.site is not None and isinstance(g.reason, Param):
+        # A helper's own reason (a literal, a constant) is what every id it fires is sent
+        # with: compared at each call site (RL303 there), but not rewritten by --fix, which
+        # would give every other id the first one's reason.
+        said = (reason, reason_loc, literal) if here else (reason, None, False)
+        if not here and isinstance(g.reason, Param):
             # A helper's reason parameter: the reason its call site passes (RL303 there).
-            said = _reason(res, _site_arg(res, ids, g.reason, f.site), params_ids)
+            arg = _site_arg(res, ids, g.reason, f.site) if f.site is not None else None
+            said = _reason(res, arg, params_ids)
         out.append(
             BoundGuard(
                 loc=f.loc,
