@@ -207,7 +207,12 @@ def _payloads(guards: list[BoundGuard]) -> list[Finding]:
 
 
 def _as_errors(errors: list[BoundError]) -> list[Finding]:
-    """RL305: each refusal sent as a protocol error."""
+    """RL305: each refusal sent as a protocol error, once a line: an error built by a helper
+    and wrapped in another at its call site (`raise ServerError(error=refusal_error("x-y"))`)
+    is one refusal, as the same nesting written inline is; the outermost error names it."""
+    first: dict[tuple[str, int, str | None], BoundError] = {}
+    for e in sorted(errors, key=lambda e: (e.loc.path, e.loc.line, e.loc.col)):
+        first.setdefault((e.loc.path, e.loc.line, e.rule_id), e)
     return [
         RL305.finding(
             e.loc,
@@ -215,7 +220,7 @@ def _as_errors(errors: list[BoundError]) -> list[Finding]:
             "a refused request a successful result carrying the refusal Parts",
             rule_id=e.rule_id,
         )
-        for e in errors
+        for e in first.values()
     ]
 
 
