@@ -338,6 +338,11 @@ class FileFacts:
             or any(not isinstance(g.rule, Param) for g in self.guards)
         )
 
+    def unchecked(self) -> bool:
+        """Its facts are unknown: a limit hit or a crashed parser (RL005). They depend on the
+        limits and may come out next run, so no cache keeps them."""
+        return self.problem is not None and self.problem.kind == ProblemKind.UNCHECKED
+
     def holds_nothing(self) -> bool:
         """No fact, problem, suppression or definition: as good as a file passed over."""
         return not (

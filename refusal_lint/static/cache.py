@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from refusal_lint import __version__
-from refusal_lint.core.kinds import ProblemKind
 from refusal_lint.static.extract.job import Callee, Job
 
 if TYPE_CHECKING:
@@ -205,8 +204,8 @@ class Cache:
         self.put_key(key(job), facts)
 
     def put_key(self, k: str, facts: FileFacts) -> None:
-        if self.folder is None or (facts.problem is not None and facts.problem.kind == ProblemKind.UNCHECKED):
-            return  # a limit hit or a crash depends on the limits and may pass: try again next run
+        if self.folder is None or facts.unchecked():
+            return  # tried again next run
         from refusal_lint.core.codec import encode
 
         self.used[k] = encode(facts)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, TypeGuard
 from refusal_lint.config import Config
 from refusal_lint.core.errors import UsageError
 from refusal_lint.core.filekinds import kind_of, prompt_by_name
-from refusal_lint.core.kinds import FileKind, ProblemKind
+from refusal_lint.core.kinds import FileKind
 from refusal_lint.core.nogc import no_gc
 from refusal_lint.static import memo, ondemand
 from refusal_lint.static.discover.projects import (
@@ -25,7 +25,6 @@ from refusal_lint.static.discover.roles import Roles, roles_of
 from refusal_lint.static.settings import Settings
 
 if TYPE_CHECKING:
-    from refusal_lint.core.facts import FileFacts
     from refusal_lint.core.model import Finding
     from refusal_lint.static.bind.agent import Agent
     from refusal_lint.static.bind.bound import Bound
@@ -109,7 +108,7 @@ def _checked(paths: list[str], cfg: Config, settings: Settings) -> Result:
         finally:
             ex.close()
         failed = ex.pool is not None and ex.pool.failed
-        if run_key is not None and not failed and not any(_unchecked(f) for f in ex.facts.values()):
+        if run_key is not None and not failed and not any(f.unchecked() for f in ex.facts.values()):
             memo.save(exclude_base, run_key, result)  # the cache's folder
     if owners is not None:
         result.findings = owners.findings(result.findings)
@@ -138,11 +137,6 @@ def _whole(kept: object) -> TypeGuard[Result]:
         and all(isinstance(f, Finding) for f in kept.findings)
         and all(isinstance(a, Agent) for a in kept.agents)
     )
-
-
-def _unchecked(facts: FileFacts) -> bool:
-    """Facts that depend on a limit or a crash (no cache keeps them: the next run tries again)."""
-    return facts.problem is not None and facts.problem.kind == ProblemKind.UNCHECKED
 
 
 def _in_folders(wanted: Wanted | None, path: str) -> bool:

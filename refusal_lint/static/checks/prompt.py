@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from refusal_lint.core import prompttext, spec
 from refusal_lint.core.filekinds import prompt_by_name
-from refusal_lint.core.kinds import EditKind, ProblemKind, Severity
+from refusal_lint.core.kinds import EditKind, Severity
 from refusal_lint.core.model import Code, Edit, Finding, Loc, Prompt, Rule, RuleSet
 from refusal_lint.static.checks.base import Check, Run
 
@@ -244,11 +244,7 @@ def _unread_prompt(agent: Agent, run: Run) -> bool:
     """A file in the agent's folder that is a prompt by its name, whose facts are unknown
     (RL005: over max-file-size, or past a limit)."""
     return any(
-        f.problem is not None
-        and f.problem.kind == ProblemKind.UNCHECKED
-        and prompt_by_name(path)
-        and agent.under_root(path)
-        for path, f in run.facts.items()
+        f.unchecked() and prompt_by_name(path) and agent.under_root(path) for path, f in run.facts.items()
     )
 
 
