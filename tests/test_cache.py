@@ -245,3 +245,25 @@ def test_facts_come_back_from_the_cache_as_they_went_in(path: Path) -> None:
     foreign = dataclasses.replace(facts, problem=Problem(elsewhere, "a loc in another file"))
     for got in (facts, foreign, elsewhere):
         assert decode(json.loads(json.dumps(encode(got)))) == got
+
+
+def test_a_cache_file_that_cannot_be_put_in_place_leaves_nothing_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The files' cache and the runs' memo write through one function: whole or not at all,
+    no half-written temporary file left in the folder where the final move fails."""
+    import os
+
+    from refusal_lint.static import cache
+
+    assert cache.write(str(tmp_path), "runs-v1/x.json", "{}")
+    assert (tmp_path / cache.DIR / "runs-v1" / "x.json").read_text() == "{}"
+    assert (tmp_path / cache.DIR / "CACHEDIR.TAG").exists()
+
+    def fail(src: str, dst: str) -> None:
+        raise OSError("no room")
+
+    monkeypatch.setattr(os, "replace", fail)
+    assert not cache.write(str(tmp_path), cache.FILE, "{}")
+    left = sorted(p.name for p in (tmp_path / cache.DIR).iterdir())
+    assert left == [".gitignore", "CACHEDIR.TAG", "runs-v1"]

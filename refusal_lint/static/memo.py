@@ -27,7 +27,7 @@ import json
 import os
 from typing import TYPE_CHECKING, Any
 
-from refusal_lint.static.cache import DIR, code_fingerprint
+from refusal_lint.static.cache import DIR, code_fingerprint, write
 
 if TYPE_CHECKING:
     from refusal_lint.config import Config
@@ -98,22 +98,15 @@ def load(folder: str, run_key: str) -> Any:
 def save(folder: str, run_key: str, result: Any) -> None:
     """Keep `result` under `run_key` (its own file: a run answered reads only its own), and
     only the last KEPT runs used (a read-only tree keeps none)."""
-    runs = os.path.join(folder, DIR, FOLDER)
     body = json.dumps(_encode(result), separators=(",", ":"))
-    try:
-        import tempfile
-
-        os.makedirs(runs, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=runs, prefix=".run-")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(body)
-        os.replace(tmp, os.path.join(runs, run_key + ".json"))
+    if not write(folder, os.path.join(FOLDER, run_key + ".json"), body):
+        return
+    runs = os.path.join(folder, DIR, FOLDER)
+    with contextlib.suppress(OSError):
         kept = [e for e in os.scandir(runs) if e.name.endswith(".json")]
         kept.sort(key=lambda e: e.stat().st_mtime_ns, reverse=True)
         for old in kept[KEPT:]:
             os.unlink(old.path)
-    except OSError:
-        pass
 
 
 def _encode(obj: Any) -> Any:
