@@ -20,7 +20,7 @@ from refusal_lint.static.bind.agent import Agent, BoundError, BoundGuard
 from refusal_lint.static.bind.bound import Bound, bind_error, bind_guard, py_ext_decl
 from refusal_lint.static.bind.guardids import GuardIds
 from refusal_lint.static.bind.modules import ModuleIndex
-from refusal_lint.static.bind.prompts import py_prompts
+from refusal_lint.static.bind.prompts import Maps, py_prompts
 from refusal_lint.static.bind.resolve import Resolver
 from refusal_lint.static.checks import card as card_checks
 from refusal_lint.static.checks import files as file_checks
@@ -60,7 +60,7 @@ def bind(root: str, cfg: Config, facts: dict[str, FileFacts], index: ModuleIndex
     for agent in agents:
         ids = {agent.card.params_id} if agent.card and agent.card.params_id else set()
         # A prompt fed from the params map, or from a module's copy of it (same rule ids), is derived.
-        maps = ids | (_copies_of(res, agent.card) if agent.card else set())
+        maps = _maps_of(res, agent.card, ids)
         found = (
             _prompts(res, facts, agent.files, maps)
             if agent.prompt_spec is None
@@ -156,7 +156,8 @@ def _yields_fact(
         return True
     if any(bind_error(res, guard_ids, e, params_ids) for e in f.protocol_errors):
         return True
-    found = [p for pp in f.py_prompts for p in py_prompts(res, pp.value, params_ids, pp.form)]
+    maps = Maps(frozenset(params_ids))
+    found = [p for pp in f.py_prompts for p in py_prompts(res, pp.value, maps, pp.form)]
     return any(p.derived or _matters(p.lines, ids, p.lead) for p in (*f.prompts, *found))
 
 
@@ -216,27 +217,31 @@ def _says(g: BoundGuard) -> tuple[bool, str, tuple[str, ...], bool, str]:
     return (g.reason is not None, g.reason or "", g.extra_keys, g.media_near is not None, g.media_near or "")
 
 
-def _copies_of(res: Resolver, card: RuleSet) -> set[str]:
-    """Module-level dicts whose keys are exactly the card's rule ids; and the tables the
-    card's params map is built from by a comprehension (`{r.id: r.reason for r in TABLE}`:
-    a prompt iterating TABLE agrees with the card by construction, as one iterating the map)."""
-    want = {r.rule_id for r in card.rules}
-    out: set[str] = set()
-    if not want:
-        return out
+def _maps_of(res: Resolver, card: RuleSet | None, ids: set[str]) -> Maps:
+    """The maps a prompt of the card's agent may be filled from (prompts.Maps): its params
+    map (`ids`) and module-level dicts whose keys are exactly the card's rule ids; the
+    tables the params map is built from by a comprehension (`{r.id: r.reason for r in
+    TABLE}`: a prompt iterating TABLE agrees with the card by construction, as one iterating
+    the map); and, apart, the dicts keyed by some of its ids but not all (a stale copy)."""
+    want = {r.rule_id for r in card.rules} if card else set()
+    if not want or card is None:
+        return Maps(frozenset(ids))
+    out: set[str] = set(ids)
+    other: set[str] = set()
     for defs in res.defs.values():
         for value in defs.values():
-            if (
-                isinstance(value, DictV)
-                and {k.value for it in value.items if isinstance(k := it.key, Str)} == want
-            ):
-                out.add(value.ident)
+            if isinstance(value, DictV):
+                keys = {k.value for it in value.items if isinstance(k := it.key, Str)}
+                if keys == want:
+                    out.add(value.ident)
+                elif keys & want and value.ident not in ids:
+                    other.add(value.ident)
     for f in res.facts.values():
         for ext in f.py_exts:
             params = res.resolve(ext.params) if ext.params is not None else None
             if isinstance(params, DictV) and params.ident == card.params_id:
                 out.update(_iterated(res, params))
-    return out
+    return Maps(frozenset(out), frozenset(other - out))
 
 
 def _iterated(res: Resolver, params: DictV) -> set[str]:
@@ -280,7 +285,7 @@ def _matters(lines: tuple[PromptLine, ...], ids: tuple[str, ...], lead: tuple[Pr
     return prompttext.matters(lines, list(ids), lead)
 
 
-def _prompts(res: Resolver, facts: dict[str, FileFacts], files: set[str], ids: set[str]) -> list[Prompt]:
+def _prompts(res: Resolver, facts: dict[str, FileFacts], files: set[str], ids: Maps) -> list[Prompt]:
     """Every candidate of the agent's files, once: a string that a table shape already reads
     is no second candidate by its content (its lines are the same file lines)."""
     found: list[Prompt] = []
@@ -301,8 +306,8 @@ def _prompts(res: Resolver, facts: dict[str, FileFacts], files: set[str], ids: s
         mine = {(p.loc.path, pl.line) for pl in p.lines}
         if key in seen:
             # One template, two candidates: `TEMPLATE = "...{rules}"` and `SYSTEM_PROMPT =
-            # TEMPLATE.format(rules=RULES)`. Filled from the params map it is derived.
-            if p.derived and not out[seen[key]].derived:
+            # TEMPLATE.format(rules=RULES)`. The fill says more than the template.
+            if _fills(p, out[seen[key]]):
                 out[seen[key]] = p
             continue
         at = (p.loc.path, p.loc.line, p.loc.col)
@@ -316,8 +321,18 @@ def _prompts(res: Resolver, facts: dict[str, FileFacts], files: set[str], ids: s
     return out
 
 
+def _fills(p: Prompt, q: Prompt) -> bool:
+    """Is `p` the better of two candidates of one template: the one filled in the code that
+    states the items of the map it is filled from (`.format(rules=...)`: the template's
+    lines and then those), else a derived one (filled from the params map)?"""
+    n, m = len(p.lines), len(q.lines)
+    if n != m and (p.lines[:m] == q.lines or q.lines[:n] == p.lines):
+        return n > m
+    return p.derived and not q.derived
+
+
 def _configured_prompt(
-    res: Resolver, facts: dict[str, FileFacts], agent: Agent, roles: Roles, ids: set[str]
+    res: Resolver, facts: dict[str, FileFacts], agent: Agent, roles: Roles, ids: Maps
 ) -> list[Prompt]:
     assert agent.prompt_spec is not None
     source = roles.prompts[agent.prompt_spec]

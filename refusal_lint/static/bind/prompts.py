@@ -79,20 +79,34 @@ def _block_text(res: Resolver, item: Value) -> Value:
 LEAD_CHARS = 600
 
 
-def py_prompts(res: Resolver, value: Value, params_ids: set[str], form: PromptForm) -> list[Prompt]:
+@dataclasses.dataclass(frozen=True)
+class Maps:
+    """The rule maps a prompt may be filled from: `same`, the params map and its copies (a
+    prompt filled from one is derived); `other`, module dicts keyed by some of the card's
+    ids but not all (a stale or partial copy: a prompt filled from one states its items)."""
+
+    same: frozenset[str]
+    other: frozenset[str] = frozenset()
+
+
+def py_prompts(res: Resolver, value: Value, maps: Maps, form: PromptForm) -> list[Prompt]:
     """The prompt candidates a Python value holds (DESIGN §2: prose, not an id or a path);
     the items of a list each one, led in by the items before it (`Prompt.lead`)."""
     form, values = _texts(res, value, form)
     items = form != PromptForm.PROMPT_FUNCTION and len(values) > 1
     out = []
     before: list[tuple[PromptLine, ...]] = []
+    params_ids = set(maps.same)
     for v in values:
         read = _reads(res, v)
         derived = (bool(params_ids) and res.reaches(v, params_ids)) or _loads_params(res, read)
         text = placeholder_text(res, v)
-        # A template filled at run time (`{% for r in rules %}` for Haystack's builder,
-        # `{{$refusal_rules}}` for SK's arguments) is derived as a template file is.
-        derived = derived or (text is not None and dataprompts.derived(text.value))
+        # A template filled from another map in the code (`.format(rules=lines(STALE))`) is
+        # that map's items, whatever its placeholder is named; one filled at run time
+        # (`{% for r in rules %}` for Haystack's builder, `{{$refusal_rules}}` for SK's
+        # arguments) is derived as a template file is.
+        other = set() if derived else {d.ident for d in _maps_read(res, read) if d.ident in maps.other}
+        derived = derived or (not other and text is not None and dataprompts.derived(text.value))
         prose = text is not None and any(c.isspace() for c in text.value.strip())
         if text is None or not prose:
             if not derived:
@@ -101,8 +115,8 @@ def py_prompts(res: Resolver, value: Value, params_ids: set[str], form: PromptFo
                 continue
             text = Str("", v.loc, (v.loc.line,), literal=False)
         prompt = _str_prompt(res, text, derived, form)
-        if derived and params_ids:
-            stated = _stated(res, read, params_ids, prompt.loc.path)
+        if (derived and params_ids) or other:
+            stated = _stated(res, read, params_ids | other, prompt.loc.path)
             prompt = dataclasses.replace(prompt, lines=prompt.lines + stated)
         if items:
             prompt = dataclasses.replace(prompt, lead=_lead(before))
@@ -132,6 +146,11 @@ def _reads(res: Resolver, value: Value) -> list[Value]:
                         todo.append((found, depth + 1))
                     break
     return out
+
+
+def _maps_read(res: Resolver, read: list[Value]) -> list[DictV]:
+    """The dict literals among the values a prompt reads (`_reads`)."""
+    return [d for v in read if isinstance(d := res.resolve(v), DictV)]
 
 
 def _loads_params(res: Resolver, read: list[Value]) -> bool:
@@ -164,9 +183,8 @@ def _stated(res: Resolver, read: list[Value], params_ids: set[str], here: str) -
     of the card's map (same ids, its own reasons) agrees with the card only where its
     reasons do (RL203 there)."""
     out: list[PromptLine] = []
-    for v in read:
-        d = res.resolve(v)
-        if not isinstance(d, DictV) or d.ident not in params_ids:
+    for d in _maps_read(res, read):
+        if d.ident not in params_ids:
             continue
         for it in d.items:
             reason = res.resolve(it.value)
