@@ -116,7 +116,7 @@ def py_prompts(res: Resolver, value: Value, maps: Maps, form: PromptForm) -> lis
             text = Str("", v.loc, (v.loc.line,), literal=False)
         prompt = _str_prompt(res, text, derived, form)
         if (derived and params_ids) or other:
-            stated = _stated(res, read, params_ids | other, prompt.loc.path)
+            stated = _stated(res, read, params_ids, prompt.loc.path, frozenset(other))
             prompt = dataclasses.replace(prompt, lines=prompt.lines + stated)
         if items:
             prompt = dataclasses.replace(prompt, lead=_lead(before))
@@ -177,25 +177,31 @@ def loaded_params(res: Resolver, value: Value, depth: int = 0) -> bool:
     return False
 
 
-def _stated(res: Resolver, read: list[Value], params_ids: set[str], here: str) -> tuple[PromptLine, ...]:
+def _stated(
+    res: Resolver, read: list[Value], params_ids: set[str], here: str, other: frozenset[str] = frozenset()
+) -> tuple[PromptLine, ...]:
     """The rule lines a prompt interpolating a map of `params_ids` states, one a literal
     item (`"seg-mix": "..."`), where the file writes it (`here`: the prompt's file): a copy
     of the card's map (same ids, its own reasons) agrees with the card only where its
-    reasons do (RL203 there)."""
+    reasons do (RL203 there). A stale copy (`other`) mentions each of its ids, whatever it
+    maps them to; a reason only where it is a one-line literal."""
     out: list[PromptLine] = []
     for d in _maps_read(res, read):
-        if d.ident not in params_ids:
+        if d.ident not in params_ids and d.ident not in other:
             continue
         for it in d.items:
+            if not isinstance(it.key, Str):
+                continue
             reason = res.resolve(it.value)
-            if isinstance(it.key, Str) and isinstance(reason, Str) and "\n" not in reason.value:
-                line, path = it.loc.line, it.loc.path
-                source = res.string_lines.get(path, {}).get(line, "")
-                out.append(
-                    PromptLine(
-                        f"- {it.key.value}: {reason.value}", line, source, "" if path == here else path
-                    )
-                )
+            if isinstance(reason, Str) and "\n" not in reason.value:
+                text = f"- {it.key.value}: {reason.value}"
+            elif d.ident in other:
+                text = f"- {it.key.value}"
+            else:
+                continue
+            line, path = it.loc.line, it.loc.path
+            source = res.string_lines.get(path, {}).get(line, "")
+            out.append(PromptLine(text, line, source, "" if path == here else path))
     return tuple(dict.fromkeys(out))
 
 
