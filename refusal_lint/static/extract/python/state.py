@@ -125,7 +125,8 @@ class ExtractorState(ValueBuilder):
     def argument(self, node: ast.expr) -> Value:
         """A call's argument, which may be a guard's id: where it is one of a few names or
         literals the function writes (`"a" if c else "b"`, a local assigned only those in
-        its branches, `None` aside), each of them, as a loop over them takes each."""
+        its branches or by such a conditional, `None` aside), each of them, as a loop over
+        them takes each."""
         choices = self._choices(node, 0)
         if choices is None:
             return self.value(node)
@@ -144,8 +145,8 @@ class ExtractorState(ValueBuilder):
             options: tuple[ast.expr, ...] = (node.body, node.orelse)
         elif isinstance(node, ast.Name) and self.scopes and self.scopes[-1].is_function:
             options = self.scopes[-1].ready().assigned.get(node.id, ())
-            if len(options) < 2:
-                return None
+            if len(options) < 2 and not (options and isinstance(options[0], ast.IfExp)):
+                return None  # one value: the local's own (`rule = pick(x)`), unless a conditional
         else:
             return None
         out: list[ast.expr] = []
