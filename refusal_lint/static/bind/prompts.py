@@ -5,6 +5,7 @@ the items before that may lead it in."""
 from __future__ import annotations
 
 import dataclasses
+import re
 
 from refusal_lint.core.facts import Attr, CallV, DictV, Each, Fn, Ref, Seq, Str, Sub, Value
 from refusal_lint.core.kinds import FnKind, PromptForm
@@ -43,8 +44,17 @@ def _source(res: Resolver, text: Str, lines: tuple[int, ...], paths: tuple[str, 
     got = res.string_lines.get(path, {})
     end = lines[i + 1] - 1 if i + 1 < len(lines) and paths[i + 1] == path else text.loc.end_line
     if path != text.loc.path or not text.loc.line <= ln < end <= text.loc.end_line:
-        return got.get(ln, "")
+        # A part of a text built elsewhere (`"\n".join([PERSONA, LIMITS])`, LIMITS an
+        # implicit concatenation): its line goes on over the literals that follow it.
+        n = ln
+        while _CONTINUED.match(got.get(n + 1, "")):
+            n += 1
+        return "\n".join(got.get(k, "") for k in range(ln, n + 1))
     return "\n".join(got.get(n, "") for n in range(ln, end + 1))
+
+
+# A line that only goes on with a literal (an implicit concatenation's next part).
+_CONTINUED = re.compile(r"[ \t]*(?:[rRuUfFbB]{1,2})?[\"']")
 
 
 def _texts(res: Resolver, value: Value, form: PromptForm) -> tuple[PromptForm, list[Value]]:
