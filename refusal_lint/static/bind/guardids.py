@@ -25,6 +25,7 @@ from refusal_lint.core.facts import (
     Ref,
     Seq,
     Str,
+    Sub,
     Value,
 )
 from refusal_lint.core.kinds import FnKind, GuardKind, GuardStatus
@@ -177,11 +178,11 @@ class GuardIds:
             return [Fired(GuardStatus.PASSTHROUGH, loc)]
         out: list[Fired] = []
         not_ids = 0
-        leaves = [leaf for v in (value, *self._overrides(value)) for leaf in self.res.expand(v)]
+        leaves = [leaf for v in (value, *self._overrides(value)) for leaf in self._leaves(v)]
         for leaf in leaves:
             if isinstance(leaf, Str) and not leaf.value:
                 not_ids += 1  # an empty default is no rule id
-            elif isinstance(leaf, Str) and not any(c.isspace() for c in leaf.value):
+            elif isinstance(leaf, Str) and not _spaced(leaf.value):
                 out.append(Fired(GuardStatus.ID, loc, leaf))
             elif isinstance(leaf, Str):
                 not_ids += 1  # prose (`get_refusal_message("I cannot help")`) is never a rule id
@@ -196,6 +197,18 @@ class GuardIds:
         if leaves and not_ids == len(leaves):
             return None
         return out
+
+    def _leaves(self, value: Value) -> list[Value]:
+        """Every value `value` can take (Resolver.expand); for a literal table's entry under a
+        key known at run time only (`LABEL_TO_RULE[label]`), any of its values, as a loop
+        over them takes each: only where each is a word (an id; `RULES[rule]` is a reason)."""
+        if isinstance(value, Sub) and not isinstance(self.res.resolve(value.key), Str):
+            table = self.res.resolve(value.base)
+            if isinstance(table, DictV):
+                values = [self.res.resolve(it.value) for it in self.res.entries(table)]
+                if values and all(isinstance(v, Str) and v.value and not _spaced(v.value) for v in values):
+                    return values  # type: ignore[return-value]
+        return self.res.expand(value)
 
     def _overrides(self, value: Value) -> list[Value]:
         """A class attribute a guard reads (`self.refusal_rule` in a base tool's method): what
@@ -310,3 +323,7 @@ class GuardIds:
             names = self._alias_names.setdefault((fn.path, fn.qualname), [])
             if short not in names:
                 names.append(short)
+
+
+def _spaced(text: str) -> bool:
+    return any(c.isspace() for c in text)
