@@ -263,7 +263,11 @@ class ValueBuilder(ScopeTracker):
                 for i, el in enumerate(items.elts):
                     if i:
                         parts.append(sep)
-                    parts.append(self.value(el.value if isinstance(el, ast.Starred) else el))
+                    if isinstance(el, ast.Starred) and isinstance(sep_text, str):
+                        # `*OLD_RULES` among them: its items joined by the same separator.
+                        parts.append(Op(JOIN + sep_text, self.value(el.value), self.loc(el)))
+                    else:
+                        parts.append(self.value(el.value if isinstance(el, ast.Starred) else el))
                 return Join(tuple(parts), loc) if parts else Str("", loc, (loc.line,))
             if isinstance(items, (ast.Name, ast.Attribute)) and isinstance(sep_text, str):
                 # "\n".join(LINES), LINES a list bound elsewhere: joined once binding knows it.
