@@ -156,6 +156,42 @@ BINDING = [
         },
         [("id", "invalid-cut", 6), ("id", "seg-mix", 6)],
     ),
+    *(
+        (
+            f"a check class made by {made} fires each rule field",
+            {
+                "t.py": f"C = {made}\n"
+                'CHECKS = [C("seg-mix", 1), C("invalid-cut", 2)]\nfor c in CHECKS:\n    refuse(c.rule)'
+            },
+            [("id", "invalid-cut", 4), ("id", "seg-mix", 4)],
+        )
+        for made in (
+            'namedtuple("C", ["rule", "hit"])',
+            'namedtuple("C", "rule, hit")',
+            'collections.namedtuple("C", field_names=("rule", "hit"))',
+            'NamedTuple("C", [("rule", str), ("hit", int)])',
+        )
+    ),
+    (
+        "a namedtuple whose fields are computed is no known class",
+        {"t.py": 'C = namedtuple("C", FIELDS)\nfor c in [C("seg-mix", 1)]:\n    refuse(c.rule)'},
+        [("unresolved", None, 3)],
+    ),
+    (
+        "a table looked up by a run-time key fires each of its ids",
+        {"t.py": 'L = {"A": "seg-mix", "B": "invalid-cut"}\ndef f(label):\n    refuse(L[label])'},
+        [("id", "invalid-cut", 3), ("id", "seg-mix", 3)],
+    ),
+    (
+        "a table of reasons looked up is no id",
+        {"t.py": 'R = {"seg-mix": "Not crossed."}\ndef f(rule):\n    refuse(R[rule])'},
+        [("unresolved", None, 3)],
+    ),
+    (
+        "a local bound once to a conditional fires each choice",
+        {"t.py": 'def f(k):\n    rule = "seg-mix" if k else "invalid-cut"\n    refuse(rule)'},
+        [("id", "invalid-cut", 3), ("id", "seg-mix", 3)],
+    ),
     ("a run-time id is unresolved", {"t.py": "def f(q):\n    refuse(pick(q))"}, [("unresolved", None, 2)]),
     (
         "except-as stays pass-through, at module level too",

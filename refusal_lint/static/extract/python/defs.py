@@ -90,8 +90,13 @@ class Definitions(ExtractorState):
                 self.instance_prompt(t, node.value)
             return
         prefix = self.class_prefix()
+        fields = _namedtuple_fields(node.value)
         for t in node.targets:
-            self.define(t, node.value, prefix)
+            if fields is not None and isinstance(t, ast.Name) and not prefix:
+                # `Check = namedtuple("Check", ["rule", "test"])`: a class, as a NamedTuple is.
+                self.defs[t.id] = Fn(self.path, t.id, FnKind.CLASS, fields, (), (), self.loc(t))
+            else:
+                self.define(t, node.value, prefix)
 
     def instance_prompt(self, target: ast.expr, value: ast.expr | None) -> None:
         """`self._system_prompt = (...)` in a method: an instance attribute holding a prompt."""
@@ -352,3 +357,26 @@ def _init_map(init: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, tuple[i
                 elif arg in kwonly:
                     out[t.attr] = (-1, arg)
     return out
+
+
+def _namedtuple_fields(value: ast.expr) -> tuple[str, ...] | None:
+    """The fields of `namedtuple("C", ["rule", "test"])` (or `"rule test"`, `"rule, test"`)
+    and of `NamedTuple("C", [("rule", str), ...])`; None for any other value."""
+    if not isinstance(value, ast.Call) or last_name(value.func) not in ("namedtuple", "NamedTuple"):
+        return None
+    given = (
+        value.args[1]
+        if len(value.args) > 1
+        else next((k.value for k in value.keywords if k.arg in ("field_names", "fields")), None)
+    )
+    if isinstance(given, ast.Constant) and isinstance(given.value, str):
+        return tuple(given.value.replace(",", " ").split())
+    if not isinstance(given, (ast.List, ast.Tuple)):
+        return None
+    out: list[str] = []
+    for el in given.elts:
+        name = el.elts[0] if isinstance(el, ast.Tuple) and el.elts else el
+        if not (isinstance(name, ast.Constant) and isinstance(name.value, str)):
+            return None
+        out.append(name.value)
+    return tuple(out)
