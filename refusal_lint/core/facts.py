@@ -148,11 +148,13 @@ class Attr:
 
 @dataclass(frozen=True)
 class Fmt:
-    """A template filled at run time: `T.format(...)`, `T % (...)`; its text is T's."""
+    """A template filled at run time: `T.format(...)`, `T % (...)`; its text is T's, its
+    escapes read (`%%` or `{{`)."""
 
     base: Value
     args: tuple[Value, ...]
     loc: Loc
+    style: str = "{"  # "%" for `T % (...)`
 
 
 @dataclass(frozen=True)

@@ -7,10 +7,26 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from refusal_lint.core.facts import Attr, CallV, DictV, Each, Fn, Ref, Seq, Str, Sub, Value
+from refusal_lint.core.facts import (
+    JOIN,
+    Attr,
+    CallV,
+    DictV,
+    Each,
+    Fmt,
+    Fn,
+    Join,
+    Op,
+    Ref,
+    Seq,
+    Str,
+    Sub,
+    Value,
+)
 from refusal_lint.core.kinds import FnKind, PromptForm
 from refusal_lint.core.model import Loc, Prompt, PromptLine
-from refusal_lint.static.bind.resolve import MAX_DEPTH, Resolver, placeholder_text
+from refusal_lint.static.bind.resolve import MAX_DEPTH, Resolver
+from refusal_lint.static.bind.strs import join_strs, unescaped
 from refusal_lint.static.extract import vocab
 from refusal_lint.static.extract.data import prompts as dataprompts
 
@@ -253,3 +269,30 @@ def _lead(before: list[tuple[PromptLine, ...]]) -> tuple[PromptLine, ...]:
             break
         out = lines + out
     return out
+
+
+def placeholder_text(resolver: Resolver, value: Value, depth: int = 0) -> Str | None:
+    """A prompt's text: resolvable parts as written, other parts as `{…}` placeholders
+    (names that refer to each other end in one, as `resolve` ends them)."""
+    resolved = resolver.resolve(value)
+    if isinstance(resolved, Str) or depth > MAX_DEPTH:
+        return resolved if isinstance(resolved, Str) else None
+    if isinstance(value, Fmt):
+        text = placeholder_text(resolver, value.base, depth + 1)
+        return unescaped(text, value.style) if text is not None else None
+    if isinstance(value, Ref):
+        found = resolver.lookup(value.module, value.name)
+        return placeholder_text(resolver, found, depth + 1) if found is not None else None
+    if isinstance(value, Op) and value.op.startswith(JOIN):
+        joined = resolver.joined(value)
+        return placeholder_text(resolver, joined, depth + 1) if joined is not None else None
+    if isinstance(value, Op):
+        base = placeholder_text(resolver, value.base, depth + 1)
+        return resolver.resolve_str(Op(value.op, base, value.loc)) if base is not None else None
+    if isinstance(value, Join):
+        texts = [
+            placeholder_text(resolver, p, depth + 1) or Str("{…}", p.loc, (p.loc.line,), literal=False)
+            for p in value.parts
+        ]
+        return (texts[0] if len(texts) == 1 else join_strs(texts, value.loc)) if texts else None
+    return None

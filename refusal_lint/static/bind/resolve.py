@@ -32,7 +32,7 @@ from refusal_lint.core.kinds import FileKind, FnKind, ValueKind
 from refusal_lint.core.model import Loc
 from refusal_lint.static.bind.classes import inherited
 from refusal_lint.static.bind.modules import ModuleIndex
-from refusal_lint.static.bind.strs import join_strs, moved, shift
+from refusal_lint.static.bind.strs import join_strs, moved, shift, unescaped
 from refusal_lint.static.extract import vocab
 
 MAX_DEPTH = 40
@@ -133,7 +133,7 @@ class Resolver:
             return Dyn(value.loc, tuple(r for p in value.parts for r in self.refs(p)))
         if isinstance(value, Fmt):
             base = self.resolve(value.base, depth + 1)
-            return moved(base, base.loc) if isinstance(base, Str) else Dyn(value.loc)
+            return moved(unescaped(base, value.style), base.loc) if isinstance(base, Str) else Dyn(value.loc)
         if isinstance(value, Attr):
             return self.attr(self.resolve(value.base, depth + 1), value.name, value.loc, depth)
         if isinstance(value, Op) and value.op.startswith(JOIN):
@@ -372,29 +372,3 @@ def method_name(func: Value) -> str | None:
 
 def has_each(value: Value) -> bool:
     return isinstance(value, Each) or (isinstance(value, (Attr, Sub)) and has_each(value.base))
-
-
-def placeholder_text(resolver: Resolver, value: Value, depth: int = 0) -> Str | None:
-    """A prompt's text: resolvable parts as written, other parts as `{…}` placeholders
-    (names that refer to each other end in one, as `resolve` ends them)."""
-    resolved = resolver.resolve(value)
-    if isinstance(resolved, Str) or depth > MAX_DEPTH:
-        return resolved if isinstance(resolved, Str) else None
-    if isinstance(value, Fmt):
-        return placeholder_text(resolver, value.base, depth + 1)
-    if isinstance(value, Ref):
-        found = resolver.lookup(value.module, value.name)
-        return placeholder_text(resolver, found, depth + 1) if found is not None else None
-    if isinstance(value, Op) and value.op.startswith(JOIN):
-        joined = resolver.joined(value)
-        return placeholder_text(resolver, joined, depth + 1) if joined is not None else None
-    if isinstance(value, Op):
-        base = placeholder_text(resolver, value.base, depth + 1)
-        return resolver.resolve_str(Op(value.op, base, value.loc)) if base is not None else None
-    if isinstance(value, Join):
-        texts = [
-            placeholder_text(resolver, p, depth + 1) or Str("{…}", p.loc, (p.loc.line,), literal=False)
-            for p in value.parts
-        ]
-        return (texts[0] if len(texts) == 1 else join_strs(texts, value.loc)) if texts else None
-    return None

@@ -52,3 +52,16 @@ def shift(value: str, new: str, lines: tuple[T, ...]) -> tuple[T, ...]:
     start = value.find(new) if new else 0
     dropped = value[: max(start, 0)].count("\n")
     return lines[dropped : dropped + new.count("\n") + 1]
+
+
+# What a template's escapes stand for once filled (`5%%` is "5%"; `{{` is "{").
+_ESCAPES = {"%": (("%%", "%"),), "{": (("{{", "{"), ("}}", "}"))}
+
+
+def unescaped(s: Str, style: str) -> Str:
+    """The text of template `s` once filled (Fmt.style): its escapes read. No longer the
+    literal as written, so no fix rewrites it."""
+    value = s.value
+    for escape, char in _ESCAPES.get(style, ()):
+        value = value.replace(escape, char)
+    return s if value == s.value else Str(value, s.loc, s.lines, literal=False, paths=s.paths)

@@ -201,7 +201,7 @@ class ValueBuilder(ScopeTracker):
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
             base = self.value(node.left)
             if isinstance(base, (Str, Join, Ref)):
-                return Fmt(base, (self.value(node.right),), loc)
+                return Fmt(base, (self.value(node.right),), loc, "%")
         if isinstance(node, ast.Call):
             return self.call_value(node, loc)
         return Dyn(loc, self.refs_in(node))
