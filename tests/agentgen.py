@@ -435,6 +435,12 @@ def prompt_other_kwargs(rules: dict[str, str]) -> Files:
     }
 
 
+def prompt_subscript_key(rules: dict[str, str]) -> Files:
+    """A prompt key assigned by subscript, grown in place (smolagents' prompt templates)."""
+    code = "from smolagents import CodeAgent\n\nagent = CodeAgent(tools=[], model=None)\n"
+    return _bot("smol", code + f"agent.prompt_templates['system_prompt'] += {_prose(rules)!r}\n")
+
+
 def prompt_system_call(rules: dict[str, str]) -> Files:
     """A call whose own name says *system*."""
     code = "from semantic_kernel.contents import ChatHistory\n\nhistory = ChatHistory()\n"
@@ -686,6 +692,7 @@ PROMPTS: dict[str, Callable[[dict[str, str]], Files]] = {
     "list-kwarg": prompt_list_kwarg,
     "other-kwargs": prompt_other_kwargs,
     "system-call": prompt_system_call,
+    "subscript-key": prompt_subscript_key,
     "messages": prompt_messages,
     "role-call": prompt_role_call,
     "memory-blocks": prompt_memory_blocks,

@@ -45,6 +45,8 @@ PROMPTS = [
     ('Agent(instruction="You are the analyst.")', "keyword", "instruction="),
     ('Agent(backstory="You have run audience research.")', "keyword", "backstory="),
     ('CONFIG = {"system_prompt": "You are the analyst."}', "dict-entry", '"system_prompt"'),
+    ('agent.prompt_templates["system_prompt"] = "You are the analyst."', "dict-entry", '"system_prompt"'),
+    ('def f(t):\n    t["instructions"] += "Refuse these."', "dict-entry", '"instructions"'),
     ('msgs = [{"role": "system", "content": "You are the analyst."}]', "chat-message", 'role="system"'),
     (
         'p = ChatPromptTemplate.from_messages([("system", "You are the analyst.")])',

@@ -52,12 +52,12 @@ _PROMPT_SHAPE = re.compile(
     + rb"|(?<![A-Za-z0-9_.])"
     + _cased(_BARE_KWARGS)
     + rb"[ \t]*=(?!=)"
-    # A dict or config key (`"system_prompt":`).
+    # A dict or config key (`"system_prompt":`), or one assigned (`t["system_prompt"] =`).
     + rb"|[\"'](?:[^\"'\n]*(?:"
     + _alternatives(_NAME_WORDS)
     + rb")[^\"'\n]*|"
     + _alternatives(vocab.PROMPT_KWARGS)
-    + rb")[\"'][ \t]*:"
+    + rb")[\"'](?:[ \t]*:|[ \t]*\][ \t]*\+?=(?!=))"
     # Chat messages: `{"role": "system", ...}`, `("system", ...)`.
     + rb"|[\"']role[\"'][ \t]*:[ \t\r\n]*[\"'](?:"
     + _alternatives(vocab.CHAT_SYSTEM_ROLES)

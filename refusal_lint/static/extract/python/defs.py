@@ -84,6 +84,8 @@ class Definitions(ExtractorState):
         return not self.scopes and not self.classes
 
     def visit_Assign(self, node: ast.Assign) -> None:
+        for t in node.targets:
+            self.keyed_prompt(t, node.value)
         if self.scopes:
             self.bind_local_dicts(node)
             for t in node.targets:
@@ -111,6 +113,13 @@ class Definitions(ExtractorState):
             self.prompts.append(
                 PyPrompt(self.loc(target), self.value(value), target.attr, PromptForm.ASSIGNMENT)
             )
+
+    def keyed_prompt(self, target: ast.expr, value: ast.expr) -> None:
+        """`agent.prompt_templates["system_prompt"] = ...`: a prompt key assigned, as a dict
+        entry under it is one (smolagents' templates, a config dict filled in code)."""
+        key = target.slice if isinstance(target, ast.Subscript) else None
+        if isinstance(key, ast.Constant) and isinstance(key.value, str) and vocab.is_prompt_key(key.value):
+            self.prompt_arg(value, f'"{key.value}"', PromptForm.DICT_ENTRY)
 
     def bind_local_dicts(self, node: ast.Assign) -> None:
         for t in node.targets:
@@ -154,6 +163,8 @@ class Definitions(ExtractorState):
                 self.grow(out.id, "+=", Join((self.value(call.args[0]), end), loc))
 
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        if isinstance(node.op, ast.Add):
+            self.keyed_prompt(node.target, node.value)  # `t["system_prompt"] += ...`: the text added
         if isinstance(node.target, ast.Name) and isinstance(node.op, ast.Add):
             self.grow(node.target.id, "+=", self.value(node.value))
 
