@@ -205,6 +205,25 @@ def test_a_file_names_its_agent_and_gives_the_findings_of_the_folder(repo: Repo)
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_documentation_names_no_agent_even_a_lone_one(repo: Repo) -> None:
+    """A docs-only commit (README, docs/, CHANGELOG) checks nothing, though the lone agent's
+    scope is the whole tree: no fact can come from documentation. A text file that may hold
+    a prompt by its content still names the agent."""
+    _drifted_agent(repo)
+    repo.write("README.md", "# Survey analyst\n\nRefuses seg-mix and invalid-cut requests.\n")
+    repo.write("docs/rules.md", "- seg-mix: Segmentation families cannot be crossed.\n")
+    repo.write("CHANGELOG.md", "## 1.1\n\n- renamed invalid-cuts\n")
+    repo.write("agent/notes.txt", "Operator notes.\n")
+    _git_init(repo.root)
+    folder = _found(repo.root, ".")
+    assert folder
+    for doc in ("README.md", "docs/rules.md", "CHANGELOG.md"):
+        assert _found(repo.root, doc) == [], doc
+        assert _found(repo.root, doc, "agent/tools.py") == folder, doc
+    assert _found(repo.root, "agent/notes.txt") == folder
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 @pytest.mark.parametrize(
     "broken",
     [

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from refusal_lint.config import AgentConfig, Config
-from refusal_lint.core.filekinds import CARD_NAMES, kind_of
+from refusal_lint.core.filekinds import CARD_NAMES, kind_of, no_prompt_by_content, prompt_by_name
+from refusal_lint.core.kinds import FileKind
 
 if TYPE_CHECKING:
     from refusal_lint.core.facts import FileFacts
@@ -330,6 +331,8 @@ class Owners:
         if self.claims is not None:
             configured = self.by_name.get(agent.name)
             return configured is not None and self.claims(configured, path)
+        if _documentation(path):
+            return False  # a README or docs page holds no fact: a docs-only commit checks nothing
         # A lone agent's scope is the whole tree (scoping.py gives it every file with facts);
         # among several, a file is the nearest card's.
         return len(self.agents) == 1 or agent.root in self.owner(path, self.roots)
@@ -355,3 +358,9 @@ class Owners:
         if sum(a.name == f.agent for a in self.agents) == 1:
             return True
         return any(self.belongs(f.loc.path, a) for a in mine)
+
+
+def _documentation(path: str) -> bool:
+    """A text file no fact can come from, whatever it says (DESIGN §2: documentation is no
+    prompt by its content, nor a card or guard): `README.md`, `CHANGELOG.md`, `docs/*.md`."""
+    return kind_of(path) == FileKind.TEXT and no_prompt_by_content(path) and not prompt_by_name(path)
