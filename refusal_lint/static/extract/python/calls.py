@@ -47,6 +47,7 @@ class Recognisers(ExtractorState):
     def visit_Call(self, node: ast.Call) -> None:
         name = self.callee_name(node)
         loc = self.loc(node)
+        self.run_deps(node)
         # In this order: a card or an error opens before what is inside it is recorded.
         for handle in (
             self.card_call,

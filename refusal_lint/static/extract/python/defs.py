@@ -41,7 +41,7 @@ from refusal_lint.static.extract.python.scopes import (
     unpacked,
 )
 from refusal_lint.static.extract.python.source import Source
-from refusal_lint.static.extract.python.state import ExtractorState, params_of
+from refusal_lint.static.extract.python.state import ExtractorState, deps_context, params_of
 
 
 def _is_enum(node: ast.ClassDef) -> bool:
@@ -283,6 +283,7 @@ class Definitions(ExtractorState):
             if p is not None:
                 scope.passthrough.add(p.arg)
         scope.body = node.body
+        scope.deps = deps_context(node) if not self.scopes and not self.classes else None
         self.scopes.append(scope)
 
     def leave_FunctionDef(self, original_node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:

@@ -34,6 +34,9 @@ class Scope:
     imports: dict[str, tuple[str, str, int]] = field(default_factory=dict)
     aug: set[str] = field(default_factory=set)  # locals also grown by `+=`
     grown: dict[str, list[tuple[str, Value]]] = field(default_factory=dict)  # what each grew by, so far
+    # A pydantic-ai prompt function's context parameter and its agent (`ctx`, `agent`):
+    # `ctx.deps` is what that agent's runs pass as `deps=` (ExtractorState.run_deps).
+    deps: tuple[str, str] | None = None
 
     def ready(self) -> Scope:
         if self.body is not None:

@@ -163,6 +163,15 @@ class ExtractorState(ValueBuilder):
             out.append(option)
         return out
 
+    def run_deps(self, node: ast.Call) -> None:
+        """`agent.run_sync(q, deps=REFUSAL_PARAMS)`: what `ctx.deps` holds in that agent's
+        prompt functions (the first run found speaks for all)."""
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr in _RUNS and isinstance(func.value, ast.Name):
+            for kw in node.keywords:
+                if kw.arg == "deps":
+                    self.defs.setdefault(f"{func.value.id}@deps", self.value(kw.value))
+
     def aliased(self, node: ast.Call) -> bool:
         """A guard imported under another name (`from errors import Refusal as Deny`: `Deny(...)`)."""
         if not isinstance(node.func, ast.Name):
@@ -272,3 +281,22 @@ def params_of(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[tuple[str, ..
 def str_keys(node: ast.Dict) -> dict[str, ast.expr]:
     """A dict literal's string-keyed members (the last of a repeated key, as Python keeps)."""
     return {k: v for key, v in zip(node.keys, node.values, strict=True) if (k := str_key(key)) is not None}
+
+
+# The calls that run a pydantic-ai agent, handing its prompt functions their `deps=`.
+_RUNS = frozenset({"run", "run_sync", "run_stream", "iter"})
+
+
+def deps_context(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str, str] | None:
+    """A module function decorated `@agent.system_prompt` (or `@agent.instructions`): its
+    first parameter (the run context) and the agent's name."""
+    params = node.args.posonlyargs + node.args.args
+    for d in node.decorator_list:
+        d = d.func if isinstance(d, ast.Call) else d
+        if (
+            isinstance(d, ast.Attribute)
+            and d.attr in vocab.PROMPT_DECORATORS
+            and isinstance(d.value, ast.Name)
+        ):
+            return (params[0].arg, d.value.id) if params else None
+    return None

@@ -98,6 +98,8 @@ class ValueBuilder(ScopeTracker):
                 first = rest.split(".", 1)[0]
                 if first in attrs:
                     return Ref(self.path, f"{self.class_prefix()}{rest}", loc)
+            if scope.deps is not None and head == scope.deps[0] and rest.partition(".")[0] == "deps":
+                return Ref(self.path, f"{scope.deps[1]}@{rest}", loc)  # `ctx.deps`: the runs' `deps=`
             if head in scope.passthrough:
                 return Param(name_path, loc, scope.func)
             if head in scope.imports and head not in scope.values:
