@@ -25,7 +25,7 @@ import agentgen
 import pytest
 from agentgen import LONG_ID, Spec
 from conftest import ROOT, TESTDATA, fixture_repo, names, pending_marked, run_cli
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 
 CASES = names()
 BENCH = ROOT.parent / "shared" / "bench"
@@ -908,6 +908,9 @@ FIXED = settings(
 
 @settings(FIXED, max_examples=30)
 @given(agentgen.specs())
+# Found by the long run: a prompt key assigned by subscript, in a file naming no id, was read
+# by the extractor but passed over by the `ast` gate.
+@example(Spec("json", ("seg-mix",), (("subscript-key", ()),), (), (), ()))
 def test_generated_repos_same_with_shortcuts_off(spec: Spec) -> None:
     _generated(spec)
 

@@ -205,3 +205,12 @@ def is_prompt_key(key: str) -> bool:
     holding `prompt`/`instruction`."""
     low = key.lower()
     return key in PROMPT_KWARGS or "prompt" in low or "instruction" in low
+
+
+def prompt_key_assigned(target: ast.expr) -> str | None:
+    """The prompt key an assignment's target writes (`agent.prompt_templates["system_prompt"]
+    = ...` or `+=`: smolagents' templates, a config dict filled in code), else None."""
+    key = target.slice if isinstance(target, ast.Subscript) else None
+    if isinstance(key, ast.Constant) and isinstance(key.value, str) and is_prompt_key(key.value):
+        return key.value
+    return None

@@ -1,9 +1,8 @@
 """The cheap pre-check before extraction, on the tree CPython's parser builds in C.
 
-It finds syntax errors where DESIGN wants them reported (the line `ast.parse` gives), and
-proves most files that mention refusals hold no fact that can matter, so the extractor
-never walks them. It must stay a superset of what extraction can find and binding can use:
-when in doubt, it says yes.
+It finds syntax errors where DESIGN wants them reported (the line `ast.parse` gives), and proves
+most files that mention refusals hold no fact that can matter, so the extractor never walks them.
+It must stay a superset of what extraction can find and binding can use: in doubt, it says yes.
 """
 
 from __future__ import annotations
@@ -362,11 +361,12 @@ def _prompt_node(node: ast.AST, params: frozenset[str]) -> bool:
             isinstance(node.func, ast.Attribute) and vocab.is_system_template(last(node.func.value), name)
         ):
             return any(_prose(v, params) for v in (*node.args, *(k.value for k in node.keywords)))
-    elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+    elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and node.value is not None:
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         for t in targets:
             name = t.id if isinstance(t, ast.Name) else t.attr if isinstance(t, ast.Attribute) else ""
-            if name and vocab.is_prompt_name(name) and _prose(node.value, params):
+            keyed = vocab.prompt_key_assigned(t) is not None
+            if ((name and vocab.is_prompt_name(name)) or keyed) and _prose(node.value, params):
                 return True
     elif isinstance(node, ast.Dict):
         keys = _keys(node)

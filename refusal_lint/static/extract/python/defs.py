@@ -117,9 +117,9 @@ class Definitions(ExtractorState):
     def keyed_prompt(self, target: ast.expr, value: ast.expr) -> None:
         """`agent.prompt_templates["system_prompt"] = ...`: a prompt key assigned, as a dict
         entry under it is one (smolagents' templates, a config dict filled in code)."""
-        key = target.slice if isinstance(target, ast.Subscript) else None
-        if isinstance(key, ast.Constant) and isinstance(key.value, str) and vocab.is_prompt_key(key.value):
-            self.prompt_arg(value, f'"{key.value}"', PromptForm.DICT_ENTRY)
+        key = vocab.prompt_key_assigned(target)
+        if key is not None:
+            self.prompt_arg(value, f'"{key}"', PromptForm.DICT_ENTRY)
 
     def bind_local_dicts(self, node: ast.Assign) -> None:
         for t in node.targets:
