@@ -224,7 +224,7 @@ def _maps_of(res: Resolver, card: RuleSet | None, ids: set[str]) -> Maps:
     TABLE}`: a prompt iterating TABLE agrees with the card by construction, as one iterating
     the map); and, apart, the dicts keyed by some of its ids but not all (a stale copy)."""
     want = {r.rule_id for r in card.rules} if card else set()
-    if not want or card is None:
+    if card is None or not want:
         return Maps(frozenset(ids))
     out: set[str] = set(ids)
     other: set[str] = set()
@@ -285,14 +285,14 @@ def _matters(lines: tuple[PromptLine, ...], ids: tuple[str, ...], lead: tuple[Pr
     return prompttext.matters(lines, list(ids), lead)
 
 
-def _prompts(res: Resolver, facts: dict[str, FileFacts], files: set[str], ids: Maps) -> list[Prompt]:
+def _prompts(res: Resolver, facts: dict[str, FileFacts], files: set[str], maps: Maps) -> list[Prompt]:
     """Every candidate of the agent's files, once: a string that a table shape already reads
     is no second candidate by its content (its lines are the same file lines)."""
     found: list[Prompt] = []
     for path in sorted(files):
         f = facts[path]
         found += f.prompts
-        found += [p for pp in f.py_prompts for p in py_prompts(res, pp.value, ids, pp.form)]
+        found += [p for pp in f.py_prompts for p in py_prompts(res, pp.value, maps, pp.form)]
     out: list[Prompt] = []
     seen: dict[tuple[str, int, str], int] = {}
     lines: set[tuple[str, int]] = set()  # the file lines the table shapes' candidates read
@@ -332,7 +332,7 @@ def _fills(p: Prompt, q: Prompt) -> bool:
 
 
 def _configured_prompt(
-    res: Resolver, facts: dict[str, FileFacts], agent: Agent, roles: Roles, ids: Maps
+    res: Resolver, facts: dict[str, FileFacts], agent: Agent, roles: Roles, maps: Maps
 ) -> list[Prompt]:
     assert agent.prompt_spec is not None
     source = roles.prompts[agent.prompt_spec]
@@ -342,7 +342,7 @@ def _configured_prompt(
     value = res.lookup(source.path, source.key or "")
     if value is None:
         return []
-    found = py_prompts(res, value, ids, PromptForm.ASSIGNMENT)
+    found = py_prompts(res, value, maps, PromptForm.ASSIGNMENT)
     if found or source.path not in facts:
         return found
     # A name bound to what a framework builds from the prompt (`ChatPromptTemplate.from_messages(
@@ -351,5 +351,5 @@ def _configured_prompt(
     start = value.loc.line
     later = [v.loc.line for v in res.defs.get(source.path, {}).values() if v.loc.line > start]
     end = min(later, default=sys.maxsize)
-    inside = [p for p in _prompts(res, facts, {source.path}, ids) if start <= p.loc.line < end]
+    inside = [p for p in _prompts(res, facts, {source.path}, maps) if start <= p.loc.line < end]
     return inside
