@@ -614,6 +614,34 @@ def test_notes_name_files_as_the_reports_do(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.parametrize("marker", ["none", "git"])
+def test_a_project_that_is_a_package_imports_itself_by_its_name(tmp_path: Path, marker: str) -> None:
+    """`from shop.rules import RULES` inside `shop/`, the project's top (no marker above, or
+    its own git work tree): the package's own name finds its module, so the card is read
+    as the run of the folder above reads it (no RL001, no silent pass)."""
+    shop = tmp_path / "shop"
+    shop.mkdir()
+    (shop / "__init__.py").write_text("")
+    (shop / "rules.py").write_text(
+        f'URI = "{URI}"\nRULES = {{"no-refunds": "Refunds are handled elsewhere."}}\n'
+    )
+    (shop / "__main__.py").write_text(
+        "from a2a.types import AgentExtension\n\nfrom shop.rules import RULES, URI\n\n"
+        "EXT = AgentExtension(uri=URI, params=RULES)\n"
+    )
+    (shop / "agent.py").write_text(
+        'SYSTEM_PROMPT = "You help shoppers. Refuse refund questions: no-refunds."\n\n\n'
+        "def answer(q, refuse):\n    return refuse('no-refundz')\n"
+    )
+    if marker == "git":
+        if shutil.which("git") is None:
+            pytest.skip("needs git")
+        _git_init(shop)
+    want = [("RL301", "no-refunds"), ("RL302", "no-refundz")]
+    assert sorted((f[3], f[4]) for f in _found(tmp_path, "shop")) == want
+    assert sorted((f[3], f[4]) for f in _found(shop, "agent.py")) == want
+
+
 def test_without_git_or_config_a_file_checks_its_folder(tmp_path: Path) -> None:
     """No project marker above: the file's own folder is the tree (a card under .well-known/
     stands for the agent's folder above it), so a card beside its agent is no partial agent."""

@@ -73,7 +73,13 @@ def module_prefix(root: str, cfg: Config) -> str:
     top): imports are matched under it (bind/modules.py)."""
     top = project_of(root, cfg)
     here = os.path.abspath(root)
-    return os.path.relpath(here, top).replace(os.sep, "/") if here != top and _under(here, top) else ""
+    rel = os.path.relpath(here, top).replace(os.sep, "/") if here != top and _under(here, top) else ""
+    # A project whose top is itself a package is imported by that package's name too
+    # (`from shop.rules import RULES` in `shop/__main__.py`, run as `python -m shop`).
+    name = os.path.basename(top)
+    if name.isidentifier() and os.path.isfile(os.path.join(top, "__init__.py")):
+        return f"{name}/{rel}" if rel else name
+    return rel
 
 
 def project_of(path: str, cfg: Config) -> str:
