@@ -9,7 +9,8 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from refusal_lint.core.facts import Fmt, Join, Op, Ref, Seq, Str, Value
+from refusal_lint.core.facts import CallV, Const, DictV, Fmt, Item, Join, Op, Ref, Seq, Str, Value
+from refusal_lint.core.kinds import ValueKind
 from refusal_lint.core.model import Loc
 from refusal_lint.static.extract.python.source import Source
 from refusal_lint.static.extract.python.walk import Walker
@@ -60,7 +61,7 @@ class Scope:
 
 # How a statement grows a name's value: `lines.append(x)`, `lines.extend(xs)`, `text += x`,
 # and a text buffer's `out.write(x)` as its `+=`.
-GROWERS = {"append": "append", "extend": "extend", "write": "+="}
+GROWERS = {"append": "append", "extend": "extend", "write": "+=", "update": "update"}
 
 
 def grown(base: Value, growth: list[tuple[str, Value]]) -> Value | None:
@@ -73,9 +74,20 @@ def grown(base: Value, growth: list[tuple[str, Value]]) -> Value | None:
             base = Seq((*base.items, *more), base.loc)
         elif isinstance(base, (Str, Join, Fmt, Op)) and how == "+=":
             base = Join((*(base.parts if isinstance(base, Join) else (base,)), added), base.loc)
+        elif how == "update" and (isinstance(base, DictV) or _empty_struct(base)):
+            # `params = Struct(); params.update(RULES)` (protobuf), `d.update(EXTRA)`: `{**d, **RULES}`.
+            items = base.items if isinstance(base, DictV) else ()
+            base = DictV((*items, Item(Const(ValueKind.SPREAD, added.loc), added, added.loc)), base.loc)
         else:
             return None
     return base
+
+
+def _empty_struct(value: Value) -> bool:
+    """`Struct()`: a protobuf map made empty, filled by `update` (an A2A v1.0 card's params)."""
+    if not isinstance(value, CallV) or value.args or value.kwargs or not isinstance(value.func, Ref):
+        return False
+    return value.func.name.rsplit(".", 1)[-1] == "Struct"
 
 
 def rebound(value: Any, ref: Ref, old: Value) -> Any:
