@@ -205,9 +205,14 @@ class GuardIds:
         if isinstance(value, Sub) and not isinstance(self.res.resolve(value.key), Str):
             table = self.res.resolve(value.base)
             if isinstance(table, DictV):
-                values = [self.res.resolve(it.value) for it in self.res.entries(table)]
-                if values and all(isinstance(v, Str) and v.value and not _spaced(v.value) for v in values):
-                    return values  # type: ignore[return-value]
+                items = self.res.entries(table)
+                words: list[Value] = [
+                    v
+                    for it in items
+                    if isinstance(v := self.res.resolve(it.value), Str) and v.value and not _spaced(v.value)
+                ]
+                if items and len(words) == len(items):
+                    return words
         return self.res.expand(value)
 
     def _overrides(self, value: Value) -> list[Value]:

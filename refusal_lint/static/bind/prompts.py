@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Set as AbstractSet
 
 from refusal_lint.core.facts import (
     JOIN,
@@ -122,10 +123,9 @@ def py_prompts(res: Resolver, value: Value, maps: Maps, form: PromptForm) -> lis
     items = form != PromptForm.PROMPT_FUNCTION and len(values) > 1
     out = []
     before: list[tuple[PromptLine, ...]] = []
-    params_ids = set(maps.same)
     for v in values:
         read = _reads(res, v)
-        derived = (bool(params_ids) and res.reaches(v, params_ids)) or _loads_params(res, read)
+        derived = (bool(maps.same) and res.reaches(v, maps.same)) or _loads_params(res, read)
         text = placeholder_text(res, v)
         # A template filled from another map in the code (`.format(rules=lines(STALE))`) is
         # that map's items, whatever its placeholder is named; one filled at run time
@@ -141,8 +141,8 @@ def py_prompts(res: Resolver, value: Value, maps: Maps, form: PromptForm) -> lis
                 continue
             text = Str("", v.loc, (v.loc.line,), literal=False)
         prompt = _str_prompt(res, text, derived, form)
-        if (derived and params_ids) or other:
-            stated = _stated(res, read, params_ids, prompt.loc.path, frozenset(other))
+        if (derived and maps.same) or other:
+            stated = _stated(res, read, maps.same, prompt.loc.path, other)
             prompt = dataclasses.replace(prompt, lines=prompt.lines + stated)
         if items:
             prompt = dataclasses.replace(prompt, lead=_lead(before))
@@ -204,7 +204,11 @@ def loaded_params(res: Resolver, value: Value, depth: int = 0) -> bool:
 
 
 def _stated(
-    res: Resolver, read: list[Value], params_ids: set[str], here: str, other: frozenset[str] = frozenset()
+    res: Resolver,
+    read: list[Value],
+    params_ids: AbstractSet[str],
+    here: str,
+    other: AbstractSet[str] = frozenset(),
 ) -> tuple[PromptLine, ...]:
     """The rule lines a prompt interpolating a map of `params_ids` states, one a literal
     item (`"seg-mix": "..."`), where the file writes it (`here`: the prompt's file): a copy

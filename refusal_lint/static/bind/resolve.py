@@ -6,6 +6,7 @@ Only what extraction recorded is read; no module of the user's is imported or ru
 from __future__ import annotations
 
 from collections.abc import Iterator
+from collections.abc import Set as AbstractSet
 
 from refusal_lint.core.facts import (
     JOIN,
@@ -325,7 +326,7 @@ class Resolver:
             return tuple(r for p in value.returns for r in self.refs(p))
         return ()
 
-    def reaches(self, value: Value, target_ids: set[str], depth: int = 0) -> bool:
+    def reaches(self, value: Value, target_ids: AbstractSet[str], depth: int = 0) -> bool:
         """Does `value` read one of the dicts or tables `target_ids` (directly or through
         constants)?"""
         if depth > 6:
