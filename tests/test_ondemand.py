@@ -717,3 +717,53 @@ def test_a_python_word_of_refusing_reaches_its_literal_not_the_whole_file() -> N
     apart = 'A = "We won\'t wait."\n' + f'C = "{far}"\n' * 4 + 'D = "|node-1|node-2|"\n'
     assert relevance.lists_rules(apart.encode())  # the raw first test is unbounded
     assert not relevance.python_lists_rules(apart.encode())
+
+
+def _ast_aliases(source: str, name: str) -> set[str]:
+    """What Python binds to `name` under another name: `import ... name as X`, and
+    `X = name` / `X = mod.name` (each target's last name)."""
+    import ast
+
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom | ast.Import):
+            out.update(a.asname for a in node.names if a.asname and a.name.rsplit(".", 1)[-1] == name)
+        elif isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
+            v = node.value
+            if (v.id if isinstance(v, ast.Name) else getattr(v, "attr", None)) == name:
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for t in targets:
+                    if isinstance(t, ast.Name):
+                        out.add(t.id)
+                    elif isinstance(t, ast.Attribute):
+                        out.add(t.attr)
+    out.discard(name)
+    return out
+
+
+_ALIAS_LINES = st.sampled_from(
+    [
+        "from .out import say_no as nope",
+        "from pkg.out import (\n    other,\n    say_no as block,\n)",
+        "import pkg.say_no as mod",
+        "deny = say_no",
+        "deny: Callable[..., None] = say_no",
+        "self.deny = out.say_no",
+        "a = b = say_no  # both",
+        "say_no_more = 1",
+        "x = say_no(1)",
+        "y = say_no_x",
+        "if say_no == z: pass",
+        "def say_no(rule): pass",
+        "print(say_no)",
+    ]
+)
+
+
+@given(st.lists(_ALIAS_LINES, max_size=5))
+def test_aliases_of_finds_every_name_python_binds_to_the_helper(lines: list[str]) -> None:
+    """The gate's text search for a helper's other names (`ondemand.callers`) misses none
+    that Python binds: a superset of ast's."""
+    body = ["    " + line for text in lines for line in text.splitlines()]
+    source = "\n".join(["def f(self):", *body, "    pass"])
+    assert _ast_aliases(source, "say_no") <= set(gate_imports.aliases_of(source.encode(), "say_no"))

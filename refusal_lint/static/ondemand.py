@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from refusal_lint.core.filekinds import kind_of
 from refusal_lint.core.kinds import FileKind
-from refusal_lint.static.gate.imports import imported, module_stems
+from refusal_lint.static.gate.imports import aliases_of, imported, module_stems
 
 if TYPE_CHECKING:
     from refusal_lint.config import Config
@@ -220,9 +220,49 @@ def read_callees_ahead(ex: Extraction, index: ModuleIndex) -> None:
 
 
 def callers(ex: Extraction, helpers: frozenset[str], py_paths: list[str]) -> set[str]:
-    """Python files not read whole whose text calls one of `helpers`: a call site there
-    may pass a rule id to the helper (`block(Rule.ZODIAC, ...)`)."""
-    return _naming(ex, helpers, py_paths, "calls", lambda word: word + rb"\s*\(")
+    """Python files not read whole whose text calls one of `helpers`, or a name bound to one
+    (`from .out import say_no as nope`, `nope = say_no`: binding follows both): a call
+    site there may pass a rule id to the helper (`block(Rule.ZODIAC, ...)`); and those that
+    bind such a name, which binding reads to know it is the helper's. (A file read whole
+    gave binding its names already: `helpers` holds those.)"""
+    names, binders = _aliased(ex, helpers, _unread(ex, py_paths))
+    return _naming(ex, names, py_paths, "calls", lambda word: word + rb"\s*\(") | binders
+
+
+def _unread(ex: Extraction, py_paths: list[str]) -> list[str]:
+    """The Python files of the tree not read whole (binding knows nothing of them)."""
+    return [
+        rel
+        for rel in py_paths
+        if rel in ex.entries and ((facts := ex.facts.get(rel)) is None or not facts.complete)
+    ]
+
+
+def _aliased(ex: Extraction, names: frozenset[str], unread: list[str]) -> tuple[frozenset[str], set[str]]:
+    """`names` and every name one of the `unread` files binds to one of them, transitively
+    (a re-export renamed, then aliased again), and the files that bind them; each file's
+    answer kept in its notes."""
+    out = set(names)
+    binders: set[str] = set()
+    todo = sorted(names)
+    while todo:
+        name = todo.pop()
+        for rel in unread:
+            entry = ex.entries[rel]
+            note = ex.cache.note(rel, entry.size, entry.stamp_ns, "", "aliases")
+            if name not in note:
+                data = ex.prompt_text(entry)
+                if data is None:
+                    continue
+                note[name] = aliases_of(data, name) if name.encode() in data else []
+                ex.cache.touch()
+            if note[name]:
+                binders.add(rel)
+            for alias in note[name]:
+                if alias not in out:
+                    out.add(alias)
+                    todo.append(alias)
+    return frozenset(out), binders
 
 
 def definers(ex: Extraction, methods: frozenset[str], py_paths: list[str]) -> set[str]:
@@ -245,11 +285,7 @@ def _naming(
 
     if not names:
         return set()
-    unread = [
-        rel
-        for rel in py_paths
-        if rel in ex.entries and ((facts := ex.facts.get(rel)) is None or not facts.complete)
-    ]
+    unread = _unread(ex, py_paths)
     asked = ex.named.setdefault(kind, {})
     out: set[str] = set()
     for name in sorted(names):

@@ -1,11 +1,14 @@
 """A Python file's imports read from its text, without a parse: which modules it imports
-(relevance.py follows a prompt's text into them); and the files that import, transitively,
-a module whose text can matter (`reaches`)."""
+(relevance.py follows a prompt's text into them); the files that import, transitively,
+a module whose text can matter (`reaches`); and the other names a file binds a function to
+(`aliases_of`)."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Generator, Iterable, Iterator
+
+from refusal_lint.static.gate.lowered import name_at
 
 # Matched where their keyword stands at a line's start after blanks, as `^[ \t]*` with
 # re.M would: the keyword is found by C, and the pattern tried only there.
@@ -166,3 +169,31 @@ def _stem(path: str) -> str:
     parts = path.rsplit("/", 2)
     name = parts[-1].removesuffix(".py")
     return (parts[-2] if len(parts) > 1 else "") if name == "__init__" else name
+
+
+# What binds another name to a function: an import's `as`, or an assignment of it alone
+# (`nope = say_no`, `self.nope = out.say_no`), its targets before it on the line.
+_AS = re.compile(rb"[ \t]+as[ \t]+([A-Za-z_][A-Za-z0-9_]*)")
+_ALIAS_TARGETS = re.compile(
+    rb"(?:[A-Za-z_][A-Za-z0-9_.]*[ \t]*(?::[^=\n]*)?=(?!=)[ \t]*)+(?:[A-Za-z_][A-Za-z0-9_]*\.)*"
+)
+_TARGET = re.compile(rb"([A-Za-z_][A-Za-z0-9_]*)[ \t]*(?::[^=\n]*)?=")
+_ALONE = re.compile(rb"[ \t]*(?:[#;\r\n]|$)")
+
+
+def aliases_of(data: bytes, name: str) -> list[str]:
+    """The names `data` binds to `name`: `name as X` (an import), `X = name` or
+    `X = mod.name` alone on its line. A superset (a line of a string counts too)."""
+    word = name.encode()
+    out: set[str] = set()
+    for at in name_at(data, word):
+        end = at + len(word)
+        if (m := _AS.match(data, end)) is not None:
+            out.add(m[1].decode())
+            continue
+        line = data.rfind(b"\n", 0, at) + 1
+        lead = data[line:at].lstrip(b" \t")
+        if _ALONE.match(data, end) is not None and (t := _ALIAS_TARGETS.fullmatch(lead)) is not None:
+            out.update(m[1].decode().rsplit(".", 1)[-1] for m in _TARGET.finditer(t[0]))
+    out.discard(name)
+    return sorted(out)
