@@ -174,6 +174,8 @@ class Fn:
     # Maps it returns, read out of a structure (`return dict(ext["params"])`: a loaded
     # card's params, bind/prompts.loaded_params); no prompt text.
     maps: tuple[Value, ...] = ()
+    # Its parameters' defaults (`rule="seg-mix"`): what a call passing none binds.
+    defaults: tuple[tuple[str, Value], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ from refusal_lint.core.facts import (
 )
 from refusal_lint.core.kinds import FnKind, GuardKind, GuardStatus
 from refusal_lint.core.model import Loc
-from refusal_lint.static.bind.resolve import Resolver, bind_arg, method_name
+from refusal_lint.static.bind.resolve import Resolver, bind_arg, bound_value, method_name
 
 RULE_PARAMS = ("rule", "rule_id")
 
@@ -102,14 +102,17 @@ class GuardIds:
             return True, g.rule
         call = self._unpartial(g.call)
         fns = self.callees(call)
-        if not fns and call is not g.call and call.args:
-            return True, call.args[0]  # `partial(refuse, "seg-mix")` of a library's guard: its first argument
+        if not fns and call is not g.call:
+            # `partial(refuse, "seg-mix")` of a library's guard: its `rule=`, else its first argument.
+            first = next((v for k, v in call.kwargs if k in RULE_PARAMS), call.args[0] if call.args else None)
+            if first is not None:
+                return True, first
         if not fns:
             return g.rule is not None, g.rule  # a library's callee: the first positional argument
         for fn in fns:
             param = self.id_param(fn)
             if param is not None:
-                value = bind_arg(fn, call, param)
+                value = bound_value(fn, call, param)
                 return value is not None, value
         if g.configured:  # the config names it a guard: its first argument is the id, as a library's
             return g.rule is not None, g.rule
@@ -280,7 +283,7 @@ class GuardIds:
             return [Fired(GuardStatus.PASSTHROUGH, loc)]  # `except ... as exc`, a lambda's parameter
         out: list[Fired] = []
         for site in self.sites(fn) if fn.kind != FnKind.CLASS else self.constructions(fn):
-            arg = bind_arg(fn, site, head)
+            arg = bound_value(fn, site, head)
             if arg is None:
                 continue
             for name in rest.split(".") if rest else ():

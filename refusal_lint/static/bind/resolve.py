@@ -86,9 +86,25 @@ class Resolver:
             if sub is not None and rest:
                 return self.lookup(sub, ".".join(rest), depth + 1)
             return None
-        if parts[0].startswith("_") or module not in self.stars:
-            return None  # `import *` binds no private name
+        inherited = self._inherited(module, parts, depth)
+        if inherited is not None or parts[0].startswith("_") or module not in self.stars:
+            return inherited  # `import *` binds no private name
         return self._starred(module, dotted, depth)
+
+    def _inherited(self, module: str, parts: list[str], depth: int) -> Value | None:
+        """`Rules.SEG_MIX` where class `Rules` of `module` binds no `SEG_MIX` itself: its
+        bases' (`class Rules(BaseRules): pass`), in order, as Python looks it up."""
+        for i in range(len(parts) - 1, 0, -1):
+            cls = self.defs[module].get(".".join(parts[:i]))
+            if isinstance(cls, Fn) and cls.kind == FnKind.CLASS:
+                for base in cls.bases:
+                    found = self.resolve(base, depth + 1) if isinstance(base, Ref) else None
+                    if isinstance(found, Fn) and found.kind == FnKind.CLASS and found is not cls:
+                        attr = self.lookup(found.path, ".".join([found.qualname, *parts[i:]]), depth + 1)
+                        if attr is not None:
+                            return attr
+                return None
+        return None
 
     def _starred(self, module: str, dotted: str, depth: int) -> Value | None:
         """A name bound nowhere else in `module`, from its star imports (the last binds it).
@@ -360,6 +376,13 @@ def bind_arg(fn: Fn, call: CallV, param: str) -> Value | None:
     bound_self = fn.kind == FnKind.METHOD and method_name(call.func) is not None
     index = fn.params.index(param) - (1 if bound_self else 0)
     return call.args[index] if 0 <= index < len(call.args) else None
+
+
+def bound_value(fn: Fn, call: CallV, param: str) -> Value | None:
+    """What `param` holds in a call of `fn`: the argument passed, else its default (a call
+    with `*args` or `**kw` is no CallV). An id only: a reason not passed is none."""
+    found = bind_arg(fn, call, param)
+    return found if found is not None else next((v for name, v in fn.defaults if name == param), None)
 
 
 def method_name(func: Value) -> str | None:

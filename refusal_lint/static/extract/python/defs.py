@@ -41,7 +41,7 @@ from refusal_lint.static.extract.python.scopes import (
     unpacked,
 )
 from refusal_lint.static.extract.python.source import Source
-from refusal_lint.static.extract.python.state import ExtractorState, deps_context, params_of
+from refusal_lint.static.extract.python.state import ExtractorState, defaults_of, deps_context, params_of
 
 
 def _is_enum(node: ast.ClassDef) -> bool:
@@ -206,18 +206,21 @@ class Definitions(ExtractorState):
             self.imports[alias.asname or alias.name] = ImportRef(module, alias.name, node.level)
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
-        attrs: set[str] = set()
+        attrs: dict[str, tuple[int, int]] = {}
         fields: list[str] = []
         init: ast.FunctionDef | ast.AsyncFunctionDef | None = None
         for stmt in node.body:
+            end = (stmt.end_lineno or stmt.lineno, stmt.end_col_offset or 0)
             if isinstance(stmt, ast.Assign):
-                attrs |= {t.id for t in stmt.targets if isinstance(t, ast.Name)}
+                for t in stmt.targets:
+                    if isinstance(t, ast.Name):
+                        attrs.setdefault(t.id, end)
             elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
-                attrs.add(stmt.target.id)
+                attrs.setdefault(stmt.target.id, end)
                 if "ClassVar" not in self.src.segment(stmt.annotation):
                     fields.append(stmt.target.id)
             elif isinstance(stmt, FUNCTION_DEFS):
-                attrs.add(stmt.name)
+                attrs.setdefault(stmt.name, end)
                 if stmt.name == "__init__":
                     init = stmt
                     self.init_maps[node.name] = _init_map(stmt)
@@ -305,6 +308,8 @@ class Definitions(ExtractorState):
             tuple(scope.returns),
             self.src.name_loc(original_node),
             maps=tuple(scope.maps),
+            # Read in the scope the `def` stands in, where Python evaluates them.
+            defaults=tuple((p, self.value(d)) for p, d in defaults_of(original_node)),
         )
         if decorators & vocab.PROMPT_DECORATORS and not self.classes:
             for value in scope.returns:

@@ -286,7 +286,8 @@ class ScopeTracker(Walker):
         self.scopes: list[Scope] = []
         self.loops: list[dict[str, tuple[ast.expr, int]]] = []  # active loop variables
         self.resolving: set[str] = set()  # locals being read (a = a + 1 must not recurse)
-        self.classes: list[tuple[str, set[str]]] = []  # (name, attribute and method names)
+        # (name, its attribute and method names, each with where its first binding ends)
+        self.classes: list[tuple[str, dict[str, tuple[int, int]]]] = []
         self.class_bases: list[list[ast.expr]] = []  # each open class's bases
         self.class_depths: list[int] = []  # how many function scopes were open as each began
         self.module_passthrough: set[str] = set()  # `except ... as exc` outside any function

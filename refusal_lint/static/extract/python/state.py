@@ -278,6 +278,15 @@ def params_of(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[tuple[str, ..
     return positional, tuple(p.arg for p in fn.args.kwonlyargs)
 
 
+def defaults_of(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tuple[str, ast.expr]]:
+    """The parameters that have a default, with it."""
+    args = fn.args
+    positional = [*args.posonlyargs, *args.args]
+    pairs = [*zip(positional[len(positional) - len(args.defaults) :], args.defaults, strict=True)]
+    pairs += [(p, d) for p, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is not None]
+    return [(p.arg, d) for p, d in pairs]
+
+
 def str_keys(node: ast.Dict) -> dict[str, ast.expr]:
     """A dict literal's string-keyed members (the last of a repeated key, as Python keeps)."""
     return {k: v for key, v in zip(node.keys, node.values, strict=True) if (k := str_key(key)) is not None}

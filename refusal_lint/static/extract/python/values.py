@@ -120,8 +120,13 @@ class ValueBuilder(ScopeTracker):
                     self.resolving.discard(head)
         if head in self.module_passthrough:
             return Param(name_path, loc)
-        if self.classes and self.class_depths[-1] == len(self.scopes) and head in self.classes[-1][1]:
-            # Read in a class body itself (`system_prompt = LEAD + RULES`): its attribute.
+        if (
+            self.classes
+            and self.class_depths[-1] == len(self.scopes)
+            and _bound_before(self.classes[-1][1], head, node)
+        ):
+            # Read in a class body itself (`system_prompt = LEAD + RULES`): its attribute, once
+            # bound there (`SEG_MIX = SEG_MIX` reads the module's).
             return Ref(self.path, f"{self.class_prefix()}{name_path}", loc)
         return Ref(self.path, name_path, loc)
 
@@ -377,3 +382,9 @@ def _chain(node: ast.BinOp, op: type[ast.operator]) -> list[ast.expr]:
         right.append(first.right)
         first = first.left
     return [first, *reversed(right)]
+
+
+def _bound_before(attrs: dict[str, tuple[int, int]], name: str, node: ast.expr) -> bool:
+    """Is `name` an attribute of the class whose body reads it at `node`, bound by then?"""
+    end = attrs.get(name)
+    return end is not None and end <= (node.lineno, node.col_offset)
