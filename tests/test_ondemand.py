@@ -21,10 +21,7 @@ from refusal_lint.static.gate import imports as gate_imports
 
 # The plain spelling the fast path replaces: re.I over the text, one window per match.
 _PLAIN = re.compile(
-    prompttext.REFUSING_PATTERN.replace(
-        prompttext.APOSTROPHE, r"(?:'|\xe2\x80\x99|\\u2019|\\N\{RIGHT SINGLE QUOTATION MARK\})"
-    ).encode(),
-    re.I,
+    prompttext.REFUSING_PATTERN.replace(prompttext.APOSTROPHE, relevance.APOSTROPHES).encode(), re.I
 )
 
 

@@ -15,7 +15,7 @@ from refusal_lint.static.extract import vocab
 from refusal_lint.static.extract.data import prompts as dataprompts
 from refusal_lint.static.gate import prefilter
 from refusal_lint.static.gate.imports import imported
-from refusal_lint.static.gate.lowered import lowered
+from refusal_lint.static.gate.lowered import lowered, seamless
 from refusal_lint.static.gate.relevance import (
     Relevance,
     lists_rules,
@@ -40,7 +40,7 @@ def weak(rel: str, data: bytes) -> bool:
     if kind == FileKind.PYTHON:
         # The most selective tests first: most code has no word of refusing before a rule
         # line, nor a template naming the rules, nor a loaded card's keys (derived).
-        listed = lists_rules(data)
+        listed = lists_rules(data) or lists_rules(seamless(data))
         loaded = len(dataprompts.card_keys(data)) == len(dataprompts.CARD_KEYS)
         derived = dataprompts.may_derive(data, lowered(data)) or loaded
         if not (listed or derived) or not prefilter.python_prompt_candidate(data):

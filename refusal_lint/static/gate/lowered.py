@@ -161,6 +161,12 @@ _SEAM_BACK = re.compile(
 PIECES = 8  # literals one token is followed across
 
 
+def seamless(data: bytes) -> bytes:
+    """`data` with its literals' seams taken out (`"you must " "not"`: `"you must not"`), as
+    the string they make reads; itself where it has none."""
+    return SEAM.sub(b"", data) if SEAM.search(data) is not None else data
+
+
 # What follows a backslash in an escape a token's run can take in (`\N{...}` it cannot).
 _ESCAPE_BODY = re.compile(rb"U[0-9A-Fa-f]{8}|u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{2}|[0-7]{1,3}|[A-Za-z]")
 ESCAPE_BODIES = (1, 2, 3, 5, 9)  # the lengths _ESCAPE_BODY matches: `n`, `55`, `x2d`, `u002d`, `U0000002d`

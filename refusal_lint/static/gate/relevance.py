@@ -23,13 +23,13 @@ from refusal_lint.static.gate import pystrings
 from refusal_lint.static.gate.lowered import ESCAPE_BODIES, PIECES, SEAM, Words, holds, lowered, token_around
 
 # prompttext's words of refusing as bytes, for lowered text (the matches of re.I on the
-# text itself, without re.I's slow scan); its apostrophe also as the escapes a Python or
-# JSON string may spell it with (`won\u2019t`, `\N{RIGHT SINGLE QUOTATION MARK}` lowered).
-_REFUSING_LOW = re.compile(
-    prompttext.REFUSING_PATTERN.replace(
-        prompttext.APOSTROPHE, r"(?:'|\xe2\x80\x99|\\u2019|\\n\{right single quotation mark\})"
-    ).encode()
+# text itself, without re.I's slow scan); its apostrophe also as the escapes a Python,
+# JSON or YAML string may spell it with (`won\u2019t`, `won\'t`, YAML's `won''t`,
+# `\N{RIGHT SINGLE QUOTATION MARK}` lowered).
+APOSTROPHES = (
+    r"(?:'|''|\\'|\\x27|\\u0027|\\n\{apostrophe\}|\xe2\x80\x99|\\u2019|\\n\{right single quotation mark\})"
 )
+_REFUSING_LOW = re.compile(prompttext.REFUSING_PATTERN.replace(prompttext.APOSTROPHE, APOSTROPHES).encode())
 # A hyphenated token where prompttext lists rules: first on a line (after list markers,
 # quotes, emphasis; a line may start after a real or an escaped line break, or at a
 # string's quote), or between backticks.
@@ -39,7 +39,10 @@ _HYPHENATED = rb"[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)*-[A-Za-z0-9]+(?:[-_][A-Za-z0-9
 # a template's `- {{ rule }}: ...`): the value may be an id, so the line may be a rule line.
 _SLOT = rb"\{\{[^{}\n]*\}\}|\{[^{}\n]*\}|%[sr]"
 # Quotes and `+` too: a line written in pieces (`"- x-y" + ": reason"`).
-_SEPARATOR = rb"(?:[ \t`\"'*_+]|\xe2\x80[\x99\x9d])*(?::|=|-[ \t]|\xe2\x80[\x93\x94]|\\u201[34])"
+_SEPARATOR = (
+    rb"(?:[ \t`\"'*_+]|\xe2\x80[\x99\x9d])*"
+    rb"(?::|=|-[ \t]|\xe2\x80[\x93\x94]|\\u201[34]|\\N\{(?i:e[mn] dash)\})"  # `\N{EM DASH}` too
+)
 # A reason: anything but blanks (prompttext's rule line asks no more of it; a one-word
 # reason, `- x-y: No.`, under a refusing lead-in is a listed unknown id too).
 _REASON = rb"[ \t]*[^\s]"
