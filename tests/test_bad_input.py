@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import codecs
+import json
 import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from agentgen import URI
-from conftest import Repo, check_json, run_cli, snapshot
+from conftest import TESTDATA, Repo, check_json, run_cli, snapshot
 from test_differential import differential
 
 
@@ -314,3 +318,36 @@ def test_a_prompt_joined_from_thousands_of_literals_is_read_not_a_crash(tmp_path
         ("RL301", "seg-mix"),
     ]
     differential(tmp_path)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="a file name that is no UTF-8 is a POSIX one")
+@pytest.mark.parametrize("fmt", ["json", "sarif", "gitlab", "rdjson", "junit", "text"])
+def test_a_file_name_that_is_no_utf8_is_reported_not_a_crash(tmp_path: Path, fmt: str) -> None:
+    """`caf\\xe9.py` (a Latin-1 name): every format writes its report; the JSON ones as valid
+    UTF-8 JSON, the name's byte escaped (`\\udce9`: a reader's os.fsencode gives the name
+    back), SARIF's URI percent-encoded."""
+    agent = tmp_path / "a"
+    shutil.copytree(TESTDATA / "survey-agent", agent)
+    tools = agent / "survey_agent" / "tools.py"
+    text = tools.read_text(encoding="utf-8").replace('Refusal("seg-mix"', 'Refusal("seg-mixx"')
+    tools.unlink()
+    Path(os.fsdecode(os.fsencode(tools.parent) + b"/caf\xe9.py")).write_text(text, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "refusal_lint", "check", "--no-cache", "--format", fmt, "."],
+        cwd=agent,
+        capture_output=True,
+    )
+    assert done.returncode == 1, done.stderr
+    assert not done.stderr
+    if fmt == "text":
+        assert b"survey_agent/caf\xe9.py:25:15: RL302 [seg-mixx]" in done.stdout  # the name's own bytes
+        return
+    out = done.stdout.decode("utf-8")  # no byte that is no UTF-8
+    if fmt != "junit":
+        doc = json.loads(out)
+        assert "survey_agent/caf\\udce9.py" in out or "survey_agent/caf%E9.py" in out, out
+        assert doc
+    if fmt == "json":
+        assert os.fsdecode(b"survey_agent/caf\xe9.py") in {f["path"] for f in doc["findings"]}
+    if fmt == "sarif":
+        assert "survey_agent/caf%E9.py" in out

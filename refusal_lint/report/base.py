@@ -4,6 +4,8 @@ tag (the one place `[rule-id]` is written) and its stable fingerprint."""
 from __future__ import annotations
 
 import hashlib
+import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -72,5 +74,17 @@ def fingerprints(findings: tuple[Finding, ...]) -> list[str]:
         key = (f.code, f.loc.path, f.rule_id or "")
         n = seen.get(key, 0)
         seen[key] = n + 1
-        out.append(hashlib.sha256(f"{key}|{n}".encode()).hexdigest()[:32])
+        out.append(hashlib.sha256(f"{key}|{n}".encode("utf-8", "surrogateescape")).hexdigest()[:32])
     return out
+
+
+# A path's byte that is no UTF-8 (`caf\xe9.py`) stands in its str as a lone surrogate
+# (os.fsdecode), which UTF-8 cannot write.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def dumps(doc: object) -> str:
+    """A JSON document as UTF-8 can write it: text as written, a lone surrogate escaped
+    (`"caf\\udce9.py"`, which a reader's `os.fsencode` turns back into the file's name)."""
+    text = json.dumps(doc, indent=2, ensure_ascii=False)
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m[0]):04x}", text) + "\n"

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
 from refusal_lint import __version__
 from refusal_lint.codes import CODES
 from refusal_lint.core.model import TOOL
+from refusal_lint.report.base import dumps
 
 if TYPE_CHECKING:
     from refusal_lint.core.model import Finding
@@ -91,4 +91,4 @@ def render(report: Report) -> str:
         "findings": [finding_dict(f) for f in report.findings],
         "summary": summary(report),
     }
-    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    return dumps(doc)

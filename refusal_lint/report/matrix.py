@@ -4,12 +4,11 @@ findings in; the `refusal-lint matrix` formats (text, markdown, json) out, each 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from refusal_lint.core.model import Finding, Loc
-from refusal_lint.report.base import Report
+from refusal_lint.report.base import Report, dumps
 from refusal_lint.report.jsonout import prompt_entries
 from refusal_lint.static.bind.agent import Agent
 from refusal_lint.static.checks.guards import RL302, RL303
@@ -162,4 +161,4 @@ def as_json(agents: Sequence[Agent], findings: Sequence[Finding]) -> list[dict[s
 
 def render_json(report: Report) -> str:
     doc = {"agents": as_json(report.agents, report.findings)}
-    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    return dumps(doc)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -10,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from refusal_lint import __version__
 from refusal_lint.codes import CODES, REPO, Code, is_error
 from refusal_lint.core.model import TOOL
-from refusal_lint.report.base import fingerprints, tagged
+from refusal_lint.report.base import dumps, fingerprints, tagged
 
 if TYPE_CHECKING:
     from refusal_lint.core.model import Finding
@@ -55,7 +54,7 @@ def _artifact(path: str) -> dict[str, str]:
         return {"uri": path}
     if os.path.isabs(path):
         return {"uri": Path(path).as_uri()}
-    return {"uri": quote(path), "uriBaseId": SRCROOT}
+    return {"uri": quote(os.fsencode(path)), "uriBaseId": SRCROOT}  # the name's bytes, as written
 
 
 def _result(f: Finding, fingerprint: str, order: list[str]) -> dict[str, Any]:
@@ -94,4 +93,4 @@ def render(report: Report) -> str:
         "columnKind": "unicodeCodePoints",
     }
     doc = {"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}
-    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    return dumps(doc)

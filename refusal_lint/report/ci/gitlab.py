@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
 from refusal_lint.codes import CODES
-from refusal_lint.report.base import coded, fingerprints
+from refusal_lint.report.base import coded, dumps, fingerprints
 
 if TYPE_CHECKING:
     from refusal_lint.report.base import Report
@@ -33,4 +32,4 @@ def render(report: Report) -> str:
                 "location": {"path": f.loc.path, "lines": lines},
             }
         )
-    return json.dumps(issues, indent=2, ensure_ascii=False) + "\n"
+    return dumps(issues)

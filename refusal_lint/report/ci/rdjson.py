@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
 from refusal_lint.codes import CODES, REPO
 from refusal_lint.core.model import TOOL
-from refusal_lint.report.base import tagged
+from refusal_lint.report.base import dumps, tagged
 
 if TYPE_CHECKING:
     from refusal_lint.report.base import Report
@@ -31,7 +30,7 @@ def render(report: Report) -> str:
             }
         )
     doc = {"source": {"name": TOOL, "url": REPO}, "diagnostics": diagnostics}
-    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    return dumps(doc)
 
 
 def _bytes(report: Report, path: str, line: int, col: int) -> int:
