@@ -120,12 +120,13 @@ def py_prompts(res: Resolver, value: Value, maps: Maps, form: PromptForm) -> lis
     """The prompt candidates a Python value holds (DESIGN §2: prose, not an id or a path);
     the items of a list each one, led in by the items before it (`Prompt.lead`)."""
     form, values = _texts(res, value, form)
+    fed = form == PromptForm.PROMPT_FUNCTION and bool(maps.same) and _fed(res, value, maps.same)
     items = form != PromptForm.PROMPT_FUNCTION and len(values) > 1
     out = []
     before: list[tuple[PromptLine, ...]] = []
     for v in values:
-        read = _reads(res, v)
-        derived = (bool(maps.same) and res.reaches(v, maps.same)) or _loads_params(res, read)
+        read = _reads(res, v) + ([value] if fed else [])
+        derived = fed or (bool(maps.same) and res.reaches(v, maps.same)) or _loads_params(res, read)
         text = placeholder_text(res, v)
         # A template filled from another map in the code (`.format(rules=lines(STALE))`) is
         # that map's items, whatever its placeholder is named; one filled at run time
@@ -149,6 +150,14 @@ def py_prompts(res: Resolver, value: Value, maps: Maps, form: PromptForm) -> lis
             before.append(prompt.lines)
         out.append(prompt)
     return out
+
+
+def _fed(res: Resolver, value: Value, same: AbstractSet[str]) -> bool:
+    """Is `value` a call of a repo prompt function that passes it the params map (or a
+    copy): `instructions=build(RULES)`? The text it returns is built from it: derived."""
+    call = res.resolve(value)
+    args = (*call.args, *(v for _, v in call.kwargs)) if isinstance(call, CallV) else ()
+    return any(res.reaches(a, same) for a in args)
 
 
 def _reads(res: Resolver, value: Value) -> list[Value]:
