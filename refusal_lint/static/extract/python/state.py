@@ -24,6 +24,7 @@ from refusal_lint.core.facts import (
     Ref,
     Seq,
     Str,
+    Sub,
     Value,
 )
 from refusal_lint.core.kinds import PromptForm, ValueKind
@@ -254,6 +255,11 @@ class ExtractorState(ValueBuilder):
     def prompt_arg(self, node: ast.expr, source: str, form: PromptForm) -> None:
         if isinstance(node, ast.Lambda):
             node = node.body  # `instructions=lambda agent: "You are ..."`: the text it returns
+        if isinstance(node, ast.IfExp):
+            # `instructions=FORMAL if formal else CASUAL`: either is sent, each a candidate.
+            self.prompt_arg(node.body, source, form)
+            self.prompt_arg(node.orelse, source, form)
+            return
         value = self.value(node)
         # A list or tuple where one string is accepted (`instructions=[...]`, text blocks):
         # binding reads each item (bind/bound.py); a starred one (`*[f"- {k}: {v}" for ...]`)
@@ -262,7 +268,7 @@ class ExtractorState(ValueBuilder):
             value = Seq(
                 tuple(self.value(e.value if isinstance(e, ast.Starred) else e) for e in node.elts), value.loc
             )
-        if isinstance(value, (Str, Join, Op, Ref, Dyn, Fmt, CallV, Seq)):
+        if isinstance(value, (Str, Join, Op, Ref, Dyn, Fmt, CallV, Seq, Sub)):  # Sub: `TEXTS["desk"]`
             self.prompts.append(PyPrompt(self.loc(node), value, source, form))
 
     def key_loc(self, node: ast.Dict, key: str) -> Loc:
