@@ -224,6 +224,30 @@ def test_documentation_names_no_agent_even_a_lone_one(repo: Repo) -> None:
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_a_file_the_walk_leaves_out_names_no_agent(repo: Repo) -> None:
+    """pre-commit passes every staged file, the ones `exclude` or a `.gitignore` leaves out
+    too: like a folder run, such a file gives nothing, under `--git-index` as on the disk.
+    A file given beside it still names its agent; so does a hard link's second name."""
+    _drifted_agent(repo)
+    repo.write("pyproject.toml", '[tool.refusal-lint]\nexclude = ["tests/**"]\n')
+    repo.write("tests/test_tools.py", "def test_crosstab():\n    assert True\n")
+    repo.write(".gitignore", "build/\n")
+    repo.write("build/lib/agent/tools.py", (repo.root / "agent" / "tools.py").read_text())
+    _git_init(repo.root)
+    subprocess.run(["git", "add", "-A"], cwd=repo.root, check=True, capture_output=True)
+    folder = _found(repo.root, ".")
+    assert folder
+    for excluded in ("tests/test_tools.py", "build/lib/agent/tools.py"):
+        assert _found(repo.root, excluded) == [], excluded
+        assert _found(repo.root, "--git-index", excluded) == [], excluded
+        assert _found(repo.root, excluded, "agent/tools.py") == folder, excluded
+    os.link(repo.root / "agent" / "system_prompt.md", repo.root / "agent" / "prompt_copy.md")
+    linked = _found(repo.root, ".")
+    for name in ("agent/prompt_copy.md", "agent/system_prompt.md"):  # one of them is walked
+        assert _found(repo.root, name) == linked, name
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 @pytest.mark.parametrize(
     "broken",
     [

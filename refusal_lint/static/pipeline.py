@@ -92,7 +92,7 @@ def _checked(paths: list[str], cfg: Config, settings: Settings) -> Result:
     roles = roles_of(cfg, root)
     exclude_base = cfg.base if cfg.source else root
     walk = settings.contents.walk(root, targets, list(cfg.exclude), exclude_base)
-    wanted = wanted.naming(e.rel for e in walk.files) if wanted is not None else None
+    wanted = wanted.naming(e.rel for e in walk.files).taken(walk.files, root) if wanted is not None else None
     run_key = memo.key(root, targets, exclude_base, cfg, settings, walk) if wanted is None else None
     kept = memo.load(exclude_base, run_key) if run_key is not None else None
     if _whole(kept):
