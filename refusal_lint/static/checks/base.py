@@ -38,3 +38,23 @@ class Check:
     codes: tuple[Code, ...]
     fn: Callable[[Agent | None, Run], list[Finding]]
     per_agent: bool = True
+
+
+# What ends a line on a terminal or in a CI log, as the escape Python writes it.
+_BREAKS = str.maketrans(
+    {
+        "\n": "\\n",
+        "\r": "\\r",
+        "\v": "\\v",
+        "\f": "\\f",
+        "\x85": "\\x85",
+        "\u2028": "\\u2028",
+        "\u2029": "\\u2029",
+    }
+)
+
+
+def one_line(text: str) -> str:
+    """A reason quoted in a message, on the message's one line (a reason with a line break
+    is RL106's, and the text format prints a finding a line)."""
+    return text.translate(_BREAKS)

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from refusal_lint.core import prompttext, spec
 from refusal_lint.core.kinds import EditKind, GuardStatus, Severity
 from refusal_lint.core.model import Code, Edit, Finding, Rule, RuleSet
-from refusal_lint.static.checks.base import Check, Run
+from refusal_lint.static.checks.base import Check, Run, one_line
 
 if TYPE_CHECKING:
     from refusal_lint.static.bind.agent import Agent, BoundError, BoundGuard
@@ -265,7 +265,8 @@ def _against(g: BoundGuard, rules: dict[str, Rule]) -> Finding | None:
         return None
     return RL303.finding(
         g.loc,
-        f'guard passes reason "{g.reason}" for `{g.rule_id}`; the card says "{rule.reason}"',
+        f'guard passes reason "{one_line(g.reason)}" for `{g.rule_id}`; '
+        f'the card says "{one_line(rule.reason)}"',
         rule_id=g.rule_id,
         edit=_reason_edit(g, rule.reason),
     )

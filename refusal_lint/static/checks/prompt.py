@@ -9,7 +9,7 @@ from refusal_lint.core import prompttext, spec
 from refusal_lint.core.filekinds import prompt_by_name
 from refusal_lint.core.kinds import EditKind, Severity
 from refusal_lint.core.model import Code, Edit, Finding, Loc, Prompt, Rule, RuleSet
-from refusal_lint.static.checks.base import Check, Run
+from refusal_lint.static.checks.base import Check, Run, one_line
 
 if TYPE_CHECKING:
     from refusal_lint.static.bind.agent import Agent
@@ -205,8 +205,8 @@ def _reasons(p: Prompt, rules: dict[str, Rule]) -> list[Finding]:
                     rl.rule_id,
                     p,
                 ),
-                f'the prompt gives `{rl.rule_id}` the reason "{rl.wrapped or rl.reason}"; '
-                f'the card says "{stated.reason}"',
+                f'the prompt gives `{rl.rule_id}` the reason "{one_line(rl.wrapped or rl.reason)}"; '
+                f'the card says "{one_line(stated.reason)}"',
                 rule_id=rl.rule_id,
                 edit=edit,
             )
