@@ -7,6 +7,7 @@ import json
 import os
 import shutil
 import stat
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -358,3 +359,39 @@ def test_a_symlinked_prompt_is_one_file_and_fixing_it_keeps_the_link(tmp_path: P
     run_cli("check", str(tmp_path), "--no-cache", "--fix")
     assert (tmp_path / "prompt.md").is_symlink()
     assert f"- seg-mix: {SEG}" in (tmp_path / "shared/system_prompt.md").read_text()
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_a_tracked_symlink_is_read_once_from_gits_index(tmp_path: Path) -> None:
+    """`--git-index` lists the link and its target: one file, one finding, as on the disk."""
+    (tmp_path / "agent-card.json").write_text(
+        json.dumps({"name": "S", "capabilities": {"extensions": [{"uri": URI, "params": {"seg-mix": SEG}}]}})
+    )
+    (tmp_path / "shared").mkdir()
+    (tmp_path / "shared/system_prompt.md").write_text("Refuse these, naming the rule:\n- seg-mix: No.\n")
+    (tmp_path / "prompt.md").symlink_to("shared/system_prompt.md")
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    subprocess.run(["git", "add", "-A"], cwd=tmp_path, check=True)
+    for how in ([], ["--git-index"]):
+        shown = json.loads(run_cli("check", ".", "--no-cache", "--format", "json", *how, cwd=tmp_path).stdout)
+        assert [(f["code"], f["path"]) for f in shown["findings"]] == [
+            ("RL301", "agent-card.json"),
+            ("RL203", "shared/system_prompt.md"),
+        ], how
+
+
+def test_fixing_a_hard_linked_prompt_keeps_its_names_one_file(tmp_path: Path) -> None:
+    """`prompt.md` and `system_prompt.md`, one file under two names: the fix is read under
+    both (a file renamed over one of them parted them, and a second --fix changed the
+    other), and a second --fix changes nothing."""
+    (tmp_path / "agent-card.json").write_text(
+        json.dumps({"name": "S", "capabilities": {"extensions": [{"uri": URI, "params": {"seg-mix": SEG}}]}})
+    )
+    (tmp_path / "system_prompt.md").write_text("Refuse these, naming the rule:\n- seg-mix: No.\n")
+    os.link(tmp_path / "system_prompt.md", tmp_path / "prompt.md")
+    assert run_cli("check", str(tmp_path), "--no-cache", "--fix").exit_code == 1  # RL301 stays
+    assert (tmp_path / "prompt.md").stat().st_ino == (tmp_path / "system_prompt.md").stat().st_ino
+    assert f"- seg-mix: {SEG}" in (tmp_path / "prompt.md").read_text()
+    before = snapshot(tmp_path)
+    again = run_cli("check", str(tmp_path), "--no-cache", "--fix")
+    assert "Fixed" not in again.output and snapshot(tmp_path) == before

@@ -3,8 +3,8 @@
 Every edit is checked before anything is written: the text it replaces must still be what
 the findings saw (else the file changed on disk), and the result must still parse and
 say the card's reason (else the reason cannot be written there safely). Writes are
-atomic (a temporary file in the same folder, then rename) and keep the encoding, BOM,
-line endings and permissions.
+atomic (a temporary file in the same folder, then rename; a file under two names, a hard
+link, is written in place) and keep the encoding, BOM, line endings and permissions.
 """
 
 from __future__ import annotations
@@ -374,6 +374,13 @@ def write(p: Plan) -> list[str]:
             if current != f.before:
                 raise RuntimeError("it changed on disk since it was read")
             data = (("\ufeff" if f.bom else "") + f.after).encode(f.encoding)
+            if st.st_nlink > 1:
+                # A hard link: a new file renamed over it would part its names; written in
+                # place, as an editor does, every name reads the fix.
+                with open(target, "r+b") as fh:
+                    fh.write(data)
+                    fh.truncate()
+                continue
             fd, tmp = tempfile.mkstemp(dir=os.path.dirname(target), prefix=".refusal-lint-")
             try:
                 with os.fdopen(fd, "wb") as out:

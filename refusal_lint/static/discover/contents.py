@@ -113,6 +113,7 @@ class GitIndex(Disk):
         venvs = {p.rpartition("/")[0] or "." for p, _, _ in rows if p.rpartition("/")[2] == "pyvenv.cfg"}
         venvs -= {s.rstrip("/") for s in specs}
         wanted: list[tuple[str, str]] = []  # (absolute path, blob) to read from the index
+        names = discover.OneName(out.files)  # a tracked symlink to a tracked file: read once
         for path, mode, blob in rows:
             absolute = os.path.join(top, *path.split("/"))
             if (
@@ -126,9 +127,8 @@ class GitIndex(Disk):
                 continue
             st = _stat(absolute) if path not in differ or absolute in self.fixed else None
             if st is not None:
-                out.files.append(
-                    discover.Entry(_rel(absolute, root), absolute, st.st_size, discover.stamp(st))
-                )
+                entry = discover.Entry(_rel(absolute, root), absolute, st.st_size, discover.stamp(st))
+                names.add(entry, st, mode == "120000")
             elif mode != "120000":  # a changed symlink: the index holds only its target's name
                 wanted.append((absolute, blob))
         self.blobs = dict(zip([a for a, _ in wanted], _cat_blobs(top, [b for _, b in wanted]), strict=True))

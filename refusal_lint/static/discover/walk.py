@@ -253,11 +253,8 @@ class _Walker:
         self.excl = excl
         self.exclude_base = exclude_base
         self.seen_dirs: set[tuple[int, int]] = set()
-        # Each file once (device, inode -> its entry's index): a symlink to a file of the tree,
-        # or a hard link, is one file under two names, read (and fixed) under its own.
-        self.seen_files: dict[tuple[int, int], int] = {}
-        self.links: set[int] = set()
         self.out = Walk([], [])
+        self.names = OneName(self.out.files)
 
     def excluded(self, path: str, is_dir: bool) -> bool:
         if self.excl is None:
@@ -326,18 +323,28 @@ class _Walker:
                 continue
             if not stat.S_ISREG(fst.st_mode):
                 continue  # FIFOs, devices, sockets: never opened
-            self._file(Entry(_sub(path, self.root), path, fst.st_size, stamp(fst)), fst, e.is_symlink())
+            self.names.add(Entry(_sub(path, self.root), path, fst.st_size, stamp(fst)), fst, e.is_symlink())
         return subdirs
 
-    def _file(self, entry: Entry, fst: os.stat_result, link: bool) -> None:
+
+class OneName:
+    """Each file of a walk once (device, inode -> its entry's index): a symlink to a file of
+    the tree, or a hard link, is one file under two names, read (and fixed) under its own."""
+
+    def __init__(self, files: list[Entry]) -> None:
+        self.files = files
+        self.seen: dict[tuple[int, int], int] = {}
+        self.links: set[int] = set()
+
+    def add(self, entry: Entry, fst: os.stat_result, link: bool) -> None:
         """A file found, unless it was found under another name (a link's gives way to its own)."""
         key = (fst.st_dev, fst.st_ino)
-        at = self.seen_files.get(key)
+        at = self.seen.get(key)
         if at is None:
-            self.seen_files[key] = len(self.out.files)
+            self.seen[key] = len(self.files)
             if link:
-                self.links.add(len(self.out.files))
-            self.out.files.append(entry)
+                self.links.add(len(self.files))
+            self.files.append(entry)
         elif at in self.links and not link:
-            self.out.files[at] = entry
+            self.files[at] = entry
             self.links.discard(at)
