@@ -158,8 +158,11 @@ def check(agent: Agent | None, run: Run) -> list[Finding]:
             unchecked = problem.kind == ProblemKind.UNCHECKED
             code = RL005.code if unchecked else RL100.code if path in cards else RL002.code
             findings.append(Finding(code, problem.loc, problem.message))
+    # A configured card read whole that gave its agent no card (a Python module that builds
+    # none, or no longer): as a data file without the extension.
+    cardless = {a.card_path for a in run.bound.agents if a.card_path and a.card is None}
     for card_path in sorted(cards):
-        if card_path in run.facts:
+        if card_path in run.facts and (card_path not in cardless or run.facts[card_path].problem is not None):
             continue
         if card_path in run.walked:
             message = f"configured card `{card_path}` advertises no Refusals v1 extension (`{spec.URI}`)"
