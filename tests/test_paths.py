@@ -683,6 +683,41 @@ def test_without_git_or_config_a_file_checks_its_folder(tmp_path: Path) -> None:
     assert _found(root, "survey") == folder
 
 
+def test_without_git_or_config_a_module_of_a_package_checks_what_it_imports_from(tmp_path: Path) -> None:
+    """No project marker, the card built in `app/server.py`: a module of `app/tools/`
+    (which imports `from app.errors import ...`) is checked from above its top package,
+    where its imports start, as the folder run is: no partial agent's RL001."""
+    root = tmp_path / "proj"
+    (root / "app" / "tools").mkdir(parents=True)
+    (root / "prompts").mkdir()
+    (root / "app" / "__init__.py").write_text("")
+    (root / "app" / "tools" / "__init__.py").write_text("")
+    (root / "app" / "server.py").write_text(
+        "from a2a.types import AgentCapabilities, AgentCard, AgentExtension\n\n"
+        "RULES = {\n"
+        '    "seg-mix": "Segmentation families cannot be crossed; ask for one family per cut.",\n'
+        '    "invalid-cut": "That demographic cut is not defined for this study.",\n'
+        "}\n"
+        'card = AgentCard(name="Survey", capabilities=AgentCapabilities(extensions=[AgentExtension('
+        f'uri="{URI}", params=RULES)]))\n'
+    )
+    (root / "app" / "tools" / "guards.py").write_text(
+        "from app.errors import refuse\n\n\ndef crosstab(cut, families):\n"
+        '    if len(families) > 1:\n        return refuse(rule="seg-mix")\n'
+        '    if cut not in ("age", "region"):\n        return refuse(rule="invalid-cut")\n'
+    )
+    (root / "prompts" / "system_prompt.md").write_text(
+        "Refuse these, naming the rule:\n\n"
+        "- seg-mix: Segmentation families cannot be crossed; ask for one family per cut.\n"
+        "- invalid-cut: That demographic cut is not defined for the study.\n"
+    )
+    folder = _found(root, ".")
+    assert [c for *_, c, _ in folder] == ["RL203"]
+    assert _found(root, "app/tools/guards.py") == folder
+    assert _found(root, "app/tools") == folder
+    assert _found(root / "app", "tools/guards.py") == folder
+
+
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 def test_two_cards_of_one_agent_still_read_every_guard(repo: Repo) -> None:
     """Two cards that make one agent (one's folder holds the other's, same name): the

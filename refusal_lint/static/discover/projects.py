@@ -32,7 +32,8 @@ if TYPE_CHECKING:
 def project_root(path: str, cfg: Config) -> str:
     """The project a file belongs to: the folder of the run's config file when the file is
     under it, else the top of the git work tree holding it, else the folder of the agent
-    around it (its card at the A2A place), else the file's own folder."""
+    around it (its card at the A2A place), else the folder its package imports from (its
+    own folder where it is in no package)."""
     folder = os.path.dirname(os.path.abspath(path))
     if cfg.source and _under(folder, os.path.abspath(cfg.base)):
         return os.path.abspath(cfg.base)
@@ -54,8 +55,18 @@ def project_root(path: str, cfg: Config) -> str:
     while _card_in(here) is None:
         parent = os.path.dirname(here)
         if parent == here:
-            return folder
+            return _import_root(folder)
         here = parent
+    return here
+
+
+def _import_root(folder: str) -> str:
+    """The folder a module of `folder` imports from: above its top package (`app/tools/`
+    of `app/`, whose modules import `from app.policy import ...`); a folder that is no
+    package, itself."""
+    here = folder
+    while os.path.isfile(os.path.join(here, "__init__.py")) and os.path.dirname(here) != here:
+        here = os.path.dirname(here)
     return here
 
 
