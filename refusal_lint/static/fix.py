@@ -374,9 +374,7 @@ def write(p: Plan) -> list[str]:
             if current != f.before:
                 raise RuntimeError("it changed on disk since it was read")
             data = (("\ufeff" if f.bom else "") + f.after).encode(f.encoding)
-            if st.st_nlink > 1:
-                # A hard link: a new file renamed over it would part its names; written in
-                # place, as an editor does, every name reads the fix.
+            if st.st_nlink > 1:  # a hard link: renamed over, its names would part; in place
                 with open(target, "r+b") as fh:
                     fh.write(data)
                     fh.truncate()
@@ -390,13 +388,8 @@ def write(p: Plan) -> list[str]:
             except BaseException:
                 os.unlink(tmp)
                 raise
-        except (
-            OSError,
-            RuntimeError,
-            ValueError,
-            SyntaxError,
-            LookupError,
-        ) as exc:  # ValueError: now undecodable
+        # ValueError: now undecodable
+        except (OSError, RuntimeError, ValueError, SyntaxError, LookupError) as exc:
             why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             problems.append(f"{f.path}: not fixed, {why}")
             f.fixed.clear()

@@ -30,7 +30,7 @@ from refusal_lint.core.facts import (
 )
 from refusal_lint.core.kinds import FnKind, GuardKind, GuardStatus
 from refusal_lint.core.model import Loc
-from refusal_lint.static.bind.resolve import Resolver, bind_arg, bound_value, method_name
+from refusal_lint.static.bind.resolve import Resolver, bind_arg, method_name
 
 RULE_PARAMS = ("rule", "rule_id")
 
@@ -331,6 +331,20 @@ class GuardIds:
             names = self._alias_names.setdefault((fn.path, fn.qualname), [])
             if short not in names:
                 names.append(short)
+
+
+def bound_value(fn: Fn, call: CallV, param: str) -> Value | None:
+    """The id `param` holds in a call of `fn`: the argument passed, else its default (a call
+    with `*args` or `**kw` is no CallV; a reason not passed is none). For `*args` passed on
+    (`refuse(*args, **kwargs)`), the first argument past the named ones, else the call's
+    `rule=`; for `**kwargs`, its `rule=`."""
+    if param.startswith("*"):
+        index = len(fn.params) - (fn.kind == FnKind.METHOD and method_name(call.func) is not None)
+        if not param.startswith("**") and index < len(call.args):
+            return call.args[index]
+        return next((v for k, v in call.kwargs if k in RULE_PARAMS), None)
+    found = bind_arg(fn, call, param)
+    return found if found is not None else next((v for name, v in fn.defaults if name == param), None)
 
 
 def _spaced(text: str) -> bool:

@@ -378,13 +378,6 @@ def bind_arg(fn: Fn, call: CallV, param: str) -> Value | None:
     return call.args[index] if 0 <= index < len(call.args) else None
 
 
-def bound_value(fn: Fn, call: CallV, param: str) -> Value | None:
-    """What `param` holds in a call of `fn`: the argument passed, else its default (a call
-    with `*args` or `**kw` is no CallV). An id only: a reason not passed is none."""
-    found = bind_arg(fn, call, param)
-    return found if found is not None else next((v for name, v in fn.defaults if name == param), None)
-
-
 def method_name(func: Value) -> str | None:
     """`absorb` for a call of `x.absorb` (a name on a receiver), None for a plain `f(...)`."""
     if isinstance(func, Attr):

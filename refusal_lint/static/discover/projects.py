@@ -240,23 +240,17 @@ class Wanted:
         return Wanted(self.files + tuple(under), self.folders, self.within) if self.within else self
 
     def taken(self, walked: list[discover.Entry], root: str) -> Wanted:
-        """Without the given files the walk passed over though they are there: excluded
-        (`exclude`, a `.gitignore`, a virtualenv; an untracked file under `--git-index`),
-        each gives nothing, as in a folder run. A file gone stays (its guards removed name
-        its agent), and one walked under another name (a hard link) too."""
-        names = {e.rel for e in walked}
-        passed = []
+        """Without the given files the walk passed over though they are there (`exclude`, a
+        `.gitignore`, an untracked file under `--git-index`): each gives nothing, as in a
+        folder run. A file gone (its guards removed) and a hard link's other name stay."""
+        names, passed = {e.rel for e in walked}, set()
         for path in self.files:
             full = os.path.join(root, *path.split("/"))
-            if path in names or kind_of(path) is None or not os.path.isfile(full):
-                continue
-            st = os.stat(full)
-            if not any(
-                e.size == st.st_size and os.path.samefile(e.abs, full) for e in walked if e.data is None
-            ):
-                passed.append(path)
-        kept = tuple(p for p in self.files if p not in passed)
-        return Wanted(kept, self.folders, self.within) if passed else self
+            if path not in names and kind_of(path) is not None and os.path.isfile(full):
+                size, disk = os.stat(full).st_size, [e for e in walked if e.data is None]
+                if not any(e.size == size and os.path.samefile(e.abs, full) for e in disk):
+                    passed.add(path)
+        return Wanted(tuple(p for p in self.files if p not in passed), self.folders, self.within)
 
     def read(self) -> list[str]:
         """The files of a kind refusal-lint reads: only those can belong to an agent."""

@@ -142,6 +142,8 @@ class Recognisers(ExtractorState):
         call = self.call_of(node, loc)
         if rule is not None and not isinstance(rule, ast.Dict):
             return Guard(loc, GuardKind.CALL, self.argument(rule), reason_value, call=call)
+        if rule is None and (passed := self.forwarded(node)) is not None:
+            return Guard(loc, GuardKind.CALL, passed, reason_value, call=call)  # `refuse(*args, **kw)`
         if rule is None and isinstance(node.func, ast.Attribute):
             # `Rule.SEG_MIX.refuse(detail=...)`: the receiver is the rule, if it is one.
             receiver = self.value(node.func.value)

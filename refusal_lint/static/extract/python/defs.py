@@ -286,6 +286,7 @@ class Definitions(ExtractorState):
             if p is not None:
                 scope.passthrough.add(p.arg)
         scope.body = node.body
+        scope.stars = (args.vararg.arg if args.vararg else "", args.kwarg.arg if args.kwarg else "")
         scope.deps = deps_context(node) if not self.scopes and not self.classes else None
         self.scopes.append(scope)
 

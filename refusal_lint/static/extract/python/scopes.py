@@ -38,6 +38,7 @@ class Scope:
     # A pydantic-ai prompt function's context parameter and its agent (`ctx`, `agent`):
     # `ctx.deps` is what that agent's runs pass as `deps=` (ExtractorState.run_deps).
     deps: tuple[str, str] | None = None
+    stars: tuple[str, str] = ("", "")  # its `*args` and `**kwargs` parameters' names
 
     def ready(self) -> Scope:
         if self.body is not None:

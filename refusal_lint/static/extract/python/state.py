@@ -19,6 +19,7 @@ from refusal_lint.core.facts import (
     ImportRef,
     Join,
     Op,
+    Param,
     PyExt,
     PyPrompt,
     Ref,
@@ -100,6 +101,26 @@ class ExtractorState(ValueBuilder):
         if any((k.lineno, k.col_offset) < (first.lineno, first.col_offset) for k in node.keywords):
             return None  # `f(rule=x, *rest)`: a keyword stands first
         return first
+
+    def forwarded(self, node: ast.Call) -> Param | None:
+        """The id a call passes on from its function's own `*args` or `**kwargs`
+        (`return refuse(*args, **kwargs)`): what the function's call sites pass there."""
+        scope = self.scopes[-1] if self.scopes else None
+        if scope is None or not scope.func:
+            return None
+        star, double = scope.stars
+        first = node.args[0] if node.args else None
+        if (
+            star
+            and isinstance(first, ast.Starred)
+            and isinstance(first.value, ast.Name)
+            and first.value.id == star
+        ):
+            return Param(f"*{star}", self.loc(first), scope.func)
+        for k in node.keywords:
+            if double and k.arg is None and isinstance(k.value, ast.Name) and k.value.id == double:
+                return Param(f"**{double}", self.loc(k.value), scope.func)
+        return None
 
     def qualified(self, name_path: str) -> str:
         """`p.block` with `import myagent.policy as p` -> `myagent.policy.block`."""
