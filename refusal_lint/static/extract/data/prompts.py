@@ -142,11 +142,12 @@ def remap_lines(prompt: Prompt, source: list[str]) -> Prompt:
     cursor = prompt.loc.line - 1  # 0-based index into source
     for pl in prompt.lines:
         probe = pl.text.strip()[:24]
-        if probe:
-            for k in range(cursor, min(len(source), cursor + 200)):
-                if probe in source[k]:
-                    cursor = k
-                    break
+        # As a quoted scalar may write it: `''` for `'` (single), `\"` for `"` (double).
+        probes = {probe, probe.replace("'", "''"), probe.replace('"', '\\"')} if probe else set()
+        for k in range(cursor, min(len(source), cursor + 200)) if probes else ():
+            if any(p in source[k] for p in probes):
+                cursor = k
+                break
         out.append(PromptLine(pl.text, cursor + 1, source[cursor] if cursor < len(source) else ""))
     return dataclasses.replace(prompt, lines=tuple(out))
 
