@@ -74,7 +74,8 @@ class ExtractorState(ValueBuilder):
         self.open_errors: list[OpenError] = []  # protocol errors being built, innermost last
         # The `except` handlers being walked, innermost last: does each catch a refusal?
         self.caught: list[bool] = []
-        self.consumed: set[int] = set()  # dict literals no payload of their own: a Part's data, a log record
+        # Dict literals no payload of their own: a Part's data, a log record, a value compared.
+        self.consumed: set[int] = set()
         self.payload_guards: dict[int, Guard] = {}  # dict literal -> its payload guard
         self.defs: dict[str, Value] = {}
         self.imports: dict[str, ImportRef] = {}
@@ -86,6 +87,11 @@ class ExtractorState(ValueBuilder):
         self.calls: list[CallV] = []
         self.guard_plain = frozenset(g for g in guard_callables if "." not in g)
         self.guard_dotted = frozenset(g for g in guard_callables if "." in g)
+
+    def visit_Compare(self, node: ast.Compare) -> None:
+        # A payload compared (`assert payload == {"rule": "seg-mix", ...}` in a test): the
+        # value expected, no refusal sent.
+        self.consumed.update(id(n) for n in (node.left, *node.comparators) if isinstance(n, ast.Dict))
 
     def kwarg(self, node: ast.Call, *names: str) -> ast.expr | None:
         for k in node.keywords:
