@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from refusal_lint.core.filekinds import kind_of
 from refusal_lint.core.kinds import FileKind
 from refusal_lint.static.gate.imports import aliases_of, imported, module_stems
+from refusal_lint.static.gate.lowered import word_matches
 
 if TYPE_CHECKING:
     from refusal_lint.config import Config
@@ -225,67 +226,66 @@ def callers(ex: Extraction, helpers: frozenset[str], py_paths: list[str]) -> set
     site there may pass a rule id to the helper (`block(Rule.ZODIAC, ...)`); and those that
     bind such a name, which binding reads to know it is the helper's. (A file read whole
     gave binding its names already: `helpers` holds those.)"""
-    names, binders = _aliased(ex, helpers, _unread(ex, py_paths))
-    return _naming(ex, names, py_paths, "calls", lambda word: word + rb"\s*\(") | binders
-
-
-def _unread(ex: Extraction, py_paths: list[str]) -> list[str]:
-    """The Python files of the tree not read whole (binding knows nothing of them)."""
-    return [
-        rel
-        for rel in py_paths
-        if rel in ex.entries and ((facts := ex.facts.get(rel)) is None or not facts.complete)
-    ]
-
-
-def _aliased(ex: Extraction, names: frozenset[str], unread: list[str]) -> tuple[frozenset[str], set[str]]:
-    """`names` and every name one of the `unread` files binds to one of them, transitively
-    (a re-export renamed, then aliased again), and the files that bind them; each file's
-    answer kept in its notes."""
-    out = set(names)
-    binders: set[str] = set()
-    todo = sorted(names)
-    while todo:
-        name = todo.pop()
-        for rel in unread:
-            entry = ex.entries[rel]
-            note = ex.cache.note(rel, entry.size, entry.stamp_ns, "", "aliases")
-            if name not in note:
-                data = ex.prompt_text(entry)
-                if data is None:
-                    continue
-                note[name] = aliases_of(data, name) if name.encode() in data else []
-                ex.cache.touch()
-            if note[name]:
-                binders.add(rel)
-            for alias in note[name]:
-                if alias not in out:
-                    out.add(alias)
-                    todo.append(alias)
-    return frozenset(out), binders
+    unread = _unread(ex, py_paths)
+    names, binders = _aliased(ex, helpers, unread)
+    return _naming(ex, names, unread, "calls", lambda word: word + rb"\s*\(") | binders
 
 
 def definers(ex: Extraction, methods: frozenset[str], py_paths: list[str]) -> set[str]:
     """Python files not read whole whose text defines a function named one of `methods`:
     binding binds `x.name(...)`, x of unknown class, to the repo's methods of that name
     (`def absorb_refusal(self, outcome)`: no rule parameter, so no guard), wherever they are."""
-    return _naming(ex, methods, py_paths, "defs", lambda word: rb"def[ \t]+" + word + rb"[ \t]*\(")
+    unread = _unread(ex, py_paths)
+    return _naming(ex, methods, unread, "defs", lambda word: rb"def[ \t]+" + word + rb"[ \t]*\(")
+
+
+def _unread(ex: Extraction, py_paths: list[str]) -> list[str]:
+    """The Python files of the tree not read whole (binding knows nothing of them)."""
+    return [p for p in py_paths if p in ex.entries and ((f := ex.facts.get(p)) is None or not f.complete)]
+
+
+def _answer(ex: Extraction, rel: str, kind: str, name: str, compute: Callable[[bytes], Any]) -> Any:
+    """A file's answer to a `kind` of question about `name`: from its notes, else worked out
+    from its text and noted; None while it cannot be read (asked again next time)."""
+    entry = ex.entries[rel]
+    note = ex.cache.note(rel, entry.size, entry.stamp_ns, "", kind)
+    if name not in note:
+        data = ex.prompt_text(entry)
+        if data is None:
+            return None
+        note[name] = compute(data)
+        ex.cache.touch()
+    return note[name]
+
+
+def _aliased(ex: Extraction, names: frozenset[str], unread: list[str]) -> tuple[frozenset[str], set[str]]:
+    """`names` and every name one of the `unread` files binds to one of them, transitively
+    (a re-export renamed, then aliased again), and the files that bind them."""
+    out = set(names)
+    binders: set[str] = set()
+    todo = sorted(names)
+    while todo:
+        name = todo.pop()
+        for rel in unread:
+            found = _answer(ex, rel, "aliases", name, partial(aliases_of, name=name))
+            if found:
+                binders.add(rel)
+                todo.extend(a for a in found if a not in out)
+                out.update(found)
+    return frozenset(out), binders
 
 
 def _naming(
-    ex: Extraction, names: frozenset[str], py_paths: list[str], kind: str, shape: Callable[[bytes], bytes]
+    ex: Extraction, names: frozenset[str], unread: list[str], kind: str, shape: Callable[[bytes], bytes]
 ) -> set[str]:
-    """The files not read whole whose text holds `shape` of one of `names`, starting a
+    """The `unread` files whose text holds `shape` of one of `names`, starting a
     word (`shape` starts with one: a literal prefix the regex engine scans for fast, where
     a leading `\\b` would have it try every offset). Each file's
     answer for each name is kept in its notes (the names grow from one binding to the
     next), and this run's by name (`ex.named`): binding asks again every round, so each
     round looks only at the files and names not asked yet, not at every file of the tree."""
-    from refusal_lint.static.gate.lowered import word_matches
-
     if not names:
         return set()
-    unread = _unread(ex, py_paths)
     asked = ex.named.setdefault(kind, {})
     out: set[str] = set()
     for name in sorted(names):
@@ -295,19 +295,18 @@ def _naming(
         for rel in unread:
             if rel in seen:
                 continue
-            entry = ex.entries[rel]
-            note = ex.cache.note(rel, entry.size, entry.stamp_ns, "", kind)
-            if name not in note:
-                data = ex.prompt_text(entry)
-                if data is None:
-                    continue  # unreadable now: asked again next time, as before
-                note[name] = word in data and next(word_matches(pattern, data), None) is not None
-                ex.cache.touch()
+            found = _answer(ex, rel, kind, name, partial(_shaped, word=word, pattern=pattern))
+            if found is None:
+                continue  # unreadable now: asked again next time, as before
             seen.add(rel)
-            if note[name]:
+            if found:
                 holding.add(rel)
         out.update(holding)
     return out.intersection(unread)
+
+
+def _shaped(data: bytes, word: bytes, pattern: re.Pattern[bytes]) -> bool:
+    return word in data and next(word_matches(pattern, data), None) is not None
 
 
 JUDGE_ROUNDS = 3  # modules read, one round at a time, to know a deferred file's callees

@@ -30,7 +30,7 @@ from refusal_lint.core.facts import (
 )
 from refusal_lint.core.kinds import FnKind, GuardKind, GuardStatus
 from refusal_lint.core.model import Loc
-from refusal_lint.static.bind.resolve import Resolver, bind_arg, method_name
+from refusal_lint.static.bind.resolve import Resolver, arg_index, bind_arg, method_name
 
 RULE_PARAMS = ("rule", "rule_id")
 
@@ -339,8 +339,8 @@ def bound_value(fn: Fn, call: CallV, param: str) -> Value | None:
     (`refuse(*args, **kwargs)`), the first argument past the named ones, else the call's
     `rule=`; for `**kwargs`, its `rule=`."""
     if param.startswith("*"):
-        index = len(fn.params) - (fn.kind == FnKind.METHOD and method_name(call.func) is not None)
-        if not param.startswith("**") and index < len(call.args):
+        index = arg_index(fn, call, len(fn.params))
+        if not param.startswith("**") and 0 <= index < len(call.args):
             return call.args[index]
         return next((v for k, v in call.kwargs if k in RULE_PARAMS), None)
     found = bind_arg(fn, call, param)

@@ -302,9 +302,10 @@ def placeholder_text(resolver: Resolver, value: Value, depth: int = 0) -> Str | 
     if isinstance(value, Op):
         base = placeholder_text(resolver, value.base, depth + 1)
         return resolver.resolve_str(Op(value.op, base, value.loc)) if base is not None else None
-    if isinstance(value, CallV) and (fn := resolver.callee(value)) is not None and len(fn.returns) == 1:
+    fn = resolver.callee(value) if isinstance(value, CallV) else None
+    if fn is not None and fn.kind != FnKind.CLASS and len(fn.returns) == 1:
         # A repo function's one returned text (`lead() + "- x-y: ..."`): its words lead in.
-        return placeholder_text(resolver, fn.returns[0], depth + 1) if fn.kind != FnKind.CLASS else None
+        return placeholder_text(resolver, fn.returns[0], depth + 1)
     if isinstance(value, Join):
         texts = [
             placeholder_text(resolver, p, depth + 1) or Str("{…}", p.loc, (p.loc.line,), literal=False)

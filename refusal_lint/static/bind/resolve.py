@@ -86,9 +86,9 @@ class Resolver:
             if sub is not None and rest:
                 return self.lookup(sub, ".".join(rest), depth + 1)
             return None
-        inherited = self._inherited(module, parts, depth)
-        if inherited is not None or parts[0].startswith("_") or module not in self.stars:
-            return inherited  # `import *` binds no private name
+        from_base = self._inherited(module, parts, depth)
+        if from_base is not None or parts[0].startswith("_") or module not in self.stars:
+            return from_base  # `import *` binds no private name
         return self._starred(module, dotted, depth)
 
     def _inherited(self, module: str, parts: list[str], depth: int) -> Value | None:
@@ -99,7 +99,7 @@ class Resolver:
             if isinstance(cls, Fn) and cls.kind == FnKind.CLASS:
                 for base in cls.bases:
                     found = self.resolve(base, depth + 1) if isinstance(base, Ref) else None
-                    if isinstance(found, Fn) and found.kind == FnKind.CLASS and found is not cls:
+                    if isinstance(found, Fn) and found.kind == FnKind.CLASS:  # a cycle ends at MAX_DEPTH
                         attr = self.lookup(found.path, ".".join([found.qualname, *parts[i:]]), depth + 1)
                         if attr is not None:
                             return attr
@@ -372,10 +372,14 @@ def bind_arg(fn: Fn, call: CallV, param: str) -> Value | None:
             return value
     if param not in fn.params:
         return None
-    # `obj.method(x)` binds self implicitly; a class's parameters are listed without it.
-    bound_self = fn.kind == FnKind.METHOD and method_name(call.func) is not None
-    index = fn.params.index(param) - (1 if bound_self else 0)
+    index = arg_index(fn, call, fn.params.index(param))
     return call.args[index] if 0 <= index < len(call.args) else None
+
+
+def arg_index(fn: Fn, call: CallV, position: int) -> int:
+    """Where `fn`'s positional parameter at `position` stands among a call's arguments:
+    `obj.method(x)` binds self implicitly; a class's parameters are listed without it."""
+    return position - (1 if fn.kind == FnKind.METHOD and method_name(call.func) is not None else 0)
 
 
 def method_name(func: Value) -> str | None:

@@ -244,10 +244,11 @@ class Wanted:
         `.gitignore`, an untracked file under `--git-index`): each gives nothing, as in a
         folder run. A file gone (its guards removed) and a hard link's other name stay."""
         names, passed = {e.rel for e in walked}, set()
+        disk = [e for e in walked if e.data is None]
         for path in self.files:
             full = os.path.join(root, *path.split("/"))
             if path not in names and kind_of(path) is not None and os.path.isfile(full):
-                size, disk = os.stat(full).st_size, [e for e in walked if e.data is None]
+                size = os.stat(full).st_size
                 if not any(e.size == size and os.path.samefile(e.abs, full) for e in disk):
                     passed.add(path)
         return Wanted(tuple(p for p in self.files if p not in passed), self.folders, self.within)
