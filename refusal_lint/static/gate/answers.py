@@ -40,10 +40,14 @@ def weak(rel: str, data: bytes) -> bool:
     if kind == FileKind.PYTHON:
         # The most selective tests first: most code has no word of refusing before a rule
         # line, nor a template naming the rules, nor a loaded card's keys (derived).
-        listed = lists_rules(data) or lists_rules(seamless(data))
         loaded = len(dataprompts.card_keys(data)) == len(dataprompts.CARD_KEYS)
         derived = dataprompts.may_derive(data, lowered(data)) or loaded
-        if not (listed or derived) or not prefilter.python_prompt_candidate(data):
+        if not (lists_rules(data) or derived):
+            # A lead-in written across literals (`"you must " "not"`) reads whole only with
+            # their seams out, a pass over every quote: asked of a prompt candidate only.
+            if not prefilter.python_prompt_candidate(data) or not lists_rules(seamless(data)):
+                return False
+        elif not prefilter.python_prompt_candidate(data):
             return False
         return derived or python_lists_rules(data)
     if kind == FileKind.TEXT:
