@@ -31,6 +31,7 @@ from refusal_lint.core.facts import (
 from refusal_lint.core.kinds import FnKind, GuardKind, GuardStatus
 from refusal_lint.core.model import Loc
 from refusal_lint.static.bind.resolve import Resolver, arg_index, bind_arg, method_name
+from refusal_lint.static.extract.vocab import is_guard_name
 
 RULE_PARAMS = ("rule", "rule_id")
 
@@ -112,8 +113,13 @@ class GuardIds:
         for fn in fns:
             param = self.id_param(fn)
             if param is not None:
-                value = bound_value(fn, call, param)
-                return value is not None, value
+                head, _, rest = param.partition(".")
+                value = bound_value(fn, call, head)
+                if value is None:
+                    return False, None
+                for name in rest.split(".") if rest else ():
+                    value = Attr(value, name, value.loc)  # `exc.rule` of `refusal_parts(exc)`
+                return True, value
         if g.configured:  # the config names it a guard: its first argument is the id, as a library's
             return g.rule is not None, g.rule
         return False, None  # `def refusal(model, token)`: no rule parameter, no guard
@@ -143,10 +149,11 @@ class GuardIds:
             if name in fn.params or name in fn.kwonly:
                 return name
         reach = self.reaching(fn)
-        return min(reach, key=lambda p: fn.params.index(p) if p in fn.params else 99) if reach else None
+        return min(reach, key=lambda p: _position(fn, p)) if reach else None
 
     def reaching(self, fn: Fn, depth: int = 0) -> frozenset[str]:
-        """Parameters of `fn` that end up as a guard's id, inside it or through helpers it calls."""
+        """Parameters of `fn` that end up as a guard's id, inside it or through helpers it
+        calls, with the attributes read of them (`exc.rule`)."""
         key = (fn.path, fn.qualname)
         if key in self._reach:
             return self._reach[key]
@@ -156,7 +163,7 @@ class GuardIds:
             if isinstance(user, Guard):
                 ok, value = self.id_value(user) if depth < MAX_HOPS else (False, None)
                 if ok and isinstance(value, Param) and value.func == fn.qualname:
-                    out.add(value.name.split(".")[0])
+                    out.add(value.name)
                 continue
             if depth >= MAX_HOPS:
                 continue
@@ -164,9 +171,10 @@ class GuardIds:
                 params = set(self.reaching(callee, depth + 1))
                 params |= {p for p in RULE_PARAMS if p in callee.params or p in callee.kwonly}
                 for p in params:
-                    arg = bind_arg(callee, user, p)
+                    head, dot, rest = p.partition(".")
+                    arg = bind_arg(callee, user, head)
                     if isinstance(arg, Param) and arg.func == fn.qualname:
-                        out.add(arg.name.split(".")[0])
+                        out.add(arg.name + dot + rest)
         result = frozenset(out)
         self._reach[key] = result
         return result
@@ -175,7 +183,7 @@ class GuardIds:
 
     def fired(self, value: Value, loc: Loc, hops: int = 0) -> list[Fired] | None:
         """What firing `value` at `loc` means; None when it is no rule id at all (a dict, a number)."""
-        if isinstance(value, Ref) and self._own_field(value):
+        if (isinstance(value, Ref) and self._own_field(value)) or self._built_guard(value):
             # Its class's default (`rule: str = ""`) is what an object built with no id holds:
             # the calls constructing it fire the ids.
             return [Fired(GuardStatus.PASSTHROUGH, loc)]
@@ -261,6 +269,23 @@ class GuardIds:
         cls = self.res.lookup(ref.module, owner)
         return isinstance(cls, Fn) and cls.kind == FnKind.CLASS and (name in cls.params or name in cls.kwonly)
 
+    def _built_guard(self, value: Value) -> bool:
+        """`exc.rule` where `exc` is a refusal built by a guard call (`refusal_parts(Refusal(
+        "seg-mix"))`, or through a name bound to it): that call fires the id, where its
+        literal is, so this use passes it through, as `except ... as exc` does."""
+        if not (isinstance(value, Attr) and value.name in RULE_PARAMS):
+            return False
+        built = self.res.resolve(value.base)
+        if not isinstance(built, CallV):
+            return False
+        cls = self.res.callee(built)
+        return (
+            isinstance(cls, Fn)
+            and cls.kind == FnKind.CLASS
+            and is_guard_name(cls.qualname.rsplit(".", 1)[-1])
+            and bind_arg(cls, built, value.name) is not None
+        )
+
     def _through_helper(self, param: Param, loc: Loc, hops: int) -> list[Fired]:
         head, _, rest = param.name.partition(".")
         fn: Value | None
@@ -345,6 +370,11 @@ def bound_value(fn: Fn, call: CallV, param: str) -> Value | None:
         return next((v for k, v in call.kwargs if k in RULE_PARAMS), None)
     found = bind_arg(fn, call, param)
     return found if found is not None else next((v for name, v in fn.defaults if name == param), None)
+
+
+def _position(fn: Fn, param: str) -> int:
+    head = param.partition(".")[0]
+    return fn.params.index(head) if head in fn.params else 99
 
 
 def _spaced(text: str) -> bool:
