@@ -22,6 +22,7 @@ from refusal_lint.static.bind.guardids import GuardIds
 from refusal_lint.static.bind.modules import ModuleIndex
 from refusal_lint.static.bind.prompts import Maps, py_prompts
 from refusal_lint.static.bind.resolve import Resolver
+from refusal_lint.static.bind.strs import STYLES, filled
 from refusal_lint.static.checks import card as card_checks
 from refusal_lint.static.checks import files as file_checks
 from refusal_lint.static.checks import registry
@@ -302,7 +303,8 @@ def _prompts(res: Resolver, facts: dict[str, FileFacts], files: set[str], maps: 
     for p in sorted(found, key=lambda p: p.form == PromptForm.CONTENT):  # table shapes first
         # Two strings on one line (`instructions=["You are ...", "Refuse seg-mix ..."]`) are two
         # candidates.
-        key = (p.loc.path, p.loc.line, p.lines[0].text if p.lines else "")
+        # A template's first line and its fill's are one (`50%%` is `50%` filled).
+        key = (p.loc.path, p.loc.line, _as_filled(p.lines[0].text) if p.lines else "")
         mine = {(p.loc.path, pl.line) for pl in p.lines}
         if key in seen:
             # One template, two candidates: `TEMPLATE = "...{rules}"` and `SYSTEM_PROMPT =
@@ -328,7 +330,18 @@ def _fills(p: Prompt, q: Prompt) -> bool:
     n, m = len(p.lines), len(q.lines)
     if n != m and (p.lines[:m] == q.lines or q.lines[:n] == p.lines):
         return n > m
+    texts, raw = [pl.text for pl in p.lines], [ql.text for ql in q.lines]
+    if n == m and texts != raw:
+        # `PROMPT_TMPL % {...}` and PROMPT_TMPL itself: the fill, whose `%%` reads `%`, is
+        # what the model is sent.
+        return any([filled(t, style) for t in raw] == texts for style in STYLES)
     return p.derived and not q.derived
+
+
+def _as_filled(text: str) -> str:
+    for style in STYLES:
+        text = filled(text, style)
+    return text
 
 
 def _configured_prompt(

@@ -82,7 +82,13 @@ def _texts(res: Resolver, value: Value, form: PromptForm) -> tuple[PromptForm, l
     if isinstance(resolved, CallV):
         resolved = res.callee(resolved)
     if isinstance(resolved, Fn) and resolved.kind != FnKind.CLASS:
-        return PromptForm.PROMPT_FUNCTION, list(resolved.returns)
+        # A returned list of instruction strings (Agno's `instructions=get_instructions`):
+        # each item its own text, as a list passed whole is.
+        out: list[Value] = []
+        for r in resolved.returns:
+            seq = res.resolve(r)
+            out.extend([_block_text(res, item) for item in seq.items] if isinstance(seq, Seq) else [r])
+        return PromptForm.PROMPT_FUNCTION, out
     if isinstance(resolved, Seq):
         # A list of instruction strings where one is accepted, or of text blocks
         # (`system=[{"type": "text", "text": ...}]`): each its own candidate.

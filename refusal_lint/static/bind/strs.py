@@ -58,10 +58,18 @@ def shift(value: str, new: str, lines: tuple[T, ...]) -> tuple[T, ...]:
 _ESCAPES = {"%": (("%%", "%"),), "{": (("{{", "{"), ("}}", "}"))}
 
 
+def filled(text: str, style: str) -> str:
+    """`text` as a template of `style` (Fmt.style) reads once filled: its escapes read."""
+    for escape, char in _ESCAPES.get(style, ()):
+        text = text.replace(escape, char)
+    return text
+
+
+STYLES = tuple(_ESCAPES)
+
+
 def unescaped(s: Str, style: str) -> Str:
     """The text of template `s` once filled (Fmt.style): its escapes read. No longer the
     literal as written, so no fix rewrites it."""
-    value = s.value
-    for escape, char in _ESCAPES.get(style, ()):
-        value = value.replace(escape, char)
+    value = filled(s.value, style)
     return s if value == s.value else Str(value, s.loc, s.lines, literal=False, paths=s.paths)

@@ -324,8 +324,8 @@ class Definitions(ExtractorState):
     def visit_Return(self, node: ast.Return) -> None:
         if self.scopes and self.scopes[-1].is_function and node.value is not None:
             value = self.value(node.value)
-            # Text, or built at run time from names (a join over the params map: derived).
-            if isinstance(value, (Str, Join, Op, Fmt, Ref)) or (isinstance(value, Dyn) and value.refs):
+            # Text, a list of texts, or built at run time from names (a join over the params map).
+            if isinstance(value, (Str, Join, Op, Fmt, Ref, Seq)) or (isinstance(value, Dyn) and value.refs):
                 self.scopes[-1].returns.append(value)
             # A map read out of a structure (`return dict(ext["params"])`: a loaded card's).
             elif isinstance(value, (Sub, Attr)) or (
