@@ -183,9 +183,9 @@ class GuardIds:
 
     def fired(self, value: Value, loc: Loc, hops: int = 0) -> list[Fired] | None:
         """What firing `value` at `loc` means; None when it is no rule id at all (a dict, a number)."""
-        if (isinstance(value, Ref) and self._own_field(value)) or self._built_guard(value):
-            # Its class's default (`rule: str = ""`) is what an object built with no id holds:
-            # the calls constructing it fire the ids.
+        if isinstance(value, Ref) and self._own_field(value):
+            return self._field_fired(value, loc, hops)
+        if self._built_guard(value):
             return [Fired(GuardStatus.PASSTHROUGH, loc)]
         out: list[Fired] = []
         not_ids = 0
@@ -268,6 +268,26 @@ class GuardIds:
             return False
         cls = self.res.lookup(ref.module, owner)
         return isinstance(cls, Fn) and cls.kind == FnKind.CLASS and (name in cls.params or name in cls.kwonly)
+
+    def _field_fired(self, ref: Ref, loc: Loc, hops: int) -> list[Fired]:
+        """`self.rule` of a repo class with a `rule` field: what the calls constructing it
+        pass; its class's default (`rule: str = "pii-export"`, a CrewAI tool's) where one
+        passes none or none is in the repo (a framework builds it). An empty default, or
+        none, is no id: pass-through."""
+        owner, _, name = ref.name.rpartition(".")
+        cls = self.res.lookup(ref.module, owner)
+        default = self.res.resolve(ref)
+        if not (isinstance(cls, Fn) and isinstance(default, Str) and default.value) or hops >= MAX_HOPS:
+            return [Fired(GuardStatus.PASSTHROUGH, loc)]
+        out: list[Fired] = []
+        sites = self.constructions(cls)
+        for site in sites:
+            arg = bind_arg(cls, site, name)
+            for f in self.fired(arg, site.loc, hops + 1) or () if arg is not None else ():
+                out.append(dataclasses.replace(f, site=site) if f.loc == site.loc and f.site is None else f)
+        if not sites or any(bind_arg(cls, site, name) is None for site in sites):
+            out.append(Fired(GuardStatus.ID, loc, default))
+        return out
 
     def _built_guard(self, value: Value) -> bool:
         """`exc.rule` where `exc` is a refusal built by a guard call (`refusal_parts(Refusal(
