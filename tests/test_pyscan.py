@@ -105,6 +105,11 @@ TEXT_CASES = [
     ('from toolset import MEDIA\nPART = {"mediaType": MEDIA, "data": payload}', True),
     ("from toolset import MEDIA\nPart(data=payload, media_type=MEDIA)", True),
     (f'raise Refusal("{"seg-" * 20}mix")', True),  # a long id is an id
+    # The call's `(` on the next line: after a backslash, or within brackets.
+    ('raise Refusal \\\n    ("age-cap")', True),
+    ('raise (\n    Refusal  # why\n    ("age-cap")\n)', True),
+    ("a refusal\n(typed) is prose", False),
+    ('raise \uff32efusal("age-cap")', True),  # Python reads the name NFKC: `Refusal`
 ]
 
 

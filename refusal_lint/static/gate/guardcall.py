@@ -9,9 +9,10 @@ import re
 from refusal_lint.core import spec
 from refusal_lint.static.gate.lowered import WORD_CODES
 
-_GUARD_WORD = re.compile(
-    rb"(?:[Rr]efus|REFUS)[A-Za-z0-9_]*[ \t]*\("
-)  # a literal prefix: sre scans for it fast
+# A literal prefix (sre scans for it fast); the `(` may follow on another line: after a
+# backslash, or within brackets (`raise (\n Refusal\n ("x-y"))`), after a comment too.
+_GAP = rb"(?:[ \t]|\\?\r?\n|#[^\n]*\n)*"
+_GUARD_WORD = re.compile(rb"(?:[Rr]efus|REFUS)[A-Za-z0-9_]*" + _GAP + rb"\(")
 # The words before a call that make it none (`def refusal_x(`), and those after which a
 # call written with a blank before its `(` is code (`return refuse (SEG)`), not prose
 # (`a refusal (typed)`); so are a line's start, an operator and an opening bracket.
@@ -33,6 +34,9 @@ _TAKES_EXPRESSION = frozenset(
     }
 )
 _OPERATORS = frozenset(b"=([{,:.+-*/%|&<>!;\n")
+
+
+_NAME_END = re.compile(rb"[A-Za-z0-9_]*")
 
 
 def _word_before(data: bytes, start: int) -> tuple[int, bytes]:
@@ -115,13 +119,15 @@ def guard_call(data: bytes, ids: frozenset[str]) -> bool:
         start = m.start()
         while start > 0 and data[start - 1] in WORD_CODES:
             start -= 1
-        name = data[start : m.end() - 1].rstrip(b" \t").decode("ascii", "replace")
+        named = _NAME_END.match(data, start)
+        name = data[start : named.end() if named else start].decode("ascii", "replace")
         if not vocab.is_guard_name(name):
             continue
         last, word = _word_before(data, start)
         if word in _DEFINES:
             continue
-        if data[m.end() - 2] in b" \t" and not (last in _OPERATORS or last < 0 or word in _TAKES_EXPRESSION):
+        spaced = len(name) < m.end() - 1 - start  # something stands between the name and `(`
+        if spaced and not (last in _OPERATORS or last < 0 or word in _TAKES_EXPRESSION):
             continue  # `a refusal (typed)`: prose; `return refuse (SEG)`: a call
         end = call_end(data, m.end() - 1)
         if (

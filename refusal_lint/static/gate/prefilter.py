@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import re
+import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 
@@ -271,7 +272,19 @@ def _caught_as_error(data: bytes, low: bytes) -> bool:
 def python_worth_parsing(data: bytes, extra: tuple[bytes, ...], ids: frozenset[str] = frozenset()) -> bool:
     """Can this file hold a card, a guard, a payload or a suppression? (DESIGN §6; prompt
     candidates are asked for separately, and only where there is a card.) `extra`: byte
-    needles (the cards' ids, configured guards' names); `ids`: the cards' rule ids."""
+    needles (the cards' ids, configured guards' names); `ids`: the cards' rule ids. Asked
+    of the names as Python reads them too (NFKC: `Ｒefusal` is `Refusal`)."""
+    if _worth(data, extra, ids):
+        return True
+    if data.isascii():
+        return False
+    text = data.decode("utf-8", "replace")
+    return not unicodedata.is_normalized("NFKC", text) and _worth(
+        unicodedata.normalize("NFKC", text).encode("utf-8", "surrogatepass"), extra, ids
+    )
+
+
+def _worth(data: bytes, extra: tuple[bytes, ...], ids: frozenset[str]) -> bool:
     low = lowered(data)
     held = holds(data, _GATE_WORDS)
     if b"refus" in held and (
