@@ -271,9 +271,8 @@ class GuardIds:
 
     def _field_fired(self, ref: Ref, loc: Loc, hops: int) -> list[Fired]:
         """`self.rule` of a repo class with a `rule` field: what the calls constructing it
-        pass; its class's default (`rule: str = "pii-export"`, a CrewAI tool's) where one
-        passes none or none is in the repo (a framework builds it). An empty default, or
-        none, is no id: pass-through."""
+        pass; its default (`rule: str = "pii-export"`, a CrewAI tool's) where one passes none
+        or none is in the repo (a framework builds it). No default, or "": pass-through."""
         owner, _, name = ref.name.rpartition(".")
         cls = self.res.lookup(ref.module, owner)
         default = self.res.resolve(ref)

@@ -57,6 +57,7 @@ TEXT_BUFFERS = frozenset({"StringIO"})
 # A class field's default made by a call (`field(default=X)`, attrs' `field(default=X)`,
 # pydantic's `Field(X)` or `Field(default=X)`): the default is the field's value.
 FIELD_CALLS = frozenset({"field", "Field"})
+ATTRS_FIELDS = frozenset({"ib", "attrib", "field"})  # `rule = attr.ib()`: a field unannotated
 STRUCT_FROM_DICT = frozenset({"ParseDict", "dict_to_struct", "to_struct"})
 ITERATION_VIEWS = frozenset({"items", "keys", "values"})
 ORDER_WRAPPERS = frozenset({"sorted", "list", "tuple", "set", "frozenset", "reversed"})

@@ -29,11 +29,10 @@ from refusal_lint.core.facts import (
 from refusal_lint.core.kinds import FnKind, PromptForm
 from refusal_lint.core.model import Loc
 from refusal_lint.static.extract import vocab
+from refusal_lint.static.extract.python.classes import init_map, is_enum, namedtuple_fields, read_body
 from refusal_lint.static.extract.python.scopes import (
-    FUNCTION_DEFS,
     GROWERS,
     Scope,
-    dotted,
     grown,
     last_name,
     rebound,
@@ -42,11 +41,6 @@ from refusal_lint.static.extract.python.scopes import (
 )
 from refusal_lint.static.extract.python.source import Source
 from refusal_lint.static.extract.python.state import ExtractorState, defaults_of, deps_context, params_of
-
-
-def _is_enum(node: ast.ClassDef) -> bool:
-    return any((last_name(b) or "").endswith("Enum") for b in node.bases)
-
 
 SUPPRESS = re.compile(r"#\s*refusal-lint:\s*ignore(?:\[([A-Za-z0-9,\s]*)\])?")
 
@@ -92,7 +86,7 @@ class Definitions(ExtractorState):
                 self.instance_prompt(t, node.value)
             return
         prefix = self.class_prefix()
-        fields = _namedtuple_fields(node.value)
+        fields = namedtuple_fields(node.value)
         for t in node.targets:
             if fields is not None and isinstance(t, ast.Name) and not prefix:
                 # `Check = namedtuple("Check", ["rule", "test"])`: a class, as a NamedTuple is.
@@ -206,40 +200,24 @@ class Definitions(ExtractorState):
             self.imports[alias.asname or alias.name] = ImportRef(module, alias.name, node.level)
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
-        attrs: dict[str, tuple[int, int]] = {}
-        fields: list[str] = []
-        init: ast.FunctionDef | ast.AsyncFunctionDef | None = None
-        for stmt in node.body:
-            end = (stmt.end_lineno or stmt.lineno, stmt.end_col_offset or 0)
-            if isinstance(stmt, ast.Assign):
-                for t in stmt.targets:
-                    if isinstance(t, ast.Name):
-                        attrs.setdefault(t.id, end)
-            elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
-                attrs.setdefault(stmt.target.id, end)
-                if "ClassVar" not in self.src.segment(stmt.annotation):
-                    fields.append(stmt.target.id)
-            elif isinstance(stmt, FUNCTION_DEFS):
-                attrs.setdefault(stmt.name, end)
-                if stmt.name == "__init__":
-                    init = stmt
-                    self.init_maps[node.name] = _init_map(stmt)
+        body = read_body(node, self.src.segment)
+        if body.init is not None:
+            self.init_maps[node.name] = init_map(body.init)
         if not self.scopes:
-            # The class as a callee: `Check("seg-mix", hit)` binds by __init__ or by its fields
-            # (dataclass, NamedTuple, pydantic model).
+            # The class as a callee binds by __init__, or by its fields (dataclass, NamedTuple, attrs).
             bases: tuple[Value, ...] = ()
-            if init is not None:
-                params = params_of(init)
+            if body.init is not None:
+                params = params_of(body.init)
                 ctor = (params[0][1:], params[1])
             else:
-                ctor = (tuple(fields), ())
+                ctor = (tuple(body.fields), ())
                 bases = tuple(self.value(b) for b in node.bases)  # `class CutRefusal(Refusal): ...`
             name = self.class_prefix() + node.name
             loc = self.src.name_loc(node)
             self.defs[name] = Fn(self.path, name, FnKind.CLASS, ctor[0], ctor[1], (), loc, bases)
-        if not self.scopes and _is_enum(node):
+        if not self.scopes and is_enum(node):
             self.enum_members(node)
-        self.classes.append((node.name, attrs))
+        self.classes.append((node.name, body.attrs))
         self.class_bases.append(node.bases)
         self.class_depths.append(len(self.scopes))
 
@@ -262,7 +240,7 @@ class Definitions(ExtractorState):
                 )
 
     def leave_ClassDef(self, original_node: ast.ClassDef) -> None:
-        if not self.scopes and _is_enum(original_node):
+        if not self.scopes and is_enum(original_node):
             # `for rule in Rule:` takes each member, in the order written (vocab.ENUM_MEMBERS).
             name = self.class_prefix()[:-1]  # this class's own name is the last of it still
             members = [
@@ -309,8 +287,9 @@ class Definitions(ExtractorState):
             tuple(scope.returns),
             self.src.name_loc(original_node),
             maps=tuple(scope.maps),
-            # Read in the scope the `def` stands in, where Python evaluates them.
-            defaults=tuple((p, self.value(d)) for p, d in defaults_of(original_node)),
+            defaults=tuple(
+                (p, self.value(d)) for p, d in defaults_of(original_node)
+            ),  # read where the def is
         )
         if decorators & vocab.PROMPT_DECORATORS and not self.classes:
             for value in scope.returns:
@@ -356,45 +335,3 @@ def suppressions(src: Source) -> list[Suppression]:
         codes = tuple(c.strip().upper() for c in (m.group(1) or "").split(",") if c.strip())
         out.append(Suppression(loc.line, codes, loc))
     return out
-
-
-def _init_map(init: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, tuple[int, str]]:
-    """`self.rules = rules` in __init__: attribute -> (position after self, parameter name)."""
-    params = [p.arg for p in (*init.args.posonlyargs, *init.args.args)][1:]
-    kwonly = {p.arg for p in init.args.kwonlyargs}
-    out: dict[str, tuple[int, str]] = {}
-    for stmt in init.body:
-        if not isinstance(stmt, (ast.Assign, ast.AnnAssign)) or not isinstance(stmt.value, ast.Name):
-            continue
-        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-        for t in targets:
-            if isinstance(t, ast.Attribute) and dotted(t.value) == "self":
-                arg = stmt.value.id
-                if arg in params:
-                    out[t.attr] = (params.index(arg), arg)
-                elif arg in kwonly:
-                    out[t.attr] = (-1, arg)
-    return out
-
-
-def _namedtuple_fields(value: ast.expr) -> tuple[str, ...] | None:
-    """The fields of `namedtuple("C", ["rule", "test"])` (or `"rule test"`, `"rule, test"`)
-    and of `NamedTuple("C", [("rule", str), ...])`; None for any other value."""
-    if not isinstance(value, ast.Call) or last_name(value.func) not in ("namedtuple", "NamedTuple"):
-        return None
-    given = (
-        value.args[1]
-        if len(value.args) > 1
-        else next((k.value for k in value.keywords if k.arg in ("field_names", "fields")), None)
-    )
-    if isinstance(given, ast.Constant) and isinstance(given.value, str):
-        return tuple(given.value.replace(",", " ").split())
-    if not isinstance(given, (ast.List, ast.Tuple)):
-        return None
-    out: list[str] = []
-    for el in given.elts:
-        name = el.elts[0] if isinstance(el, ast.Tuple) and el.elts else el
-        if not (isinstance(name, ast.Constant) and isinstance(name.value, str)):
-            return None
-        out.append(name.value)
-    return tuple(out)

@@ -217,7 +217,7 @@ class _Bindings(Walker):
             self._targets(node.target, self.scope.local)
 
     def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
-        self._targets(node.target, self.scope.local)
+        self._bind(node.target, node.value)  # `if (rule := pick(q)) ...`: an assignment too
 
     def visit_For(self, node: ast.For | ast.AsyncFor) -> None:
         self._targets(node.target, self.scope.local)

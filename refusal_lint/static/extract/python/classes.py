@@ -1,0 +1,86 @@
+"""What a class body says of the class as a callee: its attributes, its fields (dataclass,
+NamedTuple, pydantic, attrs), its `__init__` and what that stores of its parameters."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from refusal_lint.static.extract import vocab
+from refusal_lint.static.extract.python.scopes import FUNCTION_DEFS, dotted, last_name
+
+
+def is_enum(node: ast.ClassDef) -> bool:
+    return any((last_name(b) or "").endswith("Enum") for b in node.bases)
+
+
+@dataclass
+class Body:
+    attrs: dict[str, tuple[int, int]] = field(default_factory=dict)  # name -> where its first binding ends
+    fields: list[str] = field(default_factory=list)
+    init: ast.FunctionDef | ast.AsyncFunctionDef | None = None
+
+
+def read_body(node: ast.ClassDef, segment: Callable[[ast.AST], str]) -> Body:
+    """The class's attributes, fields and `__init__` (`segment`: an annotation's text)."""
+    out = Body()
+    for stmt in node.body:
+        end = (stmt.end_lineno or stmt.lineno, stmt.end_col_offset or 0)
+        if isinstance(stmt, ast.Assign):
+            for t in stmt.targets:
+                if isinstance(t, ast.Name):
+                    out.attrs.setdefault(t.id, end)
+                    if isinstance(stmt.value, ast.Call) and last_name(stmt.value.func) in vocab.ATTRS_FIELDS:
+                        out.fields.append(t.id)  # attrs: `rule = attr.ib()`, unannotated
+        elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+            out.attrs.setdefault(stmt.target.id, end)
+            if "ClassVar" not in segment(stmt.annotation):
+                out.fields.append(stmt.target.id)
+        elif isinstance(stmt, FUNCTION_DEFS):
+            out.attrs.setdefault(stmt.name, end)
+            if stmt.name == "__init__":
+                out.init = stmt
+    return out
+
+
+def init_map(init: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, tuple[int, str]]:
+    """`self.rules = rules` in __init__: attribute -> (position after self, parameter name)."""
+    params = [p.arg for p in (*init.args.posonlyargs, *init.args.args)][1:]
+    kwonly = {p.arg for p in init.args.kwonlyargs}
+    out: dict[str, tuple[int, str]] = {}
+    for stmt in init.body:
+        if not isinstance(stmt, (ast.Assign, ast.AnnAssign)) or not isinstance(stmt.value, ast.Name):
+            continue
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        for t in targets:
+            if isinstance(t, ast.Attribute) and dotted(t.value) == "self":
+                arg = stmt.value.id
+                if arg in params:
+                    out[t.attr] = (params.index(arg), arg)
+                elif arg in kwonly:
+                    out[t.attr] = (-1, arg)
+    return out
+
+
+def namedtuple_fields(value: ast.expr) -> tuple[str, ...] | None:
+    """The fields of `namedtuple("C", ["rule", "test"])` (or `"rule test"`, `"rule, test"`)
+    and of `NamedTuple("C", [("rule", str), ...])`; None for any other value."""
+    if not isinstance(value, ast.Call) or last_name(value.func) not in ("namedtuple", "NamedTuple"):
+        return None
+    given = (
+        value.args[1]
+        if len(value.args) > 1
+        else next((k.value for k in value.keywords if k.arg in ("field_names", "fields")), None)
+    )
+    if isinstance(given, ast.Constant) and isinstance(given.value, str):
+        return tuple(given.value.replace(",", " ").split())
+    if not isinstance(given, (ast.List, ast.Tuple)):
+        return None
+    out: list[str] = []
+    for el in given.elts:
+        name = el.elts[0] if isinstance(el, ast.Tuple) and el.elts else el
+        if not (isinstance(name, ast.Constant) and isinstance(name.value, str)):
+            return None
+        out.append(name.value)
+    return tuple(out)
