@@ -232,12 +232,7 @@ class Resolver:
             if value.index >= 0:
                 picked: list[Value] = []
                 for el in elements:
-                    r = self.resolve(el)
-                    picked.append(
-                        r.items[value.index]
-                        if isinstance(r, Seq) and value.index < len(r.items)
-                        else Dyn(value.loc)
-                    )
+                    picked.append(self._unpacked(self.resolve(el), value.index, value.loc))
                 elements = picked
             return [x for el in elements for x in self.expand(el, depth + 1)]
         if isinstance(value, Attr):
@@ -256,6 +251,16 @@ class Resolver:
             return out
         resolved = self.resolve(value)
         return [resolved] if resolved is not None else []
+
+    def _unpacked(self, row: Value | None, index: int, loc: Loc) -> Value:
+        """Item `index` of a row a loop unpacks (`for rule, test in CHECKS`): a tuple's, or the
+        field at that position of a repo class built (a NamedTuple's `Check("seg-mix", test)`)."""
+        if isinstance(row, Seq):
+            return row.items[index] if index < len(row.items) else Dyn(loc)
+        fn = self.callee(row) if isinstance(row, CallV) else None
+        if isinstance(row, CallV) and fn is not None and fn.kind == FnKind.CLASS and index < len(fn.params):
+            return bind_arg(fn, row, fn.params[index]) or Dyn(loc)
+        return Dyn(loc)
 
     def elements(self, over: Value | None, mode: str) -> list[Value] | None:
         """What a loop over a literal collection takes, one by one (None: not a literal)."""
