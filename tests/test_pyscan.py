@@ -133,6 +133,9 @@ PROMPT_CASES = [
     ('msgs = [{"role": "user", "content": "What is it?"}]', False),
     ('@agent.system_prompt\ndef rules(ctx):\n    return "x"', True),
     ('t = ("system", "You are the analyst.")', True),
+    ('Analyst = QA.with_instructions("You are the analyst.")', True),  # a call setting it
+    ('text = load_instructions("You are the analyst.")', False),
+    ('m = ChatMessage.from_str("You are the analyst.", role="system")', True),
 ]
 
 

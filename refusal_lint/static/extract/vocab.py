@@ -41,6 +41,8 @@ ROLE_KWARG = "role"
 # A call whose own name says *system* takes the system prompt: `ChatMessage.from_system(X)`,
 # `add_system_message(X)`, `SystemMessage(X)` (`system(...)` alone is `os.system`).
 SYSTEM_CALL_WORD = "system"
+# So does one that sets it, a verb then a prompt word: DSPy's `sig.with_instructions(X)`.
+PROMPT_SETTERS = frozenset({"with", "set", "add", "update"})
 SYSTEM_CALL_TEXT_KWARGS = ("content", "text", "prompt", "message")
 # LangChain's system template, made by a class method: `SystemMessagePromptTemplate.from_template(X)`.
 SYSTEM_TEMPLATE_CLASS = "SystemMessagePromptTemplate"
@@ -179,8 +181,10 @@ def is_system_role(node: ast.expr) -> bool:
 
 def is_system_call(name: str) -> bool:
     """A callee whose name says it takes the system prompt: `SystemMessage`, `from_system`,
-    Mirascope's `Messages.System` (a class: capitalised); not `os.system`."""
+    Mirascope's `Messages.System` (a class: capitalised), `with_instructions`; not `os.system`."""
     w = words(name)
+    if len(w) > 1 and w[0] in PROMPT_SETTERS and not PROMPT_NAME_WORDS.isdisjoint(w[1:]):
+        return True
     return SYSTEM_CALL_WORD in w and (len(w) > 1 or name[:1].isupper())
 
 

@@ -81,6 +81,12 @@ _PROMPT_SHAPE = re.compile(
     + rb"[A-Za-z0-9_]*(?:\.(?:"
     + _alternatives(vocab.SYSTEM_TEMPLATE_METHODS)
     + rb"))?[ \t]*\("
+    # A call that sets it (vocab.PROMPT_SETTERS): `with_instructions(`, `setPrompt(`.
+    + rb"|"
+    + _cased(set(vocab.PROMPT_SETTERS))
+    + rb"[A-Za-z0-9_]*?"
+    + _cased(_NAME_WORDS)
+    + rb"[A-Za-z0-9_]*[ \t]*\("
     # A prompt function (`@agent.system_prompt`).
     + rb"|@[A-Za-z0-9_.]*\.(?:"
     + _alternatives(vocab.PROMPT_DECORATORS)

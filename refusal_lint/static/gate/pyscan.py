@@ -350,11 +350,8 @@ def _prompt_node(node: ast.AST, params: frozenset[str]) -> bool:
         if any(k.arg in vocab.PROMPT_KWARGS and _prose(k.value, params) for k in node.keywords):
             return True
         role = next((k.value for k in node.keywords if k.arg == vocab.ROLE_KWARG), None)
-        if (
-            role is not None
-            and vocab.is_system_role(role)
-            and any(k.arg in vocab.SYSTEM_CALL_TEXT_KWARGS and _prose(k.value, params) for k in node.keywords)
-        ):
+        texts = (*node.args[:1], *(k.value for k in node.keywords if k.arg in vocab.SYSTEM_CALL_TEXT_KWARGS))
+        if role is not None and vocab.is_system_role(role) and any(_prose(v, params) for v in texts):
             return True
         name = last(node.func)
         if vocab.is_system_call(name) or (
