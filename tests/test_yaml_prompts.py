@@ -85,6 +85,10 @@ def test_a_literal_scalar_and_a_card_reason_are_not_rewritten() -> None:
         ("{{ _fragments.multimodal_input_rules }}", False),
         ("{% for rule in expression_contract_rules %}- {{ rule }}\n{% endfor %}", False),
         ("Keep in mind: {{ rules_of_thumb }}", False),
+        # A placeholder's body holds no opener of its kind: each `{{` is read to its own `}}`.
+        ("{{ rules {{ rule_id }}", False),
+        ("Refuse these:\n" + "{{ " * 200_000, False),  # read once, not from each opener to the end
+        ("{% if x {% for r in rules %}- {{ r }}{% endfor %}", True),
     ],
 )
 def test_a_template_is_derived_only_from_what_may_hold_every_rule(template: str, derived: bool) -> None:

@@ -16,7 +16,11 @@ from refusal_lint.static.extract.vocab import CHAT_SYSTEM_ROLES, is_prompt_key
 from refusal_lint.static.gate.relevance import lists_rules
 
 # A template placeholder fed from the rules map makes a prompt derived (agrees by construction).
-_PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}|\{%(.*?)%\}|\{([A-Za-z_][A-Za-z0-9_.]*)\}", re.S)
+# A placeholder's body holds no opener of its kind: an unclosed `{{` is not read to the next
+# `}}` past every other (each from its own, a text of openers took quadratic time).
+_PLACEHOLDER = re.compile(
+    r"\{\{((?:(?!\{\{)[\s\S])*?)\}\}|\{%((?:(?!\{%)[\s\S])*?)%\}|\{([A-Za-z_][A-Za-z0-9_.]*)\}"
+)
 # The words of a placeholder that may hold every rule (`rules`, `refusal_policy`, `rules_text`).
 _MANY = frozenset(
     {"rules", "refusals", "policy", "policies", "list", "lines", "text", "block", "table", "section"}
