@@ -351,3 +351,25 @@ def test_a_file_name_that_is_no_utf8_is_reported_not_a_crash(tmp_path: Path, fmt
         assert os.fsdecode(b"survey_agent/caf\xe9.py") in {f["path"] for f in doc["findings"]}
     if fmt == "sarif":
         assert "survey_agent/caf%E9.py" in out
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "github", "markdown"])
+def test_a_lone_surrogate_in_a_card_key_or_a_prompt_is_reported_not_a_crash(tmp_path: Path, fmt: str) -> None:
+    """`"\\ud83d"` (half an emoji, which Python's json accepts) in a JSON prompt's rule line and
+    in a card's key: every format prints (the id with U+FFFD, the prompt's text escaped)."""
+    card = {"capabilities": {"extensions": [{"uri": URI, "params": {"c-d": "ok", "e\ud800f": "x"}}]}}
+    (tmp_path / "card.json").write_text(json.dumps(card), encoding="utf-8")  # ensure_ascii: `\ud800`
+    (tmp_path / "config.json").write_text('{"system_prompt": "Refuse these:\\n- c-d: bad \\ud83d"}')
+    (tmp_path / "tools.py").write_text('def refuse(rule):\n    raise RuntimeError(rule)\n\n\nrefuse("c-d")\n')
+    before = snapshot(tmp_path)
+    proc = subprocess.run(
+        [sys.executable, "-m", "refusal_lint", "check", ".", "--no-cache", "--format", fmt],
+        cwd=tmp_path,
+        capture_output=True,
+        env={**os.environ, "PYTHONIOENCODING": "utf-8"},  # strict, as on a desktop's UTF-8 locale
+    )
+    assert proc.returncode == 1, proc.stderr
+    out = proc.stdout.decode("utf-8")  # valid UTF-8 throughout
+    assert "e\ufffdf" in out
+    assert "bad \\ud83d" in out  # JSON's escape, or the text's
+    assert snapshot(tmp_path) == before

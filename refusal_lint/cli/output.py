@@ -9,6 +9,7 @@ import click
 
 from refusal_lint.core.errors import UsageError
 from refusal_lint.report import formats
+from refusal_lint.report.base import writable
 
 
 def report_options(f: Callable[..., Any]) -> Callable[..., Any]:
@@ -32,16 +33,13 @@ def report_options(f: Callable[..., Any]) -> Callable[..., Any]:
 
 def emit(report: str | bytes, output: str | None, color: bool) -> None:
     """The report to `output`, else stdout; bytes (a --diff patch, each file in its own
-    encoding) as they are."""
+    encoding) as they are, text as UTF-8 (report.base.writable: whatever it holds)."""
+    data = report if isinstance(report, bytes) else writable(report)
     if output:
         try:
-            if isinstance(report, bytes):
-                with open(output, "wb") as fh:
-                    fh.write(report)
-            else:
-                with open(output, "w", encoding="utf-8") as fh:
-                    fh.write(report)
+            with open(output, "wb") as fh:
+                fh.write(data)
         except OSError as exc:
             raise UsageError(f"{output}: cannot write report: {exc.strerror}") from None
     else:
-        click.echo(report, nl=False, color=color)
+        click.echo(data, nl=False, color=color)

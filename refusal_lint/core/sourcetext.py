@@ -116,6 +116,16 @@ def decode(data: bytes, python: bool = False, errors: str = "strict") -> Decoded
     return Decoded(data.decode(encoding, errors).removeprefix("\ufeff"), encoding, data.startswith(BOM))
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def scrubbed(text: str) -> str:
+    """`text` with each lone surrogate (a JSON or Python string's `\\ud83d`: half an emoji,
+    which no encoding writes) as U+FFFD, as a decoder reads a byte it cannot: for a rule id,
+    which the gates encode and every report prints."""
+    return _LONE_SURROGATE.sub("\ufffd", text) if _LONE_SURROGATE.search(text) else text
+
+
 def line_starts(text: str) -> list[int]:
     """The offset where each line starts (lines end at `\\n`, as parsers count them)."""
     return [0, *(m.end() for m in re.finditer("\n", text))]

@@ -83,6 +83,17 @@ def fingerprints(findings: tuple[Finding, ...]) -> list[str]:
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
+# A lone surrogate no byte stands for (`"\ud83d"` in a JSON string: half an emoji), which
+# no encoding writes; those of undecodable bytes (`\udce9`) are written back as the byte.
+_UNWRITABLE = re.compile("[\ud800-\udc7f\udd00-\udfff]")
+
+
+def writable(text: str) -> bytes:
+    """A report's text as UTF-8 bytes: a file name's undecodable bytes as they are, any other
+    lone surrogate escaped (`\\ud83d`), never an encoding error."""
+    return _UNWRITABLE.sub(lambda m: f"\\u{ord(m[0]):04x}", text).encode("utf-8", "surrogateescape")
+
+
 def dumps(doc: object) -> str:
     """A JSON document as UTF-8 can write it: text as written, a lone surrogate escaped
     (`"caf\\udce9.py"`, which a reader's `os.fsencode` turns back into the file's name)."""

@@ -29,6 +29,7 @@ from refusal_lint.core.facts import (
 from refusal_lint.core.kinds import GuardKind, GuardStatus, ParamsKind, ValueKind
 from refusal_lint.core.model import Loc, RuleSet
 from refusal_lint.core.prompttext import PLACEHOLDER
+from refusal_lint.core.sourcetext import scrubbed
 from refusal_lint.static.bind.agent import Agent, BoundError, BoundGuard
 from refusal_lint.static.bind.guardids import GuardIds
 from refusal_lint.static.bind.prompts import loaded_params
@@ -90,7 +91,7 @@ def _items(res: Resolver, written: list[Item]) -> list[ParamItem]:
             continue
         value = res.resolve(it.value)
         reason = value.value if isinstance(value, Str) else None
-        out.append(ParamItem(key=key.value, loc=it.loc, reason=reason, kind=_kind(value)))
+        out.append(ParamItem(key=scrubbed(key.value), loc=it.loc, reason=reason, kind=_kind(value)))
     return out
 
 

@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 from refusal_lint.core import spec
 from refusal_lint.core.facts import ExtDecl, ParamItem
 from refusal_lint.core.kinds import ParamsKind, ValueKind
+from refusal_lint.core.sourcetext import scrubbed
 from refusal_lint.static.extract.data.tree import TNode, plain_nodes
 from refusal_lint.static.gate.lowered import word_matches
 
@@ -87,7 +88,7 @@ def _params(decl: ExtDecl, entry: TNode) -> ExtDecl:
         return dataclasses.replace(decl, params_kind=ParamsKind.OTHER)
     items = tuple(
         ParamItem(
-            key=str(k.value),
+            key=scrubbed(str(k.value)),
             loc=k.loc,
             reason=v.value if v.kind == ValueKind.STRING and isinstance(v.value, str) else None,
             kind=v.kind,
