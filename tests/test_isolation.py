@@ -358,3 +358,40 @@ def test_a_run_where_a_worker_died_is_never_kept_whole(
     (tmp_path / "crash.py").unlink()
     run_cli("check", str(tmp_path), "--jobs", "2", cwd=tmp_path)
     assert len(list((tmp_path / ".refusal_lint_cache" / memo.FOLDER).glob("*.json"))) == 1
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the kernel's parent-death signal")
+def test_a_worker_ends_with_a_parent_killed_alone(tmp_path: Path) -> None:
+    """`kill PID` of a run (a supervisor's SIGTERM to it alone) leaves no worker holding the
+    run's stdout open: `refusal-lint check . | tee log` ends."""
+    import os
+    import subprocess
+
+    parent = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, time\n"
+            "from refusal_lint.static import workers\n"
+            "w = workers._Worker(workers.Pool(1, 5.0).ctx, 5.0)\n"
+            "print(w.proc.pid, flush=True)\n"
+            "time.sleep(600)\n",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert parent.stdout is not None
+    child = int(parent.stdout.readline())  # started, and waiting for work
+    parent.send_signal(signal.SIGTERM)
+    parent.wait()
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            os.kill(child, 0)
+        except ProcessLookupError:
+            return
+        if Path(f"/proc/{child}/stat").read_text().split()[2] == "Z":
+            return  # dead, left for init to reap
+        time.sleep(0.05)
+    os.kill(child, signal.SIGKILL)
+    pytest.fail("the worker outlived its parent")

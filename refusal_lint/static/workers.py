@@ -48,7 +48,9 @@ def _poller(fds: tuple[int, ...]) -> Any:
 class _Worker:
     def __init__(self, ctx: multiprocessing.context.BaseContext, cpu_limit: float) -> None:
         parent, child = multiprocessing.Pipe()
-        self.proc = ctx.Process(target=worker_main, args=(child, cpu_limit), daemon=True)  # type: ignore[attr-defined]
+        self.proc = ctx.Process(  # type: ignore[attr-defined]
+            target=worker_main, args=(child, cpu_limit, os.getpid()), daemon=True
+        )
         self.proc.start()
         child.close()
         self.conn = parent

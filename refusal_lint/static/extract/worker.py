@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
+import signal
 import sys
 import threading
 from multiprocessing.connection import Connection
@@ -20,6 +22,7 @@ if TYPE_CHECKING:
     from refusal_lint.static.gate.relevance import Relevance
 
 MEMORY_LIMIT = 6 * 1024**3  # bytes of address space a worker may use
+_ORPHAN_CHECK = 1.0  # seconds between a waiting worker's looks at its parent
 
 
 def _cpu_budget(seconds: float) -> None:
@@ -110,8 +113,13 @@ def _scan(job: ScanJob, conn: Connection, cpu_limit: float) -> None:
     conn.send(("end", skips, notes, prompt_only, answers))
 
 
-def _serve(conn: Connection, cpu_limit: float) -> None:
+def _serve(conn: Connection, cpu_limit: float, parent: int) -> None:
     while True:
+        # A parent killed alone (`kill PID`) closes no pipe this forked process holds an end
+        # of too: a worker whose parent is gone ends, never holding the run's stdout open.
+        while not conn.poll(_ORPHAN_CHECK):
+            if os.getppid() != parent:
+                return
         try:
             job = conn.recv()
         except EOFError:
@@ -122,9 +130,26 @@ def _serve(conn: Connection, cpu_limit: float) -> None:
             conn.send(("end", _safe_extract(job, cpu_limit)))  # never deferred: a Job in, facts out
 
 
-def worker_main(conn: Connection, cpu_limit: float) -> None:
+def _die_with(parent: int) -> None:
+    """End with the parent, however it ends (killed alone: `kill PID`, a supervisor): a
+    worker blocked writing to a pipe nobody reads would otherwise live on, holding the run's
+    stdout open (`refusal-lint check . | tee log` never ends). Linux: the kernel kills it;
+    elsewhere `_serve` looks, while it waits for work."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError, TypeError):  # no prctl (macOS), no CDLL(None) (Windows)
+        pass
+    if os.getppid() != parent:
+        os._exit(0)  # gone before the kernel was asked
+
+
+def worker_main(conn: Connection, cpu_limit: float, parent: int) -> None:
     import faulthandler
     import gc
+
+    _die_with(parent)
 
     gc.enable()  # forked from a run that paused it: a worker pauses it itself, per file
     faulthandler.disable()  # a crash is reported by the parent, as RL005, not as a dump
@@ -137,7 +162,7 @@ def worker_main(conn: Connection, cpu_limit: float) -> None:
     # Deep syntax trees need a deep stack: give the visitor one, in a thread of its own.
     sys.setrecursionlimit(20_000)
     threading.stack_size(512 * 1024 * 1024)
-    t = threading.Thread(target=_serve, args=(conn, cpu_limit))
+    t = threading.Thread(target=_serve, args=(conn, cpu_limit, parent))
     t.start()
     t.join()
 
