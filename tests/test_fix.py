@@ -257,6 +257,26 @@ def test_fix_escapes_the_reason_in_a_python_prompt_line(tmp_path: Path, quote: s
     assert [f[2] for f in _findings(tmp_path)] == ["RL301"]
 
 
+@pytest.mark.parametrize(
+    "prompt", ['"""Refuse these:\n- digits: Wrong.\n"""', '"Refuse these:\\n- digits: Wrong.\\n"']
+)
+def test_fix_writes_no_invalid_escape_in_a_python_prompt(tmp_path: Path, prompt: str) -> None:
+    """A card's `\\d` written into a plain (not raw) literal reads the same, yet is an
+    invalid escape (a SyntaxWarning on 3.12, an error under -W error): it is written `\\\\d`."""
+    import warnings
+
+    reason = "Never match \\d+ digits \\ here."
+    card = {"capabilities": {"extensions": [{"uri": URI, "params": {"digits": reason}}]}}
+    (tmp_path / "agent-card.json").write_text(json.dumps(card))
+    (tmp_path / "agent.py").write_text(f"SYSTEM_PROMPT = {prompt}\n")
+    run_cli("check", str(tmp_path), "--fix", "--no-cache")
+    text = (tmp_path / "agent.py").read_text()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        tree = ast.parse(text)
+    assert f"- digits: {reason}" in ast.literal_eval(tree.body[0].value)  # type: ignore[attr-defined]
+
+
 _TEMPLATED = "Plans are capped at {budget} ($5 a day), 100% of the time."
 
 
