@@ -162,6 +162,25 @@ def test_unwritable_reason_is_left_alone(tmp_path: Path) -> None:
     assert tools.read_bytes() == before
 
 
+@pytest.mark.parametrize("name", ["system_prompt.md", "system_prompt.j2"])
+def test_a_reason_holding_a_comment_a_prompt_drops_is_not_fixable(tmp_path: Path, name: str) -> None:
+    """A card reason holding `<!-- -->` or `{# #}`: a prompt's reader blanks the comment, so no
+    prompt can state it; the RL203 is reported, neither offered as fixable nor 'fixed'."""
+    params = {"seg-mix": "No <!-- hidden --> crossing.", "age-x": "Ages {# not #} here."}
+    (tmp_path / "card.json").write_text(
+        json.dumps({"capabilities": {"extensions": [{"uri": URI, "params": params}]}})
+    )
+    (tmp_path / name).write_text("Refuse these:\n- seg-mix: wrong.\n- age-x: wrong.\n")
+    (tmp_path / "tools.py").write_text(
+        'def refuse(rule):\n    pass\n\n\nrefuse("seg-mix")\nrefuse("age-x")\n'
+    )
+    before = snapshot(tmp_path)
+    assert "fixable" not in run_cli("check", str(tmp_path), "--no-cache").stdout
+    result = run_cli("check", str(tmp_path), "--fix", "--no-cache")
+    assert "Fixed" not in result.stdout and result.stderr.count("a prompt's reader drops") == 2
+    assert snapshot(tmp_path) == before
+
+
 _reasons = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1, max_size=60)
 _literals = st.sampled_from(
     ['"old"', "'old'", '"""old"""', "'''old'''", 'r"old"', "u'old'", 'f"old"', "F'''old'''", 'rf"old"']

@@ -31,6 +31,11 @@ def visible(lines: tuple[PromptLine, ...]) -> tuple[PromptLine, ...]:
     return tuple(pl if t == pl.text else replace(pl, text=t) for pl, t in zip(lines, blanked, strict=True))
 
 
+def hides(text: str) -> bool:
+    """Does `text` hold a comment a renderer drops (so no prompt can state it as written)?"""
+    return bool(_comments(text))
+
+
 def _comments(text: str) -> list[tuple[int, int]]:
     """Where the comments stand, in one pass: an opener never closed ends the search for its
     kind (no later one closes either), so a hostile text costs linear time."""

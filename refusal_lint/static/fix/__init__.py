@@ -19,7 +19,7 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from refusal_lint.core import sourcetext
+from refusal_lint.core import markup, sourcetext
 from refusal_lint.core.filekinds import is_kind
 from refusal_lint.core.kinds import EditKind, FileKind
 from refusal_lint.core.model import Edit, Finding
@@ -150,6 +150,10 @@ def plan_text(
             f.edit.new.encode(encoding)
         except UnicodeEncodeError:
             held = f"the file's encoding ({encoding}) cannot hold the card's reason"
+            skipped.append(f"{path}:{f.loc.line}: {f.code} not fixed: {held}")
+            continue
+        if f.code == "RL203" and markup.hides(f.edit.new):
+            held = "the card's reason holds a comment (`<!-- -->`, `{# #}`) that a prompt's reader drops"
             skipped.append(f"{path}:{f.loc.line}: {f.code} not fixed: {held}")
             continue
         why: str | None = "the reason cannot be written there safely"
