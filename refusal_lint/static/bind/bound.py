@@ -95,6 +95,34 @@ def _items(res: Resolver, written: list[Item]) -> list[ParamItem]:
     return out
 
 
+_SPREAD_DEPTH = 5  # `**` inside `**`, as resolve.flat reads them
+
+
+def _written(res: Resolver, d: DictV, depth: int = 0) -> list[Item]:
+    """`res.flat(d)` (the items as written, spreads and comprehensions expanded), less each
+    item a later one overrides by a spread or against one (`{**BASE, "k": ...}`, `BASE |
+    {...}`, as YAML's merge key is): no repeat (RL107), which is a key written twice in one
+    literal."""
+    groups: list[tuple[bool, list[Item]]] = []
+    for it in d.items:
+        if isinstance(it.key, Const) and it.key.kind == ValueKind.SPREAD:
+            inner = res.resolve(it.value)
+            nested = (
+                _written(res, inner, depth + 1) if isinstance(inner, DictV) and depth < _SPREAD_DEPTH else []
+            )
+            groups.append((True, nested))
+        else:
+            groups.append((False, res.comprehended(it) if has_each(it.key) else [it]))
+    keys = [[k.value if (k := res.resolve_str(it.key)) else None for it in items] for _, items in groups]
+    out: list[Item] = []
+    for i, (spread, items) in enumerate(groups):
+        later = {
+            k for (s, _), ks in zip(groups[i + 1 :], keys[i + 1 :], strict=True) if s or spread for k in ks
+        }
+        out.extend(it for it, k in zip(items, keys[i], strict=True) if k is None or k not in later)
+    return out
+
+
 def _ctor_params(res: Resolver, ext: PyExt) -> Value | None:
     """The dict a helper class was constructed with, for `params=self.rules` inside it."""
     if ext.owner is None or ext.init_arg is None:
@@ -137,7 +165,7 @@ def py_ext_decl(res: Resolver, ext: PyExt) -> ExtDecl | None:
     if params is None:
         return dataclasses.replace(decl, params_kind=ParamsKind.ABSENT)
     # Its items as written, spreads and comprehensions expanded (one left unexpanded: run time).
-    written = list(res.flat(params)) if isinstance(params, DictV) else []
+    written = _written(res, params) if isinstance(params, DictV) else []
     if isinstance(params, DictV) and not any(has_each(it.key) for it in written):
         items = tuple(_items(res, written))
         return dataclasses.replace(decl, params_loc=ploc, items=items, params_id=params.ident)
