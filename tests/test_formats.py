@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 from typing import Any
 
 import click
 import pytest
-from conftest import ROOT, SURVEY_RULES, TESTDATA, Repo, extension, run_cli, run_in
+from conftest import ROOT, SURVEY_RULES, TESTDATA, Repo, check_json, extension, run_cli, run_in
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -119,3 +120,38 @@ def test_an_empty_rule_id_reads_as_it_always_has(repo: Repo) -> None:
     assert "RL105 [] rule id `` is not kebab-case" in repo.check()
     annotations = repo.check("--format", "github")
     assert "::rule id `` is not kebab-case" in annotations
+
+
+_REPORT_NAMES = {
+    "text": "lint.txt",
+    "junit": "report.xml",
+    "markdown": "summary.md",
+    "github": "annotations.txt",
+    "azure": "azure.log",
+    "json": "report.json",
+    "sarif": "report.sarif",
+    "gitlab": "gl-code-quality.json",
+    "rdjson": "rd.json",
+}
+
+
+@pytest.mark.parametrize("fmt", sorted(_REPORT_NAMES))
+def test_a_report_written_into_the_tree_is_not_read_back_as_a_prompt(tmp_path: Path, fmt: str) -> None:
+    """`--output` into the checked tree (a CI job's artefact, a pre-commit log): the next run
+    finds what the first did, not near misses quoted in its own "did you mean" messages."""
+    import shutil
+
+    shutil.copytree(TESTDATA / "survey-agent", tmp_path / "a", ignore=shutil.ignore_patterns("expected.txt"))
+    tools = tmp_path / "a" / "survey_agent" / "tools.py"
+    tools.write_text(tools.read_text().replace('"invalid-cut"', '"invalid-cutx"'))
+    first = check_json(tmp_path / "a")["findings"]
+    run_cli(
+        "check",
+        str(tmp_path / "a"),
+        "--no-cache",
+        "--format",
+        fmt,
+        "-o",
+        str(tmp_path / "a" / _REPORT_NAMES[fmt]),
+    )
+    assert check_json(tmp_path / "a")["findings"] == first

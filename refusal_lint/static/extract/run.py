@@ -96,8 +96,10 @@ def extract(job: Job) -> FileFacts:
         # deriving its rule list from placeholders.
         if prompt_by_name(job.path) or job.prompt_key is not None:
             found: tuple[Prompt, ...] = (dataprompts.text_prompt(job.path, text),)
-        elif not no_prompt_by_content(job.path) and (
-            names_card_rule(text, frozenset(job.ids)) or dataprompts.derived_listing(text)
+        elif (
+            not no_prompt_by_content(job.path)
+            and (names_card_rule(text, frozenset(job.ids)) or dataprompts.derived_listing(text))
+            and not dataprompts.own_text_report(text)
         ):
             found = (dataprompts.text_prompt(job.path, text, form=PromptForm.CONTENT),)
         else:

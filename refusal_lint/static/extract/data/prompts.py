@@ -275,6 +275,22 @@ def own_report(root: TNode) -> bool:
     )
 
 
+# What this tool's text reports hold (`--output` into the tree): JUnit's and Markdown's
+# heads, the text format's summary, GitHub's and Azure's annotations of a code.
+_OWN_TEXT = re.compile(
+    r'\A(?:<\?xml[^>]*>\s*<testsuites name="refusal-lint"|## refusal-lint\n)'
+    r"|^Found \d+ errors? and \d+ warnings?"
+    r"|^::(?:error|warning|notice) [^\n]*title=RL\d{3} "
+    r"|^##vso\[task\.logissue [^\n]*code=RL\d{3};",
+    re.M,
+)
+
+
+def own_text_report(text: str) -> bool:
+    """A report this tool wrote as text: it quotes prompt lines and ids, it is no prompt."""
+    return _OWN_TEXT.search(text) is not None
+
+
 def _string_at(root: TNode, dotted: str) -> str:
     """The string at a key path (`key_path`), else ""."""
     node = key_path(root, dotted)
