@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from refusal_lint.core.kinds import EditKind, PromptForm, Severity
 
@@ -151,3 +152,13 @@ class Prompt:
     # The lines of the items before it in one list (`instructions=[lead-in, rule line]`, which
     # the framework joins): read for where rules are listed, never checked themselves.
     lead: tuple[PromptLine, ...] = ()
+
+    @cached_property
+    def sources(self) -> dict[tuple[str, int], str]:
+        """The file's own text of each line by (path, line), the first line that has one:
+        looked up once a finding, not searched (a prompt of thousands of rule lines)."""
+        out: dict[tuple[str, int], str] = {}
+        for pl in self.lines:
+            if pl.source:
+                out.setdefault((pl.path, pl.line), pl.source)
+        return out

@@ -95,9 +95,7 @@ def _on_file_line(loc: Loc, rule_id: str, prompt: Prompt) -> Loc:
     """Where the id stands on the file's own line: a prompt line taken from a YAML, JSON or
     Python string is dedented and unquoted, so its column is not the file's."""
     path = "" if loc.path == prompt.loc.path else loc.path
-    source = next(
-        (pl.source for pl in prompt.lines if (pl.path, pl.line) == (path, loc.line) and pl.source), ""
-    )
+    source = prompt.sources.get((path, loc.line), "")
     found = _written_at(source, rule_id)
     if found is not None:
         k, m = found

@@ -120,12 +120,23 @@ def _apply(text: str, edit: Edit, starts: list[int], json_string: bool = False) 
             return text, "the card's reason cannot be written in this literal's quoting"
         return text[:a] + new + text[b:], None
     end = starts[edit.line] if edit.line < len(starts) else len(text)
-    line = text[starts[edit.line - 1] : end]
     old, new = (_json_body(edit.old), _json_body(edit.new)) if json_string else (edit.old, edit.new)
-    if line.count(old) != 1:
-        return text, "the prompt line is not written out verbatim here (generated or escaped)"
-    at = starts[edit.line - 1] + line.index(old)
-    return text[:at] + new + text[at + len(old) :], None
+    line, why = _in_line(text[starts[edit.line - 1] : end], old, new)
+    return (text, why) if why else (text[: starts[edit.line - 1]] + line + text[end:], None)
+
+
+_NOT_VERBATIM = "the prompt line is not written out verbatim here (generated or escaped)"
+
+
+def _in_line(line: str, old: str, new: str) -> tuple[str, str | None]:
+    """The line with its one `old` made `new`, or why not."""
+    return (line.replace(old, new, 1), None) if line.count(old) == 1 else (line, _NOT_VERBATIM)
+
+
+def _line_wise(path: str) -> bool:
+    """A text prompt's edits change its lines only, and no parse asks the result: each is
+    made on its line (a file of many RL203s is read once, not once an edit)."""
+    return not any(is_kind(path, k) for k in (FileKind.PYTHON, FileKind.JSON, FileKind.YAML))
 
 
 def _json_body(value: str) -> str:
@@ -143,6 +154,7 @@ def plan_text(
     after = text
     fixed: list[Finding] = []
     skipped: list[str] = []
+    lines = text.split("\n") if _line_wise(path) else None
     # From the end of the file backwards, so earlier edits keep their positions.
     for f in sorted(findings, key=lambda f: (f.edit.line, f.edit.col) if f.edit else (0, 0), reverse=True):
         assert f.edit is not None
@@ -157,6 +169,17 @@ def plan_text(
             skipped.append(f"{path}:{f.loc.line}: {f.code} not fixed: {held}")
             continue
         why: str | None = "the reason cannot be written there safely"
+        if lines is not None:
+            at = f.edit.line - 1
+            if at >= len(lines):
+                why = "the file changed on disk since it was read"
+            else:
+                lines[at], why = _in_line(lines[at], f.edit.old, f.edit.new)
+            if why is None:
+                fixed.append(f)
+            else:
+                skipped.append(f"{path}:{f.loc.line}: {f.code} not fixed: {why}")
+            continue
         for edit in _spellings(path, f.edit):
             candidate, failed = _apply(
                 after, edit, sourcetext.line_starts(after), is_kind(path, FileKind.JSON)
@@ -170,7 +193,7 @@ def plan_text(
             continue
         after = candidate
         fixed.append(f)
-    return after, fixed, skipped
+    return ("\n".join(lines) if lines is not None else after), fixed, skipped
 
 
 def _spellings(path: str, edit: Edit) -> list[Edit]:
