@@ -203,3 +203,14 @@ def test_a_dict_literal_card_names_its_agent(tmp_path: object) -> None:
     facts = extract("server.py", source)
     assert [e.agent_name for e in facts.py_exts] == ["Ledger Assistant", "Audit Desk"]
     assert len({e.card for e in facts.py_exts}) == 2
+
+
+@pytest.mark.parametrize("beside", [False, True], ids=["alone", "beside-an-object"])
+def test_an_entry_that_is_the_uri_alone_is_said_once(repo: Repo, beside: bool) -> None:
+    """`"extensions": ["https://.../refusals/v1"]`: RL101, and nothing it cascades into (no
+    RL103 for its params, no RL108 beside the entry that declares the rules)."""
+    uri: dict[str, object] = extension()["uri"]  # type: ignore[assignment]
+    entries = [extension(), uri] if beside else [uri]
+    report = repo.agent(*entries).check()
+    codes = [line.split()[1] for line in report.splitlines() if ": RL" in line]
+    assert codes == ["RL101"], report

@@ -75,3 +75,7 @@ def one_edit(a: str, b: str) -> bool:
     while i < len(short) and short[i] == long_[i]:
         i += 1
     return short[i:] == long_[i + 1 :]
+
+
+# RL101's word for an extension entry that is the URI alone (`"extensions": ["https://..."]`).
+NOT_AN_OBJECT = "extension entry is not an object"

@@ -246,16 +246,22 @@ def _a(kind: ValueKind) -> str:
     }.get(kind, kind)
 
 
-def _by_card(decls: Iterable[ExtDecl]) -> tuple[list[ExtDecl], list[ExtDecl]]:
-    """Each card's first declaration, and the repeats (RL108) in file order."""
+def _by_card(decls: Iterable[ExtDecl]) -> tuple[list[ExtDecl], list[ExtDecl], list[ExtDecl]]:
+    """Each card's first declaration, the repeats (RL108) in file order, and the entries
+    that are no object (the URI alone: RL101) beside one that is: neither the card's
+    declaration nor a repeat of it, it declares nothing."""
     first: dict[str, ExtDecl] = {}
     repeats: list[ExtDecl] = []
+    bare: list[ExtDecl] = []
     for decl in sorted(decls, key=lambda d: (d.loc.path, d.loc.line, d.loc.col)):
-        if decl.card in first:
+        if spec.NOT_AN_OBJECT in decl.problems:
+            bare.append(decl)
+        elif decl.card in first:
             repeats.append(decl)
         else:
             first[decl.card] = decl
-    return list(first.values()), repeats
+    others = [d for d in bare if first.setdefault(d.card, d) is not d]
+    return list(first.values()), repeats, others
 
 
 def rule_sets(decls: Iterable[ExtDecl]) -> list[RuleSet]:
@@ -265,8 +271,8 @@ def rule_sets(decls: Iterable[ExtDecl]) -> list[RuleSet]:
 
 def check_decls(decls: Iterable[ExtDecl]) -> list[Finding]:
     """Findings of every declaration (RL108 for a card's second one)."""
-    firsts, repeats = _by_card(decls)
-    findings = [f for d in firsts + repeats for f in _entry_findings(d)]
+    firsts, repeats, others = _by_card(decls)
+    findings = [f for d in firsts + repeats + others for f in _entry_findings(d)]
     findings += [
         RL108.finding(d.loc, "the refusals extension is declared twice in this card") for d in repeats
     ]

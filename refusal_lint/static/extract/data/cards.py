@@ -106,8 +106,8 @@ def _entry(entry: TNode, card: str, name: str | None) -> ExtDecl | None:
                 loc=entry.loc,
                 card=card,
                 uri=entry.value,
-                problems=("extension entry is not an object",),
-                params_kind=ParamsKind.ABSENT,
+                problems=(spec.NOT_AN_OBJECT,),
+                params_kind=ParamsKind.UNRESOLVED,  # RL101 says it all: no params to speak of
                 agent_name=name,
             )
         return None
