@@ -33,7 +33,7 @@ from refusal_lint.core.sourcetext import scrubbed
 from refusal_lint.static.bind.agent import Agent, BoundError, BoundGuard
 from refusal_lint.static.bind.guardids import GuardIds
 from refusal_lint.static.bind.prompts import loaded_params
-from refusal_lint.static.bind.resolve import Resolver, bind_arg, has_each
+from refusal_lint.static.bind.resolve import SPREAD_DEPTH, Resolver, bind_arg, has_each
 
 
 @dataclass(frozen=True)
@@ -95,9 +95,6 @@ def _items(res: Resolver, written: list[Item]) -> list[ParamItem]:
     return out
 
 
-_SPREAD_DEPTH = 5  # `**` inside `**`, as resolve.flat reads them
-
-
 def _written(res: Resolver, d: DictV, depth: int = 0) -> list[Item]:
     """`res.flat(d)` (the items as written, spreads and comprehensions expanded), less each
     item a later one overrides by a spread or against one (`{**BASE, "k": ...}`, `BASE |
@@ -108,7 +105,7 @@ def _written(res: Resolver, d: DictV, depth: int = 0) -> list[Item]:
         if isinstance(it.key, Const) and it.key.kind == ValueKind.SPREAD:
             inner = res.resolve(it.value)
             nested = (
-                _written(res, inner, depth + 1) if isinstance(inner, DictV) and depth < _SPREAD_DEPTH else []
+                _written(res, inner, depth + 1) if isinstance(inner, DictV) and depth < SPREAD_DEPTH else []
             )
             groups.append((True, nested))
         else:

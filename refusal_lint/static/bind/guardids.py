@@ -278,15 +278,11 @@ class GuardIds:
         default = self.res.resolve(ref)
         if not (isinstance(cls, Fn) and isinstance(default, Str) and default.value) or hops >= MAX_HOPS:
             return [Fired(GuardStatus.PASSTHROUGH, loc)]
-        out: list[Fired] = []
         sites = self.constructions(cls)
-        for site in sites:
-            arg = bind_arg(cls, site, name)
-            for f in self.fired(arg, site.loc, hops + 1) or () if arg is not None else ():
-                out.append(dataclasses.replace(f, site=site) if f.loc == site.loc and f.site is None else f)
-        if not sites or any(bind_arg(cls, site, name) is None for site in sites):
-            out.append(Fired(GuardStatus.ID, loc, default))
-        return out
+        args = [(site, bind_arg(cls, site, name)) for site in sites]
+        out = [_at(f, s) for s, a in args if a is not None for f in self.fired(a, s.loc, hops + 1) or ()]
+        omitted = not sites or any(a is None for _, a in args)
+        return [*out, Fired(GuardStatus.ID, loc, default)] if omitted else out
 
     def _built_guard(self, value: Value) -> bool:
         """`exc.rule` where `exc` is a refusal built by a guard call (`refusal_parts(Refusal(
@@ -332,8 +328,7 @@ class GuardIds:
                 continue
             for name in rest.split(".") if rest else ():
                 arg = Attr(arg, name, arg.loc)
-            for f in self.fired(arg, site.loc, hops + 1) or ():
-                out.append(dataclasses.replace(f, site=site) if f.loc == site.loc and f.site is None else f)
+            out.extend(_at(f, site) for f in self.fired(arg, site.loc, hops + 1) or ())
         # A helper no call site feeds is pass-through: it forwards refusals, fires none itself.
         real = [f for f in out if f.status != GuardStatus.PASSTHROUGH]
         return real or [Fired(GuardStatus.PASSTHROUGH, loc)]
@@ -389,6 +384,10 @@ def bound_value(fn: Fn, call: CallV, param: str) -> Value | None:
         return next((v for k, v in call.kwargs if k in RULE_PARAMS), None)
     found = bind_arg(fn, call, param)
     return found if found is not None else next((v for name, v in fn.defaults if name == param), None)
+
+
+def _at(f: Fired, site: CallV) -> Fired:  # fired at a helper's or a class's call site: with that call
+    return dataclasses.replace(f, site=site) if f.loc == site.loc and f.site is None else f
 
 
 def _position(fn: Fn, param: str) -> int:

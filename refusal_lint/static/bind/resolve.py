@@ -37,7 +37,7 @@ from refusal_lint.static.bind.strs import join_strs, moved, shift, unescaped
 from refusal_lint.static.extract import vocab
 
 MAX_DEPTH = 40
-_SPREAD_DEPTH = 5  # `**` inside `**`: real params maps nest one or two deep
+SPREAD_DEPTH = 5  # `**` inside `**`: real params maps nest one or two deep
 
 
 class Resolver:
@@ -258,9 +258,9 @@ class Resolver:
         if isinstance(row, Seq):
             return row.items[index] if index < len(row.items) else Dyn(loc)
         fn = self.callee(row) if isinstance(row, CallV) else None
-        if isinstance(row, CallV) and fn is not None and fn.kind == FnKind.CLASS and index < len(fn.params):
-            return bind_arg(fn, row, fn.params[index]) or Dyn(loc)
-        return Dyn(loc)
+        if not isinstance(row, CallV) or fn is None or fn.kind != FnKind.CLASS or index >= len(fn.params):
+            return Dyn(loc)
+        return bind_arg(fn, row, fn.params[index]) or Dyn(loc)
 
     def elements(self, over: Value | None, mode: str) -> list[Value] | None:
         """What a loop over a literal collection takes, one by one (None: not a literal)."""
@@ -303,7 +303,7 @@ class Resolver:
         check of repeated ids reads this)."""
         for it in d.items:
             if isinstance(it.key, Const) and it.key.kind == ValueKind.SPREAD:
-                if depth < _SPREAD_DEPTH and isinstance(inner := self.resolve(it.value), DictV):
+                if depth < SPREAD_DEPTH and isinstance(inner := self.resolve(it.value), DictV):
                     yield from self.flat(inner, depth + 1)
             elif has_each(it.key):
                 yield from self.comprehended(it)

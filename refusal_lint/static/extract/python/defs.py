@@ -287,9 +287,8 @@ class Definitions(ExtractorState):
             tuple(scope.returns),
             self.src.name_loc(original_node),
             maps=tuple(scope.maps),
-            defaults=tuple(
-                (p, self.value(d)) for p, d in defaults_of(original_node)
-            ),  # read where the def is
+            # Read in the scope the `def` stands in, where Python evaluates them.
+            defaults=tuple((p, self.value(d)) for p, d in defaults_of(original_node)),
         )
         if decorators & vocab.PROMPT_DECORATORS and not self.classes:
             for value in scope.returns:
