@@ -164,7 +164,7 @@ def plan_text(
             held = f"the file's encoding ({encoding}) cannot hold the card's reason"
             skipped.append(f"{path}:{f.loc.line}: {f.code} not fixed: {held}")
             continue
-        if f.code == "RL203" and markup.hides(f.edit.new):
+        if f.edit.kind == EditKind.TEXT and markup.hides(f.edit.new):  # a prompt line's
             held = "the card's reason holds a comment (`<!-- -->`, `{# #}`) that a prompt's reader drops"
             skipped.append(f"{path}:{f.loc.line}: {f.code} not fixed: {held}")
             continue
