@@ -88,14 +88,18 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 _UNWRITABLE = re.compile("[\ud800-\udc7f\udd00-\udfff]")
 
 
+def _escaped(m: re.Match[str]) -> str:
+    return f"\\u{ord(m[0]):04x}"  # as JSON and Python write a lone surrogate
+
+
 def writable(text: str) -> bytes:
     """A report's text as UTF-8 bytes: a file name's undecodable bytes as they are, any other
     lone surrogate escaped (`\\ud83d`), never an encoding error."""
-    return _UNWRITABLE.sub(lambda m: f"\\u{ord(m[0]):04x}", text).encode("utf-8", "surrogateescape")
+    return _UNWRITABLE.sub(_escaped, text).encode("utf-8", "surrogateescape")
 
 
 def dumps(doc: object) -> str:
     """A JSON document as UTF-8 can write it: text as written, a lone surrogate escaped
     (`"caf\\udce9.py"`, which a reader's `os.fsencode` turns back into the file's name)."""
     text = json.dumps(doc, indent=2, ensure_ascii=False)
-    return _SURROGATE.sub(lambda m: f"\\u{ord(m[0]):04x}", text) + "\n"
+    return _SURROGATE.sub(_escaped, text) + "\n"

@@ -260,7 +260,12 @@ def _by_card(decls: Iterable[ExtDecl]) -> tuple[list[ExtDecl], list[ExtDecl], li
             repeats.append(decl)
         else:
             first[decl.card] = decl
-    others = [d for d in bare if first.setdefault(d.card, d) is not d]
+    others: list[ExtDecl] = []
+    for decl in bare:  # the card's declaration only where it has no other
+        if decl.card in first:
+            others.append(decl)
+        else:
+            first[decl.card] = decl
     return list(first.values()), repeats, others
 
 

@@ -158,42 +158,40 @@ def plan_text(
     # From the end of the file backwards, so earlier edits keep their positions.
     for f in sorted(findings, key=lambda f: (f.edit.line, f.edit.col) if f.edit else (0, 0), reverse=True):
         assert f.edit is not None
-        try:
-            f.edit.new.encode(encoding)
-        except UnicodeEncodeError:
-            held = f"the file's encoding ({encoding}) cannot hold the card's reason"
-            skipped.append(f"{path}:{f.loc.line}: {f.code} not fixed: {held}")
-            continue
-        if f.edit.kind == EditKind.TEXT and markup.hides(f.edit.new):  # a prompt line's
-            held = "the card's reason holds a comment (`<!-- -->`, `{# #}`) that a prompt's reader drops"
-            skipped.append(f"{path}:{f.loc.line}: {f.code} not fixed: {held}")
-            continue
-        why: str | None = "the reason cannot be written there safely"
-        if lines is not None:
+        why = _unwritable(f.edit, encoding)
+        if why is None and lines is not None:
             at = f.edit.line - 1
             if at >= len(lines):
                 why = "the file changed on disk since it was read"
             else:
                 lines[at], why = _in_line(lines[at], f.edit.old, f.edit.new)
-            if why is None:
-                fixed.append(f)
-            else:
-                skipped.append(f"{path}:{f.loc.line}: {f.code} not fixed: {why}")
-            continue
-        for edit in _spellings(path, f.edit):
-            candidate, failed = _apply(
-                after, edit, sourcetext.line_starts(after), is_kind(path, FileKind.JSON)
-            )
-            if failed is None and still_reads(path, after, candidate, [f.edit.new], f.edit.line):
-                why = None
-                break
-            why = failed or why
-        if why is not None:
+        elif why is None:
+            why = "the reason cannot be written there safely"
+            for edit in _spellings(path, f.edit):
+                candidate, failed = _apply(
+                    after, edit, sourcetext.line_starts(after), is_kind(path, FileKind.JSON)
+                )
+                if failed is None and still_reads(path, after, candidate, [f.edit.new], f.edit.line):
+                    after, why = candidate, None
+                    break
+                why = failed or why
+        if why is None:
+            fixed.append(f)
+        else:
             skipped.append(f"{path}:{f.loc.line}: {f.code} not fixed: {why}")
-            continue
-        after = candidate
-        fixed.append(f)
     return ("\n".join(lines) if lines is not None else after), fixed, skipped
+
+
+def _unwritable(edit: Edit, encoding: str) -> str | None:
+    """Why the card's reason can be written in no spelling here, if so: the file's encoding
+    cannot hold it, or a prompt line's reader would drop a comment it holds."""
+    try:
+        edit.new.encode(encoding)
+    except UnicodeEncodeError:
+        return f"the file's encoding ({encoding}) cannot hold the card's reason"
+    if edit.kind == EditKind.TEXT and markup.hides(edit.new):  # a prompt line's
+        return "the card's reason holds a comment (`<!-- -->`, `{# #}`) that a prompt's reader drops"
+    return None
 
 
 def _spellings(path: str, edit: Edit) -> list[Edit]:
