@@ -95,18 +95,25 @@ def _items(res: Resolver, written: list[Item]) -> list[ParamItem]:
     return out
 
 
+def _spread(it: Item) -> bool:
+    return isinstance(it.key, Const) and it.key.kind == ValueKind.SPREAD
+
+
 def _written(res: Resolver, d: DictV, depth: int = 0) -> list[Item]:
     """`res.flat(d)` (the items as written, spreads and comprehensions expanded), less each
     item a later one overrides by a spread or against one (`{**BASE, "k": ...}`, `BASE |
     {...}`, as YAML's merge key is): no repeat (RL107), which is a key written twice in one
-    literal."""
+    literal. A spread left unread (a name the resolver cannot follow) is all it returns:
+    the map's keys are not known."""
     groups: list[tuple[bool, list[Item]]] = []
     for it in d.items:
-        if isinstance(it.key, Const) and it.key.kind == ValueKind.SPREAD:
+        if _spread(it):
             inner = res.resolve(it.value)
-            nested = (
-                _written(res, inner, depth + 1) if isinstance(inner, DictV) and depth < SPREAD_DEPTH else []
-            )
+            if not isinstance(inner, DictV) or depth >= SPREAD_DEPTH:
+                return [it]  # a map the resolver cannot follow (imported from a library): unknown
+            nested = _written(res, inner, depth + 1)
+            if any(_spread(n) for n in nested):
+                return nested
             groups.append((True, nested))
         else:
             groups.append((False, res.comprehended(it) if has_each(it.key) else [it]))
@@ -163,7 +170,7 @@ def py_ext_decl(res: Resolver, ext: PyExt) -> ExtDecl | None:
         return dataclasses.replace(decl, params_kind=ParamsKind.ABSENT)
     # Its items as written, spreads and comprehensions expanded (one left unexpanded: run time).
     written = _written(res, params) if isinstance(params, DictV) else []
-    if isinstance(params, DictV) and not any(has_each(it.key) for it in written):
+    if isinstance(params, DictV) and not any(has_each(it.key) or _spread(it) for it in written):
         items = tuple(_items(res, written))
         return dataclasses.replace(decl, params_loc=ploc, items=items, params_id=params.ident)
     if isinstance(params, (Const, Str, Seq)):
