@@ -400,6 +400,31 @@ def test_a_symlinked_prompt_is_one_file_and_fixing_it_keeps_the_link(tmp_path: P
     assert f"- seg-mix: {SEG}" in (tmp_path / "shared/system_prompt.md").read_text()
 
 
+def test_a_symlink_out_of_the_project_is_checked_but_never_written_through(tmp_path: Path) -> None:
+    """`prompt.md -> ../elsewhere/system_prompt.md`: its drift is reported at the link, and
+    --fix says why it leaves it (the file is another tree's); --diff shows no hunk for it."""
+    project, elsewhere = tmp_path / "agent", tmp_path / "elsewhere"
+    project.mkdir()
+    elsewhere.mkdir()
+    (project / "agent-card.json").write_text(
+        json.dumps({"name": "S", "capabilities": {"extensions": [{"uri": URI, "params": {"seg-mix": SEG}}]}})
+    )
+    outside = elsewhere / "system_prompt.md"
+    outside.write_text("Refuse these, naming the rule:\n- seg-mix: No.\n")
+    (project / "prompt.md").symlink_to(outside)
+    shown = json.loads(run_cli("check", ".", "--no-cache", "--format", "json", cwd=project).stdout)
+    assert [(f["code"], f["path"], f["fixable"]) for f in shown["findings"]] == [
+        ("RL301", "agent-card.json", False),
+        ("RL203", "prompt.md", False),
+    ]
+    diff = run_cli("check", ".", "--no-cache", "--diff", cwd=project)
+    assert diff.stdout == "" and "prompt.md: not fixed, it is a symlink to" in diff.stderr
+    fixed = run_cli("check", ".", "--no-cache", "--fix", cwd=project)
+    assert "outside the project" in fixed.stderr
+    assert outside.read_text() == "Refuse these, naming the rule:\n- seg-mix: No.\n"
+    assert (project / "prompt.md").is_symlink()
+
+
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 def test_a_tracked_symlink_is_read_once_from_gits_index(tmp_path: Path) -> None:
     """`--git-index` lists the link and its target: one file, one finding, as on the disk."""

@@ -215,8 +215,14 @@ def plan(findings: list[Finding], root: str, read: Callable[[str], bytes] = DISK
     for f in findings:
         if f.edit is not None:
             by_file.setdefault(f.edit.path, []).append(f)
+    top = os.path.realpath(root)
     for path, group in sorted(by_file.items()):
         absolute = os.path.join(root, path)
+        real = os.path.realpath(absolute)
+        if os.path.commonpath([top, real]) != top:
+            # A symlink out of the project: its file is another tree's, left to its own run.
+            out.skipped.append(f"{path}: not fixed, it is a symlink to {real}, outside the project")
+            continue
         try:
             data = read(absolute)
             text, encoding, bom = sourcetext.decode(data, is_kind(path, FileKind.PYTHON))
