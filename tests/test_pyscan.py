@@ -65,6 +65,20 @@ CASES = [
     ("raise ServerError(error=InvalidParamsError(data=refuse(rule)))", True, True),
     ('{"error": {"code": -32602, "message": "bad"}}', False, False),
     ('{"error": {"code": -32602, "data": {"rule": r, "reason": x}}}', True, True),
+    # A caught refusal sent as an error: in its handler, or told apart by isinstance.
+    ("try:\n    f()\nexcept Refusal as exc:\n    raise ServerError(error=InternalError())", True, True),
+    (
+        "try:\n    f()\nexcept Exception as exc:\n    if isinstance(exc, Refusal):\n"
+        "        raise ServerError(error=InternalError())",
+        True,
+        True,
+    ),
+    (
+        "try:\n    f()\nexcept Exception as exc:\n    if isinstance(exc, Refusal):\n        pass\n"
+        "    else:\n        raise ServerError(error=InternalError())",
+        False,
+        False,
+    ),
     # A helper call passing a card's rule id.
     ('_emit(updater, "seg-mix")', False, True),
 ]
@@ -110,6 +124,8 @@ TEXT_CASES = [
     ('raise (\n    Refusal  # why\n    ("age-cap")\n)', True),
     ("a refusal\n(typed) is prose", False),
     ('raise \uff32efusal("age-cap")', True),  # Python reads the name NFKC: `Refusal`
+    ("except Exception as e:\n    if isinstance(e, (KeyError, Refusal)):\n        raise ServerError()", True),
+    ("if isinstance(exc, KeyError):\n    raise ServerError()  # refusals are not here", False),
 ]
 
 

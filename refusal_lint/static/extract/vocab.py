@@ -124,10 +124,32 @@ def is_guard_name(name: str, extra: frozenset[str] = frozenset()) -> bool:
     return name in extra or any(w in GUARD_WORDS for w in words(name))
 
 
-def catches_refusal(node: ast.ExceptHandler, extra: frozenset[str] = frozenset()) -> bool:
+def catches_refusal(node: ast.ExceptHandler | ast.If, extra: frozenset[str] = frozenset()) -> bool:
     """`except Refusal:`, `except (ValueError, RefusalError) as exc:`: a handler of a class
-    named as guards are (Python's own `ConnectionRefusedError` is none)."""
-    types = node.type.elts if isinstance(node.type, ast.Tuple) else [node.type]
+    named as guards are (Python's own `ConnectionRefusedError` is none); or an `if` that
+    tells one apart (`tests_refusal`)."""
+    if isinstance(node, ast.If):
+        return tests_refusal(node.test, extra)
+    return node.type is not None and _names_refusal(node.type, extra)
+
+
+def tests_refusal(test: ast.expr, extra: frozenset[str] = frozenset()) -> bool:
+    """`if isinstance(exc, Refusal):` (or one term of an `and`): what the `if` guards holds a
+    refusal, as an `except Refusal` handler's body does (DESIGN §3 RL305)."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return any(tests_refusal(v, extra) for v in test.values)
+    return (
+        isinstance(test, ast.Call)
+        and isinstance(test.func, ast.Name)
+        and test.func.id == "isinstance"
+        and len(test.args) == 2
+        and _names_refusal(test.args[1], extra)
+    )
+
+
+def _names_refusal(type_expr: ast.expr, extra: frozenset[str]) -> bool:
+    """A class, or a tuple of classes, one of them named as guards are."""
+    types = type_expr.elts if isinstance(type_expr, ast.Tuple) else [type_expr]
     return any(
         is_guard_name(t.id if isinstance(t, ast.Name) else t.attr, extra)
         for t in types

@@ -265,9 +265,10 @@ def rule_keyword(data: bytes) -> bool:
     return False
 
 
-# `except Refusal as exc:` where the file builds a protocol error (or an `"error"` envelope):
-# the refusal caught may be sent as that error (RL305). A handler's type holds no colon.
-_CAUGHT = re.compile(rb"except\b[^:]*?refus")  # at a word's start: word_matches
+# `except Refusal as exc:` or `if isinstance(exc, Refusal):` where the file builds a protocol
+# error (or an `"error"` envelope): the refusal caught may be sent as that error (RL305). A
+# handler's type holds no colon; isinstance's arguments no `)`.
+_CAUGHT = re.compile(rb"(?:except\b[^:]*?|isinstance[ \t]*\([^)]*?)refus")  # at a word's start: word_matches
 _ERROR_NEEDLES = (*(n.encode() for n in sorted(spec.PROTOCOL_ERRORS)), b'"error"', b"'error'")
 
 

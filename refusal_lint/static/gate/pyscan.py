@@ -234,8 +234,9 @@ class _Relevance:
             isinstance(a, ast.Constant) and a.value in self.ids for a in (*node.args, *kw.values())
         )
 
-    def handler(self, node: ast.ExceptHandler) -> bool:
-        """`except Refusal: raise ServerError(...)`: a caught refusal sent as a protocol error."""
+    def handler(self, node: ast.ExceptHandler | ast.If) -> bool:
+        """`except Refusal: raise ServerError(...)` (or under `if isinstance(exc, Refusal):`):
+        a caught refusal sent as a protocol error."""
         if not vocab.catches_refusal(node, self.guard_names):
             return False
         for sub in (n for stmt in node.body for n in walk_fields(stmt)):
@@ -292,7 +293,7 @@ def may_hold_facts(
         elif (
             (isinstance(node, ast.ClassDef) and check.fires_in_init(node))
             or (isinstance(node, ast.Dict) and check.dict(node))
-            or (isinstance(node, ast.ExceptHandler) and check.handler(node))
+            or (isinstance(node, (ast.ExceptHandler, ast.If)) and check.handler(node))
         ):
             return True
         for child in field_children(node):

@@ -369,13 +369,6 @@ class Recognisers(ExtractorState):
             self.names_inside(original_node)
             self.close_error()
 
-    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
-        super().visit_ExceptHandler(node)
-        self.caught.append(vocab.catches_refusal(node, self.guard_plain))
-
-    def leave_ExceptHandler(self, original_node: ast.ExceptHandler) -> None:
-        self.caught.pop()
-
     def visit_Subscript(self, node: ast.Subscript) -> None:
         if self.open_errors:
             value = self.value(node)

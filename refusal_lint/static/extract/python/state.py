@@ -223,6 +223,27 @@ class ExtractorState(ValueBuilder):
         self.imports.setdefault(key, ImportRef(module, name, level))
         return key
 
+    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
+        super().visit_ExceptHandler(node)
+        self.caught.append(vocab.catches_refusal(node, self.guard_plain))
+
+    def leave_ExceptHandler(self, original_node: ast.ExceptHandler) -> None:
+        self.caught.pop()
+
+    def visit_If(self, node: ast.If) -> bool:
+        """`if isinstance(exc, Refusal):`: its body holds a refusal, as a handler's does; its
+        `else` does not."""
+        if not vocab.catches_refusal(node, self.guard_plain):
+            return True
+        self.walk(node.test)
+        self.caught.append(True)
+        for stmt in node.body:
+            self.walk(stmt)
+        self.caught.pop()
+        for stmt in node.orelse:
+            self.walk(stmt)
+        return False
+
     def current_card(self) -> CardCall:
         """The card an extension declared here belongs to: the enclosing `AgentCard(...)`, else the file."""
         return self.open_cards[-1] if self.open_cards else CardCall(self.path, None)
