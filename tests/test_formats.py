@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from refusal_lint.cli import main
 from refusal_lint.codes import CODES
 from refusal_lint.core.model import Finding, Loc, Rule, RuleSet
-from refusal_lint.report import text
+from refusal_lint.report import base, text
 from refusal_lint.report.base import Report, coded, rule_tag, tagged
 from refusal_lint.report.ci import github
 from refusal_lint.report.formats import FORMATS, TABLES, Style, readme_table, render
@@ -112,7 +112,7 @@ def test_rule_tag_is_written_once(rule: str | None, message: str) -> None:
     # text alone shows an empty id as `[]` (it always has; the output is a contract)
     shown = f"[{rule}]" if rule is not None else ""
     assert rule_tag(f, empty=True) == shown
-    assert text.line(f, False) == f"a.py:2:3: RL302 {shown + ' ' if shown else ''}{message}"
+    assert text.line(f, False) == base.shown(f"a.py:2:3: RL302 {shown + ' ' if shown else ''}{message}")
 
 
 def test_an_empty_rule_id_reads_as_it_always_has(repo: Repo) -> None:
@@ -155,3 +155,19 @@ def test_a_report_written_into_the_tree_is_not_read_back_as_a_prompt(tmp_path: P
         str(tmp_path / "a" / _REPORT_NAMES[fmt]),
     )
     assert check_json(tmp_path / "a")["findings"] == first
+
+
+_HOSTILE = "No\x1b]0;pwned\x07 \x1b[2Kcut\x08\u202e.kcolb"  # retitle, wipe, back up, reorder
+
+
+@pytest.mark.parametrize("fmt", ["text", "github", "azure", "markdown"])
+def test_a_human_format_never_prints_a_reasons_control_characters(repo: Repo, fmt: str) -> None:
+    """A card reason (or a prompt, a path) holding ESC, BEL, BS or a bidi override is shown
+    escaped where a person reads the report; JSON keeps the value, escaped as JSON does."""
+    repo.agent(extension(params={**SURVEY_RULES, "seg-mix": _HOSTILE}))
+    out = repo.check("--format", fmt, "--color" if fmt == "text" else "--no-color")
+    tinted = out.replace("\x1b[", "") if fmt == "text" else out  # our own colours only
+    assert not re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]", tinted), out
+    assert "No\\x1b]0;pwned\\x07 \\x1b[2Kcut\\x08\\u202e.kcolb" in out
+    found = json.loads(repo.check("--format", "json"))["findings"]
+    assert [_HOSTILE in f["message"] for f in found if f["code"] == "RL203"] == [True]

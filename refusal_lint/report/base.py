@@ -92,6 +92,23 @@ def _escaped(m: re.Match[str]) -> str:
     return f"\\u{ord(m[0]):04x}"  # as JSON and Python write a lone surrogate
 
 
+# What a human format never prints as it is: control characters (a card reason's ESC would
+# recolour or retitle the terminal, a CR overwrite the line, a line break split a finding in
+# two) and the bidirectional controls that reorder what is shown (Trojan Source).
+_UNSHOWN = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def _code_point(m: re.Match[str]) -> str:
+    code = ord(m[0])
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def shown(text: str) -> str:
+    """`text` as a terminal or a rendered page may show it: each control character written
+    as its escape (`\\x1b`, `\\u202e`); JSON and XML formats escape by their own rules."""
+    return _UNSHOWN.sub(_code_point, text)
+
+
 def writable(text: str) -> bytes:
     """A report's text as UTF-8 bytes: a file name's undecodable bytes as they are, any other
     lone surrogate escaped (`\\ud83d`), never an encoding error."""

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from refusal_lint.codes import CODES, is_error
-from refusal_lint.report.base import Report
+from refusal_lint.report.base import Report, shown
 from refusal_lint.report.matrix import render_markdown
 
 
 def _md(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    return shown(text.replace("|", "\\|").replace("\n", " "))
 
 
 def render(report: Report) -> str:

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from refusal_lint.core.model import Finding, Loc
-from refusal_lint.report.base import Report, dumps
+from refusal_lint.report.base import Report, dumps, shown
 from refusal_lint.report.jsonout import prompt_entries
 from refusal_lint.static.bind.agent import Agent
 from refusal_lint.static.checks.guards import RL302, RL303
@@ -71,9 +71,9 @@ def rows(agent: Agent, findings: Sequence[Finding]) -> list[Row]:
 def _cell(locs: tuple[Loc, ...], empty: str, limit: int = 3) -> str:
     if not locs:
         return empty
-    shown = [f"{loc.path}:{loc.line}" for loc in locs[:limit]]
+    listed = [f"{loc.path}:{loc.line}" for loc in locs[:limit]]
     more = f" (+{len(locs) - limit} more)" if len(locs) > limit else ""
-    return ", ".join(shown) + more
+    return ", ".join(listed) + more
 
 
 def _cells(row: Row) -> tuple[str, str, str, str]:
@@ -90,9 +90,9 @@ def prompts_found(agent: Agent, limit: int = 4) -> str:
     """Where the agent's prompt candidates were found, and how (DESIGN §2's prompt table)."""
     if not agent.prompts:
         return "none found: point `prompt:` in the config at it"
-    shown = [f"{p.loc.path}:{p.loc.line} ({p.form})" for p in agent.prompts[:limit]]
+    listed = [f"{p.loc.path}:{p.loc.line} ({p.form})" for p in agent.prompts[:limit]]
     more = f" (+{len(agent.prompts) - limit} more)" if len(agent.prompts) > limit else ""
-    return ", ".join(shown) + more
+    return ", ".join(listed) + more
 
 
 def render_text(report: Report) -> str:
@@ -109,7 +109,7 @@ def render_text(report: Report) -> str:
             if i == 0:
                 out.append("  " + "  ".join("-" * w for w in widths))
         out.append("")
-    return "\n".join(out) if out else "no agent found\n"
+    return "\n".join(map(shown, out)) if out else "no agent found\n"
 
 
 def _md(text: str) -> str:
@@ -132,7 +132,7 @@ def render_markdown(report: Report) -> str:
             rid, card_cell, prompt, guards = _cells(r)
             out.append(f"| `{_md(rid)}` | {_md(card_cell)} | {_md(prompt)} | {_md(guards)} |")
         out.append("")
-    return "\n".join(out) if out else "No agent found.\n"
+    return "\n".join(map(shown, out)) if out else "No agent found.\n"
 
 
 def as_json(agents: Sequence[Agent], findings: Sequence[Finding]) -> list[dict[str, object]]:

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from refusal_lint.codes import CODES, is_error
-from refusal_lint.report.base import coded, rule_tag
+from refusal_lint.report.base import coded, rule_tag, shown
 
 if TYPE_CHECKING:
     from refusal_lint.core.model import Finding
@@ -17,13 +17,13 @@ _GREEN = "\x1b[32m"
 
 
 def line(f: Finding, color: bool) -> str:
-    where = f"{f.loc.ident}:"
+    where = shown(f"{f.loc.ident}:")
     if not color:
-        return f"{where} {coded(f, empty=True)}"
+        return f"{where} {shown(coded(f, empty=True))}"
     tint = _RED if is_error(f.code) else _YELLOW
-    tag = rule_tag(f, empty=True)
+    tag = shown(rule_tag(f, empty=True))
     rule = f" {tag}" if tag else ""
-    return f"{_BOLD}{where}{_RESET} {tint}{_BOLD}{f.code}{_RESET}{_CYAN}{rule}{_RESET} {f.message}"
+    return f"{_BOLD}{where}{_RESET} {tint}{_BOLD}{f.code}{_RESET}{_CYAN}{rule}{_RESET} {shown(f.message)}"
 
 
 def statistics(findings: Iterable[Finding]) -> list[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from refusal_lint.codes import CODES
-from refusal_lint.report.base import tagged
+from refusal_lint.report.base import shown, tagged
 
 if TYPE_CHECKING:
     from refusal_lint.core.model import Finding
@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 def escape_data(text: str) -> str:
     """The message after `]`."""
-    return text.replace("%", "%AZP25").replace("\r", "%0D").replace("\n", "%0A")
+    return shown(text.replace("%", "%AZP25").replace("\r", "%0D").replace("\n", "%0A"))
 
 
 def escape_property(text: str) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from refusal_lint.codes import CODES, is_error
-from refusal_lint.report.base import tagged
+from refusal_lint.report.base import shown, tagged
 
 if TYPE_CHECKING:
     from refusal_lint.core.model import Finding
@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
 
 def escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return shown(text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
 
 
 def escape_property(text: str) -> str:
