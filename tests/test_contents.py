@@ -108,6 +108,9 @@ def test_git_index_fix_exits_1_until_the_fix_is_staged(repo: Repo) -> None:
     assert fixed.exit_code == 1 and "`git add` the files" in fixed.stderr
     assert "ask for one family per cut" in prompt.read_text()
     assert run_cli("check", str(repo.root), "--git-index", "--no-cache").exit_code == 1  # the index: drift
+    # A second --fix: the work tree is mended, the index is not; the note says so, not "changed".
+    again = run_cli("check", str(repo.root), "--git-index", "--fix", "--no-cache")
+    assert "the file on disk is not the text in git's index: stage it" in again.stderr, again.stderr
     _git(repo.root, "add", "-A")
     assert run_cli("check", str(repo.root), "--git-index", "--no-cache").exit_code == 0
 

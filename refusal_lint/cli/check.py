@@ -101,7 +101,7 @@ def run(
         if show_diff:
             code = _diff(plan, show, output, result.root)
             return 0 if exit_zero else code  # --exit-zero turns 1 into 0 here too
-        fixed = _fix(plan, result, show)
+        fixed = _fix(plan, result, show, settings)
         result = _rerun(targets, cfg, settings, plan, result)
     style = formats.Style(fmt, color, to_file=output is not None, statistics=statistics, quiet=quiet)
     _render(result, show, fixed, style, output, extra, settings.contents.read)
@@ -173,11 +173,12 @@ def _diff(plan: Plan, show: Callable[[str], str], output: str | None, root: str)
     return 1 if plan.files else 0
 
 
-def _fix(plan: Plan, result: Result, show: Callable[[str], str]) -> int:
+def _fix(plan: Plan, result: Result, show: Callable[[str], str], settings: Settings) -> int:
     """--fix: write the plan (a file that cannot be written is a note); the count fixed."""
     from refusal_lint.static import fix as fixer
+    from refusal_lint.static.discover.contents import GitIndex
 
-    for line in fixer.write(plan):
+    for line in fixer.write(plan, staged=isinstance(settings.contents, GitIndex)):
         _note(line, result, show)
     return plan.count
 

@@ -287,8 +287,9 @@ def _lines(text: str) -> list[str]:
     return [p + "\n" for p in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
 
 
-def write(p: Plan) -> list[str]:
-    """Write each fixed file atomically; returns one line per file that could not be written."""
+def write(p: Plan, staged: bool = False) -> list[str]:
+    """Write each fixed file atomically; returns one line per file that could not be written.
+    `staged`: the plan was made from git's index (--git-index), which the disk must match."""
     problems = []
     for f in p.files:
         target = os.path.realpath(f.abs)  # a symlinked file is written where it is, the link kept
@@ -299,7 +300,11 @@ def write(p: Plan) -> list[str]:
             with open(target, "rb") as fh:
                 current = sourcetext.decode(fh.read(), is_kind(f.path, FileKind.PYTHON)).text
             if current != f.before:
-                raise RuntimeError("it changed on disk since it was read")
+                raise RuntimeError(
+                    "the file on disk is not the text in git's index: stage it, then fix"
+                    if staged
+                    else "it changed on disk since it was read"
+                )
             data = (("\ufeff" if f.bom else "") + f.after).encode(f.encoding)
             if st.st_nlink > 1:  # a hard link: renamed over, its names would part; in place
                 with open(target, "r+b") as fh:
