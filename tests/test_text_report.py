@@ -95,3 +95,16 @@ def test_nul_bytes_read_the_same_in_every_kind_of_file(tmp_path: Path) -> None:
         "agent-card.json": "binary file (holds NUL bytes)",
         "survey_agent/blob.py": "binary file (holds NUL bytes)",
     }
+
+
+def test_statistics_on_github_actions_is_the_table_and_with_another_format_a_note(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """On GitHub Actions (whose default format is annotations) --statistics prints the table
+    it asks for; with a format named, that report is printed whole and a note says so."""
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    out = run_in(CASE, "check", "--no-cache", "--statistics", "--no-color")
+    assert out.stdout.splitlines() == [*TABLE, "Found 3 errors and 0 warnings."]
+    named = run_in(CASE, "check", "--no-cache", "--statistics", "--format", "json")
+    assert len(json.loads(named.stdout)["findings"]) == 3
+    assert "note: --statistics is a text table; the json report is whole" in named.stderr

@@ -103,6 +103,7 @@ def run(
             return 0 if exit_zero else code  # --exit-zero turns 1 into 0 here too
         fixed = _fix(plan, result, show, settings)
         result = _rerun(targets, cfg, settings, plan, result)
+    fmt = _with_statistics(fmt, statistics)
     style = formats.Style(fmt, color, to_file=output is not None, statistics=statistics, quiet=quiet)
     _render(result, show, fixed, style, output, extra, settings.contents.read)
     if git_index and fixed:
@@ -112,6 +113,17 @@ def run(
         )
         return 0 if exit_zero else 1
     return status(result.findings, exit_zero)
+
+
+def _with_statistics(fmt: str | None, statistics: bool) -> str | None:
+    """--statistics is a text table: asked for on GitHub Actions, it is printed rather than
+    the default annotations; with another format asked for, that report is whole (a note)."""
+    if not statistics or formats.chosen(fmt) == "text":
+        return fmt
+    if fmt is None:
+        return "text"
+    click.echo(f"refusal-lint: note: --statistics is a text table; the {fmt} report is whole", err=True)
+    return fmt
 
 
 def _also(value: str) -> tuple[str, str]:
