@@ -441,6 +441,9 @@ def _finding(path: str, line: int, code: str = "RL203", end_line: int = 0) -> Fi
         ("a.yaml", "- seg-mix: x  # refusal-lint: ignore[RL202]\n", 1, (1, 43, ",RL203")),
         ("t.py", "x = f(  \n  'seg-mix')\n", 2, (2, 13, "  # refusal-lint: ignore[RL203]")),
         ("t.py", "x = 1  # noqa\n", 1, (1, 14, "  # refusal-lint: ignore[RL203]")),
+        # Inside a triple-quoted prompt: where it ends (a comment there covers all its lines).
+        ("t.py", 'P = """\n- seg-mix: x\n"""\n', 2, (3, 4, "  # refusal-lint: ignore[RL203]")),
+        ("t.py", 'P = f"""{a}\n- seg-mix: x\n{b}"""  # why\n', 2, (3, 14, "  # refusal-lint: ignore[RL203]")),
     ],
 )
 def test_suppression_goes_where_it_counts(
@@ -450,8 +453,8 @@ def test_suppression_goes_where_it_counts(
 
 
 def test_no_suppression_where_no_comment_can_stand() -> None:
-    prompt = 'P = """\n- seg-mix: x\n"""\n'
-    assert insertion("t.py", prompt, _finding("t.py", 2)) is None  # inside a string literal
+    prompt = 'P = """\n- seg-mix: x\n""" + """\nmore\n"""\n'
+    assert insertion("t.py", prompt, _finding("t.py", 2)) is None  # where it ends, another begins
     assert insertion("card.json", "{}\n", _finding("card.json", 1)) is None  # JSON has no comments
     toml = 'system = """\n- seg-mix: x\n"""\n'
     assert insertion("prompts.toml", toml, _finding("prompts.toml", 2)) is None  # `#` comments, none of ours

@@ -184,3 +184,23 @@ def test_bad_baseline_is_one_line_exit_2(tmp_path: Path, content: str | None, me
     assert result.stdout == ""
     assert result.stderr.startswith(f"refusal-lint: error: {base}: {message}")
     assert result.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("prefix", ["", "f", "rf"])
+def test_a_comment_after_a_multiline_string_covers_its_lines(tmp_path: Path, prefix: str) -> None:
+    """No comment can stand inside a triple-quoted prompt: one where it ends speaks for all
+    of its lines, as ruff's `noqa` does; one on any other line still covers its own only."""
+    root = _copy("prompt-adk-function-call-drift", tmp_path)
+    agent = root / "survey" / "agent.py"
+    text = agent.read_text().replace('TEMPLATE = """', f'TEMPLATE = {prefix}"""')
+    if prefix:
+        text = text.replace("{study}", "{{study}}")
+    agent.write_text(text)
+    assert _found(root) == [("survey/agent.py", 9, "RL203")]
+    covered = text.replace('available.\n"""\n', 'available.\n"""  # refusal-lint: ignore[RL203]\n')
+    agent.write_text(covered)
+    assert _found(root) == []
+    before = "def build_instruction("
+    elsewhere = text.replace(before, before + "  # refusal-lint: ignore[RL203]\n    ")
+    agent.write_text(elsewhere)
+    assert [c for _, _, c in _found(root)] == ["RL203", "RL003"]

@@ -278,6 +278,7 @@ class Suppression:
     codes: tuple[str, ...]  # empty: every code
     loc: Loc
     end_line: int = 0  # the last line it covers (a YAML block scalar under its key), 0: its own
+    first_line: int = 0  # the first it covers (a Python string over several lines ending here)
 
 
 @dataclass(frozen=True)

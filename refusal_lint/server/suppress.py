@@ -17,6 +17,8 @@ from refusal_lint.core.sourcetext import lines as split_lines
 from refusal_lint.static.extract.data.comments import block_keys
 
 _JINJA = (".j2", ".jinja", ".jinja2")
+_FSTRING_START = getattr(tokenize, "FSTRING_START", -1)  # Python 3.12 tokenizes f-strings in parts
+_FSTRING_END = getattr(tokenize, "FSTRING_END", -1)
 _EXISTING = re.compile(r"refusal-lint:\s*ignore(\[[A-Za-z0-9,\s]*\])?")
 
 
@@ -62,6 +64,28 @@ def _takes_comment(lines: list[str], line_no: int, comment: str) -> bool:
     )
 
 
+def _string_end(text: str, line_no: int) -> list[int]:
+    """The last line of a string written over several lines that holds line `line_no` (the
+    extractor's comments() reads a comment there as covering the whole string)."""
+    opened: list[int] = []
+    try:
+        for t in tokenize.generate_tokens(io.StringIO(text).readline):
+            if t.type == _FSTRING_START:
+                opened.append(t.start[0])
+                continue
+            if t.type == _FSTRING_END and opened:
+                start = opened.pop()
+            elif t.type == tokenize.STRING:
+                start = t.start[0]
+            else:
+                continue
+            if start <= line_no < t.end[0]:
+                return [t.end[0]]
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    return []
+
+
 def insertion(path: str, text: str, finding: Finding) -> Insert | None:
     """Where and what to insert so that the comment silences the finding; None where no
     comment can (JSON, a line inside a Python string, a TOML or INI file: `#` comments, none
@@ -80,6 +104,8 @@ def insertion(path: str, text: str, finding: Finding) -> Insert | None:
         candidates = [key if key is not None else first]
     elif kind == FileKind.TEXT:
         candidates = [first]
+    else:
+        candidates += _string_end(text, first)  # a comment where a multi-line string ends covers it
     comment = _comment(path, code)
     for line_no in candidates:
         line = lines[line_no - 1]

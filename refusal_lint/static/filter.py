@@ -45,8 +45,13 @@ def select_and_suppress(
     used: set[tuple[str, int]] = set()
     out = []
     own = {(p, s.line): s for p, f in facts.items() for s in f.suppressions}
-    # Each line a comment covers: its own, or a YAML block scalar under its key.
-    sup = {(p, ln): s for (p, _), s in own.items() for ln in range(s.line, max(s.line, s.end_line) + 1)}
+    # Each line a comment covers: its own, a YAML block scalar under its key, or a Python
+    # string over several lines ending on its line.
+    sup = {
+        (p, ln): s
+        for (p, _), s in own.items()
+        for ln in range(min(s.line, s.first_line or s.line), max(s.line, s.end_line) + 1)
+    }
     for f in kept:
         # The comment may end any line of the finding's span (a call written over several lines).
         lines = range(f.loc.line, max(f.loc.line, f.loc.end_line) + 1)

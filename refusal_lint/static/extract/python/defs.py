@@ -326,11 +326,11 @@ def suppressions(src: Source) -> list[Suppression]:
     if "refusal-lint" not in src.text:
         return []
     out: list[Suppression] = []
-    for line, col, text in src.comments():
+    for line, col, text, first in src.comments():
         m = SUPPRESS.search(text)
         if m is None:
             continue
         loc = Loc(src.path, line, col + 1, line, col + len(text) + 1)
         codes = tuple(c.strip().upper() for c in (m.group(1) or "").split(",") if c.strip())
-        out.append(Suppression(loc.line, codes, loc))
+        out.append(Suppression(loc.line, codes, loc, first_line=first))
     return out

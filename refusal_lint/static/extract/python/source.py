@@ -167,16 +167,33 @@ class Source:
             at = _GAP.match(self.text, token.end).end()  # type: ignore[union-attr]
         return out
 
-    def comments(self) -> list[tuple[int, int, str]]:
-        """(line, column, text) of each comment, read by the tokenizer."""
-        out: list[tuple[int, int, str]] = []
+    def comments(self) -> list[tuple[int, int, str, int]]:
+        """(line, column, text, first) of each comment, read by the tokenizer. `first`: where
+        a string written over several lines that ends on the comment's line begins (a comment
+        there speaks for the whole string, as ruff's `noqa` does: none can stand inside it),
+        else the comment's own line."""
+        out: list[tuple[int, int, str, int]] = []
+        opened: list[int] = []  # where each f-string being read began (3.12 splits it in parts)
+        last = first = 0  # the last string over several lines: its last and first lines
         try:
             for tok in tokenize.generate_tokens(io.StringIO(self.text).readline):
-                if tok.type == tokenize.COMMENT:
-                    out.append((tok.start[0], tok.start[1], tok.string))
+                if tok.type == tokenize.STRING and tok.end[0] > tok.start[0]:
+                    last, first = tok.end[0], tok.start[0]
+                elif tok.type == _FSTRING_START:
+                    opened.append(tok.start[0])
+                elif tok.type == _FSTRING_END and opened:
+                    last, first = tok.end[0], opened.pop()
+                elif tok.type == tokenize.COMMENT:
+                    line = tok.start[0]
+                    out.append((line, tok.start[1], tok.string, first if last == line else line))
         except (tokenize.TokenError, SyntaxError):
             pass
         return out
+
+
+# Python 3.12 tokenizes an f-string in parts; before it, one STRING token (no such types).
+_FSTRING_START = getattr(tokenize, "FSTRING_START", -1)
+_FSTRING_END = getattr(tokenize, "FSTRING_END", -1)
 
 
 def scan(text: str, at: int) -> Token | None:
