@@ -31,6 +31,28 @@ def test_children_are_the_ast_children_but_markers(path: Path) -> None:
         assert sorted(map(id, got)) == sorted(map(id, wanted)), type(node).__name__
 
 
+# Every list field that holds more than nodes (field_children takes the others whole).
+_MIXED = """
+def f(a, *, b, c=1):
+    global g
+    def h():
+        nonlocal a
+    import os.path as p, sys
+    from . import x as y
+    d = {**e, "k": v, None: 1}
+    match d:
+        case Point(1, x=0, y=[z, *rest]) | {"k": 1, **kw}:
+            pass
+"""
+
+
+def test_field_walk_keeps_only_the_nodes_of_mixed_lists() -> None:
+    tree = ast.parse(_MIXED)
+    for node in ast.walk(tree):
+        wanted = [c for c in ast.iter_child_nodes(node) if not isinstance(c, _MARKERS)]
+        assert list(map(id, field_children(node))) == list(map(id, wanted)), type(node).__name__
+
+
 @pytest.mark.parametrize("path", _SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_field_walk_is_ast_walk_but_markers(path: Path) -> None:
     """The gates' walks (`field_children`, `walk_fields`) give what `ast.iter_child_nodes` and

@@ -65,7 +65,11 @@ _IN_ORDER: dict[type, Callable[[Any], list[ast.AST]]] = {
 # The fields that hold only markers with no children and nothing to find (`Load`, `+`,
 # `not`, `<`): never walked. Python's grammar names every such field so.
 _MARKER_FIELDS = frozenset({"ctx", "op", "ops"})
-_FIELDS: dict[type, tuple[str, ...]] = {}
+# The list fields that may hold something other than nodes: `None` (a dict's `**` spread's
+# key, a keyword-only argument with no default), names (`global x`, a class pattern's
+# keywords). Every other list holds nodes only, and is taken whole.
+_MIXED_LISTS = frozenset({"keys", "kw_defaults", "names", "kwd_attrs"})
+_FIELDS: dict[type, tuple[tuple[str, bool], ...]] = {}
 
 
 def field_children(node: ast.AST) -> list[ast.AST]:
@@ -75,12 +79,15 @@ def field_children(node: ast.AST) -> list[ast.AST]:
     cls = type(node)
     fields = _FIELDS.get(cls)
     if fields is None:
-        fields = _FIELDS[cls] = tuple(f for f in cls._fields if f not in _MARKER_FIELDS)
+        fields = _FIELDS[cls] = tuple((f, f in _MIXED_LISTS) for f in cls._fields if f not in _MARKER_FIELDS)
     out: list[ast.AST] = []
-    for name in fields:
+    for name, mixed in fields:
         field = getattr(node, name, None)
         if type(field) is list:
-            out.extend(v for v in field if isinstance(v, ast.AST))
+            if mixed:
+                out.extend(v for v in field if isinstance(v, ast.AST))
+            else:
+                out.extend(field)
         elif isinstance(field, ast.AST):
             out.append(field)
     return out
