@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
@@ -270,8 +271,21 @@ def _by_card(decls: Iterable[ExtDecl]) -> tuple[list[ExtDecl], list[ExtDecl], li
 
 
 def rule_sets(decls: Iterable[ExtDecl]) -> list[RuleSet]:
-    """One rule set per card: its first declaration's."""
-    return [_rule_set(d) for d in _by_card(decls)[0]]
+    """One rule set per card: its first declaration's; and one for the cards of one file,
+    which are one agent's: a public card and its authenticated extended card (A2A's
+    `extended_agent_card`), whose rules are the public card's and those it adds."""
+    out: list[RuleSet] = []
+    at: dict[str, int] = {}
+    for card in map(_rule_set, _by_card(decls)[0]):
+        i = at.setdefault(card.loc.path, len(out))
+        if i == len(out):
+            out.append(card)
+            continue
+        first = out[i]
+        known = first.rule_map()
+        added = tuple(r for r in card.rules if r.rule_id not in known)
+        out[i] = dataclasses.replace(first, rules=first.rules + added, usable=first.usable or card.usable)
+    return out
 
 
 def check_decls(decls: Iterable[ExtDecl]) -> list[Finding]:
