@@ -136,15 +136,27 @@ def catches_refusal(node: ast.ExceptHandler | ast.If, extra: frozenset[str] = fr
 def tests_refusal(test: ast.expr, extra: frozenset[str] = frozenset()) -> bool:
     """`if isinstance(exc, Refusal):` (or one term of an `and`): what the `if` guards holds a
     refusal, as an `except Refusal` handler's body does (DESIGN §3 RL305)."""
+    return bool(_refusal_checks(test, extra))
+
+
+def narrowed_refusals(test: ast.expr, extra: frozenset[str] = frozenset()) -> list[str]:
+    """The names such a test tells hold a refusal (`final` of `isinstance(final, Refusal)`):
+    built elsewhere, whose construction fired its id, as a caught `exc` was (pass-through)."""
+    return [c.args[0].id for c in _refusal_checks(test, extra) if isinstance(c.args[0], ast.Name)]
+
+
+def _refusal_checks(test: ast.expr, extra: frozenset[str]) -> list[ast.Call]:
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
-        return any(tests_refusal(v, extra) for v in test.values)
-    return (
+        return [c for v in test.values for c in _refusal_checks(v, extra)]
+    if (
         isinstance(test, ast.Call)
         and isinstance(test.func, ast.Name)
         and test.func.id == "isinstance"
         and len(test.args) == 2
         and _names_refusal(test.args[1], extra)
-    )
+    ):
+        return [test]
+    return []
 
 
 def _names_refusal(type_expr: ast.expr, extra: frozenset[str]) -> bool:

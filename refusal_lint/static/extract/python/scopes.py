@@ -12,6 +12,7 @@ from typing import Any
 from refusal_lint.core.facts import CallV, Const, DictV, Fmt, Item, Join, Op, Ref, Seq, Str, Value
 from refusal_lint.core.kinds import ValueKind
 from refusal_lint.core.model import Loc
+from refusal_lint.static.extract import vocab
 from refusal_lint.static.extract.python.source import Source
 from refusal_lint.static.extract.python.walk import Walker
 
@@ -233,6 +234,11 @@ class _Bindings(Walker):
             self.multi.add(node.name)
             self.others.add(node.name)
             self.opaque.add(node.name)
+
+    def visit_If(self, node: ast.If) -> None:
+        # `if isinstance(final, Refusal):`: `final` holds a refusal built elsewhere (its id
+        # fired there), as an `except ... as exc` name does: pass-through in the function.
+        self.scope.passthrough.update(vocab.narrowed_refusals(node.test))
 
     def visit_MatchAs(self, node: ast.MatchAs | ast.MatchStar) -> None:
         if node.name is not None:
