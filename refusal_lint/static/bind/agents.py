@@ -58,10 +58,11 @@ def bind(root: str, cfg: Config, facts: dict[str, FileFacts], index: ModuleIndex
         for p, f in facts.items()
         if agents and p not in owned and (f.guards or f.protocol_errors) and not f.claims()
     )
+    tables = _tables(res) if agents else ([], [])
     for agent in agents:
         ids = {agent.card.params_id} if agent.card and agent.card.params_id else set()
         # A prompt fed from the params map, or from a module's copy of it (same rule ids), is derived.
-        maps = _maps_of(res, agent.card, ids)
+        maps = _maps_of(res, agent.card, ids, tables)
         found = (
             _prompts(res, facts, agent.files, maps)
             if agent.prompt_spec is None
@@ -218,7 +219,28 @@ def _says(g: BoundGuard) -> tuple[bool, str, tuple[str, ...], bool, str]:
     return (g.reason is not None, g.reason or "", g.extra_keys, g.media_near is not None, g.media_near or "")
 
 
-def _maps_of(res: Resolver, card: RuleSet | None, ids: set[str]) -> Maps:
+_Tables = tuple[list[tuple[str, frozenset[str]]], list[DictV]]
+
+
+def _tables(res: Resolver) -> _Tables:
+    """The tree's module-level dicts (each one's ident and string keys) and the params maps
+    its Python cards resolve to: found once, for every agent's `_maps_of`."""
+    dicts = [
+        (value.ident, frozenset(k.value for it in value.items if isinstance(k := it.key, Str)))
+        for defs in res.defs.values()
+        for value in defs.values()
+        if isinstance(value, DictV)
+    ]
+    params = [
+        p
+        for f in res.facts.values()
+        for ext in f.py_exts
+        if ext.params is not None and isinstance(p := res.resolve(ext.params), DictV)
+    ]
+    return dicts, params
+
+
+def _maps_of(res: Resolver, card: RuleSet | None, ids: set[str], tables: _Tables) -> Maps:
     """The maps a prompt of the card's agent may be filled from (prompts.Maps): its params
     map (`ids`) and module-level dicts whose keys are exactly the card's rule ids; the
     tables the params map is built from by a comprehension (`{r.id: r.reason for r in
@@ -229,19 +251,15 @@ def _maps_of(res: Resolver, card: RuleSet | None, ids: set[str]) -> Maps:
         return Maps(frozenset(ids))
     out: set[str] = set(ids)
     other: set[str] = set()
-    for defs in res.defs.values():
-        for value in defs.values():
-            if isinstance(value, DictV):
-                keys = {k.value for it in value.items if isinstance(k := it.key, Str)}
-                if keys == want:
-                    out.add(value.ident)
-                elif keys & want and value.ident not in ids:
-                    other.add(value.ident)
-    for f in res.facts.values():
-        for ext in f.py_exts:
-            params = res.resolve(ext.params) if ext.params is not None else None
-            if isinstance(params, DictV) and params.ident == card.params_id:
-                out.update(_iterated(res, params))
+    dicts, params = tables
+    for ident, keys in dicts:
+        if keys == want:
+            out.add(ident)
+        elif keys & want and ident not in ids:
+            other.add(ident)
+    for p in params:
+        if p.ident == card.params_id:
+            out.update(_iterated(res, p))
     return Maps(frozenset(out), frozenset(other - out))
 
 

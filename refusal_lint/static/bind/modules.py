@@ -18,6 +18,9 @@ class ModuleIndex:
         self.prefix = prefix.strip("/")
         self.by_tail: dict[str, list[str]] = {}
         self._real: dict[str, str] = {}  # a file's path under the prefix -> its path in the tree
+        # Each import asked, answered once: binding asks the same ones of every agent, and a
+        # monorepo's `tools.py` has as many files to choose from as it has agents.
+        self._memo: dict[tuple[str, str, int], str | None] = {}
         for real in py_paths:
             p = self._under(real)
             self._real[p] = real
@@ -38,6 +41,12 @@ class ModuleIndex:
 
     def module(self, importer: str, dotted: str, level: int) -> str | None:
         """The file of module `dotted` imported from `importer` (relative when level > 0)."""
+        key = (importer, dotted, level)
+        if key not in self._memo:
+            self._memo[key] = self._module(importer, dotted, level)
+        return self._memo[key]
+
+    def _module(self, importer: str, dotted: str, level: int) -> str | None:
         importer = self._under(importer)
         tail = dotted.replace(".", "/")
         if level:
