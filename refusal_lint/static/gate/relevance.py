@@ -15,7 +15,7 @@ import bisect
 import itertools
 import re
 from collections.abc import Iterable
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from refusal_lint.core import prompttext
 from refusal_lint.core.sourcetext import PY_READ_LIMIT, spelled
@@ -259,17 +259,6 @@ class Relevance:
         # A token one edit away starts with the id's first half or ends with its second: a
         # half is looked at only where the rest of such a token can follow (before: the
         # second half, sought backwards in the reversed text), not at each of its hits.
-        self._ends = [
-            (
-                rule_id,
-                shortest,
-                first,
-                _followed(first, len(rule_id) - 1, first=True),
-                second,
-                _followed(second[::-1], len(rule_id) - 1, first=False),
-            )
-            for rule_id, (first, second), shortest in self._halves
-        ]
         self._fold_token = _fold_token(self._folded) if self._folded else None
         self._id_set = frozenset(self.ids)
         self._last: tuple[bytes, bool] | None = None
@@ -335,12 +324,14 @@ class Relevance:
         held = holds(data, self._half_words)
         rev = rev_low = b""  # the text reversed, once a half is found: a token's left end by a forward match
         size = len(data)
-        for rule_id, shortest, first, after_first, second, before_second in self._ends:
+        for rule_id, (first, second), shortest in self._halves:
             hits: list[tuple[int, int]] = []
             if first in held:
+                after_first = _followed(first, len(rule_id) - 1, first=True)
                 hits.extend((m.start(), m.start() + len(first)) for m in after_first.finditer(low))
             if second in held:
                 rev_low = rev_low or low[::-1]
+                before_second = _followed(second[::-1], len(rule_id) - 1, first=False)
                 hits.extend(
                     (size - m.start() - len(second), size - m.start())
                     for m in before_second.finditer(rev_low)
@@ -367,11 +358,13 @@ def _fold_token(folded: list[bytes]) -> re.Pattern[bytes]:
     return re.compile(_TOKEN_START + rb"(?:" + b"|".join(ids) + rb")" + _TOKEN_END)
 
 
+@cache
 def _followed(half: bytes, length: int, first: bool) -> re.Pattern[bytes]:
     """`half` where a token of `length` letters may start (`first`) or end with it (the
     second half, sought in the reversed text): at a token's edge (a first half also after
     an escape's body: `\\nself-harmm`), the rest of the token's letters beside it, or
-    fewer before a quote (a literals' seam). In lowered text."""
+    fewer before a quote (a literals' seam). In lowered text. Compiled when a text first
+    holds the half: a monorepo's hundreds of ids cost no start-up."""
     word = re.escape(half)
     edges = [rb"(?<![a-z0-9]%s)" % word]
     if first:
