@@ -126,6 +126,10 @@ TEXT_CASES = [
     ('raise \uff32efusal("age-cap")', True),  # Python reads the name NFKC: `Refusal`
     ("except Exception as e:\n    if isinstance(e, (KeyError, Refusal)):\n        raise ServerError()", True),
     ("if isinstance(exc, KeyError):\n    raise ServerError()  # refusals are not here", False),
+    # The error is built in the body, after the test: one named only before it is none.
+    ("raise ServerError()\ntry:\n    f()\nexcept Refusal:\n    pass", False),
+    ("except Refusal as exc:\n    return {'error'  # why\n        : {'code': 1}}", True),
+    ("except Refusal as exc:\n    return {'kind': 'error', 'message': str(exc)}", False),
 ]
 
 

@@ -269,11 +269,17 @@ def rule_keyword(data: bytes) -> bool:
 # error (or an `"error"` envelope): the refusal caught may be sent as that error (RL305). A
 # handler's type holds no colon; isinstance's arguments no `)`.
 _CAUGHT = re.compile(rb"(?:except\b[^:]*?|isinstance[ \t]*\([^)]*?)refus")  # at a word's start: word_matches
-_ERROR_NEEDLES = (*(n.encode() for n in sorted(spec.PROTOCOL_ERRORS)), b'"error"', b"'error'")
+_ERROR_NAMES = tuple(n.encode() for n in sorted(spec.PROTOCOL_ERRORS))
+_ERROR_KEY = re.compile(rb"[\"']error[\"'](?:\s|#[^\n]*)*:")  # an envelope's key (comments may part it)
 
 
 def _caught_as_error(data: bytes, low: bytes) -> bool:
-    return any(n in data for n in _ERROR_NEEDLES) and next(word_matches(_CAUGHT, low), None) is not None
+    """The error is built in the handler's (or the `if`'s) body: after the first match."""
+    caught = next(word_matches(_CAUGHT, low), None)
+    if caught is None:
+        return False
+    at = caught.start()
+    return any(data.find(n, at) >= 0 for n in _ERROR_NAMES) or _ERROR_KEY.search(data, at) is not None
 
 
 def python_worth_parsing(data: bytes, extra: tuple[bytes, ...], ids: frozenset[str] = frozenset()) -> bool:
