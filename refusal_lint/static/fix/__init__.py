@@ -219,7 +219,7 @@ def plan(findings: list[Finding], root: str, read: Callable[[str], bytes] = DISK
     for path, group in sorted(by_file.items()):
         absolute = os.path.join(root, path)
         real = os.path.realpath(absolute)
-        if os.path.commonpath([top, real]) != top:
+        if not _within(top, real):
             # A symlink out of the project: its file is another tree's, left to its own run.
             out.skipped.append(f"{path}: not fixed, it is a symlink to {real}, outside the project")
             continue
@@ -274,6 +274,13 @@ def diff(p: Plan, show: Callable[[str], str] = str) -> bytes:
             # The `---`/`+++` lines name the file (as the terminal shows paths); the rest is its text.
             out.append(chunk.encode("utf-8" if i < 2 else encoding, "surrogateescape"))
     return b"".join(out)
+
+
+def _within(top: str, path: str) -> bool:
+    try:
+        return os.path.commonpath([top, path]) == top
+    except ValueError:  # another drive (Windows)
+        return False
 
 
 def is_wide(encoding: str) -> bool:
