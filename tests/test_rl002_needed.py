@@ -67,3 +67,29 @@ def test_rl002_only_where_the_text_can_matter(repo: Repo, exhaustive: bool) -> N
     repo.write("conf/rules.json", '{\n  // the cuts\n  "blocked": ["invalid-cut"]\n}\n')
     repo.write("agent/broken.py", 'def guard(cut)\n    return refuse("seg-mix")\n')
     assert _codes(repo.root, exhaustive) == [("RL002", "agent/broken.py"), ("RL002", "conf/rules.json")]
+
+
+@pytest.mark.parametrize("exhaustive", [False, True], ids=["default", "exhaustive"])
+@pytest.mark.parametrize(
+    ("rel", "broken"),
+    [
+        # The agent's prompt module, its string left open: its rule lines name the card's ids.
+        ("agent/prompt.py", 'SYSTEM_PROMPT = """Refuse these, naming:\n- seg-mix: x\n- invalid-cut: y\n'),
+        ("agent/prompts.yaml", "system: |\n  Refuse these:\n  - seg-mix: x\n  - invalid-cut: y\n bad: [\n"),
+    ],
+)
+def test_a_prompt_the_parser_rejects_is_rl002_not_a_missing_prompt(
+    repo: Repo, rel: str, broken: str, exhaustive: bool
+) -> None:
+    """The only prompt, unparsable: RL002 says so; RL200 ("no system prompt found") would
+    send the user looking for a prompt that is there (as for RL005)."""
+    repo.card()
+    repo.tools()
+    repo.write(rel, broken)
+    with mock.patch.dict(os.environ):
+        os.environ.pop("REFUSAL_LINT_EXHAUSTIVE", None)
+        if exhaustive:
+            os.environ["REFUSAL_LINT_EXHAUSTIVE"] = "1"
+        result = run_cli("check", str(repo.root), "--no-cache", "--format", "json", cwd=repo.root)
+    found = [(f["code"], f["path"]) for f in json.loads(result.stdout)["findings"]]
+    assert found == [("RL002", rel)], found

@@ -234,15 +234,19 @@ def check(agent: Agent | None, run: Run) -> list[Finding]:
     if agent is None or agent.card is None:
         return []
     if not agent.prompts and agent.prompt_spec is None and _unread_prompt(agent, run):
-        return []  # its prompt file could not be read (RL005): unknown, not missing
+        return []  # its prompt file could not be read (RL002, RL005): unknown, not missing
     return check_prompts(agent.card, agent.prompts, agent.prompt_spec, agent.root)
 
 
 def _unread_prompt(agent: Agent, run: Run) -> bool:
-    """A file in the agent's folder that is a prompt by its name, whose facts are unknown
-    (RL005: over max-file-size, or past a limit)."""
+    """A file in the agent's folder that may hold its prompt, whose facts are unknown: a
+    prompt by its name over max-file-size or past a limit (RL005), or one the parser
+    rejects (RL002: by its name, or Python with a prompt shape)."""
     return any(
-        f.unchecked() and prompt_by_name(path) and agent.under_root(path) for path, f in run.facts.items()
+        f.problem is not None
+        and (f.problem.prompt or (f.unchecked() and prompt_by_name(path)))
+        and agent.under_root(path)
+        for path, f in run.facts.items()
     )
 
 

@@ -51,7 +51,9 @@ def _problem(job: Job, message: str, line: int = 1, col: int = 1) -> FileFacts:
     card = job.kind != FileKind.PYTHON and (
         prefilter.card_by_name(job.path) or b"ext/refusal" in job.data.lower()
     )
-    return FileFacts(job.path, job.kind, problem=Problem(Loc(job.path, line, col), message, card=card))
+    prompt = prefilter.may_hold_the_prompt(job.path, job.kind, job.data)
+    problem = Problem(Loc(job.path, line, col), message, card=card, prompt=prompt)
+    return FileFacts(job.path, job.kind, problem=problem)
 
 
 def unchecked(path: str, kind: FileKind, why: str) -> FileFacts:

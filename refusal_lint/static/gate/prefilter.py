@@ -363,6 +363,12 @@ def is_prompt_file(rel: str, kind: str, data: bytes) -> bool:
     return prompt_by_name(rel) or (kind == FileKind.YAML and _ADK.search(data) is not None)
 
 
+def may_hold_the_prompt(rel: str, kind: str, data: bytes) -> bool:
+    """A prompt by its name, or Python with a prompt shape: a file that, unread, leaves its
+    agent's prompt unknown."""
+    return prompt_by_name(rel) or (kind == FileKind.PYTHON and python_prompt_candidate(data))
+
+
 def parse_error_matters(
     rel: str,
     kind: str,
