@@ -98,7 +98,8 @@ def _escaped(m: re.Match[str]) -> str:
 _UNSHOWN = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
-def _code_point(m: re.Match[str]) -> str:
+def code_point(m: re.Match[str]) -> str:
+    """A matched character as its escape: `\\x1b`, `\\u202e`."""
     code = ord(m[0])
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
@@ -106,7 +107,7 @@ def _code_point(m: re.Match[str]) -> str:
 def shown(text: str) -> str:
     """`text` as a terminal or a rendered page may show it: each control character written
     as its escape (`\\x1b`, `\\u202e`); JSON and XML formats escape by their own rules."""
-    return _UNSHOWN.sub(_code_point, text)
+    return _UNSHOWN.sub(code_point, text)
 
 
 def writable(text: str) -> bytes:

@@ -15,10 +15,9 @@ from refusal_lint.core.kinds import FileKind
 from refusal_lint.core.model import Finding
 from refusal_lint.core.sourcetext import lines as split_lines
 from refusal_lint.static.extract.data.comments import block_keys
+from refusal_lint.static.extract.python.source import with_string_lines
 
 _JINJA = (".j2", ".jinja", ".jinja2")
-_FSTRING_START = getattr(tokenize, "FSTRING_START", -1)  # Python 3.12 tokenizes f-strings in parts
-_FSTRING_END = getattr(tokenize, "FSTRING_END", -1)
 _EXISTING = re.compile(r"refusal-lint:\s*ignore(\[[A-Za-z0-9,\s]*\])?")
 
 
@@ -67,20 +66,10 @@ def _takes_comment(lines: list[str], line_no: int, comment: str) -> bool:
 def _string_end(text: str, line_no: int) -> list[int]:
     """The last line of a string written over several lines that holds line `line_no` (the
     extractor's comments() reads a comment there as covering the whole string)."""
-    opened: list[int] = []
     try:
-        for t in tokenize.generate_tokens(io.StringIO(text).readline):
-            if t.type == _FSTRING_START:
-                opened.append(t.start[0])
-                continue
-            if t.type == _FSTRING_END and opened:
-                start = opened.pop()
-            elif t.type == tokenize.STRING:
-                start = t.start[0]
-            else:
-                continue
-            if start <= line_no < t.end[0]:
-                return [t.end[0]]
+        for _, lines in with_string_lines(text):
+            if lines is not None and lines[0] <= line_no < lines[1]:
+                return [lines[1]]
     except (tokenize.TokenError, SyntaxError):
         pass
     return []

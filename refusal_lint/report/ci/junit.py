@@ -10,7 +10,7 @@ from xml.etree import ElementTree as ET
 
 from refusal_lint.codes import CODES
 from refusal_lint.core.model import TOOL
-from refusal_lint.report.base import coded, tagged
+from refusal_lint.report.base import code_point, coded, tagged
 
 if TYPE_CHECKING:
     from refusal_lint.core.model import Finding
@@ -20,11 +20,6 @@ if TYPE_CHECKING:
 # What XML 1.0 cannot hold at all, even as a character reference (a control byte in a prompt
 # reason): written as its escape, so that the report stays well-formed.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
-
-
-def _escaped(char: re.Match[str]) -> str:
-    code = ord(char[0])
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def render(report: Report) -> str:
@@ -57,4 +52,4 @@ def render(report: Report) -> str:
             failure.text = f"{path}:{f.loc.line}:{f.loc.col}: {coded(f)}\n{code.url}"
     ET.indent(root)
     xml = ET.tostring(root, encoding="unicode")
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + _NOT_XML.sub(_escaped, xml) + "\n"
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + _NOT_XML.sub(code_point, xml) + "\n"

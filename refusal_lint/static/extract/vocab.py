@@ -127,16 +127,11 @@ def is_guard_name(name: str, extra: frozenset[str] = frozenset()) -> bool:
 def catches_refusal(node: ast.ExceptHandler | ast.If, extra: frozenset[str] = frozenset()) -> bool:
     """`except Refusal:`, `except (ValueError, RefusalError) as exc:`: a handler of a class
     named as guards are (Python's own `ConnectionRefusedError` is none); or an `if` that
-    tells one apart (`tests_refusal`)."""
+    tells one apart (`if isinstance(exc, Refusal):`, or one term of an `and`), whose body
+    holds a refusal as a handler's does (DESIGN §3 RL305)."""
     if isinstance(node, ast.If):
-        return tests_refusal(node.test, extra)
+        return bool(_refusal_checks(node.test, extra))
     return node.type is not None and _names_refusal(node.type, extra)
-
-
-def tests_refusal(test: ast.expr, extra: frozenset[str] = frozenset()) -> bool:
-    """`if isinstance(exc, Refusal):` (or one term of an `and`): what the `if` guards holds a
-    refusal, as an `except Refusal` handler's body does (DESIGN §3 RL305)."""
-    return bool(_refusal_checks(test, extra))
 
 
 def narrowed_refusals(test: ast.expr, extra: frozenset[str] = frozenset()) -> list[str]:

@@ -256,9 +256,6 @@ class Relevance:
             if len(i) >= 5
         ]
         self._half_words = Words(h for _, halves, _ in self._halves for h in halves)
-        # A token one edit away starts with the id's first half or ends with its second: a
-        # half is looked at only where the rest of such a token can follow (before: the
-        # second half, sought backwards in the reversed text), not at each of its hits.
         self._fold_token = _fold_token(self._folded) if self._folded else None
         self._id_set = frozenset(self.ids)
         self._last: tuple[bytes, bool] | None = None
@@ -325,6 +322,9 @@ class Relevance:
         rev = rev_low = b""  # the text reversed, once a half is found: a token's left end by a forward match
         size = len(data)
         for rule_id, (first, second), shortest in self._halves:
+            # A token one edit away starts with the id's first half or ends with its second:
+            # a half is looked at only where the rest of such a token can follow (before: the
+            # second half, sought backwards in the reversed text), not at each of its hits.
             hits: list[tuple[int, int]] = []
             if first in held:
                 after_first = _followed(first, len(rule_id) - 1, first=True)

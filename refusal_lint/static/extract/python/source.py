@@ -12,6 +12,7 @@ import functools
 import io
 import re
 import tokenize
+from collections.abc import Iterator
 from typing import NamedTuple
 
 from refusal_lint.core import sourcetext
@@ -173,16 +174,11 @@ class Source:
         there speaks for the whole string, as ruff's `noqa` does: none can stand inside it),
         else the comment's own line."""
         out: list[tuple[int, int, str, int]] = []
-        opened: list[int] = []  # where each f-string being read began (3.12 splits it in parts)
-        last = first = 0  # the last string over several lines: its last and first lines
+        first = last = 0  # the last string over several lines: its first and last lines
         try:
-            for tok in tokenize.generate_tokens(io.StringIO(self.text).readline):
-                if tok.type == tokenize.STRING and tok.end[0] > tok.start[0]:
-                    last, first = tok.end[0], tok.start[0]
-                elif tok.type == _FSTRING_START:
-                    opened.append(tok.start[0])
-                elif tok.type == _FSTRING_END and opened:
-                    last, first = tok.end[0], opened.pop()
+            for tok, lines in with_string_lines(self.text):
+                if lines is not None:
+                    first, last = lines
                 elif tok.type == tokenize.COMMENT:
                     line = tok.start[0]
                     out.append((line, tok.start[1], tok.string, first if last == line else line))
@@ -194,6 +190,21 @@ class Source:
 # Python 3.12 tokenizes an f-string in parts; before it, one STRING token (no such types).
 _FSTRING_START = getattr(tokenize, "FSTRING_START", -1)
 _FSTRING_END = getattr(tokenize, "FSTRING_END", -1)
+
+
+def with_string_lines(text: str) -> Iterator[tuple[tokenize.TokenInfo, tuple[int, int] | None]]:
+    """The text's tokens, each with the first and last lines of the string it ends where
+    that string is written over several lines (else None). Raises as the tokenizer does."""
+    opened: list[int] = []  # where each f-string being read began
+    for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+        first = None
+        if tok.type == _FSTRING_START:
+            opened.append(tok.start[0])
+        elif tok.type == _FSTRING_END and opened:
+            first = opened.pop()
+        elif tok.type == tokenize.STRING:
+            first = tok.start[0]
+        yield tok, (first, tok.end[0]) if first is not None and tok.end[0] > first else None
 
 
 def scan(text: str, at: int) -> Token | None:
