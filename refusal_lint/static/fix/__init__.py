@@ -26,6 +26,7 @@ from refusal_lint.core.model import Edit, Finding
 from refusal_lint.static.discover.contents import DISK
 from refusal_lint.static.fix.reads import still_reads
 
+_CHANGED = "the file changed on disk since it was read"  # an edit's text is no longer where it was
 _LITERAL = re.compile(r"(?P<prefix>[rRbBuUfF]{0,2})(?P<quote>'''|\"\"\"|'|\")", re.S)
 
 
@@ -107,14 +108,14 @@ def _apply(text: str, edit: Edit, starts: list[int], json_string: bool = False) 
     """The text with one edit made, or the reason it was not (`json_string`: the line's
     text stands in a JSON string, where the reasons are written escaped)."""
     if edit.line - 1 >= len(starts):
-        return text, "the file changed on disk since it was read"
+        return text, _CHANGED
     if edit.kind == EditKind.LITERAL:
         if edit.end_line - 1 >= len(starts):
-            return text, "the file changed on disk since it was read"
+            return text, _CHANGED
         a = starts[edit.line - 1] + edit.col - 1
         b = starts[edit.end_line - 1] + edit.end_col - 1
         if literal_value(text[a:b]) != edit.old:
-            return text, "the file changed on disk since it was read"
+            return text, _CHANGED
         new = rewrite_literal(text[a:b], edit.new)
         if new is None:
             return text, "the card's reason cannot be written in this literal's quoting"
@@ -162,7 +163,7 @@ def plan_text(
         if why is None and lines is not None:
             at = f.edit.line - 1
             if at >= len(lines):
-                why = "the file changed on disk since it was read"
+                why = _CHANGED
             else:
                 lines[at], why = _in_line(lines[at], f.edit.old, f.edit.new)
         elif why is None:
