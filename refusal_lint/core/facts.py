@@ -94,6 +94,11 @@ class Item:
     value: Value
     loc: Loc  # the key
 
+    @property
+    def spread(self) -> bool:
+        """A dict display's `**rest` item."""
+        return isinstance(self.key, Const) and self.key.kind == ValueKind.SPREAD
+
 
 @dataclass(frozen=True)
 class DictV:

@@ -33,7 +33,7 @@ from refusal_lint.core.sourcetext import scrubbed
 from refusal_lint.static.bind.agent import Agent, BoundError, BoundGuard
 from refusal_lint.static.bind.guardids import GuardIds
 from refusal_lint.static.bind.prompts import loaded_params
-from refusal_lint.static.bind.resolve import SPREAD_DEPTH, Resolver, bind_arg, has_each, is_spread
+from refusal_lint.static.bind.resolve import SPREAD_DEPTH, Resolver, bind_arg, has_each
 
 
 @dataclass(frozen=True)
@@ -103,12 +103,12 @@ def _written(res: Resolver, d: DictV, depth: int = 0) -> list[Item]:
     the map's keys are not known."""
     groups: list[tuple[bool, list[Item]]] = []
     for it in d.items:
-        if is_spread(it):
+        if it.spread:
             inner = res.resolve(it.value)
             if not isinstance(inner, DictV) or depth >= SPREAD_DEPTH:
                 return [it]  # a map the resolver cannot follow (imported from a library): unknown
             nested = _written(res, inner, depth + 1)
-            if any(is_spread(n) for n in nested):
+            if any(n.spread for n in nested):
                 return nested
             groups.append((True, nested))
         else:
@@ -166,7 +166,7 @@ def py_ext_decl(res: Resolver, ext: PyExt) -> ExtDecl | None:
         return dataclasses.replace(decl, params_kind=ParamsKind.ABSENT)
     # Its items as written, spreads and comprehensions expanded (one left unexpanded: run time).
     written = _written(res, params) if isinstance(params, DictV) else []
-    if isinstance(params, DictV) and not any(has_each(it.key) or is_spread(it) for it in written):
+    if isinstance(params, DictV) and not any(has_each(it.key) or it.spread for it in written):
         items = tuple(_items(res, written))
         return dataclasses.replace(decl, params_loc=ploc, items=items, params_id=params.ident)
     if isinstance(params, (Const, Str, Seq)):

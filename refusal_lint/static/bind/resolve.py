@@ -29,7 +29,7 @@ from refusal_lint.core.facts import (
     Sub,
     Value,
 )
-from refusal_lint.core.kinds import FileKind, FnKind, ValueKind
+from refusal_lint.core.kinds import FileKind, FnKind
 from refusal_lint.core.model import Loc
 from refusal_lint.static.bind.classes import inherited
 from refusal_lint.static.bind.modules import ModuleIndex
@@ -302,7 +302,7 @@ class Resolver:
         """Every item written, spreads expanded (a key repeated: each time; the card's
         check of repeated ids reads this)."""
         for it in d.items:
-            if is_spread(it):
+            if it.spread:
                 if depth < SPREAD_DEPTH and isinstance(inner := self.resolve(it.value), DictV):
                     yield from self.flat(inner, depth + 1)
             elif has_each(it.key):
@@ -394,11 +394,6 @@ def method_name(func: Value) -> str | None:
     if isinstance(func, (Ref, Param)) and "." in func.name:
         return func.name.rsplit(".", 1)[-1]
     return None
-
-
-def is_spread(it: Item) -> bool:
-    """A dict display's `**rest` item."""
-    return isinstance(it.key, Const) and it.key.kind == ValueKind.SPREAD
 
 
 def has_each(value: Value) -> bool:
