@@ -7,6 +7,8 @@ equal) all read this table; every stage asks a file's role by name here.
 
 from __future__ import annotations
 
+import re
+
 from refusal_lint.core.kinds import FileKind
 
 SUFFIXES: dict[str, FileKind] = {
@@ -66,17 +68,35 @@ def is_kind(path: str, kind: FileKind) -> bool:
 CREWAI_CONFIGS = frozenset({"agents.yaml", "agents.yml", "tasks.yaml", "tasks.yml"})
 
 
+def named_for_prompt(rel: str) -> bool:
+    """The file's name holds `prompt` or `instruction`, or a folder it is in is named for
+    what it holds by its last word (`prompts/`, `system_prompts/`, `agent-instructions/`,
+    `prompt_templates/`). A folder that only starts with the word (`prompt-demo/`,
+    `promptflow/`) holds an app, not prompts."""
+    *folders, name = rel.split("/")
+    name = name.lower()
+    return "prompt" in name or "instruction" in name or any(_prompt_folder(f) for f in folders)
+
+
+_WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")  # at `_`, `-`, `.` and case changes
+_PROMPT_WORDS = frozenset({"prompt", "prompts", "instruction", "instructions"})
+_FOLDER_LAST = _PROMPT_WORDS | {"template", "templates"}
+
+
+def _prompt_folder(folder: str) -> bool:
+    words = [w.lower() for w in _WORD.findall(folder)]
+    return bool(words) and words[-1] in _FOLDER_LAST and not _PROMPT_WORDS.isdisjoint(words)
+
+
 def prompt_by_name(rel: str) -> bool:
     """A text or YAML file that is a prompt by its name alone: named for a prompt (the file
-    or a folder it is in), or a CrewAI agent config."""
+    or a folder it is in), starting with `system`, a `.prompty`, or a CrewAI agent config."""
     kind = kind_of(rel)
     lower = rel.lower()
     name = lower.rsplit("/", 1)[-1]
     if _for_assistants(lower.split("/")):
         return False  # `.github/copilot-instructions.md`, `.github/prompts/*.prompt.md`: not the agent's
-    named = (
-        "prompt" in lower or "instruction" in lower or name.startswith("system") or name.endswith(".prompty")
-    )
+    named = named_for_prompt(rel) or name.startswith("system") or name.endswith(".prompty")
     if kind == FileKind.TEXT:
         return named
     return kind == FileKind.YAML and (named or name in CREWAI_CONFIGS)

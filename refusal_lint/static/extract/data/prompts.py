@@ -6,7 +6,7 @@ import dataclasses
 import re
 
 from refusal_lint.core import sourcetext
-from refusal_lint.core.filekinds import is_kind
+from refusal_lint.core.filekinds import is_kind, named_for_prompt
 from refusal_lint.core.kinds import FileKind, PromptForm, ValueKind
 from refusal_lint.core.model import BASELINE_FORMAT, TOOL, Loc, Prompt, PromptLine
 from refusal_lint.core.prompttext import names_card_rule
@@ -205,7 +205,7 @@ def data_prompts(path: str, root: TNode, ids: frozenset[str] = frozenset()) -> l
     lower = path.lower()
     name = lower.rsplit("/", 1)[-1]
     yaml = is_kind(path, FileKind.YAML)
-    if yaml and ("prompt" in lower or "instruction" in lower):
+    if yaml and named_for_prompt(path):
         return _all_strings(root, prose=True)  # not its ids, names and paths (an eval's `rule: x-y`)
     out: list[Prompt] = []
     crew = CREWAI_KEYS.get(name.rsplit(".", 1)[0]) if yaml else None
