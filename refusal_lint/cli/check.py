@@ -137,7 +137,7 @@ def _also(value: str) -> tuple[str, str]:
 def _write_baseline(targets: list[str], cfg: Config, settings: Settings, path: str) -> int:
     """--write-baseline: record the findings of a run with no baseline applied, and exit 0."""
     from refusal_lint.static import baseline, pipeline
-    from refusal_lint.static.discover.projects import project_of
+    from refusal_lint.static.discover.roots import project_of
 
     result = pipeline.run(targets, cfg, settings)
     anchor = project_of(result.root, cfg)  # paths inside the project, wherever run from

@@ -61,7 +61,7 @@ def lint(root: str, buffers: Mapping[str, str], memory: Memory) -> Snapshot:
         configure,  # the same config and settings as `check ... --no-cache`
     )
     from refusal_lint.static.discover.contents import Overlay
-    from refusal_lint.static.discover.projects import project_root
+    from refusal_lint.static.discover.roots import project_root
 
     try:
         _, cfg, settings = configure((root,), None, None, None, True, None)

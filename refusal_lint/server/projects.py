@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 
 from refusal_lint import config
-from refusal_lint.static.discover.projects import project_root
+from refusal_lint.static.discover.roots import project_root
 
 
 def inside(path: str, folder: str) -> bool:

@@ -13,15 +13,9 @@ from refusal_lint.core.filekinds import kind_of, prompt_by_name
 from refusal_lint.core.kinds import FileKind
 from refusal_lint.core.nogc import no_gc
 from refusal_lint.static import memo, ondemand
-from refusal_lint.static.discover.projects import (
-    Owners,
-    Wanted,
-    names_its_files,
-    own_name,
-    project_of,
-    python_scope,
-)
+from refusal_lint.static.discover.projects import Owners, Wanted, names_its_files, python_scope
 from refusal_lint.static.discover.roles import Roles, roles_of
+from refusal_lint.static.discover.roots import own_name, project_of
 from refusal_lint.static.settings import Settings
 
 if TYPE_CHECKING:

@@ -23,8 +23,8 @@ from refusal_lint.static.cache import (
 from refusal_lint.static.cache import key as cache_key
 from refusal_lint.static.discover import walk as discover
 from refusal_lint.static.discover.contents import read_bytes
-from refusal_lint.static.discover.projects import module_prefix
 from refusal_lint.static.discover.roles import Roles
+from refusal_lint.static.discover.roots import module_prefix
 from refusal_lint.static.extract.job import Callee, Job, ScanJob
 from refusal_lint.static.gate import datafiles, imports, prefilter
 from refusal_lint.static.settings import Settings

@@ -1,7 +1,6 @@
 """PATH arguments that are files (DESIGN §1): a file names the agents it belongs to.
 
-The tree checked for a file is its project's (found upward: the config file's folder, else
-the git work tree's top, else the file's folder); the findings reported are those of the
+The tree checked for a file is its project's (roots.py); the findings reported are those of the
 agents owning one of the given files, wherever they stand, and those standing in a given
 file. A file in no agent gives nothing more. A folder inside the config file's project,
 inside one agent, whose code imports a module of its project from outside it (a shared
@@ -20,6 +19,14 @@ from typing import TYPE_CHECKING
 from refusal_lint.config import AgentConfig, Config
 from refusal_lint.core.filekinds import CARD_NAMES, kind_of, no_prompt_by_content, prompt_by_name
 from refusal_lint.core.kinds import FileKind
+from refusal_lint.static.discover.roots import (
+    builds_card,
+    card_in,
+    head,
+    project_root,
+    python_card_in,
+    under,
+)
 
 if TYPE_CHECKING:
     from refusal_lint.core.facts import FileFacts
@@ -27,85 +34,6 @@ if TYPE_CHECKING:
     from refusal_lint.static.bind.agent import Agent
     from refusal_lint.static.discover import walk as discover
     from refusal_lint.static.discover.roles import Roles
-
-
-def project_root(path: str, cfg: Config) -> str:
-    """The project a file belongs to: the folder of the run's config file when the file is
-    under it, else the top of the git work tree holding it, else the folder of the agent
-    around it (its card at the A2A place), else the folder its package imports from (its
-    own folder where it is in no package)."""
-    folder = os.path.dirname(os.path.abspath(path))
-    if cfg.source and _under(folder, os.path.abspath(cfg.base)):
-        return os.path.abspath(cfg.base)
-    here = folder
-    while True:
-        if os.path.exists(os.path.join(here, ".git")):  # a folder, or a file in a worktree
-            return here
-        parent = os.path.dirname(here)
-        if parent == here:
-            break
-        here = parent
-    # For a card under .well-known/, the agent's folder above it (as scoping.agent_root reads
-    # a card's place); else the folder of the agent around the file (its card at the A2A
-    # place above it: no partial agent), else the file's own folder.
-    parts = folder.split(os.sep)
-    if ".well-known" in parts:
-        return os.sep.join(parts[: parts.index(".well-known")]) or os.sep
-    here = folder
-    while _card_in(here) is None:
-        parent = os.path.dirname(here)
-        if parent == here:
-            return _import_root(folder)
-        here = parent
-    return here
-
-
-def _import_root(folder: str) -> str:
-    """The folder a module of `folder` imports from: above its top package (`app/tools/`
-    of `app/`, whose modules import `from app.policy import ...`); a folder that is no
-    package, itself."""
-    here = folder
-    while os.path.isfile(os.path.join(here, "__init__.py")) and os.path.dirname(here) != here:
-        here = os.path.dirname(here)
-    return here
-
-
-def _card_in(place: str) -> str | None:
-    """The card at the A2A place of a folder (`.well-known/agent-card.json`, `agent.json`, ...)."""
-    for sub in (".well-known", ""):
-        for name in sorted(CARD_NAMES):
-            if os.path.isfile(candidate := os.path.join(place, sub, name)):
-                return candidate
-    return None
-
-
-def module_prefix(root: str, cfg: Config) -> str:
-    """Where a tree checked on its own stands in its project (`py/agents/foo`, "" at its
-    top): imports are matched under it (bind/modules.py)."""
-    top = project_of(root, cfg)
-    here = os.path.abspath(root)
-    rel = os.path.relpath(here, top).replace(os.sep, "/") if here != top and _under(here, top) else ""
-    # A project whose top is itself a package is imported by that package's name too
-    # (`from shop.rules import RULES` in `shop/__main__.py`, run as `python -m shop`).
-    name = os.path.basename(top)
-    if name.isidentifier() and os.path.isfile(os.path.join(top, "__init__.py")):
-        return f"{name}/{rel}" if rel else name
-    return rel
-
-
-def project_of(path: str, cfg: Config) -> str:
-    """`project_root` of a file, or of a folder (as of a file in it)."""
-    return project_root(os.path.join(path, "_") if os.path.isdir(path) else path, cfg)
-
-
-def own_name(path: str, cfg: Config) -> str:
-    """A file given through a symlink (a linked folder, a link to a file of the tree) by the
-    name the walk reads it under, its target's, where that is in the same project."""
-    top = project_of(path, cfg)
-    real, real_top = os.path.realpath(path), os.path.realpath(top)
-    if real == os.path.abspath(path) or not _under(real, real_top):
-        return path
-    return os.path.join(top, os.path.relpath(real, real_top))
 
 
 def names_its_files(folder: str, cfg: Config) -> bool:
@@ -121,22 +49,18 @@ def names_its_files(folder: str, cfg: Config) -> bool:
     agent or test case kept inside a larger repository)."""
     here = os.path.abspath(folder)
     base = os.path.abspath(cfg.base) if cfg.source else None
-    if base is not None and here != base and _under(here, base):
+    if base is not None and here != base and under(here, base):
         return True
     if os.path.basename(here) == ".well-known":
-        return _card_in(os.path.dirname(here)) is not None
+        return card_in(os.path.dirname(here)) is not None
     top = project_root(os.path.join(here, "_"), cfg)
-    if _card_in(here) is None:
+    if card_in(here) is None:
         place = here
-        while place != top and _under(place, top):
+        while place != top and under(place, top):
             place = os.path.dirname(place)
-            if _card_in(place) is not None or _python_card_in(place):
+            if card_in(place) is not None or python_card_in(place):
                 return True
-    return here != top and _under(here, top) and _needs_project(here, top)
-
-
-# How much of a module the folder tests read: past 1 MiB, a module is no one's hand-written code.
-_HEAD = 1 << 20
+    return here != top and under(here, top) and _needs_project(here, top)
 
 
 def _needs_project(folder: str, top: str) -> bool:
@@ -163,11 +87,11 @@ def _needs_project(folder: str, top: str) -> bool:
         for name in names:
             if not name.endswith(".py"):
                 continue
-            text = _head(os.path.join(place, name))
-            card = card or _builds_card(text)
+            text = head(os.path.join(place, name))
+            card = card or builds_card(text)
             for level, dotted in imports_of(text):
                 found = _module_file(place, level, dotted, top)
-                if found is not None and not _under(found, folder):
+                if found is not None and not under(found, folder):
                     return True
     return not card
 
@@ -183,42 +107,13 @@ def _module_file(place: str, level: int, dotted: str, top: str) -> str | None:
         bases = [base]
     else:
         bases = [place]
-        while bases[-1] != top and _under(bases[-1], top):
+        while bases[-1] != top and under(bases[-1], top):
             bases.append(os.path.dirname(bases[-1]))
     for base in bases:
         for candidate in (os.path.join(base, tail + ".py"), os.path.join(base, tail, "__init__.py")):
-            if tail and os.path.isfile(candidate) and _under(candidate, top):
+            if tail and os.path.isfile(candidate) and under(candidate, top):
                 return candidate
     return None
-
-
-def _python_card_in(place: str) -> bool:
-    """May a module of the folder build a card?"""
-    try:
-        names = sorted(n for n in os.listdir(place) if n.endswith(".py"))
-    except OSError:
-        return False
-    return any(_builds_card(_head(os.path.join(place, name))) for name in names)
-
-
-def _builds_card(text: bytes) -> bool:
-    """May a module's text build a card: it names the extension class or URI?"""
-    from refusal_lint.static.extract import vocab
-
-    return vocab.EXTENSION_CLASS.encode() in text or b"/ext/refusals/" in text
-
-
-def _head(path: str) -> bytes:
-    """A module's first `_HEAD` bytes (none where it cannot be read)."""
-    try:
-        with open(path, "rb") as fh:
-            return fh.read(_HEAD)
-    except OSError:
-        return b""
-
-
-def _under(path: str, folder: str) -> bool:
-    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
 @dataclass(frozen=True)
