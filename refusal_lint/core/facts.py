@@ -316,6 +316,10 @@ class Problem:
     # A file that may hold the agent's prompt (prefilter.may_hold_the_prompt): unread, that
     # prompt is unknown, not missing (checks/prompt.py: no RL200 beside its RL002).
     prompt: bool = False
+    # False: a file no check needs but for one thing, that it may hold the prompt; its RL002
+    # is reported only where its agent has no other prompt (checks/files.py), the only case
+    # RL200 would otherwise decide on without it.
+    needed: bool = True
 
 
 @dataclass(frozen=True)

@@ -293,7 +293,11 @@ class _Binder:
     def bind(self) -> Bound | None:
         """The tree bound; None where no file yielded anything and no config names a file."""
         ex, cfg, py_paths = self.ex, self.cfg, self.py_paths
-        if not (cfg.agents or self.roles.cards or any(f.has_facts() or f.problem for f in ex.facts.values())):
+        if not (
+            cfg.agents
+            or self.roles.cards
+            or any(f.has_facts() or (f.problem and f.problem.needed) for f in ex.facts.values())
+        ):
             return None
         from refusal_lint.static.bind import agents
 

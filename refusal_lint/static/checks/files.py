@@ -154,7 +154,7 @@ def check(agent: Agent | None, run: Run) -> list[Finding]:
     cards = run.configured_cards
     for path in sorted(run.facts):
         problem = run.facts[path].problem
-        if problem is not None:
+        if problem is not None and (problem.needed or _the_only_prompt(path, run)):
             unchecked = problem.kind == ProblemKind.UNCHECKED
             code = RL005.code if unchecked else RL100.code if path in cards else RL002.code
             findings.append(Finding(code, problem.loc, problem.message))
@@ -182,6 +182,14 @@ def check(agent: Agent | None, run: Run) -> list[Finding]:
             )
         )
     return findings
+
+
+def _the_only_prompt(path: str, run: Run) -> bool:
+    """Is an unread file that may hold a prompt all that an agent of it has for one?"""
+    return any(
+        a.card is not None and not a.prompts and a.prompt_spec is None and a.under_root(path)
+        for a in run.bound.agents
+    )
 
 
 def unused_suppressions(unused: Iterable[Suppression]) -> list[Finding]:

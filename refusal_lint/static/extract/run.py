@@ -45,14 +45,18 @@ def _nothing(job: Job) -> FileFacts:
 
 def _problem(job: Job, message: str, line: int = 1, col: int = 1) -> FileFacts:
     """RL002: the standard parser rejects the file, here; a file whose text cannot matter is
-    not needed (DESIGN §3), and holds nothing, in either mode."""
-    if not _needed(job):
-        return _nothing(job)
-    card = job.kind != FileKind.PYTHON and (
-        prefilter.card_by_name(job.path) or b"ext/refusal" in job.data.lower()
-    )
+    not needed (DESIGN §3), and holds nothing, in either mode, unless it may hold the prompt
+    (its RL002 then stands where its agent has no other: `Problem.needed`)."""
+    needed = _needed(job)
     prompt = prefilter.may_hold_the_prompt(job.path, job.kind, job.data)
-    problem = Problem(Loc(job.path, line, col), message, card=card, prompt=prompt)
+    if not needed and not prompt:
+        return _nothing(job)
+    card = (
+        needed
+        and job.kind != FileKind.PYTHON
+        and (prefilter.card_by_name(job.path) or b"ext/refusal" in job.data.lower())
+    )
+    problem = Problem(Loc(job.path, line, col), message, card=card, prompt=prompt, needed=needed)
     return FileFacts(job.path, job.kind, problem=problem)
 
 
