@@ -718,27 +718,6 @@ def test_without_git_or_config_a_module_of_a_package_checks_what_it_imports_from
     assert _found(root / "app", "tools/guards.py") == folder
 
 
-def test_without_git_or_config_a_file_below_a_card_module_checks_that_agent(tmp_path: Path) -> None:
-    """No project marker, the card built in `__main__.py` (a folder run as a script) and the
-    prompt in CrewAI's `config/agents.yaml`: the YAML file, and its folder, name that agent,
-    so the drift standing in the file given is reported as the folder run reports it."""
-    root = tmp_path / "analytics"
-    (root / "config").mkdir(parents=True)
-    (root / "__main__.py").write_text(
-        "from a2a.types import AgentExtension\n\n"
-        f'EXT = AgentExtension(uri="{URI}", params={{"seg-mix": "No crossing families."}})\n'
-    )
-    (root / "config" / "agents.yaml").write_text(
-        "analyst:\n  role: Survey analyst\n  goal: Answer survey questions.\n  backstory: >\n"
-        "    Refuse these, naming the rule:\n    - seg-mix: Families may not be crossed.\n"
-    )
-    folder = _found(root, ".")
-    assert sorted(c for *_, c, _ in folder) == ["RL203", "RL301"]  # RL301: it has no guard
-    assert _found(root, "config/agents.yaml") == folder
-    assert _found(root, "config") == folder
-    assert _found(root / "config", "agents.yaml") == folder
-
-
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 def test_two_cards_of_one_agent_still_read_every_guard(repo: Repo) -> None:
     """Two cards that make one agent (one's folder holds the other's, same name): the

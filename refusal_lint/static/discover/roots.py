@@ -15,8 +15,8 @@ from refusal_lint.core.filekinds import CARD_NAMES
 def project_root(path: str, cfg: Config) -> str:
     """The project a file belongs to: the folder of the run's config file when the file is
     under it, else the top of the git work tree holding it, else the folder of the agent
-    around it (its card at the A2A place, or a module building one), else the folder its
-    package imports from (its own folder where it is in no package)."""
+    around it (its card at the A2A place), else the folder its package imports from (its
+    own folder where it is in no package)."""
     folder = os.path.dirname(os.path.abspath(path))
     if cfg.source and under(folder, os.path.abspath(cfg.base)):
         return os.path.abspath(cfg.base)
@@ -30,34 +30,18 @@ def project_root(path: str, cfg: Config) -> str:
         here = parent
     # For a card under .well-known/, the agent's folder above it (as scoping.agent_root reads
     # a card's place); else the folder of the agent around the file (its card at the A2A
-    # place above it, or built by a module there: no partial agent), else the file's own folder.
+    # place above it: no partial agent), else the file's own folder. Not a module building
+    # a card above it: a stray script in a folder above the project would claim the run.
     parts = folder.split(os.sep)
     if ".well-known" in parts:
         return os.sep.join(parts[: parts.index(".well-known")]) or os.sep
-    here, plain = folder, 0
+    here = folder
     while card_in(here) is None:
-        if plain <= _PLAIN_LEVELS:
-            modules = modules_in(here)
-            if any(builds_card(head(m)) for m in modules):
-                return _import_root(here)  # a card module imports as its package's other modules do
-            # Only the file's own code builds its card: its folder's modules and packages, or
-            # those of the code a folder of configs or prompts is in (`config/` of an agent
-            # run as a script); past them, a stray script in a home folder claims nothing.
-            plain = (
-                plain + 1
-                if not modules
-                else 0
-                if os.path.join(here, "__init__.py") in modules
-                else _PLAIN_LEVELS + 1
-            )
         parent = os.path.dirname(here)
         if parent == here:
             return _import_root(folder)
         here = parent
     return here
-
-
-_PLAIN_LEVELS = 2  # folders of no Python between a file and its agent's code (`prompts/en/`)
 
 
 def _import_root(folder: str) -> str:
@@ -114,14 +98,11 @@ HEAD = 1 << 20
 
 def python_card_in(place: str) -> bool:
     """May a module of the folder build a card?"""
-    return any(builds_card(head(m)) for m in modules_in(place))
-
-
-def modules_in(place: str) -> list[str]:
     try:
-        return sorted(os.path.join(place, n) for n in os.listdir(place) if n.endswith(".py"))
+        names = sorted(n for n in os.listdir(place) if n.endswith(".py"))
     except OSError:
-        return []
+        return False
+    return any(builds_card(head(os.path.join(place, name))) for name in names)
 
 
 def builds_card(text: bytes) -> bool:
