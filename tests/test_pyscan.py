@@ -79,6 +79,9 @@ CASES = [
         False,
         False,
     ),
+    # A payload a tool returned, told apart by its `rule` key, sent as an error.
+    ('if "rule" in item:\n    raise ServerError(error=InvalidParamsError(data=item))', True, True),
+    ('if "rule" not in item:\n    raise ServerError(error=InvalidParamsError(data=item))', False, False),
     # A helper call passing a card's rule id.
     ('_emit(updater, "seg-mix")', False, True),
 ]
@@ -126,6 +129,9 @@ TEXT_CASES = [
     ('raise \uff32efusal("age-cap")', True),  # Python reads the name NFKC: `Refusal`
     ("except Exception as e:\n    if isinstance(e, (KeyError, Refusal)):\n        raise ServerError()", True),
     ("if isinstance(exc, KeyError):\n    raise ServerError()  # refusals are not here", False),
+    ("if isinstance(item, dict) and ('rule') in item:\n    raise ServerError(data=item)", True),
+    ('if r"""rule""" in item:\n    raise ServerError(data=item)', True),
+    ('if "myrule" in item:\n    raise ServerError(data=item)', False),
     # The error is built in the body, after the test: one named only before it is none.
     ("raise ServerError()\ntry:\n    f()\nexcept Refusal:\n    pass", False),
     ("except Refusal as exc:\n    return {'error'  # why\n        : {'code': 1}}", True),

@@ -127,20 +127,23 @@ def is_guard_name(name: str, extra: frozenset[str] = frozenset()) -> bool:
 def catches_refusal(node: ast.ExceptHandler | ast.If, extra: frozenset[str] = frozenset()) -> bool:
     """`except Refusal:`, `except (ValueError, RefusalError) as exc:`: a handler of a class
     named as guards are (Python's own `ConnectionRefusedError` is none); or an `if` that
-    tells one apart (`if isinstance(exc, Refusal):`, or one term of an `and`), whose body
-    holds a refusal as a handler's does (DESIGN §3 RL305)."""
+    tells one apart (`if isinstance(exc, Refusal):`, `if "rule" in result:`, or one term of
+    an `and`), whose body holds a refusal as a handler's does (DESIGN §3 RL305)."""
     if isinstance(node, ast.If):
         return bool(_refusal_checks(node.test, extra))
     return node.type is not None and _names_refusal(node.type, extra)
 
 
 def narrowed_refusals(test: ast.expr, extra: frozenset[str] = frozenset()) -> list[str]:
-    """The names such a test tells hold a refusal (`final` of `isinstance(final, Refusal)`):
-    built elsewhere, whose construction fired its id, as a caught `exc` was (pass-through)."""
-    return [c.args[0].id for c in _refusal_checks(test, extra) if isinstance(c.args[0], ast.Name)]
+    """The names such a test tells hold a refusal (`final` of `isinstance(final, Refusal)`,
+    `item` of `"rule" in item`): built elsewhere, whose construction fired its id, as a
+    caught `exc` was (pass-through)."""
+    return [s.id for s in _refusal_checks(test, extra) if isinstance(s, ast.Name)]
 
 
-def _refusal_checks(test: ast.expr, extra: frozenset[str]) -> list[ast.Call]:
+def _refusal_checks(test: ast.expr, extra: frozenset[str]) -> list[ast.expr]:
+    """What the test tells holds a refusal: an instance of a class named as guards are, or
+    a mapping with a `rule` key (a payload forwarded from a tool's result)."""
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
         return [c for v in test.values for c in _refusal_checks(v, extra)]
     if (
@@ -150,7 +153,14 @@ def _refusal_checks(test: ast.expr, extra: frozenset[str]) -> list[ast.Call]:
         and len(test.args) == 2
         and _names_refusal(test.args[1], extra)
     ):
-        return [test]
+        return [test.args[0]]
+    if (
+        isinstance(test, ast.Compare)
+        and isinstance(test.left, ast.Constant)
+        and test.left.value == "rule"
+        and [type(op) for op in test.ops] == [ast.In]
+    ):
+        return [test.comparators[0]]
     return []
 
 

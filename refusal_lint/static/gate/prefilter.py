@@ -265,10 +265,10 @@ def rule_keyword(data: bytes) -> bool:
     return False
 
 
-# `except Refusal as exc:` or `if isinstance(exc, Refusal):` where the file builds a protocol
-# error (or an `"error"` envelope): the refusal caught may be sent as that error (RL305). A
-# handler's type holds no colon; isinstance's arguments no `)`.
-_CAUGHT = re.compile(rb"(?:except\b[^:]*?|isinstance[ \t]*\([^)]*?)refus")  # at a word's start: word_matches
+# `except Refusal as exc:`, `if isinstance(exc, Refusal):` or `if "rule" in item:` (what
+# vocab.catches_refusal tells apart) where the file builds a protocol error (or an `"error"`
+# envelope): the refusal may be sent as that error (RL305). At a word's start (word_matches).
+_CAUGHT = re.compile(rb"(?:except\b[^:]*?|isinstance[ \t]*\([^)]*?)refus|rule[\"']+[\s)\\]*in\b")
 _ERROR_NAMES = tuple(n.encode() for n in sorted(spec.PROTOCOL_ERRORS))
 _ERROR_KEY = re.compile(rb"[\"']error[\"'](?:\s|#[^\n]*)*:")  # an envelope's key (comments may part it)
 
