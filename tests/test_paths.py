@@ -666,6 +666,29 @@ def test_a_project_that_is_a_package_imports_itself_by_its_name(tmp_path: Path, 
     assert sorted((f[3], f[4]) for f in _found(shop, "agent.py")) == want
 
 
+def test_an_import_spelled_from_above_namespace_packages_finds_its_module(tmp_path: Path) -> None:
+    """`from agents.chat.rules import RULES, URI` in `agents/chat/__main__.py`, no
+    `__init__.py` anywhere (namespace packages, run as `python -m agents.chat` from above),
+    the folder checked alone: the import names the file by where it stands, so the card is
+    read (no RL001 on every guard)."""
+    chat = tmp_path / "agents" / "chat"
+    chat.mkdir(parents=True)
+    (chat / "rules.py").write_text(
+        f'URI = "{URI}"\nRULES = {{"no-refunds": "Refunds are handled elsewhere."}}\n'
+    )
+    (chat / "__main__.py").write_text(
+        "from a2a.types import AgentExtension\n\nfrom agents.chat.rules import RULES, URI\n\n"
+        "EXT = AgentExtension(uri=URI, params=RULES)\n"
+    )
+    (chat / "agent.py").write_text(
+        'SYSTEM_PROMPT = "You help shoppers. Refuse refund questions: no-refunds."\n\n\n'
+        "def answer(q, refuse):\n    return refuse('no-refundz')\n"
+    )
+    want = [("RL301", "no-refunds"), ("RL302", "no-refundz")]
+    assert sorted((f[3], f[4]) for f in _found(chat, ".")) == want
+    assert sorted((f[3], f[4]) for f in _found(chat, "agent.py")) == want
+
+
 def test_without_git_or_config_a_file_checks_its_folder(tmp_path: Path) -> None:
     """No project marker above: the file's own folder is the tree (a card under .well-known/
     stands for the agent's folder above it), so a card beside its agent is no partial agent."""

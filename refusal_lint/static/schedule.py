@@ -42,7 +42,7 @@ class Extraction:
 
     def __init__(self, root: str, cfg: Config, settings: Settings, roles: Roles) -> None:
         self.root, self.cfg, self.settings, self.roles = root, cfg, settings, roles
-        self.prefix = module_prefix(root, cfg)  # where imports are matched (bind/modules.py)
+        self.prefix = module_prefix(root)  # where imports are matched (bind/modules.py)
         self.facts: dict[str, FileFacts] = {}
         self.notes: list[str] = []
         cache_dir = (cfg.base if cfg.source else root) if settings.use_cache else None

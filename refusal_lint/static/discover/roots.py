@@ -63,18 +63,15 @@ def card_in(place: str) -> str | None:
     return None
 
 
-def module_prefix(root: str, cfg: Config) -> str:
-    """Where a tree checked on its own stands in its project (`py/agents/foo`, "" at its
-    top): imports are matched under it (bind/modules.py)."""
-    top = project_of(root, cfg)
-    here = os.path.abspath(root)
-    rel = os.path.relpath(here, top).replace(os.sep, "/") if here != top and under(here, top) else ""
-    # A project whose top is itself a package is imported by that package's name too
-    # (`from shop.rules import RULES` in `shop/__main__.py`, run as `python -m shop`).
-    name = os.path.basename(top)
-    if name.isidentifier() and os.path.isfile(os.path.join(top, "__init__.py")):
-        return f"{name}/{rel}" if rel else name
-    return rel
+def module_prefix(root: str) -> str:
+    """Where a tree checked on its own stands (`home/u/repo/py/agents/foo`): imports are
+    matched under it (bind/modules.py), so an import spelled from any folder above finds
+    the file it names, as Python run from there would: from the project's top (a folder
+    run inside a git work tree, `from agents.foo.agent import URI`), from above a project
+    that is a package (`from shop.rules import RULES` in `shop/__main__.py`), or from above
+    namespace packages with no `__init__.py` (`from agents.chat.policy import URI` where
+    `agents/chat/` is the folder checked)."""
+    return os.path.abspath(root).replace(os.sep, "/").strip("/")
 
 
 def project_of(path: str, cfg: Config) -> str:
