@@ -17,7 +17,7 @@ from refusal_lint.core.kinds import PromptForm
 from refusal_lint.core.model import Finding, Loc, Prompt, PromptLine, RuleSet
 from refusal_lint.static.bind import scoping
 from refusal_lint.static.bind.agent import Agent, BoundError, BoundGuard
-from refusal_lint.static.bind.bound import Bound, bind_error, bind_guard, py_ext_decl
+from refusal_lint.static.bind.bound import Bound, bind_error, bind_guard, foreign_uri, py_ext_decl
 from refusal_lint.static.bind.guardids import GuardIds
 from refusal_lint.static.bind.modules import ModuleIndex
 from refusal_lint.static.bind.prompts import Maps, py_prompts
@@ -40,7 +40,7 @@ class Checked:
 def bind(root: str, cfg: Config, facts: dict[str, FileFacts], index: ModuleIndex, roles: Roles) -> Bound:
     res = Resolver(facts, index)
     guard_ids = GuardIds(res, facts.values())
-    decls, constructed = _decls(res, facts)
+    decls, constructed, foreign = _decls(res, facts)
     cards = card_checks.rule_sets(decls)
     params_ids = {c.params_id for c in cards if c.params_id}
     agents, unclaimed = scoping.agents_of(root, cfg, cards, facts, roles)
@@ -94,6 +94,7 @@ def bind(root: str, cfg: Config, facts: dict[str, FileFacts], index: ModuleIndex
         frozenset(guard_ids.followed),
         frozenset(guard_ids.methods_asked),
         constructed,
+        tuple(foreign),
     )
 
 
@@ -131,11 +132,13 @@ def _serve(
     agent.protocol_errors.extend(be for be in sent if be.loc.path in agent.files or first)
 
 
-def _decls(res: Resolver, facts: dict[str, FileFacts]) -> tuple[list[ExtDecl], frozenset[str]]:
-    """Every extension declaration, data and Python; and the classes whose constructor
-    calls hold a declaration's params (`params=self.rules`), for binding to read them."""
+def _decls(res: Resolver, facts: dict[str, FileFacts]) -> tuple[list[ExtDecl], frozenset[str], _Foreign]:
+    """Every extension declaration, data and Python; the classes whose constructor calls
+    hold a declaration's params (`params=self.rules`), for binding to read them; and the
+    declarations whose uri is imported from a module the tree does not hold."""
     decls: list[ExtDecl] = []
     constructed: set[str] = set()
+    foreign: _Foreign = []
     for path in sorted(facts):
         f = facts[path]
         decls.extend(f.exts)
@@ -144,7 +147,12 @@ def _decls(res: Resolver, facts: dict[str, FileFacts]) -> tuple[list[ExtDecl], f
                 decls.append(d)
                 if ext.owner is not None and ext.init_arg:
                     constructed.add(ext.owner)
-    return decls, frozenset(constructed)
+            elif (module := foreign_uri(res, ext)) is not None:
+                foreign.append((ext.loc, module))
+    return decls, frozenset(constructed), foreign
+
+
+_Foreign = list[tuple[Loc, str]]
 
 
 def _yields_fact(

@@ -21,6 +21,7 @@ from refusal_lint.core.facts import (
     Param,
     ParamItem,
     PyExt,
+    Ref,
     Seq,
     Str,
     Sub,
@@ -61,6 +62,9 @@ class Bound:
     methods: frozenset[str] = frozenset()  # methods looked up by name (receivers of unknown class)
     # Classes whose constructor calls hold a card's params (`params=self.rules`), by name
     constructed: frozenset[str] = frozenset()
+    # `AgentExtension(uri=URI, ...)` whose URI is imported from a module not in the tree
+    # (the extension, and the module as imported): maybe the card, unread (RL001 says so).
+    foreign_uris: tuple[tuple[Loc, str], ...] = ()
 
     @property
     def rule_ids(self) -> tuple[str, ...]:
@@ -138,6 +142,17 @@ def _ctor_params(res: Resolver, ext: PyExt) -> Value | None:
             if arg is not None and isinstance(res.resolve(arg), DictV):
                 return arg
     return None
+
+
+def foreign_uri(res: Resolver, ext: PyExt) -> str | None:
+    """The module a declaration's uri is imported from, where the tree has no such module
+    (`from agents.chat.policy import URI` in a folder checked alone): as imported."""
+    if not isinstance(ext.uri, Ref):
+        return None
+    imp = res.imports.get(ext.uri.module, {}).get(ext.uri.name.split(".", 1)[0])
+    if imp is None or res.index.module(ext.uri.module, imp.module, imp.level) is not None:
+        return None
+    return "." * imp.level + imp.module
 
 
 def py_ext_decl(res: Resolver, ext: PyExt) -> ExtDecl | None:

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from refusal_lint.core import prompttext, spec
 from refusal_lint.core.kinds import EditKind, GuardStatus, Severity
-from refusal_lint.core.model import Code, Edit, Finding, Rule, RuleSet
+from refusal_lint.core.model import Code, Edit, Finding, Loc, Rule, RuleSet
 from refusal_lint.static.checks.base import Check, Run, one_line
 
 if TYPE_CHECKING:
@@ -291,16 +291,24 @@ def check_guards(card: RuleSet | None, guards: list[BoundGuard], errors: list[Bo
     return out
 
 
-def check_cardless(guards: list[BoundGuard]) -> list[Finding]:
-    """RL001: guards fire kebab rule ids and no card (exact or near miss) exists. One per id."""
+def check_cardless(guards: list[BoundGuard], foreign: tuple[tuple[Loc, str], ...] = ()) -> list[Finding]:
+    """RL001: guards fire kebab rule ids and no card (exact or near miss) exists. One per id.
+    An extension whose uri comes from a module the tree lacks may be the card: said so."""
     first: dict[str, BoundGuard] = {}
     for g in sorted(guards, key=lambda g: (g.loc.path, g.loc.line, g.loc.col)):
         if g.status == GuardStatus.ID and g.rule_id and spec.is_kebab(g.rule_id):
             first.setdefault(g.rule_id, g)
+    hint = ""
+    if foreign:
+        loc, module = foreign[0]
+        hint = (
+            f" (if the extension at {loc.path}:{loc.line} is it, its `uri` comes from `{module}`,"
+            " not in the tree checked: check the folder that import starts from)"
+        )
     return [
         RL001.finding(
             g.loc,
-            f"guards fire rule `{rid}`, but no card advertises the refusals extension",
+            f"guards fire rule `{rid}`, but no card advertises the refusals extension{hint}",
             rule_id=rid,
         )
         for rid, g in first.items()
@@ -312,7 +320,7 @@ def check(agent: Agent | None, run: Run) -> list[Finding]:
     RL104 say: its RL3xx are skipped); a tree with no agent: its guards against no card,
     and RL001 where no card is configured either (a configured one missing is RL100 alone)."""
     if agent is None:
-        cardless = [] if run.configured_cards else check_cardless(run.bound.guards)
+        cardless = [] if run.configured_cards else check_cardless(run.bound.guards, run.bound.foreign_uris)
         return cardless + check_guards(None, run.bound.guards, run.bound.protocol_errors)
     unread = agent.card is not None and agent.card.broken  # its card unread: as a tree with none
     if unread or (agent.card is None and not agent.card_path):  # configured with no card
