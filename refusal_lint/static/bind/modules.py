@@ -9,9 +9,9 @@ from collections.abc import Iterable
 class ModuleIndex:
     """Finds the file an import names, within the scanned tree.
 
-    `prefix` is where the tree stands in its project (a folder run inside a git work tree:
-    `py/agents/foo`): the tree's files are matched under it, so an import spelled from the
-    project's top (`from agents.foo.agent import URI`) finds the file a run of the whole
+    `prefix` is where the tree stands on disk (roots.module_prefix: `home/u/repo/py/agents/foo`):
+    the tree's files are matched under it, so an import spelled from a folder above (the
+    project's top: `from agents.foo.agent import URI`) finds the file a run of the whole
     project finds (DESIGN §1: findings never depend on the folder the run starts from)."""
 
     def __init__(self, py_paths: Iterable[str], prefix: str = "") -> None:
