@@ -643,27 +643,35 @@ def test_a_project_that_is_a_package_imports_itself_by_its_name(tmp_path: Path, 
     """`from shop.rules import RULES` inside `shop/`, the project's top (no marker above, or
     its own git work tree): the package's own name finds its module, so the card is read
     as the run of the folder above reads it (no RL001, no silent pass)."""
-    shop = tmp_path / "shop"
-    shop.mkdir()
+    shop = _shop_agent(tmp_path / "shop", "shop")
     (shop / "__init__.py").write_text("")
-    (shop / "rules.py").write_text(
-        f'URI = "{URI}"\nRULES = {{"no-refunds": "Refunds are handled elsewhere."}}\n'
-    )
-    (shop / "__main__.py").write_text(
-        "from a2a.types import AgentExtension\n\nfrom shop.rules import RULES, URI\n\n"
-        "EXT = AgentExtension(uri=URI, params=RULES)\n"
-    )
-    (shop / "agent.py").write_text(
-        'SYSTEM_PROMPT = "You help shoppers. Refuse refund questions: no-refunds."\n\n\n'
-        "def answer(q, refuse):\n    return refuse('no-refundz')\n"
-    )
     if marker == "git":
         if shutil.which("git") is None:
             pytest.skip("needs git")
         _git_init(shop)
-    want = [("RL301", "no-refunds"), ("RL302", "no-refundz")]
-    assert sorted((f[3], f[4]) for f in _found(tmp_path, "shop")) == want
-    assert sorted((f[3], f[4]) for f in _found(shop, "agent.py")) == want
+    assert sorted((f[3], f[4]) for f in _found(tmp_path, "shop")) == _SHOP_FINDINGS
+    assert sorted((f[3], f[4]) for f in _found(shop, "agent.py")) == _SHOP_FINDINGS
+
+
+_SHOP_FINDINGS = [("RL301", "no-refunds"), ("RL302", "no-refundz")]
+
+
+def _shop_agent(folder: Path, package: str) -> Path:
+    """A card built from `{package}.rules` (its own module, imported from above it), and a
+    guard firing a misspelled id: found, the card gives `_SHOP_FINDINGS`."""
+    folder.mkdir(parents=True)
+    (folder / "rules.py").write_text(
+        f'URI = "{URI}"\nRULES = {{"no-refunds": "Refunds are handled elsewhere."}}\n'
+    )
+    (folder / "__main__.py").write_text(
+        f"from a2a.types import AgentExtension\n\nfrom {package}.rules import RULES, URI\n\n"
+        "EXT = AgentExtension(uri=URI, params=RULES)\n"
+    )
+    (folder / "agent.py").write_text(
+        'SYSTEM_PROMPT = "You help shoppers. Refuse refund questions: no-refunds."\n\n\n'
+        "def answer(q, refuse):\n    return refuse('no-refundz')\n"
+    )
+    return folder
 
 
 def test_an_import_spelled_from_above_namespace_packages_finds_its_module(tmp_path: Path) -> None:
@@ -671,22 +679,9 @@ def test_an_import_spelled_from_above_namespace_packages_finds_its_module(tmp_pa
     `__init__.py` anywhere (namespace packages, run as `python -m agents.chat` from above),
     the folder checked alone: the import names the file by where it stands, so the card is
     read (no RL001 on every guard)."""
-    chat = tmp_path / "agents" / "chat"
-    chat.mkdir(parents=True)
-    (chat / "rules.py").write_text(
-        f'URI = "{URI}"\nRULES = {{"no-refunds": "Refunds are handled elsewhere."}}\n'
-    )
-    (chat / "__main__.py").write_text(
-        "from a2a.types import AgentExtension\n\nfrom agents.chat.rules import RULES, URI\n\n"
-        "EXT = AgentExtension(uri=URI, params=RULES)\n"
-    )
-    (chat / "agent.py").write_text(
-        'SYSTEM_PROMPT = "You help shoppers. Refuse refund questions: no-refunds."\n\n\n'
-        "def answer(q, refuse):\n    return refuse('no-refundz')\n"
-    )
-    want = [("RL301", "no-refunds"), ("RL302", "no-refundz")]
-    assert sorted((f[3], f[4]) for f in _found(chat, ".")) == want
-    assert sorted((f[3], f[4]) for f in _found(chat, "agent.py")) == want
+    chat = _shop_agent(tmp_path / "agents" / "chat", "agents.chat")
+    assert sorted((f[3], f[4]) for f in _found(chat, ".")) == _SHOP_FINDINGS
+    assert sorted((f[3], f[4]) for f in _found(chat, "agent.py")) == _SHOP_FINDINGS
 
 
 def test_without_git_or_config_a_file_checks_its_folder(tmp_path: Path) -> None:
