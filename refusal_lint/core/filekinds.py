@@ -73,6 +73,9 @@ def named_for_prompt(rel: str) -> bool:
     what it holds by its last word (`prompts/`, `system_prompts/`, `agent-instructions/`,
     `prompt_templates/`). A folder that only starts with the word (`prompt-demo/`,
     `promptflow/`) holds an app, not prompts."""
+    lower = rel.lower()
+    if "prompt" not in lower and "instruction" not in lower:
+        return False  # most paths: no word to split folders for
     *folders, name = rel.split("/")
     name = name.lower()
     return "prompt" in name or "instruction" in name or any(_prompt_folder(f) for f in folders)

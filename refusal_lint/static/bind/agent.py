@@ -52,6 +52,12 @@ class Agent:
         return self.root == "" or path.startswith(self.root + "/")
 
     @property
+    def prompt_missing(self) -> bool:
+        """A card, and no prompt found or configured: where RL200 stands, unless a file
+        that may hold the prompt could not be read."""
+        return self.card is not None and not self.prompts and self.prompt_spec is None
+
+    @property
     def checked(self) -> bool:
         """Do its RL2xx/RL3xx checks run: a card whose params are usable (not RL100/RL103/RL104)?"""
         return self.card is not None and self.card.usable

@@ -186,10 +186,7 @@ def check(agent: Agent | None, run: Run) -> list[Finding]:
 
 def _the_only_prompt(path: str, run: Run) -> bool:
     """Is an unread file that may hold a prompt all that an agent of it has for one?"""
-    return any(
-        a.card is not None and not a.prompts and a.prompt_spec is None and a.under_root(path)
-        for a in run.bound.agents
-    )
+    return any(a.prompt_missing and a.under_root(path) for a in run.bound.agents)
 
 
 def unused_suppressions(unused: Iterable[Suppression]) -> list[Finding]:

@@ -233,7 +233,7 @@ def check_prompts(
 def check(agent: Agent | None, run: Run) -> list[Finding]:
     if agent is None or agent.card is None:
         return []
-    if not agent.prompts and agent.prompt_spec is None and _unread_prompt(agent, run):
+    if agent.prompt_missing and _unread_prompt(agent, run):
         return []  # its prompt file could not be read (RL002, RL005): unknown, not missing
     return check_prompts(agent.card, agent.prompts, agent.prompt_spec, agent.root)
 
