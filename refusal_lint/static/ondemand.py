@@ -231,12 +231,14 @@ def callers(ex: Extraction, helpers: frozenset[str], py_paths: list[str]) -> set
     return _naming(ex, names, unread, "calls", lambda word: word + rb"\s*\(") | binders
 
 
-def definers(ex: Extraction, methods: frozenset[str], py_paths: list[str]) -> set[str]:
-    """Python files not read whole whose text defines a function named one of `methods`:
-    binding binds `x.name(...)`, x of unknown class, to the repo's methods of that name
-    (`def absorb_refusal(self, outcome)`: no rule parameter, so no guard), wherever they are."""
+def definers(ex: Extraction, bound: Bound, py_paths: list[str]) -> set[str]:
+    """Python files not read whole whose text defines a method binding looks up by name
+    (`bound.methods`: `x.name(...)`, x of unknown class), or a class whose base may be a
+    guard by inheritance (`bound.subclassed`: so is it, bind/subclasses.py)."""
     unread = _unread(ex, py_paths)
-    return _naming(ex, methods, unread, "defs", lambda word: rb"def[ \t]+" + word + rb"[ \t]*\(")
+    methods = _naming(ex, bound.methods, unread, "defs", lambda word: rb"def[ \t]+" + word + rb"[ \t]*\(")
+    bases = rb"class[ \t]+[A-Za-z0-9_]+[ \t]*\([^)]*"
+    return methods | _naming(ex, bound.subclassed, unread, "bases", lambda word: bases + word)
 
 
 def _unread(ex: Extraction, py_paths: list[str]) -> list[str]:
@@ -278,12 +280,12 @@ def _aliased(ex: Extraction, names: frozenset[str], unread: list[str]) -> tuple[
 def _naming(
     ex: Extraction, names: frozenset[str], unread: list[str], kind: str, shape: Callable[[bytes], bytes]
 ) -> set[str]:
-    """The `unread` files whose text holds `shape` of one of `names`, starting a
-    word (`shape` starts with one: a literal prefix the regex engine scans for fast, where
-    a leading `\\b` would have it try every offset). Each file's
-    answer for each name is kept in its notes (the names grow from one binding to the
-    next), and this run's by name (`ex.named`): binding asks again every round, so each
-    round looks only at the files and names not asked yet, not at every file of the tree."""
+    """The `unread` files whose text holds `shape` of one of `names`, starting a word
+    (`shape` starts with one: a literal prefix the regex engine scans for fast, where a
+    leading `\\b` would have it try every offset). Each file's answer for each name is kept
+    in its notes (the names grow from one binding to the next), and this run's by name
+    (`ex.named`): binding asks again every round, so each round looks only at the files and
+    names not asked yet, not at every file of the tree."""
     if not names:
         return set()
     asked = ex.named.setdefault(kind, {})

@@ -307,7 +307,7 @@ class _Binder:
             wanted = (
                 bound.missing
                 | ondemand.callers(ex, bound.helpers | bound.constructed, py_paths)
-                | ondemand.definers(ex, bound.methods, py_paths)
+                | ondemand.definers(ex, bound, py_paths)
             )
             need = [
                 j

@@ -23,6 +23,7 @@ from refusal_lint.static.bind.modules import ModuleIndex
 from refusal_lint.static.bind.prompts import Maps, py_prompts
 from refusal_lint.static.bind.resolve import Resolver
 from refusal_lint.static.bind.strs import STYLES, filled
+from refusal_lint.static.bind.subclasses import with_subclass_guards
 from refusal_lint.static.checks import card as card_checks
 from refusal_lint.static.checks import files as file_checks
 from refusal_lint.static.checks import registry
@@ -39,7 +40,7 @@ class Checked:
 
 def bind(root: str, cfg: Config, facts: dict[str, FileFacts], index: ModuleIndex, roles: Roles) -> Bound:
     res = Resolver(facts, index)
-    guard_ids = GuardIds(res, facts.values())
+    guard_ids, facts, subclassed = with_subclass_guards(res, facts)
     decls, constructed, foreign = _decls(res, facts)
     cards = card_checks.rule_sets(decls)
     params_ids = {c.params_id for c in cards if c.params_id}
@@ -95,6 +96,7 @@ def bind(root: str, cfg: Config, facts: dict[str, FileFacts], index: ModuleIndex
         frozenset(guard_ids.methods_asked),
         constructed,
         tuple(foreign),
+        subclassed,
     )
 
 

@@ -65,6 +65,7 @@ class Bound:
     # `AgentExtension(uri=URI, ...)` whose URI is imported from a module not in the tree
     # (the extension, and the module as imported): maybe the card, unread (RL001 says so).
     foreign_uris: tuple[tuple[Loc, str], ...] = ()
+    subclassed: frozenset[str] = frozenset()  # guards by inheritance, whose subclasses are too
 
     @property
     def rule_ids(self) -> tuple[str, ...]:

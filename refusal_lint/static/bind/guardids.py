@@ -30,6 +30,7 @@ from refusal_lint.core.facts import (
 )
 from refusal_lint.core.kinds import FnKind, GuardKind, GuardStatus
 from refusal_lint.core.model import Loc
+from refusal_lint.static.bind.classes import subclass_map
 from refusal_lint.static.bind.resolve import Resolver, arg_index, bind_arg, method_name
 from refusal_lint.static.extract.vocab import is_guard_name
 
@@ -236,28 +237,9 @@ class GuardIds:
         if not (isinstance(base, Fn) and base.kind == FnKind.CLASS):
             return []
         if self._subclasses is None:
-            self._subclasses = self._subclass_map()
+            self._subclasses = subclass_map(self.res.defs.values(), self.res.resolve)
         subs = self._subclasses.get((base.path, base.qualname), [])
         return [v for sub in subs if (v := self.res.defs.get(sub.path, {}).get(f"{sub.qualname}.{attr}"))]
-
-    def _subclass_map(self) -> dict[tuple[str, str], list[Fn]]:
-        """Each repo class's subclasses, transitively (those whose bases binding reads)."""
-        direct: dict[tuple[str, str], list[Fn]] = {}
-        for defs in self.res.defs.values():
-            for cls in (v for v in defs.values() if isinstance(v, Fn) and v.kind == FnKind.CLASS):
-                for b in cls.bases:
-                    if isinstance(base := self.res.resolve(b), Fn) and base.kind == FnKind.CLASS:
-                        direct.setdefault((base.path, base.qualname), []).append(cls)
-        out: dict[tuple[str, str], list[Fn]] = {}
-        for key in direct:
-            todo, seen = list(direct[key]), set()
-            while todo:
-                cls = todo.pop()
-                if (cls.path, cls.qualname) not in seen:
-                    seen.add((cls.path, cls.qualname))
-                    out.setdefault(key, []).append(cls)
-                    todo.extend(direct.get((cls.path, cls.qualname), []))
-        return out
 
     def _own_field(self, ref: Ref) -> bool:
         """`self.rule` in a method of a repo class with a `rule` field or parameter: the
@@ -335,17 +317,24 @@ class GuardIds:
 
     def constructions(self, cls: Fn) -> list[CallV]:
         """The calls building a repo class (the helper call sites of its fields)."""
-        name = cls.qualname.rsplit(".", 1)[-1]
-        self.followed.add(name)
-        return [c for c in self.by_name.get(name, []) if cls in self.callees(c)]
+        return self._calls(cls)
 
     def sites(self, fn: Fn) -> list[CallV]:
-        name = fn.qualname.rsplit(".", 1)[-1]
-        if fn.kind == FnKind.CLASS or name == "__init__":
-            return []
-        names = [name, *self._aliases().get((fn.path, fn.qualname), ())]
+        constructor = fn.qualname.rpartition(".")[2] == "__init__"
+        return [] if fn.kind == FnKind.CLASS or constructor else self._calls(fn)
+
+    def _calls(self, fn: Fn) -> list[CallV]:
+        """The calls of `fn` by any name bound to it; known by its place (a class callee is
+        the class with the constructor it inherits, resolve.py)."""
+        key = (fn.path, fn.qualname)
+        names = [fn.qualname.rsplit(".", 1)[-1], *self._aliases().get(key, ())]
         self.followed.update(names)
-        return [c for n in names for c in self.by_name.get(n, []) if fn in self.callees(c)]
+        return [
+            c
+            for n in names
+            for c in self.by_name.get(n, [])
+            if key in [(f.path, f.qualname) for f in self.callees(c)]
+        ]
 
     def _aliases(self) -> dict[tuple[str, str], list[str]]:
         """The other names of each repo function, module-level (`deny = refuse`) or imported

@@ -6,7 +6,7 @@ import ast
 import builtins
 import functools
 import re
-from collections.abc import Container
+from collections.abc import Container, Iterable
 
 from refusal_lint.core import spec
 
@@ -116,6 +116,22 @@ def super_error(node: ast.Call, bases: list[ast.expr]) -> str | None:
     if not _is_super_init(node):
         return None
     return next((n for b in bases if (n := _base_name(b)) in spec.PROTOCOL_ERRORS), None)
+
+
+def guard_subclass(name: str, bases: Iterable[str]) -> bool:
+    """A class named as no guard is, whose base is one (`class OutOfScope(Refusal)`): with no
+    `__init__` of its own, the base's constructor builds it, so a call of it fires what it
+    passes as a call of the base would (bind/subclasses.py), whatever the class is called."""
+    return not is_guard_name(name) and any(is_guard_name(b.rpartition(".")[2]) for b in bases)
+
+
+def builds_guard(node: ast.ClassDef) -> bool:
+    """`guard_subclass`, of a class statement without an `__init__` of its own."""
+    own = any(isinstance(n, _FUNCTIONS) and n.name == "__init__" for n in node.body)
+    return not own and guard_subclass(node.name, [_base_name(b) for b in node.bases])
+
+
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 def is_guard_name(name: str, extra: frozenset[str] = frozenset()) -> bool:

@@ -138,5 +138,6 @@ def guard_call(data: bytes, ids: frozenset[str]) -> bool:
             or _inside_error(data, start)
         ):
             return True
-    # A subclass of a guard firing its id through its base's constructor (vocab.super_init).
-    return b"super()" in data and _GUARD_SUBCLASS.search(data) is not None
+    # A subclass of a guard: built by its base's constructor (vocab.builds_guard), or firing
+    # an id through it (vocab.super_init).
+    return _GUARD_SUBCLASS.search(data) is not None

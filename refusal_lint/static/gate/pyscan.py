@@ -291,7 +291,7 @@ def may_hold_facts(
             if check.call(node):
                 return True
         elif (
-            (isinstance(node, ast.ClassDef) and check.fires_in_init(node))
+            (isinstance(node, ast.ClassDef) and (vocab.builds_guard(node) or check.fires_in_init(node)))
             or (isinstance(node, ast.Dict) and check.dict(node))
             or (isinstance(node, (ast.ExceptHandler, ast.If)) and check.handler(node))
         ):
