@@ -142,7 +142,7 @@ def py_prompts(res: Resolver, value: Value, maps: Maps, form: PromptForm) -> lis
         derived = derived or (not other and text is not None and dataprompts.derived(text.value))
         prose = text is not None and any(c.isspace() for c in text.value.strip())
         if text is None or not prose:
-            if not derived:
+            if not derived and not other:  # a value filled from a stale map states its items
                 if text is not None and items:
                     before.append(_str_prompt(res, text, False, form).lines)
                 continue
@@ -209,12 +209,20 @@ def loaded_params(res: Resolver, value: Value, depth: int = 0) -> bool:
     keys, made = _chain(res, value, depth)
     if keys[-1:] == ["params"] and {"capabilities", "extensions"} <= set(keys):
         return True
-    if not keys and isinstance(made, CallV) and depth < MAX_DEPTH:  # what a name is bound to
-        fn = res.resolve(made.func) if isinstance(made.func, Ref) else None
-        if isinstance(fn, Fn):
-            return any(loaded_params(res, r, depth + 1) for r in (*fn.returns, *fn.maps))
-        if isinstance(made.func, Ref) and made.func.name == "dict" and len(made.args) == 1:
-            return loaded_params(res, made.args[0], depth + 1)
+    if keys or depth >= MAX_DEPTH:
+        return False
+    # What a name is bound to (`RULES = _load_rules()`), or the loader read in place
+    # (`_load_rules().items()`, whose callee the prompt reads).
+    fn = res.resolve(made.func) if isinstance(made, CallV) and isinstance(made.func, Ref) else made
+    if isinstance(fn, Fn):
+        return any(loaded_params(res, r, depth + 1) for r in (*fn.returns, *fn.maps))
+    if (
+        isinstance(made, CallV)
+        and isinstance(made.func, Ref)
+        and made.func.name == "dict"
+        and len(made.args) == 1
+    ):
+        return loaded_params(res, made.args[0], depth + 1)
     return False
 
 

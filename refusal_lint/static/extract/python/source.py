@@ -337,3 +337,14 @@ def value_lines(body: str, raw: bool, first: int, value: str) -> tuple[int, ...]
     if len(lines) != value.count("\n") + 1:  # exotic escapes: every line at the literal's start
         return tuple(first for _ in range(value.count("\n") + 1))
     return tuple(lines)
+
+
+def evaluate(prefix: str, quote: str, raw: str) -> str | bytes:
+    """A literal's value from its text as written (most need no escape undone)."""
+    if "\\" not in raw and "\r" not in raw and "b" not in prefix.lower():
+        return raw
+    try:
+        value = ast.literal_eval(prefix + quote + raw + quote)
+    except (SyntaxError, ValueError):
+        return raw
+    return value if isinstance(value, (str, bytes)) else raw

@@ -30,7 +30,7 @@ from refusal_lint.core.kinds import ValueKind
 from refusal_lint.core.model import Loc
 from refusal_lint.static.extract import vocab
 from refusal_lint.static.extract.python.scopes import ScopeTracker, dotted, grown, last_name, loop_targets
-from refusal_lint.static.extract.python.source import Token, value_lines
+from refusal_lint.static.extract.python.source import Token, evaluate, value_lines
 from refusal_lint.static.extract.python.walk import by_position, children
 
 
@@ -147,7 +147,7 @@ class ValueBuilder(ScopeTracker):
             if "f" in token.prefix.lower():
                 values.append(self.fstring(token, fields))
             else:
-                literal: object = _evaluate(token.prefix, token.quote, token.body(self.src.text))
+                literal: object = evaluate(token.prefix, token.quote, token.body(self.src.text))
                 values.append(self.string(token, literal))
         if not values:
             return Dyn(self.loc(node))
@@ -168,7 +168,7 @@ class ValueBuilder(ScopeTracker):
         line = loc.line
         for part in token.parts:
             if not part.field:
-                text = str(_evaluate(prefix, quote, part.raw)).replace("{{", "{").replace("}}", "}")
+                text = str(evaluate(prefix, quote, part.raw)).replace("{{", "{").replace("}}", "}")
                 lines = value_lines(part.raw, "r" in prefix.lower(), line, text)
                 parts.append(Str(text, Loc(self.path, line), lines, literal=False))
             else:
@@ -210,7 +210,8 @@ class ValueBuilder(ScopeTracker):
             if isinstance(base, (Str, Join, Ref)):
                 return Fmt(base, (self.value(node.right),), loc, "%")
         if isinstance(node, ast.Call):
-            return self.call_value(node, loc)
+            first = self.first_of(node)
+            return first if first is not None else self.call_value(node, loc)
         return Dyn(loc, self.refs_in(node))
 
     def constant(self, node: ast.Constant) -> Value:
@@ -285,6 +286,26 @@ class ValueBuilder(ScopeTracker):
         call = self.call_of(node, loc)
         return call if call is not None else Dyn(loc, self.refs_in(node))
 
+    def first_of(self, call: ast.Call) -> Value | None:
+        """`next(e["params"] for e in CARD["capabilities"]["extensions"] if ...)`: a field of
+        one element of what the loop iterates (as a loop's); not the element itself (`next(r
+        for r in X if match(r))`: an id picked at run time, RL304). None for any other call."""
+        node = call.args[0] if len(call.args) == 1 and not call.keywords else None
+        if not (
+            isinstance(call.func, ast.Name) and call.func.id == "next" and isinstance(node, ast.GeneratorExp)
+        ):
+            return None
+        if not isinstance(node.elt, (ast.Subscript, ast.Attribute)):
+            return None
+        (gen, *more) = node.generators
+        if more or gen.is_async:
+            return None
+        self.loops.append(loop_targets(gen.target, gen.iter))
+        try:
+            return self.value(node.elt)
+        finally:
+            self.loops.pop()
+
     def call_of(self, node: ast.Call, loc: Loc) -> CallV | None:
         """A call of a named callee with its arguments, or of a method of an object built
         there (`Policy().refuse(...)`); None for `f()()`, `x[0]()`, star-args."""
@@ -342,17 +363,6 @@ class ValueBuilder(ScopeTracker):
             else:
                 items.append(self.spread(value, self.src.spread_loc(value)))
         return DictV(tuple(items), self.loc(node))
-
-
-def _evaluate(prefix: str, quote: str, raw: str) -> str | bytes:
-    """A literal's value from its text as written (most need no escape undone)."""
-    if "\\" not in raw and "\r" not in raw and "b" not in prefix.lower():
-        return raw
-    try:
-        value = ast.literal_eval(prefix + quote + raw + quote)
-    except (SyntaxError, ValueError):
-        return raw
-    return value if isinstance(value, (str, bytes)) else raw
 
 
 def positional(node: ast.Call) -> list[ast.expr]:
