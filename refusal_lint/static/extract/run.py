@@ -51,10 +51,14 @@ def _problem(job: Job, message: str, line: int = 1, col: int = 1) -> FileFacts:
     prompt = prefilter.may_hold_the_prompt(job.path, job.kind, job.data)
     if not needed and not prompt:
         return _nothing(job)
+    # A refusals card, broken, which marks its agent's folder (bind/scoping.py): our URI or a
+    # refusal word in a file named as a card, or one where cards are served. A settings file
+    # that only shares a card's name (a package's `agent.json`) holds no refusals card.
     card = (
         needed
         and job.kind != FileKind.PYTHON
         and (prefilter.card_by_name(job.path) or b"ext/refusal" in job.data.lower())
+        and (prefilter.refusal_text(job.data) or "/.well-known/" in "/" + job.path)
     )
     problem = Problem(Loc(job.path, line, col), message, card=card, prompt=prompt, needed=needed)
     return FileFacts(job.path, job.kind, problem=problem)

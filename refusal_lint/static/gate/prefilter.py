@@ -330,13 +330,13 @@ def card_by_name(rel: str) -> bool:
 
 
 def is_card_candidate(rel: str, data: bytes) -> bool:
-    """A refusal word in the text, as written or as its strings read it (`r\\u0065fusal`),
-    or a card's name."""
-    return (
-        _refusal_word(data)
-        or card_by_name(rel)
-        or ((view := spelled(data)) is not None and _refusal_word(view))
-    )
+    """A refusal word in the text (`refusal_text`), or a card's name."""
+    return card_by_name(rel) or refusal_text(data)
+
+
+def refusal_text(data: bytes) -> bool:
+    """A refusal word, as written or as its strings read it (`r\\u0065fusal`)."""
+    return _refusal_word(data) or ((view := spelled(data)) is not None and _refusal_word(view))
 
 
 def _refusal_word(data: bytes) -> bool:
