@@ -28,10 +28,12 @@ def wants_card(rel: str, data: bytes, cfg: Config, roles: Roles, exhaustive: boo
 def read_again(entry: discover.Entry, facts: FileFacts, roles: Roles) -> bool:
     """A data or text file read with the cards (a card candidate, or for its suppression
     comments), whose prompt candidates were looked for before any card's ids were known:
-    it is read again where they are (the prompt stage), for strings that name one."""
+    it is read again where they are (the prompt stage), for strings that name one; so is
+    one the parser rejects that was not needed without them (RL002 where it names one)."""
+    unjudged = facts.problem is not None and not facts.problem.needed
     return (
         facts.kind != FileKind.PYTHON
-        and bool(facts.prompts or facts.suppressions)
+        and bool(facts.prompts or facts.suppressions or unjudged)
         and entry.rel not in roles.prompt_files
         and not no_prompt_by_content(entry.rel)
     )
