@@ -135,10 +135,14 @@ _REPORT_NAMES = {
 }
 
 
+@pytest.mark.parametrize("name", ["", "prompts/lint-report.txt", "prompt-lint-report.md"])
 @pytest.mark.parametrize("fmt", sorted(_REPORT_NAMES))
-def test_a_report_written_into_the_tree_is_not_read_back_as_a_prompt(tmp_path: Path, fmt: str) -> None:
+def test_a_report_written_into_the_tree_is_not_read_back_as_a_prompt(
+    tmp_path: Path, fmt: str, name: str
+) -> None:
     """`--output` into the checked tree (a CI job's artefact, a pre-commit log): the next run
-    finds what the first did, not near misses quoted in its own "did you mean" messages."""
+    finds what the first did, not near misses quoted in its own "did you mean" messages;
+    also where its name (or folder) would make a text file a prompt."""
     import shutil
 
     shutil.copytree(TESTDATA / "survey-agent", tmp_path / "a", ignore=shutil.ignore_patterns("expected.txt"))
@@ -152,7 +156,7 @@ def test_a_report_written_into_the_tree_is_not_read_back_as_a_prompt(tmp_path: P
         "--format",
         fmt,
         "-o",
-        str(tmp_path / "a" / _REPORT_NAMES[fmt]),
+        str(tmp_path / "a" / (name or _REPORT_NAMES[fmt])),
     )
     assert check_json(tmp_path / "a")["findings"] == first
 

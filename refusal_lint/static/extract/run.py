@@ -103,13 +103,14 @@ def extract(job: Job) -> FileFacts:
     notes = comments.suppressions(job.path, job.kind, text)
     if job.kind == FileKind.TEXT:
         # A text file is a prompt by its name, or (form: content) by naming a card rule or
-        # deriving its rule list from placeholders.
-        if prompt_by_name(job.path) or job.prompt_key is not None:
+        # deriving its rule list from placeholders; never a report this tool wrote there.
+        ours = dataprompts.own_text_report(text)
+        if job.prompt_key is not None or (prompt_by_name(job.path) and not ours):
             found: tuple[Prompt, ...] = (dataprompts.text_prompt(job.path, text),)
         elif (
-            not no_prompt_by_content(job.path)
+            not ours
+            and not no_prompt_by_content(job.path)
             and (names_card_rule(text, frozenset(job.ids)) or dataprompts.derived_listing(text))
-            and not dataprompts.own_text_report(text)
         ):
             found = (dataprompts.text_prompt(job.path, text, form=PromptForm.CONTENT),)
         else:

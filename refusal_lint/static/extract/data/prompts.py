@@ -286,9 +286,14 @@ _OWN_TEXT = re.compile(
 )
 
 
+# The head of a report this tool wrote as JSON, under a name a text file has (`-o
+# prompts/lint.txt`): its tool's name (json, sarif, rdjson) or a finding's code (gitlab).
+_OWN_JSON = re.compile(r'\A\s*[\[{](?s:.*?)(?:"name": ?"refusal-lint"|"check_name": ?"RL\d{3}\b)')
+
+
 def own_text_report(text: str) -> bool:
     """A report this tool wrote as text: it quotes prompt lines and ids, it is no prompt."""
-    return _OWN_TEXT.search(text) is not None
+    return _OWN_TEXT.search(text) is not None or _OWN_JSON.match(text[:4096]) is not None
 
 
 def _string_at(root: TNode, dotted: str) -> str:
