@@ -120,6 +120,26 @@ def test_a_baseline_holds_from_any_folder_of_a_git_work_tree(tmp_path: Path) -> 
         assert (found.exit_code, json.loads(found.stdout)["findings"]) == (0, []), (cwd, args)
 
 
+def test_a_baseline_rewritten_from_a_sub_folder_keeps_the_other_agents_entries(tmp_path: Path) -> None:
+    """`--write-baseline` from one agent's folder (as RL003's message says to) rewrites
+    that folder's entries only: the other agent's, which that run did not see, stay, so CI
+    at the top still passes."""
+    root = tmp_path / "repo"
+    for name in ("a", "b"):
+        shutil.copytree(
+            fixture_repo("py-rl302"), root / "agents" / name, ignore=shutil.ignore_patterns("*.txt")
+        )
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True, capture_output=True)
+    baseline = str(root / "refusal-baseline.json")
+    run_cli("check", ".", "--no-cache", "--write-baseline", baseline, cwd=root)
+    whole = json.loads(Path(baseline).read_text())["findings"]
+    assert {f["path"].split("/")[1] for f in whole} == {"a", "b"}
+    run_cli("check", ".", "--no-cache", "--write-baseline", baseline, cwd=root / "agents" / "a")
+    assert json.loads(Path(baseline).read_text())["findings"] == whole
+    found = run_cli("check", ".", "--no-cache", "--format", "json", "--baseline", baseline, cwd=root)
+    assert (found.exit_code, json.loads(found.stdout)["findings"]) == (0, [])
+
+
 @pytest.mark.parametrize("fmt", ["json", "sarif", "rdjson", "gitlab"])
 def test_a_report_left_in_the_repo_is_no_prompt(tmp_path: Path, fmt: str) -> None:
     """A CI step that writes its report into the checkout (`--output report.json`) leaves

@@ -8,6 +8,7 @@ The file is JSON, one entry a line, so a review diff shows what was added or fix
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
@@ -151,23 +152,36 @@ def rebased(recorded: list[Entry], anchor: str, root: str) -> list[Entry]:
     (it is no stale entry: a run from a sub-folder does not see its file)."""
     if os.path.abspath(anchor) == os.path.abspath(root):
         return recorded
-    out = []
-    for e in recorded:
-        rel = os.path.relpath(os.path.join(anchor, e.path), root).replace(os.sep, "/")
-        if rel != ".." and not rel.startswith("../"):
-            out.append(dataclasses.replace(e, path=rel))
-    return out
+    return [
+        dataclasses.replace(e, path=_from(e, anchor, root)) for e in recorded if not _beside(e, anchor, root)
+    ]
+
+
+def _from(e: Entry, anchor: str, root: str) -> str:
+    """An entry's path as a path of the folder `root` (`../x` where it lies outside)."""
+    return os.path.relpath(os.path.join(anchor, e.path), root).replace(os.sep, "/")
+
+
+def _beside(e: Entry, anchor: str, root: str) -> bool:
+    """Does an entry's file lie outside the folder `root` a run checks?"""
+    rel = _from(e, anchor, root)
+    return rel == ".." or rel.startswith("../")
 
 
 def write(
     path: str, findings: list[Finding], root: str, anchor: str, read: Callable[[str], bytes] = DISK.read
 ) -> int:
     """Record today's findings (after select, ignores and suppressions) for `--baseline`,
-    their paths inside the project (`anchor`, as `rebased` reads them); returns how many."""
+    their paths inside the project (`anchor`, as `rebased` reads them); returns how many.
+    A run of a sub-folder rewrites only its part: an entry of the file already there whose
+    path lies outside the folder checked is kept (that run did not see its file)."""
     items = [
         dataclasses.replace(e, path=os.path.relpath(os.path.join(root, e.path), anchor).replace(os.sep, "/"))
         for e in entries(findings, LineTexts(root, read))
     ]
+    if os.path.abspath(anchor) != os.path.abspath(root) and os.path.exists(path):
+        with contextlib.suppress(UsageError):  # not a baseline: written anew, as before
+            items += [e for e in load(path) if _beside(e, anchor, root)]
     try:
         with open(path, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(dumps(items))
