@@ -150,14 +150,18 @@ def _read(path: str, data: bytes | None = None) -> Any:
         text = data.decode("utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"{path}: cannot read config: {exc}") from None
-    if os.path.basename(path) == "pyproject.toml":
+    if path.lower().endswith(".toml"):
         import tomllib
 
         try:
             doc = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             raise UsageError(f"{path}: invalid TOML: {exc}") from None
-        return doc.get("tool", {}).get("refusal-lint")
+        # `[tool.refusal-lint]` (a pyproject.toml, or any TOML file `--config` names that
+        # holds the table), else the whole file (`--config refusal-lint.toml`, as ruff.toml).
+        tool = doc.get("tool")
+        table = tool.get("refusal-lint") if isinstance(tool, dict) else None
+        return table if table is not None or os.path.basename(path) == "pyproject.toml" else doc
     from refusal_lint.static.extract.data.yamlsafe import YamlError, load_plain
 
     try:

@@ -155,6 +155,23 @@ def test_explicit_config_and_per_file_ignores(tmp_path: Path) -> None:
     assert missing.exit_code == 2
 
 
+@pytest.mark.parametrize(
+    "name, text",
+    [
+        ("ci.toml", "[tool.refusal-lint]\nper-file-ignores = {'agent/.well-known/*.json' = ['RL102']}\n"),
+        ("refusal-lint.toml", "[per-file-ignores]\n'agent/.well-known/*.json' = ['RL102']\n"),
+    ],
+)
+def test_an_explicit_toml_config_is_read_as_toml(tmp_path: Path, name: str, text: str) -> None:
+    """`--config X.toml`: its `[tool.refusal-lint]` table, else the whole file (as ruff.toml);
+    it was read as YAML, and exit 2 said "invalid YAML"."""
+    shutil.copytree(BROKEN, tmp_path / "agent")
+    cfg = tmp_path / name
+    cfg.write_text(text)
+    result = run_cli("check", str(tmp_path / "agent"), "--config", str(cfg), "--no-cache")
+    assert (result.exit_code, result.output) == (0, "All checks passed!\n")
+
+
 def test_python_dash_m(tmp_path: Path) -> None:
     import subprocess
     import sys
