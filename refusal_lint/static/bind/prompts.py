@@ -80,7 +80,9 @@ def _texts(res: Resolver, value: Value, form: PromptForm) -> tuple[PromptForm, l
     (`instruction=self._instruction`), else the value itself."""
     resolved = res.resolve(value)
     if isinstance(resolved, CallV):
-        resolved = res.callee(resolved)
+        called, resolved = resolved, res.callee(resolved)
+        if resolved is None and (texts := _message_texts(res, called, 0)):
+            return form, texts
     if isinstance(resolved, Fn) and resolved.kind != FnKind.CLASS:
         # A returned list of instruction strings (Agno's `instructions=get_instructions`):
         # each item its own text, as a list passed whole is.
@@ -94,6 +96,24 @@ def _texts(res: Resolver, value: Value, form: PromptForm) -> tuple[PromptForm, l
         # (`system=[{"type": "text", "text": ...}]`): each its own candidate.
         return form, [_block_text(res, item) for item in resolved.items]
     return form, [value]
+
+
+def _message_texts(res: Resolver, call: CallV, depth: int) -> list[Value]:
+    """A message object a library's call builds, passed as the prompt (CAMEL's
+    `BaseMessage.make_assistant_message(content=X)`, genai's `types.Content(parts=[
+    types.Part(text=X)])`): the text its `content=`/`text=` (or `parts=`) arguments hold."""
+    out: list[Value] = []
+    for key, arg in call.kwargs:
+        if (key not in vocab.SYSTEM_CALL_TEXT_KWARGS and key != "parts") or depth > MAX_DEPTH:
+            continue
+        found = res.resolve(arg)
+        for item in found.items if isinstance(found, Seq) else [arg]:
+            inner = res.resolve(item)
+            if isinstance(inner, CallV) and res.callee(inner) is None:
+                out.extend(_message_texts(res, inner, depth + 1))
+            else:
+                out.append(_block_text(res, item))
+    return out
 
 
 def _block_text(res: Resolver, item: Value) -> Value:
