@@ -154,6 +154,23 @@ def test_deeply_nested_json_does_not_crash(tmp_path: Path) -> None:
     assert [f["code"] for f in data["findings"]] == ["RL005"]
 
 
+@pytest.mark.parametrize("depth, read", [(1_200, True), (4_800, True), (6_000, False)])
+def test_a_card_with_a_deeply_nested_field_is_read_to_five_thousand_levels(
+    tmp_path: Path, depth: int, read: bool
+) -> None:
+    """The standard parser stops near 1,000 levels by default: a valid card with a deep
+    vendor field (a JSON Schema) was RL005, its guards RL001. It is read to 5,000 levels."""
+    deep = "[" * depth + "]" * depth
+    ext = f'{{"uri": "{URI}", "params": {{"seg-mix": "One family per cut."}}}}'
+    root = _card_dir(
+        tmp_path, f'{{"name": "A", "x-schema": {deep}, "capabilities": {{"extensions": [{ext}]}}}}'.encode()
+    )
+    (tmp_path / "system_prompt.md").write_text("Refuse these:\n- seg-mix: One family per cut.\n")
+    (tmp_path / "tools.py").write_text('def f(x):\n    refuse("seg-mix")\n')
+    found = [f["code"] for f in check_json(root)["findings"]]
+    assert found == ([] if read else ["RL005", "RL001"])
+
+
 def test_symlink_loop_and_fifo_do_not_hang(tmp_path: Path) -> None:
     (tmp_path / "loop").symlink_to(tmp_path, target_is_directory=True)
     (tmp_path / "self.py").symlink_to(tmp_path / "self.py")

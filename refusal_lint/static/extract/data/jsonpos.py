@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 
 from refusal_lint.core import sourcetext
 from refusal_lint.core.kinds import ValueKind
@@ -26,15 +27,24 @@ class JsonError(ParseError):
     pass
 
 
+# Levels of nesting the standard parser is let recurse to (it recurses in C, counted as
+# Python frames: by default it stops near 1,000): its frames fit a 1 MiB thread stack.
+LOADS_DEPTH = 5_000
+
+
 def validate(text: str) -> object:
     """The document as the standard parser reads it; JsonError where it stops."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, LOADS_DEPTH))
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise JsonError(exc.msg, exc.lineno, exc.colno) from None
     except RecursionError:
-        # json recurses in C-backed Python frames; a deep document is legal but not a card.
+        # Past LOADS_DEPTH: a legal document, but no card (RL005: its facts unknown).
         raise TooDeep("nesting too deep to read") from None
+    finally:
+        sys.setrecursionlimit(limit)
 
 
 def parse(text: str, path: str) -> TNode:
