@@ -54,6 +54,10 @@ def test_output_file_and_quiet(tmp_path: Path) -> None:
     short = tmp_path / "short.json"
     assert run_cli("check", str(BROKEN), "--no-cache", "--format", "json", "-o", str(short)).stdout == ""
     assert short.read_text() == out.read_text()
+    # A folder the report goes into is made, as ruff makes it (a fresh CI checkout's `reports/`).
+    nested = tmp_path / "reports" / "ci" / "lint.json"
+    assert run_cli("check", str(BROKEN), "--no-cache", "--format", "json", "-o", str(nested)).exit_code == 1
+    assert nested.read_text() == out.read_text()
     quiet = run_cli("check", str(BROKEN), "--no-cache", "--quiet", cwd=BROKEN)
     assert quiet.stdout == (
         ".well-known/agent-card.json:11:9: RL102 extension URI "

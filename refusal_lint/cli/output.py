@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -37,6 +38,8 @@ def emit(report: str | bytes, output: str | None, color: bool) -> None:
     data = report if isinstance(report, bytes) else writable(report)
     if output:
         try:
+            # A report's folder is made as ruff makes it (`-o reports/lint.sarif` in a fresh CI checkout).
+            os.makedirs(os.path.dirname(os.path.abspath(output)), exist_ok=True)
             with open(output, "wb") as fh:
                 fh.write(data)
         except OSError as exc:
