@@ -105,14 +105,15 @@ def extract(job: Job) -> FileFacts:
         # A text file is a prompt by its name, or (form: content) by naming a card rule or
         # deriving its rule list from placeholders; never a report this tool wrote there.
         ours = dataprompts.own_text_report(text)
+        read = dataprompts.toml_prompt if job.path.lower().endswith(".toml") else dataprompts.text_prompt
         if job.prompt_key is not None or (prompt_by_name(job.path) and not ours):
-            found: tuple[Prompt, ...] = (dataprompts.text_prompt(job.path, text),)
+            found: tuple[Prompt, ...] = (read(job.path, text),)
         elif (
             not ours
             and not no_prompt_by_content(job.path)
             and (names_card_rule(text, frozenset(job.ids)) or dataprompts.derived_listing(text))
         ):
-            found = (dataprompts.text_prompt(job.path, text, form=PromptForm.CONTENT),)
+            found = (read(job.path, text, form=PromptForm.CONTENT),)
         else:
             found = ()
         return FileFacts(job.path, FileKind.TEXT, prompts=found, suppressions=notes)

@@ -127,6 +127,18 @@ def text_prompt(path: str, text: str, first_line: int = 1, form: PromptForm = Pr
     return Prompt(Loc(path, first_line, 1), lines, derived(text), form)
 
 
+def toml_prompt(path: str, text: str, form: PromptForm = PromptForm.FILE) -> Prompt:
+    """A TOML file as a prompt (`prompts.toml`, read with tomllib): its lines, a one-line
+    string's escaped line breaks (`"Refuse these:\\n- seg-mix: ...\\n"`) read as the breaks
+    they are, each piece on the file line that holds it."""
+    lines = tuple(
+        PromptLine(piece, i, line if piece != line else "")
+        for i, line in enumerate(sourcetext.text_lines(text), 1)
+        for piece in line.split("\\n")
+    )
+    return Prompt(Loc(path, 1, 1), lines, derived(text), form)
+
+
 def _string_prompt(node: TNode, prose: bool = False) -> Prompt | None:
     """A string value as a prompt; with `prose`, only one with white space (not an id or a path)."""
     if node.kind != ValueKind.STRING or not str(node.value).strip():
