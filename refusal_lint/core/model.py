@@ -93,10 +93,10 @@ class Code:
         """What `refusal-lint rule CODE` prints below the title."""
         text = f"What: {self.what}\nWhy: {self.why}"
         if self.example:
-            text += "\nExample:" + "".join("\n    " + line for line in self.example.splitlines())
+            text += "\nExample:" + "".join("\n    " + line for line in shown(self.example))
         text += f"\nFix: {self.fix}"
         if self.fixed:
-            text += "".join("\n    " + line for line in self.fixed.splitlines())
+            text += "".join("\n    " + line for line in shown(self.fixed))
         return text
 
     @staticmethod
@@ -162,3 +162,16 @@ class Prompt:
             if pl.source:
                 out.setdefault((pl.path, pl.line), pl.source)
         return out
+
+
+def shown(example: str) -> list[str]:
+    """An example's lines as a reader sees them: a file section left empty (a card with no
+    extension entry, an empty file) says so, where a blank would read as something missing."""
+    lines = example.splitlines()
+    out: list[str] = []
+    for i, line in enumerate(lines):
+        out.append(line)
+        last = i + 1 == len(lines) or lines[i + 1].startswith("==> ")
+        if line.startswith("==> ") and last and "(deleted)" not in line:
+            out.append("(no extension entry)" if "(extensions)" in line else "(empty)")
+    return out

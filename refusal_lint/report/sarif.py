@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from refusal_lint import __version__
 from refusal_lint.codes import CODES, REPO, Code, is_error
-from refusal_lint.core.model import TOOL
+from refusal_lint.core.model import TOOL, shown
 from refusal_lint.report.base import dumps, fingerprints, tagged
 
 if TYPE_CHECKING:
@@ -25,7 +25,7 @@ def _markdown(c: Code) -> str:
     prose = f"What: {c.what}\nWhy: {c.why}\nFix: {c.fix}"
     out = [line + "  " for line in prose.splitlines()]
     if c.example:
-        out += ["Example:", "```", *c.example.splitlines(), "```"]
+        out += ["Example:", "```", *shown(c.example), "```"]
     if c.fixed:
         out += ["Fixed:", "```", *c.fixed.splitlines(), "```"]
     return "\n".join(out)
