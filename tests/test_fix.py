@@ -250,6 +250,46 @@ def test_fix_escapes_the_reason_in_a_json_prompt(tmp_path: Path) -> None:
     assert [f[2] for f in _findings(tmp_path)] == ["RL301"]
 
 
+@pytest.mark.parametrize(
+    "name, text",
+    [
+        (
+            "prompt.json",
+            '{"system_prompt": "Refuse these:\\n- seg-mix: Old reason.\\n- invalid-cut: Old reason.\\n"}\n',
+        ),
+        (
+            "prompts.toml",
+            'system = "Refuse these:\\n- seg-mix: Old reason.\\n- invalid-cut: Old reason.\\n"\n',
+        ),
+    ],
+)
+def test_fix_rewrites_each_reason_of_a_line_stating_the_old_one_twice(
+    tmp_path: Path, name: str, text: str
+) -> None:
+    """One line holding two rule lines with the same old reason (an escaped one-line
+    string): each finding rewrites the reason after its own id, not "which one?"."""
+    card = {
+        "name": "Survey",
+        "capabilities": {
+            "extensions": [
+                {
+                    "uri": "https://standards.upperhandai.com/ext/refusals/v1",
+                    "params": {"seg-mix": "One family per cut.", "invalid-cut": "Cut not defined."},
+                }
+            ]
+        },
+    }
+    (tmp_path / "agent-card.json").write_text(json.dumps(card) + "\n")
+    (tmp_path / "tools.py").write_text('def f(x):\n    refuse("seg-mix")\n    refuse("invalid-cut")\n')
+    (tmp_path / name).write_text(text)
+    assert sorted(f[2] for f in _findings(tmp_path)) == ["RL203", "RL203"]
+    result = run_cli("check", str(tmp_path), "--fix", "--no-cache")
+    assert result.exit_code == 0, result.output
+    fixed = (tmp_path / name).read_text()
+    assert "- seg-mix: One family per cut.\\n- invalid-cut: Cut not defined.\\n" in fixed
+    assert _findings(tmp_path) == []
+
+
 @pytest.mark.parametrize("quote", ["'", '"'])
 def test_fix_escapes_the_reason_in_a_python_prompt_line(tmp_path: Path, quote: str) -> None:
     """A rule line in a Python string of either quote: the card's reason, quotes and a

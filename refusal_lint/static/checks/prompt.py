@@ -188,21 +188,19 @@ def _reasons(p: Prompt, rules: dict[str, Rule]) -> list[Finding]:
             continue  # a reason filled in at run time ({{ reasons[...] }}, f"{...}") is not stated here
         if rl.states(stated.reason):
             continue
-        # A reason wrapped over several lines is not rewritten: that is a judgement call.
+        path = rl.path or p.loc.path
+        loc = _on_file_line(Loc(path, rl.line, rl.col, rl.line, rl.col + len(rl.rule_id)), rl.rule_id, p)
+        # A reason wrapped over several lines is not rewritten: that is a judgement call. The
+        # id's column tells which reason a line stating the old one twice means (`"...\n- a: X\n- b: X"`).
+        col = loc.col if (loc.path, loc.line) == (path, rl.line) else 0
         edit = (
             None
             if rl.wrapped
-            else Edit(
-                path=rl.path or p.loc.path, line=rl.line, old=rl.reason, new=stated.reason, kind=EditKind.TEXT
-            )
+            else Edit(path=path, line=rl.line, old=rl.reason, new=stated.reason, kind=EditKind.TEXT, col=col)
         )
         out.append(
             RL203.finding(
-                _on_file_line(
-                    Loc(rl.path or p.loc.path, rl.line, rl.col, rl.line, rl.col + len(rl.rule_id)),
-                    rl.rule_id,
-                    p,
-                ),
+                loc,
                 f'the prompt gives `{rl.rule_id}` the reason "{one_line(rl.wrapped or rl.reason)}"; '
                 f'the card says "{one_line(stated.reason)}"',
                 rule_id=rl.rule_id,

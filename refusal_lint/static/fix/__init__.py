@@ -122,16 +122,24 @@ def _apply(text: str, edit: Edit, starts: list[int], json_string: bool = False) 
         return text[:a] + new + text[b:], None
     end = starts[edit.line] if edit.line < len(starts) else len(text)
     old, new = (_json_body(edit.old), _json_body(edit.new)) if json_string else (edit.old, edit.new)
-    line, why = _in_line(text[starts[edit.line - 1] : end], old, new)
+    line, why = _in_line(text[starts[edit.line - 1] : end], old, new, edit.col)
     return (text, why) if why else (text[: starts[edit.line - 1]] + line + text[end:], None)
 
 
 _NOT_VERBATIM = "the prompt line is not written out verbatim here (generated or escaped)"
 
 
-def _in_line(line: str, old: str, new: str) -> tuple[str, str | None]:
-    """The line with its one `old` made `new`, or why not."""
-    return (line.replace(old, new, 1), None) if line.count(old) == 1 else (line, _NOT_VERBATIM)
+_AMBIGUOUS = "the old reason stands more than once on this line: which one to rewrite is not clear"
+
+
+def _in_line(line: str, old: str, new: str, col: int = 0) -> tuple[str, str | None]:
+    """The line with its one `old` made `new` (where it holds several, the first past the
+    rule id's column `col`), or why not."""
+    found = line.count(old)
+    at = line.find(old, col - 1) if found > 1 and col > 0 else (line.find(old) if found == 1 else -1)
+    if at >= 0:
+        return line[:at] + new + line[at + len(old) :], None
+    return line, _AMBIGUOUS if found > 1 else _NOT_VERBATIM
 
 
 def _line_wise(path: str) -> bool:
@@ -165,7 +173,7 @@ def plan_text(
             if at >= len(lines):
                 why = _CHANGED
             else:
-                lines[at], why = _in_line(lines[at], f.edit.old, f.edit.new)
+                lines[at], why = _in_line(lines[at], f.edit.old, f.edit.new, f.edit.col)
         elif why is None:
             why = "the reason cannot be written there safely"
             for edit in _spellings(path, f.edit):
