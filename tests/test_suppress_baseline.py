@@ -102,36 +102,37 @@ def test_a_baseline_kept_in_the_repo_is_no_prompt(tmp_path: Path) -> None:
     assert len(json.loads(base.read_text())["findings"]) == 3
 
 
+def _two_agents_baselined(tmp_path: Path) -> tuple[Path, str]:
+    """A git work tree of two agents (`agents/a`, `agents/b`), each with an RL302, and the
+    baseline written at its top."""
+    root = tmp_path / "repo"
+    for name in ("a", "b"):
+        shutil.copytree(
+            fixture_repo("py-rl302"), root / "agents" / name, ignore=shutil.ignore_patterns("*.txt")
+        )
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True, capture_output=True)
+    baseline = str(root / "refusal-baseline.json")
+    run_cli("check", ".", "--no-cache", "--write-baseline", baseline, cwd=root)
+    return root, baseline
+
+
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 def test_a_baseline_holds_from_any_folder_of_a_git_work_tree(tmp_path: Path) -> None:
     """No config: the paths are the git work tree's, so a run of a sub-folder (a CI step's
     `paths:`) or one started there matches the entries written at the top, and leaves the
     other agent's alone."""
-    root = tmp_path / "repo"
-    for name in ("a", "b"):
-        shutil.copytree(
-            fixture_repo("py-rl302"), root / "agents" / name, ignore=shutil.ignore_patterns("*.txt")
-        )
-    subprocess.run(["git", "init", "-q"], cwd=root, check=True, capture_output=True)
-    baseline = str(root / "refusal-baseline.json")
-    run_cli("check", ".", "--no-cache", "--write-baseline", baseline, cwd=root)
+    root, baseline = _two_agents_baselined(tmp_path)
     for cwd, args in ((root, ["agents"]), (root / "agents" / "a", ["."]), (root / "agents", ["a"])):
         found = run_cli("check", *args, "--no-cache", "--format", "json", "--baseline", baseline, cwd=cwd)
         assert (found.exit_code, json.loads(found.stdout)["findings"]) == (0, []), (cwd, args)
 
 
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 def test_a_baseline_rewritten_from_a_sub_folder_keeps_the_other_agents_entries(tmp_path: Path) -> None:
     """`--write-baseline` from one agent's folder (as RL003's message says to) rewrites
     that folder's entries only: the other agent's, which that run did not see, stay, so CI
     at the top still passes."""
-    root = tmp_path / "repo"
-    for name in ("a", "b"):
-        shutil.copytree(
-            fixture_repo("py-rl302"), root / "agents" / name, ignore=shutil.ignore_patterns("*.txt")
-        )
-    subprocess.run(["git", "init", "-q"], cwd=root, check=True, capture_output=True)
-    baseline = str(root / "refusal-baseline.json")
-    run_cli("check", ".", "--no-cache", "--write-baseline", baseline, cwd=root)
+    root, baseline = _two_agents_baselined(tmp_path)
     whole = json.loads(Path(baseline).read_text())["findings"]
     assert {f["path"].split("/")[1] for f in whole} == {"a", "b"}
     run_cli("check", ".", "--no-cache", "--write-baseline", baseline, cwd=root / "agents" / "a")
