@@ -32,9 +32,10 @@ from refusal_lint.core.model import Loc, RuleSet
 from refusal_lint.core.prompttext import PLACEHOLDER
 from refusal_lint.core.sourcetext import scrubbed
 from refusal_lint.static.bind.agent import Agent, BoundError, BoundGuard
+from refusal_lint.static.bind.classes import bind_arg
 from refusal_lint.static.bind.guardids import GuardIds
 from refusal_lint.static.bind.prompts import loaded_params
-from refusal_lint.static.bind.resolve import SPREAD_DEPTH, Resolver, bind_arg, has_each
+from refusal_lint.static.bind.resolve import SPREAD_DEPTH, Resolver, has_each
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
-"""A repo class as a callee (DESIGN §2 "Which argument is the id"): one without an
+"""A repo callee's arguments, and a repo class as a callee (DESIGN §2 "Which argument is
+the id"): the argument a call binds to a parameter (or field); a class without an
 `__init__` of its own is built by its first repo base's constructor, so its parameters are
 that base's (`class CutRefusal(Refusal): pass`), its own fields after them (a dataclass's
 follow its bases', a field redefined keeps its place)."""
@@ -8,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterable, Mapping
 
-from refusal_lint.core.facts import Fn, Value
+from refusal_lint.core.facts import Attr, CallV, Fn, Param, Ref, Value
 from refusal_lint.core.kinds import FnKind
 
 
@@ -44,3 +45,29 @@ def subclass_map(
                 out.setdefault(key, []).append(cls)
                 todo.extend(direct.get((cls.path, cls.qualname), []))
     return out
+
+
+def bind_arg(fn: Fn, call: CallV, param: str) -> Value | None:
+    """The argument a call passes to parameter (or field) `param` of a repo callee."""
+    for name, value in call.kwargs:
+        if name == param:
+            return value
+    if param not in fn.params:
+        return None
+    index = arg_index(fn, call, fn.params.index(param))
+    return call.args[index] if 0 <= index < len(call.args) else None
+
+
+def arg_index(fn: Fn, call: CallV, position: int) -> int:
+    """Where `fn`'s positional parameter at `position` stands among a call's arguments:
+    `obj.method(x)` binds self implicitly; a class's parameters are listed without it."""
+    return position - (1 if fn.kind == FnKind.METHOD and method_name(call.func) is not None else 0)
+
+
+def method_name(func: Value) -> str | None:
+    """`absorb` for a call of `x.absorb` (a name on a receiver), None for a plain `f(...)`."""
+    if isinstance(func, Attr):
+        return func.name
+    if isinstance(func, (Ref, Param)) and "." in func.name:
+        return func.name.rsplit(".", 1)[-1]
+    return None

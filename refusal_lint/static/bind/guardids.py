@@ -30,8 +30,8 @@ from refusal_lint.core.facts import (
 )
 from refusal_lint.core.kinds import FnKind, GuardKind, GuardStatus
 from refusal_lint.core.model import Loc
-from refusal_lint.static.bind.classes import subclass_map
-from refusal_lint.static.bind.resolve import Resolver, arg_index, bind_arg, method_name
+from refusal_lint.static.bind.classes import arg_index, bind_arg, method_name, subclass_map
+from refusal_lint.static.bind.resolve import Resolver
 from refusal_lint.static.extract.vocab import is_guard_name
 
 RULE_PARAMS = ("rule", "rule_id")

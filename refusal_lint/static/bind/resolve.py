@@ -31,7 +31,7 @@ from refusal_lint.core.facts import (
 )
 from refusal_lint.core.kinds import FileKind, FnKind
 from refusal_lint.core.model import Loc
-from refusal_lint.static.bind.classes import inherited
+from refusal_lint.static.bind.classes import bind_arg, inherited
 from refusal_lint.static.bind.modules import ModuleIndex
 from refusal_lint.static.bind.strs import join_strs, moved, shift, unescaped
 from refusal_lint.static.extract import vocab
@@ -93,9 +93,14 @@ class Resolver:
 
     def _inherited(self, module: str, parts: list[str], depth: int) -> Value | None:
         """`Rules.SEG_MIX` where class `Rules` of `module` binds no `SEG_MIX` itself: its
-        bases' (`class Rules(BaseRules): pass`), in order, as Python looks it up."""
+        bases' (`class Rules(BaseRules): pass`), in order, as Python looks it up; an
+        attribute of a module-level instance of a repo class (`settings = Settings()`, then
+        `settings.refusals_uri`), as `attr` reads it."""
         for i in range(len(parts) - 1, 0, -1):
             cls = self.defs[module].get(".".join(parts[:i]))
+            built = self.callee(cls) if isinstance(cls, CallV) and i == len(parts) - 1 else None
+            if isinstance(cls, CallV) and built is not None and built.kind == FnKind.CLASS:
+                return self.attr(cls, parts[i], cls.loc, depth + 1)
             if isinstance(cls, Fn) and cls.kind == FnKind.CLASS:
                 for base in cls.bases:
                     found = self.resolve(base, depth + 1) if isinstance(base, Ref) else None
@@ -206,12 +211,17 @@ class Resolver:
             # An enum member's `.value` (`Rule.ZODIAC` passed on, read as `rule.value`): its
             # string, as `lookup` reads `Rule.ZODIAC.value` written out.
             return base
-        if isinstance(base, CallV):
-            fn = self.callee(base)
-            if fn is not None and fn.kind == FnKind.CLASS:
-                arg = bind_arg(fn, base, name)
-                if arg is not None:
-                    return self.resolve(arg, depth + 1)
+        fn = self.callee(base) if isinstance(base, CallV) else None
+        if fn is not None and fn.kind == FnKind.CLASS and isinstance(base, CallV):
+            # What it was built with, else the field's default or the class's attribute
+            # (`settings = Settings()`, then `settings.refusals_uri`).
+            arg = (
+                bind_arg(fn, base, name)
+                or dict(fn.defaults).get(name)
+                or self.lookup(fn.path, f"{fn.qualname}.{name}")
+            )
+            if arg is not None:
+                return self.resolve(arg, depth + 1)
         return Dyn(loc)
 
     def callee(self, call: CallV) -> Fn | None:
@@ -368,32 +378,6 @@ class Resolver:
             if self.reaches(found, target_ids, depth + 1):
                 return True
         return False
-
-
-def bind_arg(fn: Fn, call: CallV, param: str) -> Value | None:
-    """The argument a call passes to parameter (or field) `param` of a repo callee."""
-    for name, value in call.kwargs:
-        if name == param:
-            return value
-    if param not in fn.params:
-        return None
-    index = arg_index(fn, call, fn.params.index(param))
-    return call.args[index] if 0 <= index < len(call.args) else None
-
-
-def arg_index(fn: Fn, call: CallV, position: int) -> int:
-    """Where `fn`'s positional parameter at `position` stands among a call's arguments:
-    `obj.method(x)` binds self implicitly; a class's parameters are listed without it."""
-    return position - (1 if fn.kind == FnKind.METHOD and method_name(call.func) is not None else 0)
-
-
-def method_name(func: Value) -> str | None:
-    """`absorb` for a call of `x.absorb` (a name on a receiver), None for a plain `f(...)`."""
-    if isinstance(func, Attr):
-        return func.name
-    if isinstance(func, (Ref, Param)) and "." in func.name:
-        return func.name.rsplit(".", 1)[-1]
-    return None
 
 
 def has_each(value: Value) -> bool:
