@@ -80,6 +80,8 @@ class Definitions(ExtractorState):
     def visit_Assign(self, node: ast.Assign) -> None:
         for t in node.targets:
             self.keyed_prompt(t, node.value)
+            if isinstance(t, ast.Attribute) and t.attr == "params" and isinstance(t.value, ast.Name):
+                self.fill_params(t.value.id, node.value, replace=True)  # `ext.params = RULES`
         if self.scopes:
             self.bind_local_dicts(node)
             for t in node.targets:
@@ -139,6 +141,8 @@ class Definitions(ExtractorState):
 
     def visit_Expr(self, node: ast.Expr) -> None:
         call = node.value
+        if isinstance(call, ast.Call) and (filled := _params_filled(call)) is not None:
+            self.fill_params(filled[0], filled[1], replace=False)
         if (
             isinstance(call, ast.Call)
             and isinstance(call.func, ast.Attribute)
@@ -161,6 +165,20 @@ class Definitions(ExtractorState):
             self.keyed_prompt(node.target, node.value)  # `t["system_prompt"] += ...`: the text added
         if isinstance(node.target, ast.Name) and isinstance(node.op, ast.Add):
             self.grow(node.target.id, "+=", self.value(node.value))
+
+    def fill_params(self, name: str, node: ast.expr, replace: bool) -> None:
+        """`ext.params = RULES` or `ext.params.update(RULES)` after `ext = AgentExtension(uri=...)`
+        (a protobuf field is filled so, not assigned): the params of that extension, as if
+        passed to it."""
+        bound = self.scopes[-1].ready().values.get(name) if self.scopes else self.defs.get(name)
+        if bound is None:
+            return
+        at = self.loc(bound) if isinstance(bound, ast.AST) else getattr(bound, "loc", None)
+        for i, ext in enumerate(self.exts):
+            if ext.loc == at:
+                added = self.value(node)
+                params = added if replace or ext.params is None else grown(ext.params, [("update", added)])
+                self.exts[i] = dataclasses.replace(ext, params=params)
 
     def grow(self, name: str, how: str, added: Value) -> None:
         """`lines.append(x)`, `lines.extend(xs)`, `text += x`: what a list or text bound in this
@@ -334,3 +352,18 @@ def suppressions(src: Source) -> list[Suppression]:
         codes = tuple(c.strip().upper() for c in (m.group(1) or "").split(",") if c.strip())
         out.append(Suppression(loc.line, codes, loc, first_line=first))
     return out
+
+
+def _params_filled(call: ast.Call) -> tuple[str, ast.expr] | None:
+    """`ext.params.update(RULES)`, protobuf's `ParseDict(RULES, ext.params)` (A2A v1.0): the
+    extension's name and the map it is filled from."""
+    func = call.func
+    if isinstance(func, ast.Attribute) and func.attr == "update" and len(call.args) == 1:
+        target, source = func.value, call.args[0]
+    elif last_name(func) in vocab.STRUCT_FROM_DICT and len(call.args) == 2:
+        source, target = call.args
+    else:
+        return None
+    if isinstance(target, ast.Attribute) and target.attr == "params" and isinstance(target.value, ast.Name):
+        return target.value.id, source
+    return None
