@@ -186,14 +186,14 @@ def _module_bindings(body: list[ast.stmt]) -> set[str]:
 
 @pytest.mark.parametrize("path", _SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_top_names_hold_every_module_level_binding(path: Path) -> None:
-    """The gates' module-level names (reach.top_names and prefilter.module_names from the
+    """The gates' module-level names (reach.top_names and reach.module_names from the
     text, treenames.module_names from ast) hold every name binding defines there: in a
     module-level `if`, `try`, `with`, loop or `match` too."""
     data, tree, _, _ = _source(path)
     bound = _module_bindings(tree.body)
     assert bound <= set(reach.top_names(data))
     assert bound <= treenames.module_names(tree)
-    assert bound <= prefilter.module_names(data)
+    assert bound <= reach.module_names(data)
 
 
 _MODULE_BITS = [
@@ -223,7 +223,7 @@ def test_top_names_of_built_modules(bits: list[str]) -> None:
     bound = _module_bindings(tree.body)
     assert bound <= names
     assert bound <= treenames.module_names(tree)
-    assert bound <= prefilter.module_names(data)
+    assert bound <= reach.module_names(data)
     assert not names & {"LOCAL", "H", "M"}  # a def's own names are not the module's
 
 

@@ -134,6 +134,14 @@ def builds_guard(node: ast.ClassDef) -> bool:
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
+def is_extension_call(name: str, func: ast.expr) -> bool:
+    """`AgentExtension(...)`, or A2A v1.0's `card.capabilities.extensions.add(uri=...)` (a
+    repeated protobuf field's `add` builds the message in place)."""
+    return name == EXTENSION_CLASS or (
+        name == "add" and isinstance(func, ast.Attribute) and _base_name(func.value) == "extensions"
+    )
+
+
 def is_guard_name(name: str, extra: frozenset[str] = frozenset()) -> bool:
     if name in _BUILTIN_EXC:
         return False

@@ -17,7 +17,6 @@ from refusal_lint.core.sourcetext import NAME_BYTES, before_blanks, spelled
 from refusal_lint.static.extract import vocab
 from refusal_lint.static.gate import relevance
 from refusal_lint.static.gate.guardcall import call_end, guard_call
-from refusal_lint.static.gate.imports import bindings_of
 from refusal_lint.static.gate.lowered import Words, holds, lowered, word_matches, words_of
 from refusal_lint.static.gate.treenames import binds, root_of
 
@@ -96,7 +95,9 @@ _PROMPT_SHAPE = re.compile(
 
 # Every word the text gates below ask of a Python file's lowered text, found in one pass
 # (lowered.py); each gate then asks the bytes only for the words held.
-_GATE_WORDS = Words((*_PROMPT_WORDS, b"refus", b"rule", b"agentextension", b'uri"', b"uri'", b"edia"))
+_GATE_WORDS = Words(
+    (*_PROMPT_WORDS, b"refus", b"rule", b"agentextension", b"extensions", b'uri"', b"uri'", b"edia")
+)
 
 
 def prompt_words(data: bytes) -> bool:
@@ -164,22 +165,9 @@ def prompt_shapes(data: bytes) -> Iterator[re.Match[bytes]]:
 _ADK = re.compile(rb"^instruction\s*:", re.M)
 
 
-_EXTENSION_CALL = re.compile(rb"AgentExtension[ \t]*\(")  # `AgentExtension (` is a call too
+# `AgentExtension (` is a call too; so is A2A v1.0's `extensions.add(` (vocab.is_extension_call).
+_EXTENSION_CALL = re.compile(rb"(?:AgentExtension|extensions[ \t]*\.[ \t]*add)[ \t]*\(")
 _EXTENSION_ALIAS = re.compile(rb"AgentExtension[ \t]+as[ \t]+([A-Za-z_][A-Za-z0-9_]*)")
-_MODULE_DEF = re.compile(rb"^(?:async[ \t]+)?def[ \t]+([A-Za-z_][A-Za-z0-9_]*)", re.M)
-
-
-def module_names(data: bytes) -> frozenset[str]:
-    """Names bound at a module's top level, as text shows them: a function defined at
-    column 0, assigned or a class outside any def or class (reach.top_names: in an `if` or
-    `try` too), or imported anywhere (an import inside a block may be module level too); as
-    treenames.module_names, `*` for a star import."""
-    from refusal_lint.static.gate.composed.reach import top_names
-
-    names = {n.decode() for n in _MODULE_DEF.findall(data)} | set(top_names(data))
-    # Imported in any spelling (`from m import (\n    URI,\n)`, as ruff and black write it).
-    names.update(local for local, _, _, _ in bindings_of(data))
-    return frozenset(names)
 
 
 def _extension_call(data: bytes) -> bool:
@@ -188,6 +176,7 @@ def _extension_call(data: bytes) -> bool:
     annotation, a call declaring some other extension, or one that copies a uri from a
     parameter (SDK conversion code)."""
     from refusal_lint.static.gate import pyscan
+    from refusal_lint.static.gate.composed.reach import module_names
 
     names: frozenset[str] | None = None
     calls = [*word_matches(_EXTENSION_CALL, data)]
@@ -308,7 +297,7 @@ def _worth(data: bytes, extra: tuple[bytes, ...], ids: frozenset[str]) -> bool:
     # it: no pass at all over a file that has none.
     if b"rule" in held and b"rule" in data and (b"'rule'" in data or b'"rule"' in data or rule_keyword(data)):
         return True
-    if b"agentextension" in held and b"AgentExtension" in data and _extension_call(data):
+    if (b"agentextension" in held or b"extensions" in held) and _extension_call(data):
         return True
     quoted_uri = (b'uri"' in held or b"uri'" in held) and any(n in data for n in _QUOTED_URI)
     media = b"edia" in held and b"edia" in data and any(n in data for n in _MEDIA_WORDS)

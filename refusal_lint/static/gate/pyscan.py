@@ -215,7 +215,7 @@ class _Relevance:
     def call(self, node: ast.Call) -> bool:
         name = self.callee(node.func)
         kw = {k.arg: k.value for k in node.keywords if k.arg is not None}
-        if name == vocab.EXTENSION_CLASS:
+        if vocab.is_extension_call(name, node.func):
             return self.string_or_name(kw.get("uri"), "uri")
         if name in spec.PROTOCOL_ERRORS:
             return self.refusal_inside(node)

@@ -85,7 +85,7 @@ class Recognisers(ExtractorState):
     def extension_call(self, node: ast.Call, name: str, loc: Loc) -> None:
         """`AgentExtension(uri=..., params=...)`, or a repo class that may build one (its
         arguments are kept for `params=self.rules` inside it)."""
-        if name == vocab.EXTENSION_CLASS:
+        if vocab.is_extension_call(name, node.func):
             self.agent_extension(node, loc)
         elif name[:1].isupper() and (name.endswith("Extension") or vocab.is_guard_name(name)):
             self.ctor_calls.append(

@@ -314,3 +314,17 @@ class Reach:
 
 def _classes(data: bytes) -> list[str]:
     return sorted(n for n, starts in top_names(data).items() if any(is_class(data, s) for s in starts))
+
+
+_MODULE_DEF = re.compile(rb"^(?:async[ \t]+)?def[ \t]+([A-Za-z_][A-Za-z0-9_]*)", re.M)
+
+
+def module_names(data: bytes) -> frozenset[str]:
+    """Names bound at a module's top level, as text shows them: a function defined at
+    column 0, assigned or a class outside any def or class (reach.top_names: in an `if` or
+    `try` too), or imported anywhere (an import inside a block may be module level too); as
+    treenames.module_names, `*` for a star import."""
+    names = {n.decode() for n in _MODULE_DEF.findall(data)} | set(top_names(data))
+    # Imported in any spelling (`from m import (\n    URI,\n)`, as ruff and black write it).
+    names.update(local for local, _, _, _ in bindings_of(data))
+    return frozenset(names)
