@@ -795,6 +795,45 @@ def test_configured_agents_a_file_costs_its_own_agent(repo: Repo, monkeypatch: p
     assert _json(repo.root, "docs/notes.md")["findings"] == []
 
 
+def test_a_file_of_a_configured_agent_reads_every_agent_sharing_a_file_with_it(repo: Repo) -> None:
+    """`guards:` of both agents take `shared/*.py`: a run of one agent's file reads the
+    other agent's files too (it reports on the shared file), never its false RL301."""
+    repo.write(
+        ".refusal-lint.yaml",
+        "agents:\n"
+        + "".join(
+            f"  - name: {n}\n    card: {n}/.well-known/agent-card.json\n    prompt: {n}/prompt.md\n"
+            f"    guards: ['{n}/**/*.py', 'shared/*.py']\n"
+            for n in ("a", "b")
+        ),
+    )
+    for n in ("a", "b"):
+        repo.write(
+            f"{n}/.well-known/agent-card.json",
+            json.dumps(
+                {"name": n, "capabilities": {"extensions": [{"uri": URI, "params": {f"{n}-rule": "No."}}]}}
+            ),
+        )
+        repo.write(f"{n}/prompt.md", f"Refuse these:\n- {n}-rule: No.\n")
+        repo.write(
+            f"{n}/{n}_agent/refusals.py",
+            "class Refusal(Exception):\n    def __init__(self, rule):\n        self.rule = rule\n",
+        )
+        repo.write(
+            f"{n}/{n}_agent/tools.py",
+            f'from {n}_agent.refusals import Refusal\n\n\ndef tool():\n    raise Refusal("{n}-rule")\n',
+        )
+    repo.write(
+        "shared/escalate.py",
+        'from a_agent.refusals import Refusal\n\n\ndef escalate():\n    raise Refusal("a-rule")\n',
+    )
+    whole = _json(repo.root, ".")["findings"]
+    assert [(f["code"], f["path"]) for f in whole] == [("RL302", "shared/escalate.py")]
+    for path in ("a/a_agent/refusals.py", "a/a_agent/tools.py", "b/b_agent/tools.py", "shared/escalate.py"):
+        got = _json(repo.root, path)["findings"]
+        assert all(f in whole for f in got), (path, got)
+
+
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 def test_the_config_file_names_every_agent_and_an_unread_kind_none(repo: Repo) -> None:
     _monorepo(repo)

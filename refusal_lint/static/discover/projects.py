@@ -181,7 +181,16 @@ def python_scope(
     if cfg.agents:
         claims = Claims(cfg, roles, root)
         owning = [a for a in cfg.agents if any(claims(a, p) for p in wanted.read())]
-        return [e for e in py_entries if any(claims(a, e.rel) for a in owning) or wanted.in_folders(e.rel)]
+        while True:
+            scope = [
+                e for e in py_entries if any(claims(a, e.rel) for a in owning) or wanted.in_folders(e.rel)
+            ]
+            # An agent claiming a file of the scope too (a shared helper in two agents' globs)
+            # is checked with it: all its files are read, never a partial agent's RL301.
+            more = [a for a in cfg.agents if a not in owning and any(claims(a, e.rel) for e in scope)]
+            if not more:
+                return scope
+            owning += more
     roots = sorted({agent_root(rs.loc.path) for rs in rule_sets(d for f in facts.values() for d in f.exts)})
     if len(roots) < 2:
         return py_entries
