@@ -275,6 +275,8 @@ class Recognisers(ExtractorState):
     def part(self, media_node: ast.expr, data: ast.expr | None, loc: Loc) -> None:
         """A Part with a media type: its data is a refusal payload if the type (bound later) says so."""
         media = self.value(media_node)
+        if isinstance(data, ast.Call) and last_name(data.func) in vocab.STRUCT_FROM_DICT and data.args:
+            data = data.args[0]  # A2A v1.0: `Part(data=ParseDict(payload, Value()), ...)` sends the payload
         literal = data if isinstance(data, ast.Dict) else None
         if isinstance(data, ast.Name):
             for scope in reversed(self.scopes):
