@@ -177,8 +177,11 @@ class Definitions(ExtractorState):
         for i, ext in enumerate(self.exts):
             if ext.loc == at:
                 added = self.value(node)
-                params = added if replace or ext.params is None else grown(ext.params, [("update", added)])
-                self.exts[i] = dataclasses.replace(ext, params=params)
+                if not replace and ext.params is not None:  # `{**PASSED, **ADDED}`, whatever each is
+                    added = (
+                        grown(DictV((), ext.params.loc), [("update", ext.params), ("update", added)]) or added
+                    )
+                self.exts[i] = dataclasses.replace(ext, params=added)
 
     def grow(self, name: str, how: str, added: Value) -> None:
         """`lines.append(x)`, `lines.extend(xs)`, `text += x`: what a list or text bound in this
