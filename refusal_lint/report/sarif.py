@@ -27,7 +27,7 @@ def _markdown(c: Code) -> str:
     if c.example:
         out += ["Example:", "```", *shown(c.example), "```"]
     if c.fixed:
-        out += ["Fixed:", "```", *c.fixed.splitlines(), "```"]
+        out += ["Fixed:", "```", *shown(c.fixed), "```"]
     return "\n".join(out)
 
 

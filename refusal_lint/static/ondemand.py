@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from refusal_lint.core.filekinds import kind_of
 from refusal_lint.core.kinds import FileKind
+from refusal_lint.static.gate.guardcall import CLASS_BASES
 from refusal_lint.static.gate.imports import aliases_of, imported, module_stems
 from refusal_lint.static.gate.lowered import word_matches
 
@@ -237,8 +238,7 @@ def definers(ex: Extraction, bound: Bound, py_paths: list[str]) -> set[str]:
     guard by inheritance (`bound.subclassed`: so is it, bind/subclasses.py)."""
     unread = _unread(ex, py_paths)
     methods = _naming(ex, bound.methods, unread, "defs", lambda word: rb"def[ \t]+" + word + rb"[ \t]*\(")
-    bases = rb"class[ \t]+[A-Za-z0-9_]+[ \t]*\([^)]*"
-    return methods | _naming(ex, bound.subclassed, unread, "bases", lambda word: bases + word)
+    return methods | _naming(ex, bound.subclassed, unread, "bases", lambda word: CLASS_BASES + word)
 
 
 def _unread(ex: Extraction, py_paths: list[str]) -> list[str]:

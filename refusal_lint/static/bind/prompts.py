@@ -103,8 +103,10 @@ def _message_texts(res: Resolver, call: CallV, depth: int) -> list[Value]:
     `BaseMessage.make_assistant_message(content=X)`, genai's `types.Content(parts=[
     types.Part(text=X)])`): the text its `content=`/`text=` (or `parts=`) arguments hold."""
     out: list[Value] = []
+    if depth > MAX_DEPTH:
+        return out
     for key, arg in call.kwargs:
-        if (key not in vocab.SYSTEM_CALL_TEXT_KWARGS and key != "parts") or depth > MAX_DEPTH:
+        if key not in vocab.SYSTEM_CALL_TEXT_KWARGS and key != "parts":
             continue
         found = res.resolve(arg)
         for item in found.items if isinstance(found, Seq) else [arg]:

@@ -98,8 +98,7 @@ class Resolver:
         `settings.refusals_uri`), as `attr` reads it."""
         for i in range(len(parts) - 1, 0, -1):
             cls = self.defs[module].get(".".join(parts[:i]))
-            built = self.callee(cls) if isinstance(cls, CallV) and i == len(parts) - 1 else None
-            if isinstance(cls, CallV) and built is not None and built.kind == FnKind.CLASS:
+            if isinstance(cls, CallV) and i == len(parts) - 1 and self._built(cls) is not None:
                 return self.attr(cls, parts[i], cls.loc, depth + 1)
             if isinstance(cls, Fn) and cls.kind == FnKind.CLASS:
                 for base in cls.bases:
@@ -211,8 +210,7 @@ class Resolver:
             # An enum member's `.value` (`Rule.ZODIAC` passed on, read as `rule.value`): its
             # string, as `lookup` reads `Rule.ZODIAC.value` written out.
             return base
-        fn = self.callee(base) if isinstance(base, CallV) else None
-        if fn is not None and fn.kind == FnKind.CLASS and isinstance(base, CallV):
+        if isinstance(base, CallV) and (fn := self._built(base)) is not None:
             # What it was built with, else the field's default or the class's attribute
             # (`settings = Settings()`, then `settings.refusals_uri`).
             arg = (
@@ -228,6 +226,11 @@ class Resolver:
         """The repo function, method or class a call reaches, if any."""
         fn = self.resolve(call.func)
         return fn if isinstance(fn, Fn) else None
+
+    def _built(self, call: CallV) -> Fn | None:
+        """The repo class a call builds an instance of, if it is one."""
+        fn = self.callee(call)
+        return fn if fn is not None and fn.kind == FnKind.CLASS else None
 
     def expand(self, value: Value | None, depth: int = 0) -> list[Value]:
         """Every value `value` can take: one, or each element of a literal table it iterates."""

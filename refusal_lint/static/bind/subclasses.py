@@ -54,10 +54,10 @@ def _subclass(res: Resolver, fn: Fn, depth: int) -> bool:
     one that is such a class itself (none of them with an `__init__` of its own)?"""
     if fn.kind != FnKind.CLASS or not fn.bases or depth > _DEPTH:
         return False
-    written = [_name(b) for b in fn.bases]
-    if guard_subclass(fn.qualname.rpartition(".")[2], written):
+    name = fn.qualname.rpartition(".")[2]
+    if guard_subclass(name, [_name(b) for b in fn.bases]):
         return True
-    if is_guard_name(fn.qualname.rpartition(".")[2]):
+    if is_guard_name(name):
         return False  # its calls are guards by name already
     for base in fn.bases:
         found = res.resolve(base)  # the class with its inherited constructor: its own is kept

@@ -50,7 +50,9 @@ def _word_before(data: bytes, start: int) -> tuple[int, bytes]:
     return (data[k] if k >= 0 else -1), data[j + 1 : k + 1]
 
 
-_GUARD_SUBCLASS = re.compile(rb"class[ \t]+[A-Za-z0-9_]+[ \t]*\([^)]*(?:[Rr]efus|REFUS)")
+# A class statement up to its bases' text (`class OutOfScope(errors.`): a base named after it.
+CLASS_BASES = rb"class[ \t]+[A-Za-z0-9_]+[ \t]*\([^)]*"
+_GUARD_SUBCLASS = re.compile(CLASS_BASES + rb"(?:[Rr]efus|REFUS)")
 _CALL_TEXT = 4096  # bytes of arguments read; a longer call is parsed with its file
 
 
