@@ -32,7 +32,7 @@ from refusal_lint.core.kinds import FnKind, GuardKind, GuardStatus
 from refusal_lint.core.model import Loc
 from refusal_lint.static.bind.classes import arg_index, bind_arg, method_name, subclass_map
 from refusal_lint.static.bind.resolve import Resolver
-from refusal_lint.static.extract.vocab import is_guard_name
+from refusal_lint.static.extract.vocab import PARTIAL, is_guard_name
 
 RULE_PARAMS = ("rule", "rule_id")
 
@@ -64,12 +64,15 @@ class GuardIds:
         self.by_name: dict[str, list[CallV]] = {}
         # Guards and call sites whose argument is a parameter of function (path, qualname).
         self.inside: dict[tuple[str, str], list[Guard | CallV]] = {}
+        self._calls_at: dict[Loc, Guard] = {}  # guard calls by place: a partial's (vocab.partial_call)
+        self._asking: set[Loc] = set()
         for f in facts:
             for call in f.calls:
                 self._index(call)
             for g in f.guards:
                 if g.call is not None:
                     self._index(g.call)
+                    self._calls_at[g.loc] = g
                 if isinstance(g.rule, Param) and g.rule.func:
                     self.inside.setdefault((g.loc.path, g.rule.func), []).append(g)
         self._reach: dict[tuple[str, str], frozenset[str]] = {}
@@ -103,6 +106,8 @@ class GuardIds:
         if g.kind != GuardKind.CALL or g.call is None or g.receiver:
             return True, g.rule
         call = self._unpartial(g.call)
+        if call is None:
+            return False, None  # a partial that fires the id where it binds it
         fns = self.callees(call)
         if not fns and call is not g.call:
             # `partial(refuse, "seg-mix")` of a library's guard: its `rule=`, else its first argument.
@@ -125,12 +130,20 @@ class GuardIds:
             return g.rule is not None, g.rule
         return False, None  # `def refusal(model, token)`: no rule parameter, no guard
 
-    def _unpartial(self, call: CallV) -> CallV:
+    def _unpartial(self, call: CallV) -> CallV | None:
         """`refuse_balance(detail=...)` with `refuse_balance = partial(refuse, "x-y")`: the
-        call of `refuse` its arguments make, the partial's first."""
+        call of `refuse` its arguments make, the partial's first; None where the partial is
+        itself a guard binding the id (vocab.partial_call), which fires it once, there."""
         made = self.res.resolve(call.func) if isinstance(call.func, Ref) else None
-        if not (isinstance(made, CallV) and made.args and _last(made.func) == "partial"):
+        if not (isinstance(made, CallV) and made.args and _last(made.func) == PARTIAL):
             return call
+        written = self._calls_at.get(made.loc)
+        if written is not None and made.loc not in self._asking:
+            self._asking.add(made.loc)  # `p = partial(p, ...)`: asked once
+            fires = self.id_value(written)[1] is not None
+            self._asking.discard(made.loc)
+            if fires:
+                return None
         return CallV(made.args[0], made.args[1:] + call.args, made.kwargs + call.kwargs, call.loc)
 
     def callees(self, call: CallV) -> list[Fn]:
@@ -380,8 +393,7 @@ def _at(f: Fired, site: CallV) -> Fired:  # fired at a helper's or a class's cal
 
 
 def _position(fn: Fn, param: str) -> int:
-    head = param.partition(".")[0]
-    return fn.params.index(head) if head in fn.params else 99
+    return fn.params.index(head) if (head := param.partition(".")[0]) in fn.params else 99
 
 
 def _spaced(text: str) -> bool:

@@ -110,6 +110,19 @@ def super_init(node: ast.Call, bases: list[ast.expr]) -> ast.Call | None:
     return ast.copy_location(ast.Call(func=base, args=node.args, keywords=node.keywords), node)
 
 
+PARTIAL = "partial"
+
+
+def partial_call(node: ast.Call) -> ast.Call | None:
+    """`partial(refuse, "x-y")` (functools'), as the call it stands for: where its callee is
+    a guard, a guard written here, with the id it binds (bind/guardids.py: a call through it
+    fires that id where the partial binds it, not at each call: a call may stand anywhere,
+    stored in a table, passed on, in a file nobody reads)."""
+    if _base_name(node.func) != PARTIAL or not node.args or isinstance(node.args[0], ast.Starred):
+        return None
+    return ast.copy_location(ast.Call(func=node.args[0], args=node.args[1:], keywords=node.keywords), node)
+
+
 def super_error(node: ast.Call, bases: list[ast.expr]) -> str | None:
     """`super().__init__(...)` in a subclass of a protocol error (`class RefusalError(
     HTTPException)`): that error's name, as which the subclass sends what it is built with."""

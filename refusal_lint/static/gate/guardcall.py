@@ -53,6 +53,7 @@ def _word_before(data: bytes, start: int) -> tuple[int, bytes]:
 # A class statement up to its bases' text (`class OutOfScope(errors.`): a base named after it.
 CLASS_BASES = rb"class[ \t]+[A-Za-z0-9_]+[ \t]*\([^)]*"
 _GUARD_SUBCLASS = re.compile(CLASS_BASES + rb"(?:[Rr]efus|REFUS)")
+_PARTIAL = re.compile(rb"(?<![A-Za-z0-9_])partial" + _GAP + rb"(\()" + _GAP + rb"([A-Za-z_][A-Za-z0-9_.]*)")
 _CALL_TEXT = 4096  # bytes of arguments read; a longer call is parsed with its file
 
 
@@ -140,6 +141,12 @@ def guard_call(data: bytes, ids: frozenset[str]) -> bool:
             or _inside_error(data, start)
         ):
             return True
+    # A partial of a guard (vocab.partial_call), its text read as the call it stands for.
+    for m in _PARTIAL.finditer(data):
+        if vocab.is_guard_name(m[2].rpartition(b".")[2].decode("ascii")):
+            end = call_end(data, m.start(1))
+            if end < 0 or pyscan.call_text_may_fire(data[m.start() : end + 1], receiver=False, ids=ids):
+                return True
     # A subclass of a guard: built by its base's constructor (vocab.builds_guard), or firing
     # an id through it (vocab.super_init).
     return _GUARD_SUBCLASS.search(data) is not None

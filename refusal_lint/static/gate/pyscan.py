@@ -213,6 +213,8 @@ class _Relevance:
         return name
 
     def call(self, node: ast.Call) -> bool:
+        if (made := vocab.partial_call(node)) is not None and self.call(made):
+            return True
         name = self.callee(node.func)
         kw = {k.arg: k.value for k in node.keywords if k.arg is not None}
         if vocab.is_extension_call(name, node.func):
@@ -296,8 +298,7 @@ def may_hold_facts(
             or (isinstance(node, (ast.ExceptHandler, ast.If)) and check.handler(node))
         ):
             return True
-        for child in field_children(node):
-            stack.append((child, scope))
+        stack.extend((child, scope) for child in field_children(node))
     return False
 
 
@@ -319,6 +320,7 @@ def call_text_may_fire(text: bytes, receiver: bool, ids: frozenset[str] = frozen
     node = call_alone(text)
     if node is None:
         return True
+    node = vocab.partial_call(node) or node  # `partial(refuse, "x-y")`: as `refuse("x-y")`
     if receiver and not node.args and not node.keywords:
         return True  # `Rule.SEG_MIX.refuse()`: the receiver may be the rule
     return _Relevance(_NO_MODULE, frozenset(), ids).guard_call(node)

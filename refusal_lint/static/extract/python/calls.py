@@ -122,6 +122,9 @@ class Recognisers(ExtractorState):
         """A guard (`refuse("seg-mix")`), or a call that may pass a rule id to a repo helper."""
         if self.class_bases and (base := vocab.super_init(node, self.class_bases[-1])) is not None:
             node, name = base, last_name(base.func) or ""
+        made = vocab.partial_call(node) if name == vocab.PARTIAL else None
+        if made is not None and (made_name := self.callee_name(made)) and self.is_guard_call(made, made_name):
+            self.guard(made, loc, configured=not vocab.is_guard_name(made_name) and not self.aliased(made))
         if name and self.is_guard_call(node, name):
             self.guard(node, loc, configured=not vocab.is_guard_name(name) and not self.aliased(node))
         elif node.args or node.keywords:
