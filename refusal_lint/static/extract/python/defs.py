@@ -83,7 +83,7 @@ class Definitions(ExtractorState):
             if isinstance(t, ast.Attribute) and t.attr == "params" and isinstance(t.value, ast.Name):
                 self.fill_params(t.value.id, node.value, replace=True)  # `ext.params = RULES`
         if self.scopes:
-            self.bind_local_dicts(node)
+            self.bind_local_dicts(node.targets, node.value)
             for t in node.targets:
                 self.instance_prompt(t, node.value)
             return
@@ -117,15 +117,16 @@ class Definitions(ExtractorState):
         if key is not None:
             self.prompt_arg(value, f'"{key}"', PromptForm.DICT_ENTRY)
 
-    def bind_local_dicts(self, node: ast.Assign) -> None:
-        for t in node.targets:
-            if isinstance(t, ast.Name) and isinstance(node.value, ast.Dict):
-                self.scopes[-1].dicts[t.id] = node.value
+    def bind_local_dicts(self, targets: list[ast.expr], value: ast.expr) -> None:
+        for t in targets:
+            if isinstance(t, ast.Name) and isinstance(value, ast.Dict):
+                self.scopes[-1].dicts[t.id] = value
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         if node.value is None:
             return
         if self.scopes:
+            self.bind_local_dicts([node.target], node.value)  # `payload: dict[str, str] = {...}`
             self.instance_prompt(node.target, node.value)
             return
         value = node.value
