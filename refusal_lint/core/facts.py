@@ -261,6 +261,9 @@ class Guard:
     extra_keys: tuple[str, ...] = ()  # RL306: payload keys beyond rule/reason/detail
     media: Value | None = None  # a Part's media type
     shaped: bool = True  # the payload has `rule` and `reason` or `detail`
+    # A Part of opaque data whose media type binding resolves (`media_type=MT`): a near miss
+    # or nothing, so it ties its file to no agent (FileFacts.fires).
+    opaque: bool = False
     receiver: bool = False  # the rule is the object the method is called on: a guard only if a string
     call: CallV | None = None  # the whole call: a repo callee binds the id by parameter name
     configured: bool = False  # a `guard-callables` name: its first argument is the id, whatever the callee's
@@ -352,8 +355,12 @@ class FileFacts:
             or self.prompts
             or self.py_prompts
             or any(not isinstance(e.rule, Param) for e in self.protocol_errors)
-            or any(not isinstance(g.rule, Param) for g in self.guards)
+            or any(not isinstance(g.rule, Param) and not g.opaque for g in self.guards)
         )
+
+    def fires(self) -> bool:
+        """Guards or protocol errors that may send a refusal (not only an opaque Part's media type)."""
+        return bool(self.protocol_errors) or any(not g.opaque for g in self.guards)
 
     def unchecked(self) -> bool:
         """Its facts are unknown: a limit hit or a crashed parser (RL005). They depend on the

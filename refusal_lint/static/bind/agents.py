@@ -22,7 +22,7 @@ from refusal_lint.static.bind.guardids import GuardIds
 from refusal_lint.static.bind.modules import ModuleIndex
 from refusal_lint.static.bind.prompts import Maps, py_prompts
 from refusal_lint.static.bind.resolve import Resolver
-from refusal_lint.static.bind.strs import STYLES, filled
+from refusal_lint.static.bind.strs import STYLES, as_filled, filled
 from refusal_lint.static.bind.subclasses import with_subclass_guards
 from refusal_lint.static.checks import card as card_checks
 from refusal_lint.static.checks import files as file_checks
@@ -54,18 +54,14 @@ def bind(root: str, cfg: Config, facts: dict[str, FileFacts], index: ModuleIndex
     # all: its payload, or the protocol error it sends one in (RL305), is bound for each at
     # the call sites in that agent's files, and what stands in the helper itself (its
     # payload's shape, RL306) once, under the first agent.
-    shared = sorted(
-        p
-        for p, f in facts.items()
-        if agents and p not in owned and (f.guards or f.protocol_errors) and not f.claims()
-    )
+    shared = sorted(p for p, f in facts.items() if agents and p not in owned and f.fires() and not f.claims())
     tables = _tables(res) if agents else ([], [])
     for agent in agents:
         ids = {agent.card.params_id} if agent.card and agent.card.params_id else set()
         # A prompt fed from the params map, or from a module's copy of it (same rule ids), is derived.
         maps = _maps_of(res, agent.card, ids, tables)
         found = (
-            _prompts(res, facts, agent.files, maps)
+            _prompts(res, facts, agent.files, maps, agent.card)
             if agent.prompt_spec is None
             else _configured_prompt(res, facts, agent, roles, maps)
         )
@@ -190,6 +186,11 @@ def check(bound: Bound, facts: dict[str, FileFacts], roles: Roles, walked: froze
         dataclasses.replace(f, agent=f.agent or scoping.agent_for(f, card_agent, bound.agents))
         for f in findings
     ]
+    # A file two configured agents' globs both take is checked for each: the same fault there
+    # (a payload's shape, an id neither card has) is one finding, under the first agent.
+    firsts: dict[Finding, Finding] = {}
+    findings = [firsts.setdefault(dataclasses.replace(f, agent=None), f) for f in findings]
+    findings = list(dict.fromkeys(findings))
     # Copies of one agent's card that disagree: each finding says which copy it read, and
     # --fix writes neither copy's reason (which one is right is not known).
     twinned = {a.copy_of for a in bound.agents if a.copy_of}
@@ -206,7 +207,7 @@ def check(bound: Bound, facts: dict[str, FileFacts], roles: Roles, walked: froze
     ]
     facts_found = (
         bool(bound.rule_sets)
-        or any(f.guards or f.protocol_errors for f in facts.values())
+        or any(f.fires() for f in facts.values())
         or any(f.code in (file_checks.RL002.code, file_checks.RL100.code) for f in findings)
     )
     return Checked(findings, bound.agents, facts_found)
@@ -314,9 +315,13 @@ def _matters(lines: tuple[PromptLine, ...], ids: tuple[str, ...], lead: tuple[Pr
     return prompttext.matters(lines, list(ids), lead)
 
 
-def _prompts(res: Resolver, facts: dict[str, FileFacts], files: set[str], maps: Maps) -> list[Prompt]:
+def _prompts(
+    res: Resolver, facts: dict[str, FileFacts], files: set[str], maps: Maps, card: RuleSet | None
+) -> list[Prompt]:
     """Every candidate of the agent's files, once: a string that a table shape already reads
-    is no second candidate by its content (its lines are the same file lines)."""
+    is no second candidate by its content (its lines are the same file lines), nor one that
+    is a card's reason whole (the card itself, keyed by names: `{Rule.DIAGNOSIS: "..."}`)."""
+    reasons = {r.reason for r in card.rules} if card is not None else set()
     found: list[Prompt] = []
     for path in sorted(files):
         f = facts[path]
@@ -332,7 +337,7 @@ def _prompts(res: Resolver, facts: dict[str, FileFacts], files: set[str], maps: 
         # Two strings on one line (`instructions=["You are ...", "Refuse seg-mix ..."]`) are two
         # candidates.
         # A template's first line and its fill's are one (`50%%` is `50%` filled).
-        key = (p.loc.path, p.loc.line, _as_filled(p.lines[0].text) if p.lines else "")
+        key = (p.loc.path, p.loc.line, as_filled(p.lines[0].text) if p.lines else "")
         mine = {(p.loc.path, pl.line) for pl in p.lines}
         if key in seen:
             # One template, two candidates: `TEMPLATE = "...{rules}"` and `SYSTEM_PROMPT =
@@ -341,7 +346,9 @@ def _prompts(res: Resolver, facts: dict[str, FileFacts], files: set[str], maps: 
                 out[seen[key]] = p
             continue
         at = (p.loc.path, p.loc.line, p.loc.col)
-        if p.form == PromptForm.CONTENT and (mine <= lines or at in starts):
+        if p.form == PromptForm.CONTENT and (
+            mine <= lines or at in starts or (len(p.lines) == 1 and p.lines[0].text.strip() in reasons)
+        ):
             continue
         seen[key] = len(out)
         if p.form != PromptForm.CONTENT:
@@ -366,12 +373,6 @@ def _fills(p: Prompt, q: Prompt) -> bool:
     return p.derived and not q.derived
 
 
-def _as_filled(text: str) -> str:
-    for style in STYLES:
-        text = filled(text, style)
-    return text
-
-
 def _configured_prompt(
     res: Resolver, facts: dict[str, FileFacts], agent: Agent, roles: Roles, maps: Maps
 ) -> list[Prompt]:
@@ -392,5 +393,5 @@ def _configured_prompt(
     start = value.loc.line
     later = [v.loc.line for v in res.defs.get(source.path, {}).values() if v.loc.line > start]
     end = min(later, default=sys.maxsize)
-    inside = [p for p in _prompts(res, facts, {source.path}, maps) if start <= p.loc.line < end]
+    inside = [p for p in _prompts(res, facts, {source.path}, maps, agent.card) if start <= p.loc.line < end]
     return inside

@@ -33,7 +33,7 @@ from refusal_lint.core.prompttext import PLACEHOLDER
 from refusal_lint.core.sourcetext import scrubbed
 from refusal_lint.static.bind.agent import Agent, BoundError, BoundGuard
 from refusal_lint.static.bind.classes import bind_arg
-from refusal_lint.static.bind.guardids import GuardIds
+from refusal_lint.static.bind.guardids import Fired, GuardIds
 from refusal_lint.static.bind.prompts import loaded_params
 from refusal_lint.static.bind.resolve import SPREAD_DEPTH, Resolver, has_each
 
@@ -224,6 +224,23 @@ def _site_arg(res: Resolver, ids: GuardIds, param: Param, site: CallV) -> Value 
     return bind_arg(fn, site, param.name)
 
 
+def _site_reason(
+    res: Resolver, ids: GuardIds, g: Guard, f: Fired, reason: str | None, params_ids: set[str]
+) -> tuple[str | None, Loc | None, bool]:
+    """The reason a helper sends with an id its call site passes (RL303 there). Its own (a
+    literal, a constant) is compared at each site, but not rewritten by --fix, which would
+    give every other id the first one's reason."""
+    if isinstance(g.reason, Param):  # a reason parameter: what the site passes
+        return _reason(res, _site_arg(res, ids, g.reason, f.site) if f.site else None, params_ids)
+    if isinstance(g.reason, Sub) and isinstance(g.reason.key, Param) and f.site is not None:
+        # `REASONS[rule]`: the entry for the site's id (a stale copy of the card's map is
+        # RL303 there; the params map itself is never compared).
+        key = _site_arg(res, ids, g.reason.key, f.site)
+        if key is not None:
+            return _reason(res, dataclasses.replace(g.reason, key=key), params_ids)
+    return reason, None, False
+
+
 def bind_guard(res: Resolver, ids: GuardIds, g: Guard, params_ids: set[str]) -> list[BoundGuard]:
     """The guard as the checks see it: one BoundGuard per id it fires (a helper's ids stand
     at the call sites passing them), or one that only carries its payload's shape."""
@@ -233,7 +250,7 @@ def bind_guard(res: Resolver, ids: GuardIds, g: Guard, params_ids: set[str]) -> 
         kind = spec.media_type_kind(media.value) if media is not None else None
         if kind == "near" and media is not None:
             media_near = media.value
-        elif kind is None and not g.shaped:
+        elif g.opaque or (kind is None and not g.shaped):
             return []  # some other Part (application/json, ...) with no refusal keys
     reason, reason_loc, literal = _reason(res, g.reason, params_ids)
     # The payload's shape alone (RL306), where no id is fired at the payload itself.
@@ -258,14 +275,7 @@ def bind_guard(res: Resolver, ids: GuardIds, g: Guard, params_ids: set[str]) -> 
     out: list[BoundGuard] = []
     for f in fired:
         here = f.loc == g.loc
-        # A helper's own reason (a literal, a constant) is what every id it fires is sent
-        # with: compared at each call site (RL303 there), but not rewritten by --fix, which
-        # would give every other id the first one's reason.
-        said = (reason, reason_loc, literal) if here else (reason, None, False)
-        if not here and isinstance(g.reason, Param):
-            # A helper's reason parameter: the reason its call site passes (RL303 there).
-            arg = _site_arg(res, ids, g.reason, f.site) if f.site is not None else None
-            said = _reason(res, arg, params_ids)
+        said = (reason, reason_loc, literal) if here else _site_reason(res, ids, g, f, reason, params_ids)
         out.append(
             BoundGuard(
                 loc=f.loc,

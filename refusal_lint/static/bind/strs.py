@@ -68,6 +68,13 @@ def filled(text: str, style: str) -> str:
 STYLES = tuple(_ESCAPES)
 
 
+def as_filled(text: str) -> str:
+    """The text as every fill style reads it (`50%%` as `50%`)."""
+    for style in STYLES:
+        text = filled(text, style)
+    return text
+
+
 def unescaped(s: Str, style: str) -> Str:
     """The text of template `s` once filled (Fmt.style): its escapes read. No longer the
     literal as written, so no fix rewrites it."""

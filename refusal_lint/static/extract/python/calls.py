@@ -289,6 +289,8 @@ class Recognisers(ExtractorState):
         if literal is None:
             if isinstance(media, Str) and spec.media_type_kind(media.value) == "near":
                 self.add_guard(Guard(loc, GuardKind.PART, None, media=media, shaped=False))
+            elif not isinstance(media, Str):  # a constant binding resolves (`media_type=MT`)
+                self.add_guard(Guard(loc, GuardKind.PART, None, media=media, shaped=False, opaque=True))
             return
         earlier = self.payload_guards.pop(id(literal), None)
         if earlier is not None and earlier in self.guards:
