@@ -148,15 +148,16 @@ def rule_lines(lines: tuple[PromptLine, ...]) -> list[RuleLine]:
         if parsed is None:
             continue
         rid, reason, col = parsed
-        # A wrapped list item continues on indented lines that start no item of their own;
-        # and mid-sentence on a line that is not indented (Markdown's lazy continuation, a
-        # YAML folded block, which the model reads as one line), not onto a closing quote or tag.
+        # A wrapped list item continues on lines indented past it (a prompt indented whole
+        # indents every line) that start no item of their own; and mid-sentence on one that is
+        # not (Markdown's lazy continuation, a YAML folded block), not onto a closing quote or tag.
         wrapped = reason
+        indent = _indent(pl.text)
         for nxt in lines[i + 1 :]:
             text = nxt.text.strip()
             if not text or _LIST_ITEM.match(nxt.text) or rule_line(nxt.text):
                 break
-            if not nxt.text[:1].isspace() and (
+            if _indent(nxt.text) <= indent and (
                 wrapped.rstrip().endswith(_SENTENCE_END) or not text[0].isalnum()
             ):
                 break
@@ -164,6 +165,10 @@ def rule_lines(lines: tuple[PromptLine, ...]) -> list[RuleLine]:
         joined = _clean_reason(wrapped) if wrapped != reason else ""
         out.append(RuleLine(rid, _clean_reason(reason), pl.line, col, joined, pl.path))
     return out
+
+
+def _indent(text: str) -> int:  # the blanks a line starts with
+    return len(text) - len(text.lstrip())
 
 
 def mentions(lines: tuple[PromptLine, ...], rule_id: str) -> list[PromptLine]:

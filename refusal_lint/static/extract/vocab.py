@@ -26,6 +26,8 @@ PROMPT_KWARGS = frozenset(
         "backstory",
         "goal",
         "preamble",  # Cohere
+        "sys_prompt",  # AgentScope
+        "additional_context",  # Agno: sent in the system message
         "memory_blocks",  # Letta: `[{"label": "persona", "value": ...}]`, prepended to the prompt
     }
 )

@@ -21,9 +21,11 @@ from refusal_lint.static.gate.relevance import lists_rules
 _PLACEHOLDER = re.compile(
     r"\{\{((?:(?!\{\{)[\s\S])*?)\}\}|\{%((?:(?!\{%)[\s\S])*?)%\}|\{([A-Za-z_][A-Za-z0-9_.]*)\}"
 )
-# The words of a placeholder that may hold every rule (`rules`, `refusal_policy`, `rules_text`).
+# The words of a placeholder that may hold every rule (`rules`, `refusal_policy`, `rules_text`,
+# `refusal_reasons`, `rule_map`).
 _MANY = frozenset(
     {"rules", "refusals", "policy", "policies", "list", "lines", "text", "block", "table", "section"}
+    | {"reasons", "map", "mapping", "dict"}
 )
 _CAMEL = re.compile(r"([a-z0-9])([A-Z])")
 _WORD_BREAK = re.compile(r"[^a-z0-9]+")
@@ -55,7 +57,8 @@ def derived(text: str) -> bool:
 _LOOP = re.compile(r"for\s.+?\sin\s+(.+)$", re.S)
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _RULE_WORDS = frozenset({"rule", "rules", "refusal", "refusals"})
-_PLAIN = frozenset({"all", "the", "our", "agent", "card", "formatted", "rendered"})
+# Words a rules name may hold besides (`rules_by_id`), which alone say nothing of many.
+_PLAIN = frozenset({"all", "the", "our", "agent", "card", "formatted", "rendered", "by", "id"})
 
 
 def _words(name: str) -> set[str]:

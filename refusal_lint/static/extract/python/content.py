@@ -40,7 +40,7 @@ class ContentPrompts(ExtractorState):
             self._functions.append(node)
         if self._never_prompt(node) or self._quiet_local(node):
             self._quiet.append(node)
-        elif _is_string(node):
+        elif _is_string(node) or _is_text_list(node):
             if not self._in_string and not self._quiet:
                 self._candidate(node)  # type: ignore[arg-type]
             self._in_string += 1
@@ -54,7 +54,7 @@ class ContentPrompts(ExtractorState):
             self._functions.pop()
         if self._quiet and self._quiet[-1] is original_node:
             self._quiet.pop()
-        elif _is_string(original_node):
+        elif _is_string(original_node) or _is_text_list(original_node):
             self._in_string -= 1
 
     def _quiet_local(self, node: ast.AST) -> bool:
@@ -106,16 +106,24 @@ class ContentPrompts(ExtractorState):
         # `detail=` and `reason=` of any call: a refusal's values, never instructions
         return isinstance(node, ast.keyword) and node.arg in _PAYLOAD_KEYS
 
-    def _candidate(self, node: ast.Constant | ast.JoinedStr) -> None:
-        value = self.value(node)
-        if prompttext.names_card_rule(_literal_text(value), self.content_ids):
-            self.prompts.append(PyPrompt(self.loc(node), value, "content", PromptForm.CONTENT))
+    def _candidate(self, node: ast.Constant | ast.JoinedStr | ast.List | ast.Tuple) -> None:
+        # A list of strings is one candidate where one of them names a rule (binding reads
+        # each its own, as a table shape's list): its other lines are the same prompt's
+        # (`"small-base: ..."` beside `"seg-mix: ..."` is RL202, as under `instructions=`).
+        strings = node.elts if isinstance(node, (ast.List, ast.Tuple)) else [node]
+        if any(prompttext.names_card_rule(_literal_text(self.value(s)), self.content_ids) for s in strings):
+            self.prompts.append(PyPrompt(self.loc(node), self.value(node), "content", PromptForm.CONTENT))
 
 
 def _is_string(node: ast.AST) -> bool:
     return isinstance(node, ast.JoinedStr) or (
         isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes))
     )
+
+
+def _is_text_list(node: ast.AST) -> bool:
+    """A list or tuple of two strings or more (`output_instructions=["...", "..."]`)."""
+    return isinstance(node, (ast.List, ast.Tuple)) and len(node.elts) > 1 and all(map(_is_string, node.elts))
 
 
 def _literal_text(value: Value) -> str:
