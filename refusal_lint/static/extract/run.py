@@ -15,7 +15,7 @@ from refusal_lint.core.filekinds import kind_of, no_prompt_by_content, prompt_by
 from refusal_lint.core.kinds import FileKind, ProblemKind, PromptForm
 from refusal_lint.core.model import Loc, Prompt
 from refusal_lint.core.nogc import no_gc
-from refusal_lint.core.prompttext import names_card_rule, near_miss, rule_line
+from refusal_lint.core.prompttext import names_card_rule
 from refusal_lint.core.sourcetext import PY_READ_LIMIT
 from refusal_lint.static.extract.data import cards as datacards
 from refusal_lint.static.extract.data import comments, jsonpos
@@ -84,42 +84,6 @@ def unchecked_job(job: Job, why: str) -> FileFacts:
     return unchecked(job.path, job.kind, why) if _needed(job) else _nothing(job)
 
 
-def _text_prompts(job: Job, text: str) -> tuple[Prompt, ...]:
-    """A text file is a prompt by its name, or (form: content) by naming a card rule (or a
-    near miss's rule line) or deriving its rule list from placeholders; never a report this
-    tool wrote there."""
-    ours = dataprompts.own_text_report(text)
-    read = dataprompts.toml_prompt if job.path.lower().endswith(".toml") else dataprompts.text_prompt
-    if job.prompt_key is not None or (prompt_by_name(job.path) and not ours):
-        return (read(job.path, text),)
-    if (
-        not ours
-        and not no_prompt_by_content(job.path)
-        and (
-            names_card_rule(text, frozenset(job.ids))
-            or dataprompts.derived_listing(text)
-            or _near_miss_lines(text, job.ids)
-        )
-    ):
-        return (read(job.path, text, form=PromptForm.CONTENT),)
-    return ()
-
-
-def _near_miss_lines(text: str, ids: tuple[str, ...]) -> bool:
-    """A text file's rule line for a near miss of a card id (`- seg-mixx: ...`, `- seg_mix:`):
-    a prompt by its content as one for the id is, whose RL202 says which rule it meant (a
-    template of typos alone was RL200, "no system prompt found"). Text files only: a Python
-    docstring's `seg_mix: whether ...` documents a parameter."""
-    return (
-        bool(ids)
-        and ":" in text
-        and any(
-            (stated := rule_line(line)) is not None and any(near_miss(stated.rule_id, i) for i in ids)
-            for line in text.splitlines()
-        )
-    )
-
-
 def extract(job: Job) -> FileFacts:
     if job.kind == FileKind.PYTHON:
         with no_gc():
@@ -138,7 +102,21 @@ def extract(job: Job) -> FileFacts:
         return _problem(job, str(exc))
     notes = comments.suppressions(job.path, job.kind, text)
     if job.kind == FileKind.TEXT:
-        return FileFacts(job.path, FileKind.TEXT, prompts=_text_prompts(job, text), suppressions=notes)
+        # A text file is a prompt by its name, or (form: content) by naming a card rule or
+        # deriving its rule list from placeholders; never a report this tool wrote there.
+        ours = dataprompts.own_text_report(text)
+        read = dataprompts.toml_prompt if job.path.lower().endswith(".toml") else dataprompts.text_prompt
+        if job.prompt_key is not None or (prompt_by_name(job.path) and not ours):
+            found: tuple[Prompt, ...] = (read(job.path, text),)
+        elif (
+            not ours
+            and not no_prompt_by_content(job.path)
+            and (names_card_rule(text, frozenset(job.ids)) or dataprompts.derived_listing(text))
+        ):
+            found = (read(job.path, text, form=PromptForm.CONTENT),)
+        else:
+            found = ()
+        return FileFacts(job.path, FileKind.TEXT, prompts=found, suppressions=notes)
     try:
         if _holds_no_entry(job, text):
             return FileFacts(job.path, job.kind, suppressions=notes)
