@@ -119,12 +119,15 @@ def _message_texts(res: Resolver, call: CallV, depth: int) -> list[Value]:
 
 
 def _block_text(res: Resolver, item: Value) -> Value:
-    """A list item's text: the item, or the `text` of a text block."""
+    """A list item's text: the item, the `text` of a text block, or the one argument of a
+    library's call (Griptape's `Rule("...")`)."""
     block = res.resolve(item)
     if isinstance(block, DictV):
         for it in block.items:
             if isinstance(it.key, Str) and it.key.value in vocab.TEXT_BLOCK_KEYS:
                 return it.value
+    if isinstance(block, CallV) and len(block.args) == 1 and not block.kwargs and res.callee(block) is None:
+        return block.args[0]
     return item
 
 

@@ -28,6 +28,7 @@ class ContentPrompts(ExtractorState):
     content_ids: frozenset[str] = frozenset()
     _quiet: list[ast.AST]
     _functions: list[ast.AST]  # the functions being walked, innermost last
+    _lists: set[int]  # the lists of texts read whole (`_text_list`)
     _in_string = 0
 
     def on_visit(self, node: ast.AST) -> bool:
@@ -35,14 +36,14 @@ class ContentPrompts(ExtractorState):
         if not self.content_ids:
             return descend
         if not hasattr(self, "_quiet"):
-            self._quiet, self._functions = [], []
+            self._quiet, self._functions, self._lists = [], [], set()
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             self._functions.append(node)
         if self._never_prompt(node) or self._quiet_local(node):
             self._quiet.append(node)
-        elif _is_string(node) or _is_text_list(node):
+        elif isinstance(node, ast.expr) and (_is_string(node) or self._text_list(node)):
             if not self._in_string and not self._quiet:
-                self._candidate(node)  # type: ignore[arg-type]
+                self._candidate(node, self._text_list(node) or [node])
             self._in_string += 1
         return descend
 
@@ -54,7 +55,7 @@ class ContentPrompts(ExtractorState):
             self._functions.pop()
         if self._quiet and self._quiet[-1] is original_node:
             self._quiet.pop()
-        elif _is_string(original_node) or _is_text_list(original_node):
+        elif _is_string(original_node) or id(original_node) in self._lists:
             self._in_string -= 1
 
     def _quiet_local(self, node: ast.AST) -> bool:
@@ -106,11 +107,21 @@ class ContentPrompts(ExtractorState):
         # `detail=` and `reason=` of any call: a refusal's values, never instructions
         return isinstance(node, ast.keyword) and node.arg in _PAYLOAD_KEYS
 
-    def _candidate(self, node: ast.Constant | ast.JoinedStr | ast.List | ast.Tuple) -> None:
-        # A list of strings is one candidate where one of them names a rule (binding reads
+    def _text_list(self, node: ast.AST) -> list[ast.expr]:
+        """A list or tuple of two texts or more (`output_instructions=["...", "..."]`, Griptape's
+        `rules=[Rule("..."), ...]`: a library's call of one string): their strings; else none."""
+        if not isinstance(node, (ast.List, ast.Tuple)) or len(node.elts) < 2:
+            return []
+        texts = [e if _is_string(e) else _one_string(e) for e in node.elts]
+        if None in texts or any(isinstance(e, ast.Call) and self._never_prompt(e) for e in node.elts):
+            return []
+        self._lists.add(id(node))
+        return texts  # type: ignore[return-value]
+
+    def _candidate(self, node: ast.expr, strings: list[ast.expr]) -> None:
+        # A list of texts is one candidate where one of them names a rule (binding reads
         # each its own, as a table shape's list): its other lines are the same prompt's
         # (`"small-base: ..."` beside `"seg-mix: ..."` is RL202, as under `instructions=`).
-        strings = node.elts if isinstance(node, (ast.List, ast.Tuple)) else [node]
         if any(prompttext.names_card_rule(_literal_text(self.value(s)), self.content_ids) for s in strings):
             self.prompts.append(PyPrompt(self.loc(node), self.value(node), "content", PromptForm.CONTENT))
 
@@ -121,9 +132,11 @@ def _is_string(node: ast.AST) -> bool:
     )
 
 
-def _is_text_list(node: ast.AST) -> bool:
-    """A list or tuple of two strings or more (`output_instructions=["...", "..."]`)."""
-    return isinstance(node, (ast.List, ast.Tuple)) and len(node.elts) > 1 and all(map(_is_string, node.elts))
+def _one_string(node: ast.expr) -> ast.expr | None:
+    """`Rule("...")`: a call of a named callee with one string and nothing else, its string."""
+    if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords and _is_string(node.args[0]):
+        return node.args[0] if isinstance(node.func, (ast.Name, ast.Attribute)) else None
+    return None
 
 
 def _literal_text(value: Value) -> str:
