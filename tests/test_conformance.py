@@ -248,3 +248,12 @@ def test_a2a_sdk_v03_objects() -> None:
     )
     assert [f.code for f in rc.judge(message, CARD)] == ["RL408"]
     assert rc.assert_refusal(message, CARD, rule="seg-mix").rule == "seg-mix"
+
+
+def test_a_v03_part_naming_its_media_type_mimetype_is_known_by_it() -> None:
+    """`metadata={"mimeType": ...}`, as the v0.3 SDK names a file's type: judged as under
+    `mediaType` (the static side reads it so too)."""
+    named = [PARTS_V03[0], {**PARTS_V03[1], "metadata": {"mimeType": MEDIA}}]
+    refusal = rc.find_refusal(named)
+    assert refusal is not None and refusal.rule == "seg-mix"
+    assert [f.code for f in rc.judge(named, CARD)] == [f.code for f in rc.judge(PARTS_V03, CARD)]

@@ -184,7 +184,9 @@ def data_of(part: dict[str, Any]) -> Any:
 
 def media_of(part: dict[str, Any]) -> str:
     meta: dict[str, Any] = part["metadata"] if isinstance(part.get("metadata"), dict) else {}
-    return str(part.get("mediaType") or part.get("media_type") or meta.get("mediaType") or "")
+    # A v0.3 Part's metadata may name it as the SDK names a file's type (`mimeType`).
+    named = (part.get("mediaType"), part.get("media_type"), meta.get("mediaType"), meta.get("mimeType"))
+    return str(next((m for m in named if m), ""))
 
 
 def _has_keys(data: Any) -> bool:

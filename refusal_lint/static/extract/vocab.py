@@ -66,6 +66,8 @@ STRUCT_FROM_DICT = frozenset({"ParseDict", "dict_to_struct", "to_struct"})
 ITERATION_VIEWS = frozenset({"items", "keys", "values"})
 ORDER_WRAPPERS = frozenset({"sorted", "list", "tuple", "set", "frozenset", "reversed"})
 MEDIA_KEYS = frozenset({"mediaType", "media_type"})
+# A v0.3 Part's `metadata` may name it as the SDK names a file's type (`FileWithBytes.mimeType`).
+METADATA_MEDIA_KEYS = MEDIA_KEYS | {"mimeType"}
 # The a2a-sdk classes a card is built of, also where a module imports one under another
 # name (`from a2a.types import AgentExtension as Ext`): the text gate, the ast gate and the
 # extractor read `Ext(...)` as the class.
@@ -233,7 +235,7 @@ def metadata_media(meta: ast.Dict) -> ast.expr | None:
         (
             v
             for k, v in zip(meta.keys, meta.values, strict=True)
-            if isinstance(k, ast.Constant) and k.value in MEDIA_KEYS
+            if isinstance(k, ast.Constant) and k.value in METADATA_MEDIA_KEYS
         ),
         None,
     )

@@ -96,7 +96,17 @@ _PROMPT_SHAPE = re.compile(
 # Every word the text gates below ask of a Python file's lowered text, found in one pass
 # (lowered.py); each gate then asks the bytes only for the words held.
 _GATE_WORDS = Words(
-    (*_PROMPT_WORDS, b"refus", b"rule", b"agentextension", b"extensions", b'uri"', b"uri'", b"edia")
+    (
+        *_PROMPT_WORDS,
+        b"refus",
+        b"rule",
+        b"agentextension",
+        b"extensions",
+        b'uri"',
+        b"uri'",
+        b"edia",
+        b"mimetype",
+    )
 )
 
 
@@ -228,14 +238,13 @@ _PY_NEEDLES = (b"'rule'", b'"rule"', b"/refusal", b"upperhand.refusal", b"refusa
 # (or a `media_type=` keyword) a refusal Part, whatever its values are: names imported from
 # a sibling module (`{"uri": URI, "params": RULES}`) show no refusal word here.
 _MEDIA = _alternatives(vocab.MEDIA_KEYS)
-_URI_KEY = re.compile(
-    rb"[\"'](?:uri|" + _MEDIA + rb")[\"'][ \t\r\n]*:|(?<![A-Za-z0-9_])(?:" + _MEDIA + rb")[ \t]*=(?!=)"
-)
+_KEYED = rb"[\"'](?:uri|" + _alternatives(vocab.METADATA_MEDIA_KEYS) + rb")[\"'][ \t\r\n]*:"
+_URI_KEY = re.compile(_KEYED + rb"|(?<![A-Za-z0-9_])(?:" + _MEDIA + rb")[ \t]*=(?!=)")
 # What any match of _URI_KEY holds: the regex has no literal prefix, so sre tries every
 # offset of a file; most files that say "uri" (security, during) have none of these. Each
 # family is asked by its common part first (`uri"`, `edia`): one pass where it is absent.
 _QUOTED_URI = tuple(a + b"uri" + b for a in (b'"', b"'") for b in (b'"', b"'"))
-_MEDIA_WORDS = tuple(k.encode() for k in sorted(vocab.MEDIA_KEYS))
+_MEDIA_WORDS = tuple(k.encode() for k in sorted(vocab.METADATA_MEDIA_KEYS))
 # A `rule=` keyword at any place of a call (`dict(detail=d, rule=r)`, `Part(reason=x, rule=r)`),
 # after a `(` or `,` and blanks.
 _RULE_AT = re.compile(rb"(?:" + _alternatives(vocab.RULE_KWARGS) + rb")[ \t]*=(?!=)")
@@ -300,7 +309,7 @@ def _worth(data: bytes, extra: tuple[bytes, ...], ids: frozenset[str]) -> bool:
     if (b"agentextension" in held or b"extensions" in held) and _extension_call(data):
         return True
     quoted_uri = (b'uri"' in held or b"uri'" in held) and any(n in data for n in _QUOTED_URI)
-    media = b"edia" in held and b"edia" in data and any(n in data for n in _MEDIA_WORDS)
+    media = (b"edia" in held or b"mimetype" in held) and any(n in data for n in _MEDIA_WORDS)
     if (quoted_uri or media) and _URI_KEY.search(data) is not None:
         return True
     return _holds_any(data, extra)

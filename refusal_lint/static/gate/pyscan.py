@@ -227,7 +227,7 @@ class _Relevance:
             return True
         if isinstance(kw.get("metadata"), ast.Dict) and "data" in kw:
             meta = _keys(kw["metadata"])  # type: ignore[arg-type]
-            if any(self.string_or_name(meta[k], "media") for k in vocab.MEDIA_KEYS if k in meta):
+            if any(self.string_or_name(meta[k], "media") for k in vocab.METADATA_MEDIA_KEYS if k in meta):
                 return True
         if vocab.is_payload(kw):
             return True  # dict(rule=..., reason=...)
