@@ -92,7 +92,7 @@ def bind(root: str, cfg: Config, facts: dict[str, FileFacts], index: ModuleIndex
         frozenset(guard_ids.methods_asked),
         constructed,
         tuple(foreign),
-        subclassed,
+        subclassed | frozenset(guard_ids.overridden),
     )
 
 

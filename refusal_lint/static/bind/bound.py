@@ -66,7 +66,9 @@ class Bound:
     # `AgentExtension(uri=URI, ...)` whose URI is imported from a module not in the tree
     # (the extension, and the module as imported): maybe the card, unread (RL001 says so).
     foreign_uris: tuple[tuple[Loc, str], ...] = ()
-    subclassed: frozenset[str] = frozenset()  # guards by inheritance, whose subclasses are too
+    # Guards by inheritance, whose subclasses are too; classes whose attribute a guard
+    # reads, whose subclasses may set it (`rule = Policy.DOSAGE`): ondemand.definers.
+    subclassed: frozenset[str] = frozenset()
 
     @property
     def rule_ids(self) -> tuple[str, ...]:

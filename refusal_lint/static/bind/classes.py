@@ -12,6 +12,8 @@ from collections.abc import Callable, Iterable, Mapping
 from refusal_lint.core.facts import Attr, CallV, Fn, Param, Ref, Value
 from refusal_lint.core.kinds import FnKind
 
+RULE_PARAMS = ("rule", "rule_id")  # the parameter (or field) a repo guard takes its id by
+
 
 def inherited(fn: Fn, resolve: Callable[[Value], Value | None]) -> Fn:
     """`fn` with its constructor's parameters; `resolve` reads a base (inherited itself)."""
@@ -71,3 +73,17 @@ def method_name(func: Value) -> str | None:
     if isinstance(func, (Ref, Param)) and "." in func.name:
         return func.name.rsplit(".", 1)[-1]
     return None
+
+
+def bound_value(fn: Fn, call: CallV, param: str) -> Value | None:
+    """The id `param` holds in a call of `fn`: the argument passed, else its default (a call
+    with `*args` or `**kw` is no CallV; a reason not passed is none). For `*args` passed on
+    (`refuse(*args, **kwargs)`), the first argument past the named ones, else the call's
+    `rule=`; for `**kwargs`, its `rule=`."""
+    if param.startswith("*"):
+        index = arg_index(fn, call, len(fn.params))
+        if not param.startswith("**") and 0 <= index < len(call.args):
+            return call.args[index]
+        return next((v for k, v in call.kwargs if k in RULE_PARAMS), None)
+    found = bind_arg(fn, call, param)
+    return found if found is not None else next((v for name, v in fn.defaults if name == param), None)

@@ -30,11 +30,9 @@ from refusal_lint.core.facts import (
 )
 from refusal_lint.core.kinds import FnKind, GuardKind, GuardStatus
 from refusal_lint.core.model import Loc
-from refusal_lint.static.bind.classes import arg_index, bind_arg, method_name, subclass_map
+from refusal_lint.static.bind.classes import RULE_PARAMS, bind_arg, bound_value, method_name, subclass_map
 from refusal_lint.static.bind.resolve import Resolver
 from refusal_lint.static.extract.vocab import PARTIAL, is_guard_name
-
-RULE_PARAMS = ("rule", "rule_id")
 
 
 def _last(func: Value) -> str:
@@ -84,6 +82,7 @@ class GuardIds:
         # the names asked, for the files not read yet that may define one (ondemand.definers).
         self.methods: dict[str, list[Fn]] = {}
         self.methods_asked: set[str] = set()
+        self.overridden: set[str] = set()  # classes whose attribute a guard reads (`_overrides`)
         for defs in res.defs.values():
             for v in defs.values():
                 if isinstance(v, Fn) and v.kind == FnKind.METHOD:
@@ -251,6 +250,7 @@ class GuardIds:
             return []
         if self._subclasses is None:
             self._subclasses = subclass_map(self.res.defs.values(), self.res.resolve)
+        self.overridden.add(owner.rpartition(".")[2])  # the files that may subclass it: ondemand.definers
         subs = self._subclasses.get((base.path, base.qualname), [])
         return [v for sub in subs if (v := self.res.defs.get(sub.path, {}).get(f"{sub.qualname}.{attr}"))]
 
@@ -372,20 +372,6 @@ class GuardIds:
             names = self._alias_names.setdefault((fn.path, fn.qualname), [])
             if short not in names:
                 names.append(short)
-
-
-def bound_value(fn: Fn, call: CallV, param: str) -> Value | None:
-    """The id `param` holds in a call of `fn`: the argument passed, else its default (a call
-    with `*args` or `**kw` is no CallV; a reason not passed is none). For `*args` passed on
-    (`refuse(*args, **kwargs)`), the first argument past the named ones, else the call's
-    `rule=`; for `**kwargs`, its `rule=`."""
-    if param.startswith("*"):
-        index = arg_index(fn, call, len(fn.params))
-        if not param.startswith("**") and 0 <= index < len(call.args):
-            return call.args[index]
-        return next((v for k, v in call.kwargs if k in RULE_PARAMS), None)
-    found = bind_arg(fn, call, param)
-    return found if found is not None else next((v for name, v in fn.defaults if name == param), None)
 
 
 def _at(f: Fired, site: CallV) -> Fired:  # fired at a helper's or a class's call site: with that call

@@ -12,7 +12,8 @@ import dataclasses
 
 from refusal_lint.core.facts import CallV, FileFacts, Fn, Guard, Ref, Value
 from refusal_lint.core.kinds import FnKind, GuardKind
-from refusal_lint.static.bind.guardids import RULE_PARAMS, GuardIds
+from refusal_lint.static.bind.classes import RULE_PARAMS
+from refusal_lint.static.bind.guardids import GuardIds
 from refusal_lint.static.bind.resolve import Resolver
 from refusal_lint.static.extract.vocab import guard_subclass, is_guard_name
 

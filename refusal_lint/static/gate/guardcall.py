@@ -93,6 +93,17 @@ _ERROR_CALL = re.compile(
 _ERROR_KEY = re.compile(rb"[\"']error[\"'][ \t]*:")
 
 
+def error_subscript(data: bytes) -> bool:
+    """A protocol error built with a subscript in its arguments (`HTTPException(detail=
+    RULES[DOSAGE])`): a reason looked up in the params map, sent as an error (RL305), in a
+    file with no word of refusing. In doubt (its end out of reach), yes."""
+    for m in _ERROR_CALL.finditer(data):
+        end = call_end(data, m.end() - 1)
+        if end < 0 or b"[" in data[m.end() : end]:
+            return True
+    return False
+
+
 def _inside_error(data: bytes, start: int) -> bool:
     """Does the call at `start` stand inside a protocol error or an error envelope opened at
     most a call's reach before it? In doubt (its end out of reach), yes."""

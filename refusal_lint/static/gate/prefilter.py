@@ -16,7 +16,7 @@ from refusal_lint.core.kinds import FileKind
 from refusal_lint.core.sourcetext import NAME_BYTES, before_blanks, spelled
 from refusal_lint.static.extract import vocab
 from refusal_lint.static.gate import relevance
-from refusal_lint.static.gate.guardcall import call_end, guard_call
+from refusal_lint.static.gate.guardcall import call_end, error_subscript, guard_call
 from refusal_lint.static.gate.lowered import Words, holds, lowered, word_matches, words_of
 from refusal_lint.static.gate.treenames import binds, root_of
 
@@ -301,6 +301,8 @@ def _worth(data: bytes, extra: tuple[bytes, ...], ids: frozenset[str]) -> bool:
     if b"refus" in held and (
         guard_call(data, ids) or any(n in data for n in _PY_NEEDLES) or _caught_as_error(data, low)
     ):
+        return True
+    if any(n in data for n in _ERROR_NAMES) and error_subscript(data):
         return True
     # Each needle's common part first, asked of the bytes only where the lowered text holds
     # it: no pass at all over a file that has none.
