@@ -215,6 +215,16 @@ def _names_refusal(type_expr: ast.expr, extra: frozenset[str]) -> bool:
     )
 
 
+def reads_refusal(node: ast.expr) -> bool:
+    """A value read under a refusal's key (`outcome.get("refusal")`, `result["refusal"]`): a
+    refusal a tool or an agent returned, passed on (RL305 where a protocol error sends it)."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get":
+        key = node.args[0] if node.args else None
+    else:
+        key = node.slice if isinstance(node, ast.Subscript) else None
+    return isinstance(key, ast.Constant) and isinstance(key.value, str) and is_guard_name(key.value)
+
+
 def is_payload(keys: Container[str]) -> bool:
     """The keys of a refusal payload (DESIGN §2 "Guards"): `rule`, and `reason` or `detail`."""
     return "rule" in keys and ("reason" in keys or "detail" in keys)

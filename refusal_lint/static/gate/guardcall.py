@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from refusal_lint.core import spec
-from refusal_lint.static.gate.lowered import WORD_CODES
+from refusal_lint.static.gate.lowered import WORD_CODES, word_matches
 
 # A literal prefix (sre scans for it fast); the `(` may follow on another line: after a
 # backslash, or within brackets (`raise (\n Refusal\n ("x-y"))`), after a comment too.
@@ -161,3 +161,24 @@ def guard_call(data: bytes, ids: frozenset[str]) -> bool:
     # A subclass of a guard: built by its base's constructor (vocab.builds_guard), or firing
     # an id through it (vocab.super_init).
     return _GUARD_SUBCLASS.search(data) is not None
+
+
+# `except Refusal as exc:`, `if isinstance(exc, Refusal):`, `if "rule" in item:` (what
+# vocab.catches_refusal tells apart) or a refusal read under its key (`.get("refusal")`,
+# vocab.reads_refusal) where the file builds a protocol error (or an `"error"` envelope):
+# the refusal may be sent as that error (RL305). At a word's start (word_matches).
+_CAUGHT = re.compile(
+    rb"(?:except\b[^:]*?|isinstance[ \t]*\([^)]*?)refus|rule[\"']+[\s)\\]*in\b"
+    rb"|[\"']refus[a-z_]*[\"'][ \t]*[\])]"
+)
+ERROR_NAMES = tuple(n.encode() for n in sorted(spec.PROTOCOL_ERRORS))
+_ENVELOPE_KEY = re.compile(rb"[\"']error[\"'](?:\s|#[^\n]*)*:")  # an envelope's key (comments may part it)
+
+
+def caught_as_error(data: bytes, low: bytes) -> bool:
+    """The error is built in the handler's (or the `if`'s) body: after the first match."""
+    caught = next(word_matches(_CAUGHT, low), None)
+    if caught is None:
+        return False
+    at = caught.start()
+    return any(data.find(n, at) >= 0 for n in ERROR_NAMES) or _ENVELOPE_KEY.search(data, at) is not None

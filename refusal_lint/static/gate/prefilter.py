@@ -16,7 +16,13 @@ from refusal_lint.core.kinds import FileKind
 from refusal_lint.core.sourcetext import NAME_BYTES, before_blanks, spelled
 from refusal_lint.static.extract import vocab
 from refusal_lint.static.gate import relevance
-from refusal_lint.static.gate.guardcall import call_end, error_subscript, guard_call
+from refusal_lint.static.gate.guardcall import (
+    ERROR_NAMES,
+    call_end,
+    caught_as_error,
+    error_subscript,
+    guard_call,
+)
 from refusal_lint.static.gate.lowered import Words, holds, lowered, word_matches, words_of
 from refusal_lint.static.gate.treenames import binds, root_of
 
@@ -263,23 +269,6 @@ def rule_keyword(data: bytes) -> bool:
     return False
 
 
-# `except Refusal as exc:`, `if isinstance(exc, Refusal):` or `if "rule" in item:` (what
-# vocab.catches_refusal tells apart) where the file builds a protocol error (or an `"error"`
-# envelope): the refusal may be sent as that error (RL305). At a word's start (word_matches).
-_CAUGHT = re.compile(rb"(?:except\b[^:]*?|isinstance[ \t]*\([^)]*?)refus|rule[\"']+[\s)\\]*in\b")
-_ERROR_NAMES = tuple(n.encode() for n in sorted(spec.PROTOCOL_ERRORS))
-_ERROR_KEY = re.compile(rb"[\"']error[\"'](?:\s|#[^\n]*)*:")  # an envelope's key (comments may part it)
-
-
-def _caught_as_error(data: bytes, low: bytes) -> bool:
-    """The error is built in the handler's (or the `if`'s) body: after the first match."""
-    caught = next(word_matches(_CAUGHT, low), None)
-    if caught is None:
-        return False
-    at = caught.start()
-    return any(data.find(n, at) >= 0 for n in _ERROR_NAMES) or _ERROR_KEY.search(data, at) is not None
-
-
 def python_worth_parsing(data: bytes, extra: tuple[bytes, ...], ids: frozenset[str] = frozenset()) -> bool:
     """Can this file hold a card, a guard, a payload or a suppression? (DESIGN §6; prompt
     candidates are asked for separately, and only where there is a card.) `extra`: byte
@@ -299,10 +288,10 @@ def _worth(data: bytes, extra: tuple[bytes, ...], ids: frozenset[str]) -> bool:
     low = lowered(data)
     held = holds(data, _GATE_WORDS)
     if b"refus" in held and (
-        guard_call(data, ids) or any(n in data for n in _PY_NEEDLES) or _caught_as_error(data, low)
+        guard_call(data, ids) or any(n in data for n in _PY_NEEDLES) or caught_as_error(data, low)
     ):
         return True
-    if any(n in data for n in _ERROR_NAMES) and error_subscript(data):
+    if any(n in data for n in ERROR_NAMES) and error_subscript(data):
         return True
     # Each needle's common part first, asked of the bytes only where the lowered text holds
     # it: no pass at all over a file that has none.

@@ -156,7 +156,10 @@ def refusal_locals(fn: ast.AST, guard_names: frozenset[str]) -> frozenset[str]:
 
 
 def _may_be_refusal(value: ast.expr, guard_names: frozenset[str]) -> bool:
-    """A guard call, a payload dict (`{"rule": ...}`) or `dict(rule=...)`."""
+    """A guard call, a payload dict (`{"rule": ...}`), `dict(rule=...)`, or a refusal read
+    under its key (vocab.reads_refusal)."""
+    if vocab.reads_refusal(value):
+        return True
     if isinstance(value, ast.Dict):
         return any(isinstance(k, ast.Constant) and k.value == "rule" for k in value.keys)
     if not isinstance(value, ast.Call):

@@ -12,6 +12,7 @@ from refusal_lint.core.facts import (
     Attr,
     CallV,
     CtorCall,
+    Dyn,
     Each,
     ErrorUse,
     Fmt,
@@ -205,6 +206,8 @@ class Recognisers(ExtractorState):
             sub = todo.pop()
             if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
                 rule = self.local_refusal(sub.id)
+                if rule is None and self.local_forwarded(sub.id):
+                    rule = Dyn(current.use.loc)  # a refusal passed on, its id not known here
                 if rule is not None:
                     current.use = ErrorUse(current.use.loc, current.use.name, rule)
             elif not isinstance(sub, ast.Lambda):  # a lambda's names are its own scope's

@@ -207,6 +207,13 @@ class ExtractorState(ValueBuilder):
         ref = self.imports.get(node.func.id)
         return ref is not None and ref.name is not None and vocab.is_guard_name(ref.name)
 
+    def local_forwarded(self, name: str) -> bool:
+        """A local of the function bound only to a refusal read under its key (vocab.reads_refusal)."""
+        if not self.scopes or not self.scopes[-1].is_function:
+            return False
+        values = self.scopes[-1].ready().assigned.get(name, ())
+        return bool(values) and all(vocab.reads_refusal(v) for v in values)
+
     def is_guard_call(self, node: ast.Call, name: str) -> bool:
         if vocab.is_guard_name(name, self.guard_plain) or self.aliased(node):
             return True
