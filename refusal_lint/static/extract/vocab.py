@@ -27,7 +27,6 @@ PROMPT_KWARGS = frozenset(
         "goal",
         "preamble",  # Cohere
         "sys_prompt",  # AgentScope
-        "additional_context",  # Agno: sent in the system message
         "memory_blocks",  # Letta: `[{"label": "persona", "value": ...}]`, prepended to the prompt
     }
 )
@@ -215,14 +214,32 @@ def _names_refusal(type_expr: ast.expr, extra: frozenset[str]) -> bool:
     )
 
 
+def _key_read(node: ast.AST) -> tuple[ast.expr, str] | None:
+    """`x.get("k")` or `x["k"]`: (x, "k")."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get":
+        base, key = node.func.value, node.args[0] if node.args else None
+    elif isinstance(node, ast.Subscript):
+        base, key = node.value, node.slice
+    else:
+        return None
+    return (base, key.value) if isinstance(key, ast.Constant) and isinstance(key.value, str) else None
+
+
 def reads_refusal(node: ast.expr) -> bool:
     """A value read under a refusal's key (`outcome.get("refusal")`, `result["refusal"]`): a
-    refusal a tool or an agent returned, passed on (RL305 where a protocol error sends it)."""
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get":
-        key = node.args[0] if node.args else None
-    else:
-        key = node.slice if isinstance(node, ast.Subscript) else None
-    return isinstance(key, ast.Constant) and isinstance(key.value, str) and is_guard_name(key.value)
+    refusal a tool or an agent returned, passed on (RL305 where a protocol error sends it
+    and reads its payload's keys: `payload_read`; OpenAI's `message.get("refusal")` is a
+    model's sentence)."""
+    read = _key_read(node)
+    return read is not None and is_guard_name(read[1])
+
+
+def payload_read(node: ast.AST) -> str | None:
+    """`refusal["reason"]`, `refusal.get("rule")`: the local a payload's key is read of."""
+    read = _key_read(node)
+    if read is None or read[1] not in spec.PAYLOAD_KEYS or not isinstance(read[0], ast.Name):
+        return None
+    return read[0].id
 
 
 def is_payload(keys: Container[str]) -> bool:

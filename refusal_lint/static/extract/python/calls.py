@@ -204,10 +204,11 @@ class Recognisers(ExtractorState):
         todo = [node]
         while todo and current.use.rule is None:
             sub = todo.pop()
-            if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
+            if (read := vocab.payload_read(sub)) is not None and self.local_forwarded(read):
+                # A refusal passed on, its payload read (`refusal["reason"]`): its id not known here.
+                current.use = ErrorUse(current.use.loc, current.use.name, Dyn(current.use.loc))
+            elif isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
                 rule = self.local_refusal(sub.id)
-                if rule is None and self.local_forwarded(sub.id):
-                    rule = Dyn(current.use.loc)  # a refusal passed on, its id not known here
                 if rule is not None:
                     current.use = ErrorUse(current.use.loc, current.use.name, rule)
             elif not isinstance(sub, ast.Lambda):  # a lambda's names are its own scope's

@@ -29,6 +29,7 @@ class ContentPrompts(ExtractorState):
     _quiet: list[ast.AST]
     _functions: list[ast.AST]  # the functions being walked, innermost last
     _lists: set[int]  # the lists of texts read whole (`_text_list`)
+    _passed: set[int]  # the lists passed as keyword arguments
     _in_string = 0
 
     def on_visit(self, node: ast.AST) -> bool:
@@ -36,9 +37,11 @@ class ContentPrompts(ExtractorState):
         if not self.content_ids:
             return descend
         if not hasattr(self, "_quiet"):
-            self._quiet, self._functions, self._lists = [], [], set()
+            self._quiet, self._functions, self._lists, self._passed = [], [], set(), set()
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             self._functions.append(node)
+        elif isinstance(node, ast.keyword) and isinstance(node.value, (ast.List, ast.Tuple)):
+            self._passed.add(id(node.value))  # a list where a call accepts a text (`_text_list`)
         if self._never_prompt(node) or self._quiet_local(node):
             self._quiet.append(node)
         elif isinstance(node, ast.expr) and (_is_string(node) or self._text_list(node)):
@@ -108,9 +111,11 @@ class ContentPrompts(ExtractorState):
         return isinstance(node, ast.keyword) and node.arg in _PAYLOAD_KEYS
 
     def _text_list(self, node: ast.AST) -> list[ast.expr]:
-        """A list or tuple of two texts or more (`output_instructions=["...", "..."]`, Griptape's
-        `rules=[Rule("..."), ...]`: a library's call of one string): their strings; else none."""
-        if not isinstance(node, (ast.List, ast.Tuple)) or len(node.elts) < 2:
+        """A list or tuple of two texts or more passed as a keyword argument, where a text is
+        accepted (`output_instructions=["...", "..."]`, Griptape's `rules=[Rule("..."), ...]`:
+        a library's call of one string): their strings; else none. A list bound to a name
+        (`TOOLTIPS = [...]`, `HELP_LINES = [...]`) holds texts of its own, each a candidate."""
+        if id(node) not in self._passed or not isinstance(node, (ast.List, ast.Tuple)) or len(node.elts) < 2:
             return []
         texts = [e if _is_string(e) else _one_string(e) for e in node.elts]
         if None in texts or any(isinstance(e, ast.Call) and self._never_prompt(e) for e in node.elts):
