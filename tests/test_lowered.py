@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from refusal_lint.core import prompttext
+from refusal_lint.static.gate import guardcall as G
 from refusal_lint.static.gate import lowered
 from refusal_lint.static.gate import prefilter as P
 from refusal_lint.static.gate.relevance import Relevance
@@ -55,7 +56,8 @@ _GATE_TEXTS = st.lists(
     st.sampled_from(
         [b"Rule", b"rule", b"'rule'", b"RULE=", b"rule=", b"AgentExtension(", b"agentextension(", b'"URI":',
          b'"uri":', b"media_type=", b"MEDIA_TYPE=", b"seg-mix", b"SEG-MIX", b"refuse(", b"Refusal", b"system",
-         b"PROMPT", b" ", b"\n", b"(", b"x"]
+         b"PROMPT", b" ", b"\n", b"(", b"x", b"HTTPException(", b"[", b"]", b"'refusal'", b"'mimeType':",
+         b".get("]
     ),
     max_size=30,
 ).map(b"".join)  # fmt: skip
@@ -65,15 +67,17 @@ def _plain_worth(data: bytes, extra: tuple[bytes, ...], ids: frozenset[str]) -> 
     """python_worth_parsing as plain `in` tests, one pass a needle (its reading before holds)."""
     low = data.lower()
     if b"refus" in low and (
-        P.guard_call(data, ids) or any(n in data for n in P._PY_NEEDLES) or P._caught_as_error(data, low)
+        P.guard_call(data, ids) or any(n in data for n in P._PY_NEEDLES) or G.caught_as_error(data, low)
     ):
+        return True
+    if any(n in data for n in G.ERROR_NAMES) and G.error_subscript(data):
         return True
     if b"rule" in data and (b"'rule'" in data or b'"rule"' in data or P.rule_keyword(data)):
         return True
     if b"AgentExtension(" in data and P._extension_call(data):
         return True
     quoted_uri = (b'uri"' in data or b"uri'" in data) and any(n in data for n in P._QUOTED_URI)
-    media = b"edia" in data and any(n in data for n in P._MEDIA_WORDS)
+    media = (b"edia" in data or b"mimetype" in low) and any(n in data for n in P._MEDIA_WORDS)
     if (quoted_uri or media) and P._URI_KEY.search(data) is not None:
         return True
     return any(n in data for n in extra)
@@ -111,7 +115,7 @@ def test_word_matches_are_the_leading_boundary_regex(text: bytes, pos: int, endp
     within bounds, as finditer bounds them."""
     import re
 
-    for pattern in (P._CAUGHT, P._EXTENSION_CALL):
+    for pattern in (G._CAUGHT, P._EXTENSION_CALL):
         plain = re.compile(rb"\b" + pattern.pattern)
         assert [m.span() for m in lowered.word_matches(pattern, text)] == [
             m.span() for m in plain.finditer(text)

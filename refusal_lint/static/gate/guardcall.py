@@ -169,7 +169,7 @@ def guard_call(data: bytes, ids: frozenset[str]) -> bool:
 # the refusal may be sent as that error (RL305). At a word's start (word_matches).
 _CAUGHT = re.compile(
     rb"(?:except\b[^:]*?|isinstance[ \t]*\([^)]*?)refus|rule[\"']+[\s)\\]*in\b"
-    rb"|[\"']refus[a-z_]*[\"'][ \t]*[\])]"
+    rb"|(?<=[\"'])refus[a-z_]*[\"'][ \t]*[\])]"
 )
 ERROR_NAMES = tuple(n.encode() for n in sorted(spec.PROTOCOL_ERRORS))
 _ENVELOPE_KEY = re.compile(rb"[\"']error[\"'](?:\s|#[^\n]*)*:")  # an envelope's key (comments may part it)
