@@ -57,7 +57,7 @@ _GATE_TEXTS = st.lists(
         [b"Rule", b"rule", b"'rule'", b"RULE=", b"rule=", b"AgentExtension(", b"agentextension(", b'"URI":',
          b'"uri":', b"media_type=", b"MEDIA_TYPE=", b"seg-mix", b"SEG-MIX", b"refuse(", b"Refusal", b"system",
          b"PROMPT", b" ", b"\n", b"(", b"x", b"HTTPException(", b"[", b"]", b"'refusal'", b"'mimeType':",
-         b".get("]
+         b"metadata={", b".get("]
     ),
     max_size=30,
 ).map(b"".join)  # fmt: skip
@@ -77,8 +77,10 @@ def _plain_worth(data: bytes, extra: tuple[bytes, ...], ids: frozenset[str]) -> 
     if b"AgentExtension(" in data and P._extension_call(data):
         return True
     quoted_uri = (b'uri"' in data or b"uri'" in data) and any(n in data for n in P._QUOTED_URI)
-    media = (b"edia" in data or b"mimetype" in low) and any(n in data for n in P._MEDIA_WORDS)
+    media = b"edia" in data and any(n in data for n in P._MEDIA_WORDS)
     if (quoted_uri or media) and P._URI_KEY.search(data) is not None:
+        return True
+    if b"mimetype" in low and P._META_MIME.search(data) is not None:
         return True
     return any(n in data for n in extra)
 

@@ -53,7 +53,9 @@ def _word_before(data: bytes, start: int) -> tuple[int, bytes]:
 # A class statement up to its bases' text (`class OutOfScope(errors.`): a base named after it.
 CLASS_BASES = rb"class[ \t]+[A-Za-z0-9_]+[ \t]*\([^)]*"
 _GUARD_SUBCLASS = re.compile(CLASS_BASES + rb"(?:[Rr]efus|REFUS)")
-_PARTIAL = re.compile(rb"(?<![A-Za-z0-9_])partial" + _GAP + rb"(\()" + _GAP + rb"([A-Za-z_][A-Za-z0-9_.]*)")
+# A literal prefix, found at a word's start by word_matches (a lookbehind first would have
+# the regex engine try every offset of every file).
+_PARTIAL = re.compile(rb"partial" + _GAP + rb"(\()" + _GAP + rb"([A-Za-z_][A-Za-z0-9_.]*)")
 _CALL_TEXT = 4096  # bytes of arguments read; a longer call is parsed with its file
 
 
@@ -98,6 +100,8 @@ def error_subscript(data: bytes) -> bool:
     RULES[DOSAGE])`): a reason looked up in the params map, sent as an error (RL305), in a
     file with no word of refusing. In doubt (its end out of reach), yes."""
     for m in _ERROR_CALL.finditer(data):
+        if _word_before(data, m.start())[1] in _DEFINES:
+            continue  # `class A2AError(RootModel[...])`: a definition, no error built
         end = call_end(data, m.end() - 1)
         if end < 0 or b"[" in data[m.end() : end]:
             return True
@@ -153,7 +157,7 @@ def guard_call(data: bytes, ids: frozenset[str]) -> bool:
         ):
             return True
     # A partial of a guard (vocab.partial_call), its text read as the call it stands for.
-    for m in _PARTIAL.finditer(data):
+    for m in word_matches(_PARTIAL, data):
         if vocab.is_guard_name(m[2].rpartition(b".")[2].decode("ascii")):
             end = call_end(data, m.start(1))
             if end < 0 or pyscan.call_text_may_fire(data[m.start() : end + 1], receiver=False, ids=ids):
@@ -167,18 +171,24 @@ def guard_call(data: bytes, ids: frozenset[str]) -> bool:
 # vocab.catches_refusal tells apart) or a refusal read under its key (`.get("refusal")`,
 # vocab.reads_refusal) where the file builds a protocol error (or an `"error"` envelope):
 # the refusal may be sent as that error (RL305). At a word's start (word_matches).
-_CAUGHT = re.compile(
-    rb"(?:except\b[^:]*?|isinstance[ \t]*\([^)]*?)refus|rule[\"']+[\s)\\]*in\b"
-    rb"|(?<=[\"'])refus[a-z_]*[\"'][ \t]*[\])]"
-)
+_CAUGHT = re.compile(rb"(?:except\b[^:]*?|isinstance[ \t]*\([^)]*?)refus|rule[\"']+[\s)\\]*in\b")
+# The key read, apart: with no literal prefix of its own in one alternation, the regex
+# engine would try every offset of the file.
+_KEYED = re.compile(rb"(?:\.get\(|\[)[ \t]*[\"']refus[a-z_]*[\"']")
+_PAYLOAD_KEYS_QUOTED = tuple(q + k.encode() + q for k in sorted(spec.PAYLOAD_KEYS) for q in (b'"', b"'"))
 ERROR_NAMES = tuple(n.encode() for n in sorted(spec.PROTOCOL_ERRORS))
+ERROR_WORDS = frozenset(n.lower() for n in ERROR_NAMES)  # asked of the lowered text's words first
 _ENVELOPE_KEY = re.compile(rb"[\"']error[\"'](?:\s|#[^\n]*)*:")  # an envelope's key (comments may part it)
 
 
 def caught_as_error(data: bytes, low: bytes) -> bool:
     """The error is built in the handler's (or the `if`'s) body: after the first match."""
     caught = next(word_matches(_CAUGHT, low), None)
-    if caught is None:
+    keyed = _KEYED.search(low)
+    if keyed is not None and not any(k in data for k in _PAYLOAD_KEYS_QUOTED):
+        keyed = None  # passed on only where its payload's keys are read (vocab.payload_read)
+    found = [m.start() for m in (caught, keyed) if m is not None]
+    if not found:
         return False
-    at = caught.start()
+    at = min(found)
     return any(data.find(n, at) >= 0 for n in ERROR_NAMES) or _ENVELOPE_KEY.search(data, at) is not None

@@ -18,6 +18,7 @@ from refusal_lint.static.extract import vocab
 from refusal_lint.static.gate import relevance
 from refusal_lint.static.gate.guardcall import (
     ERROR_NAMES,
+    ERROR_WORDS,
     call_end,
     caught_as_error,
     error_subscript,
@@ -112,6 +113,7 @@ _GATE_WORDS = Words(
         b"uri'",
         b"edia",
         b"mimetype",
+        *ERROR_WORDS,
     )
 )
 
@@ -244,13 +246,16 @@ _PY_NEEDLES = (b"'rule'", b'"rule"', b"/refusal", b"upperhand.refusal", b"refusa
 # (or a `media_type=` keyword) a refusal Part, whatever its values are: names imported from
 # a sibling module (`{"uri": URI, "params": RULES}`) show no refusal word here.
 _MEDIA = _alternatives(vocab.MEDIA_KEYS)
-_KEYED = rb"[\"'](?:uri|" + _alternatives(vocab.METADATA_MEDIA_KEYS) + rb")[\"'][ \t\r\n]*:"
+_KEYED = rb"[\"'](?:uri|" + _MEDIA + rb")[\"'][ \t\r\n]*:"
 _URI_KEY = re.compile(_KEYED + rb"|(?<![A-Za-z0-9_])(?:" + _MEDIA + rb")[ \t]*=(?!=)")
+# A v0.3 Part's `metadata` naming the type as the SDK names a file's (vocab.METADATA_MEDIA_KEYS);
+# not any `mimeType` key (an MCP resource's, a file part's).
+_META_MIME = re.compile(rb"metadata[\"']?[ \t]*[:=][ \t\r\n]*\{[^}]*[\"']mimeType[\"']")
 # What any match of _URI_KEY holds: the regex has no literal prefix, so sre tries every
 # offset of a file; most files that say "uri" (security, during) have none of these. Each
 # family is asked by its common part first (`uri"`, `edia`): one pass where it is absent.
 _QUOTED_URI = tuple(a + b"uri" + b for a in (b'"', b"'") for b in (b'"', b"'"))
-_MEDIA_WORDS = tuple(k.encode() for k in sorted(vocab.METADATA_MEDIA_KEYS))
+_MEDIA_WORDS = tuple(k.encode() for k in sorted(vocab.MEDIA_KEYS))
 # A `rule=` keyword at any place of a call (`dict(detail=d, rule=r)`, `Part(reason=x, rule=r)`),
 # after a `(` or `,` and blanks.
 _RULE_AT = re.compile(rb"(?:" + _alternatives(vocab.RULE_KWARGS) + rb")[ \t]*=(?!=)")
@@ -291,7 +296,7 @@ def _worth(data: bytes, extra: tuple[bytes, ...], ids: frozenset[str]) -> bool:
         guard_call(data, ids) or any(n in data for n in _PY_NEEDLES) or caught_as_error(data, low)
     ):
         return True
-    if any(n in data for n in ERROR_NAMES) and error_subscript(data):
+    if not held.isdisjoint(ERROR_WORDS) and any(n in data for n in ERROR_NAMES) and error_subscript(data):
         return True
     # Each needle's common part first, asked of the bytes only where the lowered text holds
     # it: no pass at all over a file that has none.
@@ -300,8 +305,10 @@ def _worth(data: bytes, extra: tuple[bytes, ...], ids: frozenset[str]) -> bool:
     if (b"agentextension" in held or b"extensions" in held) and _extension_call(data):
         return True
     quoted_uri = (b'uri"' in held or b"uri'" in held) and any(n in data for n in _QUOTED_URI)
-    media = (b"edia" in held or b"mimetype" in held) and any(n in data for n in _MEDIA_WORDS)
+    media = b"edia" in held and b"edia" in data and any(n in data for n in _MEDIA_WORDS)
     if (quoted_uri or media) and _URI_KEY.search(data) is not None:
+        return True
+    if b"mimetype" in held and _META_MIME.search(data) is not None:
         return True
     return _holds_any(data, extra)
 
