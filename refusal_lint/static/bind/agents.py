@@ -179,18 +179,17 @@ def check(bound: Bound, facts: dict[str, FileFacts], roles: Roles, walked: froze
     """Every finding of the bound tree (checks/registry.py), each named after its agent."""
     findings = registry.findings(Run(bound, facts, frozenset(roles.cards), walked))
     card_agent = {a.card.loc: a.name for a in bound.agents if a.card}
-    # One fault, one finding: a guard call and the payload inside its repo callee may both
-    # resolve to the same call site.
-    findings = list(dict.fromkeys(findings))
-    findings = [
+    named = [
         dataclasses.replace(f, agent=f.agent or scoping.agent_for(f, card_agent, bound.agents))
         for f in findings
     ]
-    # A file two configured agents' globs both take is checked for each: the same fault there
-    # (a payload's shape, an id neither card has) is one finding, under the first agent.
+    # One fault, one finding: a guard call and the payload inside its repo callee may both
+    # resolve to the same call site; a file two configured agents' globs both take is checked
+    # for each (a payload's shape, an id neither card has): under the first agent.
     firsts: dict[Finding, Finding] = {}
-    findings = [firsts.setdefault(dataclasses.replace(f, agent=None), f) for f in findings]
-    findings = list(dict.fromkeys(findings))
+    for f in named:
+        firsts.setdefault(dataclasses.replace(f, agent=None), f)
+    findings = list(firsts.values())
     # Copies of one agent's card that disagree: each finding says which copy it read, and
     # --fix writes neither copy's reason (which one is right is not known).
     twinned = {a.copy_of for a in bound.agents if a.copy_of}

@@ -100,6 +100,9 @@ _PROMPT_SHAPE = re.compile(
 )
 
 
+# The media-type keys only a Part's `metadata` has (`mimeType`), as the lowered text holds them.
+_META_KEYS = vocab.METADATA_MEDIA_KEYS - vocab.MEDIA_KEYS
+_META_WORDS = frozenset(k.lower().encode() for k in _META_KEYS)
 # Every word the text gates below ask of a Python file's lowered text, found in one pass
 # (lowered.py); each gate then asks the bytes only for the words held.
 _GATE_WORDS = Words(
@@ -112,7 +115,7 @@ _GATE_WORDS = Words(
         b'uri"',
         b"uri'",
         b"edia",
-        b"mimetype",
+        *_META_WORDS,
         *ERROR_WORDS,
     )
 )
@@ -248,9 +251,10 @@ _PY_NEEDLES = (b"'rule'", b'"rule"', b"/refusal", b"upperhand.refusal", b"refusa
 _MEDIA = _alternatives(vocab.MEDIA_KEYS)
 _KEYED = rb"[\"'](?:uri|" + _MEDIA + rb")[\"'][ \t\r\n]*:"
 _URI_KEY = re.compile(_KEYED + rb"|(?<![A-Za-z0-9_])(?:" + _MEDIA + rb")[ \t]*=(?!=)")
-# A v0.3 Part's `metadata` naming the type as the SDK names a file's (vocab.METADATA_MEDIA_KEYS);
-# not any `mimeType` key (an MCP resource's, a file part's).
-_META_MIME = re.compile(rb"metadata[\"']?[ \t]*[:=][ \t\r\n]*\{[^}]*[\"']mimeType[\"']")
+# Those keys in a Part's `metadata` only, not anywhere (an MCP resource's, a file part's).
+_META_MIME = re.compile(
+    rb"metadata[\"']?[ \t]*[:=][ \t\r\n]*\{[^}]*[\"'](?:" + _alternatives(_META_KEYS) + rb")[\"']"
+)
 # What any match of _URI_KEY holds: the regex has no literal prefix, so sre tries every
 # offset of a file; most files that say "uri" (security, during) have none of these. Each
 # family is asked by its common part first (`uri"`, `edia`): one pass where it is absent.
@@ -308,7 +312,7 @@ def _worth(data: bytes, extra: tuple[bytes, ...], ids: frozenset[str]) -> bool:
     media = b"edia" in held and b"edia" in data and any(n in data for n in _MEDIA_WORDS)
     if (quoted_uri or media) and _URI_KEY.search(data) is not None:
         return True
-    if b"mimetype" in held and _META_MIME.search(data) is not None:
+    if not held.isdisjoint(_META_WORDS) and _META_MIME.search(data) is not None:
         return True
     return _holds_any(data, extra)
 

@@ -44,9 +44,9 @@ class ContentPrompts(ExtractorState):
             self._passed.add(id(node.value))  # a list where a call accepts a text (`_text_list`)
         if self._never_prompt(node) or self._quiet_local(node):
             self._quiet.append(node)
-        elif isinstance(node, ast.expr) and (_is_string(node) or self._text_list(node)):
+        elif isinstance(node, ast.expr) and ((texts := self._text_list(node)) or _is_string(node)):
             if not self._in_string and not self._quiet:
-                self._candidate(node, self._text_list(node) or [node])
+                self._candidate(node, texts or [node])
             self._in_string += 1
         return descend
 
