@@ -15,7 +15,7 @@ from conftest import TESTDATA, Repo, run_cli
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from refusal_lint.core import prompttext
+from refusal_lint.core import prompttext, spec
 from refusal_lint.static.gate import answers, prefilter, relevance
 from refusal_lint.static.gate import imports as gate_imports
 
@@ -266,7 +266,7 @@ def plain_names_ids(data: bytes, ids: list[str]) -> bool:
     tested one by one against every id (no halves, no fold, no length bound)."""
     views = (data, _PLAIN_SEAM.sub(b"", data), _PLAIN_ESCAPE.sub(b" ", data))
     return any(
-        m[0] == i or (prompttext.near_miss(m[0], i) and not _recased_in_prose(m, i))
+        m[0] == i or (spec.near_miss(m[0], i) and not _recased_in_prose(m, i))
         for view in views
         for m in prompttext.TOKEN.finditer(view.decode("ascii", "replace"))
         for i in ids

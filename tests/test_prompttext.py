@@ -11,7 +11,7 @@ from fixture_repos.builder import SURVEY_RULES, extension
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from refusal_lint.core import prompttext
+from refusal_lint.core import prompttext, spec
 from refusal_lint.core.model import PromptLine
 
 CARD_IDS = ["seg-mix", "invalid-cut"]
@@ -253,7 +253,7 @@ def test_whole_token_mentions() -> None:
     ],
 )
 def test_near_miss(token: str, near: bool) -> None:
-    assert prompttext.near_miss(token, "seg-mix") is near
+    assert spec.near_miss(token, "seg-mix") is near
 
 
 def test_an_id_capitalised_at_a_sentence_start_is_prose() -> None:
@@ -403,7 +403,7 @@ def _plain_near_misses(lines: tuple[PromptLine, ...], card_ids: list[str]) -> se
         for m in prompttext.TOKEN.finditer(pl.text)
         if m[0] not in card_ids
         and not prompttext.capitalised(m[0], set(card_ids))
-        and any(prompttext.near_miss(m[0], r) for r in card_ids)
+        and any(spec.near_miss(m[0], r) for r in card_ids)
     }
 
 
@@ -423,6 +423,10 @@ def test_near_misses_are_every_token_near_miss_says(pieces: list[str], ids: list
         ("Summarise the termination notice only.", "terminations", []),
         ("Refuse every diagnosys request.", "diagnosis", ["diagnosys"]),
         ("Refuse refund-limits requests.", "refund-limit", ["refund-limits"]),
+        ("- diagnoses: I can't diagnose; see a clinician.", "diagnosis", ["diagnoses"]),
+        ("- malwares: I can't write malware.", "malware", ["malwares"]),
+        ("Refuse these:\n- malwares: I can't write malware.", "malware", ["malwares"]),
+        ("- malwares are refused: I can't write malware.", "malware", []),
     ],
 )
 def test_a_plural_of_a_one_word_id_is_prose_not_a_near_miss(
@@ -430,7 +434,7 @@ def test_a_plural_of_a_one_word_id_is_prose_not_a_near_miss(
 ) -> None:
     """Inflections of an id that is one plain word are ordinary English (DESIGN §2: precision
     first); a misspelling still is a near miss, and so is a kebab id's variant, which may be
-    a rename the prompt missed."""
+    a rename the prompt missed, and so is a plural that is a rule line's id (audit N2 6)."""
     assert [u.token for u in prompttext.unknown_ids(_lines(text), [card_id])] == found
 
 
@@ -468,6 +472,29 @@ def test_an_acronym_id_in_capitals_through_the_cli(repo: Repo, line: str, found:
     prompt.write_text(prompt.read_text() + line + "\n")
     report = repo.check()
     assert (found in report) if found else report.startswith("All checks passed!"), report
+
+
+@pytest.mark.parametrize(
+    ("prompt", "found"),
+    [
+        ("Refuse malwares of any kind.\n", ""),
+        ("Refuse these:\n- malwares: I can't write that code.\n", "RL202 [malwares]"),
+    ],
+)
+def test_a_plural_as_a_rule_lines_id_through_the_cli(
+    repo: Repo, prompt: str, found: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The prompt file names no card id but the plural (so only a gate that reads DESIGN's
+    near miss, inflections too, reads it), in both modes: RL201 for the rule either way."""
+    ids = ("malware", "seg-mix")
+    repo.card(extension(params=dict(zip(ids, SURVEY_RULES.values(), strict=True))))
+    repo.tools(ids)
+    repo.prompt(ids).write_text(prompt)
+    for exhaustive in ("", "1"):
+        monkeypatch.setenv("REFUSAL_LINT_EXHAUSTIVE", exhaustive)
+        report = repo.check()
+        assert "RL201 [malware]" in report, report
+        assert (found in report) if found else "RL202" not in report, report
 
 
 @pytest.mark.parametrize(

@@ -202,42 +202,6 @@ def matters(lines: tuple[PromptLine, ...], card_ids: list[str], lead: tuple[Prom
     return any(mentions(lines, i) for i in card_ids) or bool(unknown_ids(lines, card_ids, lead))
 
 
-def _fold_id(text: str) -> str:
-    return text.lower().replace("-", "").replace("_", "")
-
-
-def near_miss(token: str, rule_id: str) -> bool:
-    if token == rule_id:
-        return False
-    if _fold_id(token) == _fold_id(rule_id):
-        return True
-    low = token.lower()
-    if low.startswith(rule_id + "-") or low.startswith(rule_id + "_"):
-        return False
-    if _inflected(low, rule_id):
-        return False
-    return len(rule_id) >= 5 and spec.one_edit(low, rule_id)
-
-
-def _inflected(low: str, rule_id: str) -> bool:
-    """Is `low` a plural or singular of a one-word id (`diagnoses` of `diagnosis`)? Prose, not
-    a misspelt id; a kebab id's (`refund-limits`) may be a rename the prompt missed."""
-    singular = rule_id[:-1] if rule_id.endswith("s") and not rule_id.endswith(("is", "us", "ss")) else ""
-    forms = {rule_id + "s", rule_id + "es", singular, rule_id.removesuffix("is") + "es"}
-    return rule_id.isalpha() and low in forms - {rule_id, "es"}
-
-
-def nearest(token: str, ids: list[str]) -> str | None:
-    """The card id a token most likely meant, for did-you-mean."""
-    import difflib
-
-    for rid in ids:
-        if near_miss(token, rid):
-            return rid
-    close = difflib.get_close_matches(token.lower(), ids, n=1, cutoff=0.6)
-    return close[0] if close else None
-
-
 def _listing_lines(lines: tuple[PromptLine, ...], card_ids: set[str]) -> set[int]:
     """Indexes of lines inside places that plainly list rules (DESIGN §2 (a))."""
     # Blocks: runs of non-blank lines, a Markdown heading starting one (the line above a
@@ -329,7 +293,7 @@ def capitalised(token: str, ids: set[str]) -> bool:
 
 def recased(token: str, ids: set[str] | frozenset[str]) -> bool:
     """A one-word card id in other letter case (`PII`, `VIOLENCE`, `JailBreak`): an acronym,
-    a name or emphasis in prose, as its plural is (`_inflected`), not a misspelt rule; a
+    a name or emphasis in prose, as its plural is (`spec.inflected`), not a misspelt rule; a
     kebab id's (`SEG-MIX`) is one. Asked only of a token that is no rule line's id."""
     low = token.lower()
     return low != token and low in ids and low.isalnum()
@@ -353,7 +317,7 @@ def unknown_ids(
     shown = visible(lead + lines)
     lines = shown[len(lead) :]
     ids = set(card_ids)
-    sizes = tuple((rid, len(rid), len(_fold_id(rid))) for rid in card_ids)
+    sizes = tuple((rid, len(rid), len(spec.fold_id(rid))) for rid in card_ids)
     out: dict[tuple[str, str, int], Unknown] = {}
     listing = _listing_lines(shown, ids)
     for i, pl in enumerate(lines):
@@ -367,7 +331,7 @@ def unknown_ids(
                 if "-" in token and token not in ids and TOKEN.fullmatch(token) and not _prose(token):
                     out.setdefault(
                         (token, pl.path, pl.line),
-                        Unknown(token, pl.line, col, nearest(token, card_ids), pl.path),
+                        Unknown(token, pl.line, col, spec.nearest(token, card_ids), pl.path),
                     )
         slots = [m.span() for m in PLACEHOLDER.finditer(pl.text)] if _SLOT_MARKS & set(pl.text) else []
         slots += [m.span() for m in _URL.finditer(pl.text)] if "://" in pl.text else []
@@ -376,11 +340,16 @@ def unknown_ids(
         for m in TOKEN.finditer(pl.text):
             token = m.group(0)
             # The near miss first: kept by token, it passes over most prose at a lookup.
-            if token in ids or (rid := _missed(token, sizes)) is None or capitalised(token, ids):
+            rid = None if token in ids else _missed(token, sizes)
+            # A recased or inflected one-word id is prose, unless it is the line's rule id.
+            prose = rid is not None and recased(token, ids)
+            if rid is None and token not in ids and (rid := _inflection(token, sizes)) is not None:
+                prose = True
+            if rid is None or capitalised(token, ids):
                 continue
             if any(a <= m.start() < b for a, b in slots):
                 continue
-            if recased(token, ids):
+            if prose:
                 if not asked:
                     stated, asked = rule_line(pl.text), True
                 if stated is None or (stated.rule_id, stated.col) != (token, m.start() + 1):
@@ -390,11 +359,25 @@ def unknown_ids(
 
 
 @functools.lru_cache(maxsize=1 << 16)
+def _inflection(token: str, sizes: tuple[tuple[str, int, int], ...]) -> str | None:
+    """The card id of 5+ characters `token` is a plural or singular of (`misspelt`)."""
+    low = token.lower()
+    return next(
+        (
+            rid
+            for rid, n, _ in sizes
+            if abs(len(low) - n) <= 2 and spec.misspelt(token, rid) and spec.inflected(low, rid)
+        ),
+        None,
+    )
+
+
+@functools.lru_cache(maxsize=1 << 16)
 def _missed(token: str, sizes: tuple[tuple[str, int, int], ...]) -> str | None:
     """The first card id (`sizes`: with its length, folded too) `token` misses by a little."""
-    size, folded = len(token), len(_fold_id(token))
+    size, folded = len(token), len(spec.fold_id(token))
     for rid, rid_size, rid_folded in sizes:
         # A near miss folds to the id's length, or is within one of its own.
-        if (folded == rid_folded or abs(size - rid_size) <= 1) and near_miss(token, rid):
+        if (folded == rid_folded or abs(size - rid_size) <= 1) and spec.near_miss(token, rid):
             return rid
     return None

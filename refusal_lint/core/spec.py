@@ -77,5 +77,46 @@ def one_edit(a: str, b: str) -> bool:
     return short[i:] == long_[i + 1 :]
 
 
+def fold_id(text: str) -> str:
+    return text.lower().replace("-", "").replace("_", "")
+
+
+def near_miss(token: str, rule_id: str) -> bool:
+    """A near miss in prose: `misspelt`, and no plural or singular of a one-word id."""
+    return misspelt(token, rule_id) and not inflected(token.lower(), rule_id)
+
+
+def misspelt(token: str, rule_id: str) -> bool:
+    """A near miss by DESIGN's letter (as a rule line's id is asked): folds to the id, or is
+    one edit from an id of 5+ characters and no longer id's prefix."""
+    if token == rule_id:
+        return False
+    if fold_id(token) == fold_id(rule_id):
+        return True
+    low = token.lower()
+    if low.startswith(rule_id + "-") or low.startswith(rule_id + "_"):
+        return False
+    return len(rule_id) >= 5 and one_edit(low, rule_id)
+
+
+def inflected(low: str, rule_id: str) -> bool:
+    """Is `low` a plural or singular of a one-word id (`diagnoses` of `diagnosis`)? Prose, not
+    a misspelt id; a kebab id's (`refund-limits`) may be a rename the prompt missed."""
+    singular = rule_id[:-1] if rule_id.endswith("s") and not rule_id.endswith(("is", "us", "ss")) else ""
+    forms = {rule_id + "s", rule_id + "es", singular, rule_id.removesuffix("is") + "es"}
+    return rule_id.isalpha() and low in forms - {rule_id, "es"}
+
+
+def nearest(token: str, ids: list[str]) -> str | None:
+    """The card id a token most likely meant, for did-you-mean."""
+    import difflib
+
+    for rid in ids:
+        if near_miss(token, rid):
+            return rid
+    close = difflib.get_close_matches(token.lower(), ids, n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
 # RL101's word for an extension entry that is the URI alone (`"extensions": ["https://..."]`).
 NOT_AN_OBJECT = "extension entry is not an object"

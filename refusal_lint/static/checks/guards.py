@@ -249,7 +249,7 @@ def _against(g: BoundGuard, rules: dict[str, Rule]) -> Finding | None:
         return None
     rule = rules.get(g.rule_id)
     if rule is None:
-        near = prompttext.nearest(g.rule_id, list(rules))
+        near = spec.nearest(g.rule_id, list(rules))
         hint = f"; did you mean `{near}`?" if near else ""
         return RL302.finding(
             g.loc,

@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterable
 from functools import cache, lru_cache
 
-from refusal_lint.core import prompttext
+from refusal_lint.core import prompttext, spec
 from refusal_lint.core.sourcetext import PY_READ_LIMIT, spelled
 from refusal_lint.static.gate import pystrings
 from refusal_lint.static.gate.lowered import ESCAPE_BODIES, PIECES, SEAM, Words, holds, lowered, token_around
@@ -376,9 +376,9 @@ def _followed(half: bytes, length: int, first: bool) -> re.Pattern[bytes]:
 
 def _names(token: str, rule_id: str) -> bool:
     """Does `token` (a token's bytes, maybe several of prompttext's tokens) hold `rule_id` or
-    a near miss? A one-word id in other letter case is asked by the fold test (`_folded_named`),
-    which knows where it stands."""
+    a near miss (by DESIGN's letter: a plural may be a rule line's id)? A one-word id in other
+    letter case is asked by the fold test (`_folded_named`), which knows where it stands."""
     return any(
-        t == rule_id or (prompttext.near_miss(t, rule_id) and not prompttext.recased(t, {rule_id}))
+        t == rule_id or (spec.misspelt(t, rule_id) and not prompttext.recased(t, {rule_id}))
         for t in prompttext.TOKEN.findall(token)
     )
