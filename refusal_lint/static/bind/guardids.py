@@ -9,6 +9,7 @@ call sites, transitively; a loop variable over a literal table fires each of its
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -202,7 +203,14 @@ class GuardIds:
             return [Fired(GuardStatus.PASSTHROUGH, loc)]
         out: list[Fired] = []
         not_ids = 0
-        leaves = [leaf for v in (value, *self._overrides(value)) for leaf in self._leaves(v)]
+        overrides = self._overrides(value)
+        # A base declaring the attribute with no value (`rule: ClassVar[str]`) holds none of its own.
+        own = (
+            []
+            if overrides and isinstance(value, Ref) and self.res.lookup(value.module, value.name) is None
+            else [value]
+        )
+        leaves = [leaf for v in (*own, *overrides) for leaf in self._leaves(v)]
         for leaf in leaves:
             if isinstance(leaf, Str) and not leaf.value:
                 not_ids += 1  # an empty default is no rule id
@@ -241,11 +249,15 @@ class GuardIds:
 
     def _overrides(self, value: Value) -> list[Value]:
         """A class attribute a guard reads (`self.refusal_rule` in a base tool's method): what
-        each repo subclass setting it holds too (a tool class a rule, CrewAI's `BaseTool`)."""
-        if not isinstance(value, Ref) or "." not in value.name:
+        each repo subclass setting it holds too (a tool class a rule, CrewAI's `BaseTool`); also
+        where the base never sets it (`self.rule`, read as a parameter of the method)."""
+        if isinstance(value, Ref) and "." in value.name:
+            module, (owner, _, attr) = value.module, value.name.rpartition(".")
+        elif isinstance(value, Param) and re.fullmatch(r"(?:self|cls)\.\w+", value.name):
+            module, owner, attr = value.loc.path, value.func.rpartition(".")[0], value.name.partition(".")[2]
+        else:
             return []
-        owner, _, attr = value.name.rpartition(".")
-        base = self.res.lookup(value.module, owner)
+        base = self.res.lookup(module, owner) if owner else None
         if not (isinstance(base, Fn) and base.kind == FnKind.CLASS):
             return []
         if self._subclasses is None:
