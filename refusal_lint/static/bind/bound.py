@@ -183,9 +183,12 @@ def py_ext_decl(res: Resolver, ext: PyExt) -> ExtDecl | None:
     )
     if params is None:
         return dataclasses.replace(decl, params_kind=ParamsKind.ABSENT)
-    # Its items as written, spreads and comprehensions expanded (one left unexpanded: run time).
+    # Its items as written, spreads and comprehensions expanded (one left unexpanded, or a key
+    # a function fills, `PARAMS[rule_id] = reason`: run time).
     written = _written(res, params) if isinstance(params, DictV) else []
-    if isinstance(params, DictV) and not any(has_each(it.key) or it.spread for it in written):
+    if isinstance(params, DictV) and not any(
+        has_each(it.key) or it.spread or isinstance(res.resolve(it.key), (Dyn, Param)) for it in written
+    ):
         items = tuple(_items(res, written))
         return dataclasses.replace(decl, params_loc=ploc, items=items, params_id=params.ident)
     if isinstance(params, (Const, Str, Seq)):

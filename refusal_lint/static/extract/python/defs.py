@@ -86,6 +86,7 @@ class Definitions(ExtractorState):
             self.bind_local_dicts(node.targets, node.value)
             for t in node.targets:
                 self.instance_prompt(t, node.value)
+                self.global_item(t, node.value)
             return
         prefix = self.class_prefix()
         fields = namedtuple_fields(node.value)
@@ -95,6 +96,18 @@ class Definitions(ExtractorState):
                 self.defs[t.id] = Fn(self.path, t.id, FnKind.CLASS, fields, (), (), self.loc(t))
             else:
                 self.define(t, node.value, prefix)
+
+    def global_item(self, target: ast.expr, value: ast.expr) -> None:
+        """`CHECKS[rule] = check` in a function, CHECKS a module's dict (a decorator's
+        registry): the dict holds an item under that key too; a parameter's is what the
+        function's callers pass (`@content_check("malware")`), as a helper's id is."""
+        if not (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)):
+            return
+        name = target.value.id
+        old = self.defs.get(name)
+        if isinstance(old, DictV) and not any(name in s.ready().local for s in self.scopes):
+            item = Item(self.value(target.slice), self.value(value), self.loc(target.slice))
+            self.defs[name] = DictV((*old.items, item), old.loc)
 
     def instance_prompt(self, target: ast.expr, value: ast.expr | None) -> None:
         """`self._system_prompt = (...)` in a method: an instance attribute holding a prompt."""
