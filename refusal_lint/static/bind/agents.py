@@ -12,7 +12,7 @@ import sys
 
 from refusal_lint.config import Config
 from refusal_lint.core import prompttext
-from refusal_lint.core.facts import Attr, DictV, Each, ExtDecl, FileFacts, Seq, Str, Sub
+from refusal_lint.core.facts import Attr, DictV, Each, ExtDecl, FileFacts, Seq, Sub
 from refusal_lint.core.kinds import PromptForm
 from refusal_lint.core.model import Finding, Loc, Prompt, PromptLine, RuleSet
 from refusal_lint.static.bind import scoping
@@ -66,10 +66,12 @@ def bind(root: str, cfg: Config, facts: dict[str, FileFacts], index: ModuleIndex
             else _configured_prompt(res, facts, agent, roles, maps)
         )
         agent.prompts = counted(found, agent)
+        # A protocol error carrying an entry of the params map or of a copy of it is a refusal.
+        sent = (ids, params_ids | maps.same)
         for path in sorted(agent.files):
-            _fire(res, guard_ids, facts[path], agent, (ids, params_ids))
+            _fire(res, guard_ids, facts[path], agent, sent)
         for path in shared:
-            _serve(res, guard_ids, facts[path], agent, agent is agents[0], (ids, params_ids))
+            _serve(res, guard_ids, facts[path], agent, agent is agents[0], sent)
         # A shared helper's call sites in another agent's files fire that agent's rules, not
         # this one's (a monorepo's common/refusals.py in both agents' globs).
         agent.guards = [g for g in _unique(agent.guards) if _ours(g.loc.path, agent, claimed)]
@@ -233,10 +235,10 @@ _Tables = tuple[list[tuple[str, frozenset[str]]], list[DictV]]
 
 
 def _tables(res: Resolver) -> _Tables:
-    """The tree's module-level dicts (each one's ident and string keys) and the params maps
-    its Python cards resolve to: found once, for every agent's `_maps_of`."""
+    """The tree's module-level dicts (each one's ident and string keys, Enum members' too)
+    and the params maps its Python cards resolve to: found once, for every agent's `_maps_of`."""
     dicts = [
-        (value.ident, frozenset(k.value for it in value.items if isinstance(k := it.key, Str)))
+        (value.ident, frozenset(k.value for it in value.items if (k := res.resolve_str(it.key))))
         for defs in res.defs.values()
         for value in defs.values()
         if isinstance(value, DictV)
