@@ -17,7 +17,8 @@ from collections.abc import Callable
 
 from refusal_lint.static.gate import imports, prefilter, relevance
 from refusal_lint.static.gate.composed import leadins, reach
-from refusal_lint.static.gate.pystrings import strings
+from refusal_lint.static.gate.text import listing
+from refusal_lint.static.gate.text.pystrings import strings
 
 _IDS = relevance.Relevance(["seg-mix", "invalid-cut"])
 _NEEDLES = (b"seg-mix",)
@@ -26,12 +27,12 @@ GATES: dict[str, Callable[[bytes], object]] = {
     "python_prompt_candidate": prefilter.python_prompt_candidate,
     "prompt_words": prefilter.prompt_words,
     "names_ids": _IDS.names_ids,
-    "lists_rules": relevance.lists_rules,
-    "python_lists_rules": relevance.python_lists_rules,
+    "lists_rules": listing.lists_rules,
+    "python_lists_rules": listing.python_lists_rules,
     "imports_of": imports.imports_of,
     "bindings_of": imports.bindings_of,
     "top_names": reach.top_names,
-    "leads": lambda d: leadins.leads(d, relevance.refusing_spans(d)),
+    "leads": lambda d: leadins.leads(d, listing.refusing_spans(d)),
     "rule_keyword": prefilter.rule_keyword,
     "pystrings": strings,
 }

@@ -179,7 +179,7 @@ def test_a_broken_yaml_card_candidate_is_still_a_syntax_error(repo: Repo) -> Non
 def test_uri_as_a_word_is_the_look_behind_regex(text: str) -> None:
     import re
 
-    from refusal_lint.static.gate.lowered import word_matches
+    from refusal_lint.static.gate.text.lowered import word_matches
 
     plain = re.compile(r"(?<![A-Za-z0-9_])uri(?![A-Za-z0-9_])")
     found = [m.span() for m in word_matches(datacards._URI_AFTER, text)]

@@ -17,7 +17,7 @@ from refusal_lint.core import prompttext
 from refusal_lint.core.model import PromptLine
 from refusal_lint.static.gate import prefilter, treenames
 from refusal_lint.static.gate.composed import leadins, passed, reach, statements
-from refusal_lint.static.gate.relevance import refusing_spans
+from refusal_lint.static.gate.text.listing import refusing_spans
 
 _LEAD_BITS = [
     "Refuse these:", "You must refuse", "## Refusals", "We won't compute", "Decline:", "refusal",

@@ -1,4 +1,4 @@
-"""The text gates' one-pass word search (gate/lowered.py) says exactly which words a text
+"""The text gates' one-pass word search (gate/text/lowered.py) says exactly which words a text
 holds, as one `word in text` a word would, wherever words overlap or nest."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from hypothesis import strategies as st
 
 from refusal_lint.core import prompttext
 from refusal_lint.static.gate import guardcall as G
-from refusal_lint.static.gate import lowered
 from refusal_lint.static.gate import prefilter as P
 from refusal_lint.static.gate.relevance import Relevance
+from refusal_lint.static.gate.text import lowered
 
 _ALPHABET = st.sampled_from([b"a", b"b", b"-", b"_", b" ", b"\n", b"A", b"B", b"\xe2", b"\x80"])
 _WORDS = st.lists(st.lists(_ALPHABET, min_size=1, max_size=5).map(b"".join), min_size=1, max_size=8)

@@ -18,10 +18,11 @@ from hypothesis import strategies as st
 from refusal_lint.core import prompttext, spec
 from refusal_lint.static.gate import answers, prefilter, relevance
 from refusal_lint.static.gate import imports as gate_imports
+from refusal_lint.static.gate.text import listing
 
 # The plain spelling the fast path replaces: re.I over the text, one window per match.
 _PLAIN = re.compile(
-    prompttext.REFUSING_PATTERN.replace(prompttext.APOSTROPHE, relevance.APOSTROPHES).encode(), re.I
+    prompttext.REFUSING_PATTERN.replace(prompttext.APOSTROPHE, listing.APOSTROPHES).encode(), re.I
 )
 
 
@@ -31,8 +32,8 @@ def plain_lists_rules(data: bytes) -> bool:
     if first is None:
         return False
     return (
-        relevance._LISTED.search(data, first.start()) is not None
-        or re.search(rb"`[ \t]*" + relevance._HYPHENATED + rb"[ \t]*`", data) is not None
+        listing._LISTED.search(data, first.start()) is not None
+        or re.search(rb"`[ \t]*" + listing._HYPHENATED + rb"[ \t]*`", data) is not None
     )
 
 
@@ -49,7 +50,7 @@ texts = st.lists(st.sampled_from(_PIECES), max_size=40).map(lambda parts: " ".jo
 @settings(max_examples=400, deadline=None)
 @given(texts)
 def test_refusing_spans_are_finditers(data: bytes) -> None:
-    assert relevance._refusing(data) == [m.span() for m in _PLAIN.finditer(data)]
+    assert listing._refusing(data) == [m.span() for m in _PLAIN.finditer(data)]
 
 
 @settings(max_examples=400, deadline=None)
@@ -58,13 +59,13 @@ def test_refusing_spans_are_finditers(data: bytes) -> None:
 @example(b"You must refuse.\n" + b"x " * 5000 + b"\n- seg-mix: Segments cannot mix")
 @example(b"Use `geo-drill` for regions; refuse the rest.")
 def test_lists_rules_is_the_plain_search(data: bytes) -> None:
-    assert relevance.lists_rules(data) == plain_lists_rules(data)
+    assert listing.lists_rules(data) == plain_lists_rules(data)
 
 
 @pytest.mark.parametrize("path", sorted(p for p in TESTDATA.rglob("*") if p.suffix in (".md", ".py", ".txt")))
 def test_lists_rules_on_the_fixtures(path: Path) -> None:
     data = path.read_bytes()
-    assert relevance.lists_rules(data) == plain_lists_rules(data)
+    assert listing.lists_rules(data) == plain_lists_rules(data)
 
 
 _LEADS = ["You must refuse these:", "Refuse:", "Decline these", "We won't compute:", "## Refusals"]
@@ -106,8 +107,26 @@ def test_a_rule_list_prompttext_reads_is_found_by_its_bytes(
     )
     lines = tuple(PromptLine(t, i + 1) for i, t in enumerate(text.split("\n")))
     if prompttext.unknown_ids(lines, ["seg-mix"]):
-        assert relevance.lists_rules(text.encode())
-        assert relevance.python_lists_rules(f"SYSTEM_PROMPT = {text!r}\n".encode())
+        assert listing.lists_rules(text.encode())
+        assert listing.python_lists_rules(f"SYSTEM_PROMPT = {text!r}\n".encode())
+
+
+@pytest.mark.parametrize(
+    ("source", "slotted"),
+    [
+        ('LINES = [f"- {SEG_MIX}: Families cannot be crossed."]', True),
+        ('PROMPT = f"""Refuse:\n1. **{Rule.SEG_MIX.value}** \u2014 never cross families."""', True),
+        ('PROMPT = f"Refuse:\\n- `{SEG_MIX}` = never cross families."', True),
+        ('print(f"{key}: {value}")', False),
+        ('log(f"user {name}: logged in")', False),
+        ('row = f"- {name()}: a call, not a name"', False),
+        ('TEMPLATE = "- {name}: a template, no f-string"', False),
+    ],
+)
+def test_a_rule_line_a_name_fills_in(source: str, slotted: bool) -> None:
+    """`listing.slotted`: a rule line whose id is a name's placeholder, first on its line
+    (a real or an escaped line break, or the string's quote), a reason's words after it."""
+    assert listing.slotted(source.encode()) is slotted
 
 
 _PY_PIECES = [
@@ -168,7 +187,7 @@ def test_binding_text_questions_are_the_word_boundary_search(data: bytes, name: 
     """callers' and definers' shapes, searched from their literal prefix, with the word
     boundary checked by hand (lowered.word_matches, as ondemand._naming asks it): the
     answers of the plain `\\b` regex."""
-    from refusal_lint.static.gate.lowered import word_matches
+    from refusal_lint.static.gate.text.lowered import word_matches
 
     word = re.escape(name.encode())
     for shape in (word + rb"\s*\(", rb"def[ \t]+" + word + rb"[ \t]*\("):
@@ -484,8 +503,8 @@ def test_a_python_file_past_the_read_budget_is_not_parsed_to_ask() -> None:
 
     huge = b"# refuse these\n" + b"x = 'a-b: c d'\n" * (PY_READ_LIMIT // 15 + 1)
     assert len(huge) > PY_READ_LIMIT
-    assert relevance.python_lists_rules(huge)
-    assert not relevance.python_lists_rules(huge[:4096])  # a comment and code: no prompt text
+    assert listing.python_lists_rules(huge)
+    assert not listing.python_lists_rules(huge[:4096])  # a comment and code: no prompt text
 
 
 _LIST = "Refuse these:\n- zodiac-sign: No star signs at all.\n"
@@ -713,10 +732,10 @@ def test_a_python_word_of_refusing_reaches_its_literal_not_the_whole_file() -> N
     list), not a table of another test 30 KB below (which sent a 300 KB test to be parsed)."""
     far = "x " * 5000
     one = f'SYSTEM_PROMPT = """You must refuse.\n{far}\n- tool-use: one tool at a time."""\n'
-    assert relevance.python_lists_rules(one.encode())
+    assert listing.python_lists_rules(one.encode())
     apart = 'A = "We won\'t wait."\n' + f'C = "{far}"\n' * 4 + 'D = "|node-1|node-2|"\n'
-    assert relevance.lists_rules(apart.encode())  # the raw first test is unbounded
-    assert not relevance.python_lists_rules(apart.encode())
+    assert listing.lists_rules(apart.encode())  # the raw first test is unbounded
+    assert not listing.python_lists_rules(apart.encode())
 
 
 def _ast_aliases(source: str, name: str) -> set[str]:

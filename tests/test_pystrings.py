@@ -12,7 +12,7 @@ from conftest import ROOT, TESTDATA
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from refusal_lint.static.gate import pystrings, relevance
+from refusal_lint.static.gate.text import listing, pystrings
 
 
 def ast_lists_rules(data: bytes) -> bool:
@@ -33,7 +33,7 @@ def ast_lists_rules(data: bytes) -> bool:
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip:
             found.append((node.lineno, node.col_offset, node.value))
     parts = [f[2] for f in sorted(found, key=lambda f: (f[0], f[1]))]
-    return relevance.strings_list_rules([p.encode("utf-8", "surrogatepass") for p in parts])
+    return listing.strings_list_rules([p.encode("utf-8", "surrogatepass") for p in parts])
 
 
 def test_what_is_left_out_and_what_is_kept() -> None:
@@ -95,7 +95,7 @@ _PIECES = [
 def test_every_list_ast_finds_is_found(pieces: list[str]) -> None:
     data = "".join(pieces).encode()
     if ast_lists_rules(data):
-        assert relevance.python_lists_rules(data)
+        assert listing.python_lists_rules(data)
 
 
 _SOURCES = sorted(p for base in (TESTDATA, ROOT / "refusal_lint", ROOT / "tests") for p in base.rglob("*.py"))
@@ -109,7 +109,7 @@ def test_every_list_ast_finds_is_found_in_real_files(path: Path) -> None:
     except (SyntaxError, ValueError):  # ValueError: a NUL byte, on early 3.11 releases
         pytest.skip("not Python the running CPython reads")
     if expected:
-        assert relevance.python_lists_rules(data)
+        assert listing.python_lists_rules(data)
 
 
 # The token regex pystrings had, with the prefix before the quote: the engine tried it at

@@ -48,7 +48,7 @@ _TRAILING_MARKUP = re.compile(
     r"\s*(?:<!--(?:(?!-->).)*-->|\{#(?:(?!#\}).)*#\}|(?:</[A-Za-z][\w:.-]*\s*>\s*)+)\s*$"
 )
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
-# Words of refusing that make a heading or lead-in list rules (DESIGN §2 (a)); relevance.py
+# Words of refusing that make a heading or lead-in list rules (DESIGN §2 (a)); listing.py
 # derives its byte test from this one pattern.
 APOSTROPHE = "['’]"
 REFUSING_PATTERN = rf"refus|declin|\bwill not\b|\bwon{APOSTROPHE}t\b|\bmust (?:not|never)\b|" + (
@@ -197,7 +197,7 @@ def names_card_rule(text: str, card_ids: frozenset[str]) -> bool:
 
 def matters(lines: tuple[PromptLine, ...], card_ids: list[str], lead: tuple[PromptLine, ...] = ()) -> bool:
     """Does this candidate's text count (DESIGN §2): it mentions a card rule, or names one
-    (a near miss, or a rule listed where rules are listed, `lead` leading in)? relevance.py's
+    (a near miss, or a rule listed where rules are listed, `lead` leading in)? The gates'
     byte tests are supersets of this."""
     return any(mentions(lines, i) for i in card_ids) or bool(unknown_ids(lines, card_ids, lead))
 

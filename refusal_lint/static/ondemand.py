@@ -15,7 +15,7 @@ from refusal_lint.core.filekinds import kind_of
 from refusal_lint.core.kinds import FileKind
 from refusal_lint.static.gate.guardcall import CLASS_BASES
 from refusal_lint.static.gate.imports import aliases_of, imported, module_stems
-from refusal_lint.static.gate.lowered import word_matches
+from refusal_lint.static.gate.text.lowered import word_matches
 
 if TYPE_CHECKING:
     from refusal_lint.config import Config

@@ -322,7 +322,8 @@ def _prompts(
     """Every candidate of the agent's files, once: a string that a table shape already reads
     is no second candidate by its content (its lines are the same file lines), nor one that
     is a card's reason whole (the card itself, keyed by names: `{Rule.DIAGNOSIS: "..."}`)."""
-    reasons = {r.reason for r in card.rules} if card is not None else set()
+    rules = card.rules if card is not None else ()
+    reasons, ids = {r.reason for r in rules}, tuple(r.rule_id for r in rules)
     found: list[Prompt] = []
     for path in sorted(files):
         f = facts[path]
@@ -336,8 +337,7 @@ def _prompts(
     starts: set[tuple[str, int, int]] = set()
     for p in sorted(found, key=lambda p: p.form == PromptForm.CONTENT):  # table shapes first
         # Two strings on one line (`instructions=["You are ...", "Refuse seg-mix ..."]`) are two
-        # candidates.
-        # A template's first line and its fill's are one (`50%%` is `50%` filled).
+        # candidates. A template's first line and its fill's are one (`50%%` is `50%` filled).
         key = (p.loc.path, p.loc.line, as_filled(p.lines[0].text) if p.lines else "")
         mine = {(p.loc.path, pl.line) for pl in p.lines}
         if key in seen:
@@ -348,7 +348,9 @@ def _prompts(
             continue
         at = (p.loc.path, p.loc.line, p.loc.col)
         if p.form == PromptForm.CONTENT and (
-            mine <= lines or at in starts or (len(p.lines) == 1 and p.lines[0].text.strip() in reasons)
+            (mine <= lines or at in starts)
+            or (len(p.lines) == 1 and p.lines[0].text.strip() in reasons)
+            or not _matters(p.lines, ids, p.lead)  # a name filled in no card id (content.py)
         ):
             continue
         seen[key] = len(out)

@@ -132,7 +132,7 @@ def _block_text(res: Resolver, item: Value) -> Value:
 
 
 # Text of the items before a list item that may lead it in (`Prompt.lead`), in characters:
-# within the reach the text gate gives a word of refusing past its string (relevance.py's
+# within the reach the text gate gives a word of refusing past its string (listing.py's
 # _LEAD_IN bytes), however the items are escaped (at most 10 bytes a character).
 LEAD_CHARS = 600
 

@@ -15,15 +15,9 @@ from refusal_lint.static.extract import vocab
 from refusal_lint.static.extract.data import prompts as dataprompts
 from refusal_lint.static.gate import prefilter
 from refusal_lint.static.gate.imports import imported
-from refusal_lint.static.gate.lowered import lowered, seamless
-from refusal_lint.static.gate.relevance import (
-    Relevance,
-    lists_rules,
-    may_refuse,
-    of,
-    python_lists_rules,
-    refusing_spans,
-)
+from refusal_lint.static.gate.relevance import Relevance, of
+from refusal_lint.static.gate.text.listing import lists_rules, may_refuse, python_lists_rules, refusing_spans
+from refusal_lint.static.gate.text.lowered import lowered, seamless
 
 # Escapes a YAML key may spell a prompt word with (`"\\u0070rompt"`).
 _ESCAPES = (b"\\u", b"\\x", b"\\U")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from refusal_lint.core import spec
-from refusal_lint.static.gate.lowered import WORD_CODES, word_matches
+from refusal_lint.static.gate.text.lowered import WORD_CODES, word_matches
 
 # A literal prefix (sre scans for it fast); the `(` may follow on another line: after a
 # backslash, or within brackets (`raise (\n Refusal\n ("x-y"))`), after a comment too.

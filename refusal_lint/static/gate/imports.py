@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Generator, Iterable, Iterator
 
-from refusal_lint.static.gate.lowered import name_at
+from refusal_lint.static.gate.text.lowered import name_at
 
 # Matched where their keyword stands at a line's start after blanks, as `^[ \t]*` with
 # re.M would: the keyword is found by C, and the pattern tried only there.

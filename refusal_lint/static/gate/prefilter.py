@@ -24,7 +24,7 @@ from refusal_lint.static.gate.guardcall import (
     error_subscript,
     guard_call,
 )
-from refusal_lint.static.gate.lowered import Words, holds, lowered, word_matches, words_of
+from refusal_lint.static.gate.text.lowered import Words, holds, lowered, word_matches, words_of
 from refusal_lint.static.gate.treenames import binds, root_of
 
 

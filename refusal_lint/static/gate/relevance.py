@@ -2,70 +2,33 @@
 
 A prompt candidate matters when its text holds a card id or a near miss of one, a rule
 line of a place that speaks of refusing, or is derived from the params map (which holds
-the ids). Whether a *file's* candidates can matter is asked of its bytes here, once, with
+the ids). Whether a *file's* candidates can matter is asked of its bytes, once, with
 tests that are supersets of prompttext's (the same words, the same near-miss rule), so a
-file passed over could not have changed the output. The text of a candidate may come from
-modules it imports: `imports_of` gives the text's import edges, and `imports.reaches`
-follows them.
+file passed over could not have changed the output: the ids here, the rule listings in
+listing.py. The text of a candidate may come from modules it imports: `imports_of` gives
+the text's import edges, and `imports.reaches` follows them.
 """
 
 from __future__ import annotations
 
-import bisect
-import itertools
 import re
 from collections.abc import Iterable
 from functools import cache, lru_cache
 
 from refusal_lint.core import prompttext, spec
 from refusal_lint.core.sourcetext import PY_READ_LIMIT, spelled
-from refusal_lint.static.gate import pystrings
-from refusal_lint.static.gate.lowered import ESCAPE_BODIES, PIECES, SEAM, Words, holds, lowered, token_around
+from refusal_lint.static.gate.text import pystrings
+from refusal_lint.static.gate.text.listing import slotted
+from refusal_lint.static.gate.text.lowered import (
+    ESCAPE_BODIES,
+    PIECES,
+    SEAM,
+    Words,
+    holds,
+    lowered,
+    token_around,
+)
 
-# prompttext's words of refusing as bytes, for lowered text (the matches of re.I on the
-# text itself, without re.I's slow scan); its apostrophe also as the escapes a Python,
-# JSON or YAML string may spell it with (`won\u2019t`, `won\'t`, YAML's `won''t`,
-# `\N{RIGHT SINGLE QUOTATION MARK}` lowered).
-APOSTROPHES = (
-    r"(?:'|''|\\'|\\x27|\\u0027|\\n\{apostrophe\}|\xe2\x80\x99|\\u2019|\\n\{right single quotation mark\})"
-)
-_REFUSING_LOW = re.compile(prompttext.REFUSING_PATTERN.replace(prompttext.APOSTROPHE, APOSTROPHES).encode())
-# A hyphenated token where prompttext lists rules: first on a line (after list markers,
-# quotes, emphasis; a line may start after a real or an escaped line break, or at a
-# string's quote), or between backticks.
-_MARKS = rb"(?:[ \t>*+\-0-9.)\[\]xX_\"'`]|\xe2\x80[\x98\x9c\xa2]|\\u20(?:18|1c|22)|\\t)*"
-_HYPHENATED = rb"[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)*-[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)*"
-# Where a rule line's id is filled in at run time (`f"- {RULE}: ..."`, `"- %s: ..." % RULE`,
-# a template's `- {{ rule }}: ...`): the value may be an id, so the line may be a rule line.
-_SLOT = rb"\{\{[^{}\n]*\}\}|\{[^{}\n]*\}|%[sr]"
-# Quotes and `+` too: a line written in pieces (`"- x-y" + ": reason"`).
-_SEPARATOR = (
-    rb"(?:[ \t`\"'*_+]|\xe2\x80[\x99\x9d])*"
-    rb"(?::|=|-[ \t]|\xe2\x80[\x93\x94]|\\u201[34]|\\N\{(?i:e[mn] dash)\})"  # `\N{EM DASH}` too
-)
-# A reason: anything but blanks (prompttext's rule line asks no more of it; a one-word
-# reason, `- x-y: No.`, under a refusing lead-in is a listed unknown id too).
-_REASON = rb"[ \t]*[^\s]"
-_CODE = rb"`[ \t]*" + _HYPHENATED + rb"[ \t]*`"  # a code-formatted hyphenated token
-_LISTED = re.compile(
-    rb"(?:^|\\n|\\r|[\"'`(])"
-    + _MARKS
-    + rb"(?:"
-    + _HYPHENATED
-    + rb"|"
-    + _SLOT
-    + rb")"
-    + _SEPARATOR
-    + _REASON
-    + rb"|\|[ \t]*(?:\*\*)?[`\"']?"
-    + _HYPHENATED
-    + rb"[`\"']?(?:\*\*)?[ \t]*\|"
-    + rb"|"
-    + _CODE,
-    re.M,
-)
-_CODE_TOKEN = re.compile(_CODE)
-_LEAD_IN = 8192  # bytes past the literal of a Python string's word of refusing it reaches
 # Where a token may start (prompttext.TOKEN's): after no letter or digit, nor one and a
 # `-` or `_` (`voice_jailbreak` is one token), or after an escape's body (`\nseg-mix`,
 # `\x2dseg-mix`), each of its lengths a lookbehind of its own; and where one ends.
@@ -75,154 +38,6 @@ _TOKEN_START = (
     + rb")"
 )
 _TOKEN_END = rb"(?![a-z0-9])(?![-_][a-z0-9])"
-
-
-# Each alternative of _REFUSING_LOW starts with one of _STARTS (found by C before the regex
-# runs).
-_STARTS = (b"refus", b"declin", b"will not", b"won", b"must ", b"never ")
-
-
-_START_WORDS = Words(_STARTS)
-
-
-def _refusing(data: bytes) -> list[tuple[int, int]]:
-    """The spans of `_REFUSING_LOW.finditer(data.lower())`: every match starts where
-    one of `_STARTS` does, so only those places are tried, in order, as finditer does."""
-    low = lowered(data)
-    held = holds(data, _START_WORDS)
-    starts: list[int] = []
-    for word in _STARTS:
-        if word not in held:
-            continue
-        at = low.find(word)
-        while at >= 0:
-            starts.append(at)
-            at = low.find(word, at + 1)
-    out: list[tuple[int, int]] = []
-    end = 0
-    for at in sorted(set(starts)):
-        if at >= end and (m := _REFUSING_LOW.match(low, at)) is not None:
-            out.append(m.span())
-            end = m.end()
-    return out
-
-
-# In every match of _LISTED: its hyphenated token's hyphen (with the character after it;
-# the one before, a letter or digit, is tested by hand), or a slot. It starts with one of
-# three bytes, which sre scans for in C; a leading `[A-Za-z0-9]` had it try most offsets.
-_ANCHOR = re.compile(rb"-[A-Za-z0-9]|" + _SLOT)
-_ALNUM = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
-
-
-refusing_spans = _refusing  # where the text may speak of refusing, for the other gates
-
-
-def listed_anywhere(data: bytes) -> bool:
-    """Can the text hold a rule line anywhere (not only after a lead-in)?"""
-    return _listed_search(data, 0, len(data)) is not None
-
-
-def may_refuse(data: bytes) -> bool:
-    """Can some text of these bytes speak of refusing (`_refusing`), as written? Each word
-    of refusing starts with one of `_STARTS`."""
-    return bool(holds(data, _START_WORDS))
-
-
-def _listed_search(data: bytes, pos: int, end: int) -> re.Match[bytes] | None:
-    """`_LISTED.search(data, pos, end)`, run only on lines holding a hyphenated token or a slot.
-
-    No match of `_LISTED` spans a line break, and each holds `_ANCHOR` (its hyphenated
-    token or slot), so the leftmost match lies on the first line from `pos` that holds one
-    (or a later one): the slow alternation is tried there only, not at every offset."""
-    find = pos
-    while (t := _ANCHOR.search(data, find, end)) is not None:
-        at = t.start()
-        if data[at] == 45 and (at == pos or data[at - 1] not in _ALNUM):  # `-`, no token before it
-            find = at + 1
-            continue
-        start = data.rfind(b"\n", pos, at) + 1 or pos
-        stop = data.find(b"\n", t.end(), end)
-        stop = end if stop < 0 else stop
-        if (m := _LISTED.search(data, start, stop)) is not None:
-            return m
-        pos = find = stop
-    return None
-
-
-def lists_rules(data: bytes) -> bool:
-    """Can this text list rules where prompttext reads unknown ids (DESIGN §2 (a)): a word
-    of refusing (a lead-in's or a heading's) with a rule line anywhere after it, or a
-    code-formatted hyphenated token anywhere (a listing block takes every code token it
-    holds, one before its refusing words too)? Neither is bounded by a distance: a lead-in
-    reaches its whole block, a heading its whole section, however long."""
-    spans = _refusing(data)  # no word of refusing: no regex runs at all
-    if not spans:
-        return False
-    if _listed_search(data, spans[0][0], len(data)) is not None:
-        return True
-    return b"`" in data and _CODE_TOKEN.search(data) is not None
-
-
-def python_lists_rules(data: bytes) -> bool:
-    """Can a Python file's strings (pystrings.py: no comment, docstring, `reason=` value or
-    code) list rules? In source order, joined as separate strings and as one (`"- x-y" +
-    ": reason"`). A word of refusing reaches its whole literal and `_LEAD_IN` bytes past
-    it (a file's strings are no one prompt: a test's `won't` and a table 30 KB below are
-    not a lead-in and its list); a refusing heading, all below. Past the read budget: yes."""
-    return len(data) > PY_READ_LIMIT or strings_list_rules(pystrings.strings(data))
-
-
-def strings_list_rules(parts: list[bytes]) -> bool:
-    """`python_lists_rules` of a file's strings, in source order."""
-    for sep in (b"\n", b""):
-        joined = sep.join(parts)
-        spans = _refusing(joined)
-        if not spans:
-            continue
-        edges = list(itertools.accumulate((len(p) + len(sep) for p in parts), initial=0))
-        windows = []
-        for start, end in spans:
-            k = bisect.bisect_right(edges, start) - 1
-            windows.append((edges[k], max(end, edges[k + 1]) + _LEAD_IN))
-        if _listed_in_windows(joined, windows):
-            return True
-        heading = next((at for at, _ in spans if _on_heading(joined, at)), None)
-        if heading is not None and _listed_search(joined, heading, len(joined)) is not None:
-            return True
-    return False
-
-
-def _listed_in_windows(data: bytes, windows: list[tuple[int, int]]) -> bool:
-    """Does `_LISTED` match starting in some window [start, end) and ending within it
-    (starts and ends non-decreasing)? Overlapping windows are scanned once: the leftmost
-    match over their union counts when it fits the widest window that has begun by its
-    start (a match that ends within a window also ends within any wider one)."""
-    starts = [s for s, _ in windows]
-    ends = [e for _, e in windows]
-    i = 0
-    while i < len(windows):
-        j = i  # the union of overlapping windows i..j
-        while j + 1 < len(windows) and starts[j + 1] < ends[j]:
-            j += 1
-        pos = starts[i]
-        while (m := _listed_search(data, pos, ends[j])) is not None:
-            k = bisect.bisect_right(starts, m.start(), i, j + 1) - 1
-            if _LISTED.match(data, m.start(), ends[k]) is not None:
-                return True
-            pos = m.start() + 1
-        i = j + 1
-    return False
-
-
-def _on_heading(data: bytes, at: int) -> bool:
-    """Is there a `#` between `at` and its line's start (a real or an escaped line break)?"""
-    start = data.rfind(b"\n", 0, at) + 1
-    if data.find(b"#", start, at) < 0:
-        return False  # the usual answer: no `#` on the line at all
-    for escaped in (b"\\n", b"\\r"):
-        if (e := data.rfind(escaped, start, at)) >= 0:
-            start = e + 2
-    return data.find(b"#", start, at) >= 0
 
 
 def _fold(text: bytes) -> bytes:
@@ -286,10 +101,11 @@ class Relevance:
     def file_names_ids(self, rel: str, data: bytes) -> bool:
         """`names_ids` of a file's text; of a Python file's outside its comments, which no
         candidate holds and no importer reads (`# a jailbreak flagged...` in a module every
-        file imports would have them all read)."""
-        if not self.names_ids(data):
-            return False
-        return not rel.endswith(".py") or self.names_ids(pystrings.without_comments(data))
+        file imports would have them all read); or a Python rule line a name fills in."""
+        python = rel.endswith(".py")
+        if self.names_ids(data) and (not python or self.names_ids(pystrings.without_comments(data))):
+            return True
+        return python and slotted(data)
 
     def exports_ids(self, data: bytes) -> bool:
         """Can a module that names an id (`file_names_ids`) pass it to one importing it: does
@@ -314,8 +130,13 @@ class Relevance:
     def may_spell_ids(self, data: bytes) -> bool:
         """Can a string of this Python text hold a card id as written (a prompt by its
         content, DESIGN §2)? Its text holds the id or a near miss (also across a seam of
-        two literals, `"seg-" "mix"`), or an escape that can spell any character."""
-        return self.names_ids(data) or (b"\\" in data and _SPELLING_ESCAPE.search(data) is not None)
+        two literals, `"seg-" "mix"`), an escape that can spell any character, or a rule
+        line a name fills in (`slotted`)."""
+        return (
+            self.names_ids(data)
+            or (b"\\" in data and _SPELLING_ESCAPE.search(data) is not None)
+            or slotted(data)
+        )
 
     def _near_miss(self, data: bytes, low: bytes) -> bool:
         held = holds(data, self._half_words)

@@ -12,7 +12,7 @@ from refusal_lint.core.facts import ExtDecl, ParamItem
 from refusal_lint.core.kinds import ParamsKind, ValueKind
 from refusal_lint.core.sourcetext import scrubbed
 from refusal_lint.static.extract.data.tree import TNode, plain_nodes
-from refusal_lint.static.gate.lowered import word_matches
+from refusal_lint.static.gate.text.lowered import word_matches
 
 
 def may_hold_extension(doc: object) -> bool:

@@ -13,7 +13,7 @@ from refusal_lint.core.prompttext import names_card_rule
 from refusal_lint.core.sourcetext import NAME_BYTES, spelled
 from refusal_lint.static.extract.data.tree import TNode
 from refusal_lint.static.extract.vocab import CHAT_SYSTEM_ROLES, is_prompt_key
-from refusal_lint.static.gate.relevance import lists_rules
+from refusal_lint.static.gate.text.listing import lists_rules
 
 # A template placeholder fed from the rules map makes a prompt derived (agrees by construction).
 # A placeholder's body holds no opener of its kind: an unclosed `{{` is not read to the next

@@ -18,6 +18,7 @@ from refusal_lint.static.extract import vocab
 from refusal_lint.static.extract.python.scopes import last_name
 from refusal_lint.static.extract.python.state import ExtractorState, str_keys
 from refusal_lint.static.extract.python.walk import children
+from refusal_lint.static.gate.text.listing import slotted
 
 _PAYLOAD_KEYS = frozenset(spec.PAYLOAD_KEYS)
 
@@ -127,7 +128,13 @@ class ContentPrompts(ExtractorState):
         # A list of texts is one candidate where one of them names a rule (binding reads
         # each its own, as a table shape's list): its other lines are the same prompt's
         # (`"small-base: ..."` beside `"seg-mix: ..."` is RL202, as under `instructions=`).
-        if any(prompttext.names_card_rule(_literal_text(self.value(s)), self.content_ids) for s in strings):
+        # An f-string whose rule line's id a name fills in (`f"- {EVASION}: ..."`) may name
+        # one: binding keeps it where its text, resolved, does (agents._prompts).
+        if any(
+            prompttext.names_card_rule(_literal_text(self.value(s)), self.content_ids)
+            or (isinstance(s, ast.JoinedStr) and slotted(self.src.segment(s).encode("utf-8", "replace")))
+            for s in strings
+        ):
             self.prompts.append(PyPrompt(self.loc(node), self.value(node), "content", PromptForm.CONTENT))
 
 

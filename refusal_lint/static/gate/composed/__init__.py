@@ -1,7 +1,7 @@
 """Prompts composed through names (DESIGN §2 "What is read"): a rule list whose lead-in and
 rule lines are separate strings that meet only where a name is read.
 
-relevance.python_lists_rules reads a file's strings in source order, as a prompt written in
+listing.python_lists_rules reads a file's strings in source order, as a prompt written in
 one expression reads (`"Refuse these:\\n" + "- x-y: ..."`). Binding also composes a prompt
 from names: a constant written further up (`RULES = "- x-y: ..."`, then
 `SYSTEM_PROMPT = f"Refuse these:\\n{RULES}"`), a class attribute (`self.RULES`), or one

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 from refusal_lint.core import prompttext
 from refusal_lint.static.gate.composed.statements import assigned_names, code_of, field_names
-from refusal_lint.static.gate.relevance import refusing_spans
+from refusal_lint.static.gate.text.listing import refusing_spans
 
 # A line break as written in a string's body: a real one, or an escape.
 _BREAK = re.compile(rb"\\r\\n|\\n|\\r|\r?\n")
@@ -79,7 +79,7 @@ def leads(data: bytes, spans: list[tuple[int, int]]) -> list[str]:
     open (`dangling`): in the rest of that string's statement and its f-string fields; and,
     where the statement assigns the string to a name (`LEAD = "Refuse these:\\n"`), after
     each read of that name, in the reading statement (`LEAD + RULES`). Only strings holding
-    a word of refusing are looked at (`spans`: relevance.refusing_spans's); comments are none."""
+    a word of refusing are looked at (`spans`: listing.refusing_spans's); comments are none."""
     if not spans:
         return []
     code = code_of(data)

@@ -30,7 +30,7 @@ from refusal_lint.static.gate.composed.statements import (
     code_of,
 )
 from refusal_lint.static.gate.imports import bindings_of
-from refusal_lint.static.gate.lowered import name_at
+from refusal_lint.static.gate.text.lowered import name_at
 
 # A value that is a call (`build_instruction()`, `await self.render(ctx)`): its callee.
 _CALLED = re.compile(rb"[ \t\r\n(]*(?:await[ \t]+)?(" + DOTTED.pattern + rb")[ \t]*\(")

@@ -19,8 +19,8 @@ from refusal_lint.static.gate.composed.statements import (
     code_of,
 )
 from refusal_lint.static.gate.imports import bindings_of
-from refusal_lint.static.gate.lowered import name_at
-from refusal_lint.static.gate.relevance import listed_anywhere, refusing_spans
+from refusal_lint.static.gate.text.listing import listed_anywhere, refusing_spans
+from refusal_lint.static.gate.text.lowered import name_at
 
 # A binding: an assignment (`NAME =`, `NAME: T =`, `A = NAME =`), a class (whose
 # attributes binding reads: `Policy.RULES`) or a function (a prompt function binding reads

@@ -11,8 +11,8 @@ import re
 from functools import lru_cache
 
 from refusal_lint.static.extract import vocab
-from refusal_lint.static.gate import pystrings
-from refusal_lint.static.gate.lowered import name_at, word_matches
+from refusal_lint.static.gate.text import pystrings
+from refusal_lint.static.gate.text.lowered import name_at, word_matches
 
 DOTTED = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _ASSIGNED = re.compile(rb"(?<![=!<>])=(?!=)")

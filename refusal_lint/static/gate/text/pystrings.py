@@ -1,7 +1,7 @@
 """A Python file's string literals as its text shows them, without a parse.
 
 What the text stage asks of a prompt-only file is whether its strings can list rules
-(relevance.python_lists_rules); `ast` answered that at 60-100 ms a 100 KB file. One regex
+(listing.python_lists_rules); `ast` answered that at 60-100 ms a 100 KB file. One regex
 finds comments and string literals left to right (a quote inside a comment, a `#` inside
 a string, are theirs), and the code between them tells bracket depth. Left out: comments,
 bytes, docstrings and bare string statements (a string alone on its line(s) at depth 0,
