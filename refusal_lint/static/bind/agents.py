@@ -12,12 +12,12 @@ import sys
 
 from refusal_lint.config import Config
 from refusal_lint.core import prompttext
-from refusal_lint.core.facts import Attr, DictV, Each, ExtDecl, FileFacts, Seq, Sub
+from refusal_lint.core.facts import Attr, DictV, Each, FileFacts, Seq, Sub
 from refusal_lint.core.kinds import PromptForm
 from refusal_lint.core.model import Finding, Loc, Prompt, PromptLine, RuleSet
 from refusal_lint.static.bind import scoping
 from refusal_lint.static.bind.agent import Agent, BoundError, BoundGuard
-from refusal_lint.static.bind.bound import Bound, bind_error, bind_guard, foreign_uri, py_ext_decl
+from refusal_lint.static.bind.bound import Bound, bind_error, bind_guard, decls_of
 from refusal_lint.static.bind.guardids import GuardIds
 from refusal_lint.static.bind.modules import ModuleIndex
 from refusal_lint.static.bind.prompts import Maps, py_prompts
@@ -41,7 +41,7 @@ class Checked:
 def bind(root: str, cfg: Config, facts: dict[str, FileFacts], index: ModuleIndex, roles: Roles) -> Bound:
     res = Resolver(facts, index)
     guard_ids, facts, subclassed = with_subclass_guards(res, facts)
-    decls, constructed, foreign = _decls(res, facts)
+    decls, constructed, foreign = decls_of(res, facts)
     cards = card_checks.rule_sets(decls)
     params_ids = {c.params_id for c in cards if c.params_id}
     agents, unclaimed = scoping.agents_of(root, cfg, cards, facts, roles)
@@ -130,29 +130,6 @@ def _serve(
         agent.helpers.add(f.path)
     agent.guards.extend(bg for bg in served if bg.loc.path in agent.files or first)
     agent.protocol_errors.extend(be for be in sent if be.loc.path in agent.files or first)
-
-
-def _decls(res: Resolver, facts: dict[str, FileFacts]) -> tuple[list[ExtDecl], frozenset[str], _Foreign]:
-    """Every extension declaration, data and Python; the classes whose constructor calls
-    hold a declaration's params (`params=self.rules`), for binding to read them; and the
-    declarations whose uri is imported from a module the tree does not hold."""
-    decls: list[ExtDecl] = []
-    constructed: set[str] = set()
-    foreign: _Foreign = []
-    for path in sorted(facts):
-        f = facts[path]
-        decls.extend(f.exts)
-        for ext in f.py_exts:
-            if (d := py_ext_decl(res, ext)) is not None:
-                decls.append(d)
-                if ext.owner is not None and ext.init_arg:
-                    constructed.add(ext.owner)
-            elif (module := foreign_uri(res, ext)) is not None:
-                foreign.append((ext.loc, module))
-    return decls, frozenset(constructed), foreign
-
-
-_Foreign = list[tuple[Loc, str]]
 
 
 def _yields_fact(

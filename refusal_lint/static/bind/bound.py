@@ -5,6 +5,7 @@ agents.py binds the whole tree with these, into a `Bound`)."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from refusal_lint.core import spec
@@ -15,6 +16,7 @@ from refusal_lint.core.facts import (
     Dyn,
     ErrorUse,
     ExtDecl,
+    FileFacts,
     Fn,
     Guard,
     Item,
@@ -27,7 +29,7 @@ from refusal_lint.core.facts import (
     Sub,
     Value,
 )
-from refusal_lint.core.kinds import GuardKind, GuardStatus, ParamsKind, ValueKind
+from refusal_lint.core.kinds import FnKind, GuardKind, GuardStatus, ParamsKind, ValueKind
 from refusal_lint.core.model import Loc, RuleSet
 from refusal_lint.core.prompttext import PLACEHOLDER
 from refusal_lint.core.sourcetext import scrubbed
@@ -61,7 +63,7 @@ class Bound:
     missing: set[str]  # modules binding wanted but that were not read
     helpers: frozenset[str] = frozenset()  # helpers followed to their call sites, by name
     methods: frozenset[str] = frozenset()  # methods looked up by name (receivers of unknown class)
-    # Classes whose constructor calls hold a card's params (`params=self.rules`), by name
+    # Classes and functions whose calls hold a card's params (`params=self.rules`), by name
     constructed: frozenset[str] = frozenset()
     # `AgentExtension(uri=URI, ...)` whose URI is imported from a module not in the tree
     # (the extension, and the module as imported): maybe the card, unread (RL001 says so).
@@ -148,6 +150,38 @@ def _ctor_params(res: Resolver, ext: PyExt) -> Value | None:
     return None
 
 
+def helper_params(res: Resolver, ext: PyExt) -> tuple[Fn, Value | None] | None:
+    """`params=rules`, `rules` a parameter of a repo function (`def refusals_extension(rules):
+    return AgentExtension(uri=URI, params=rules)`): the function, and the dict the first of its
+    call sites passing one passes (its call sites are read for it: `Bound.constructed`)."""
+    param = ext.params
+    fn = res.lookup(param.loc.path, param.func) if isinstance(param, Param) and param.func else None
+    if not isinstance(param, Param) or not isinstance(fn, Fn) or fn.kind == FnKind.CLASS:
+        return None
+    # Its calls: in a function's body, or in a module-level value (`EXTENSIONS = [...]`).
+    held = [
+        *(c for f in res.facts.values() for c in f.calls),
+        *(v for d in res.defs.values() for v in d.values()),
+    ]
+    for call in (c for top in held for c in _nested(top)):
+        arg = bind_arg(fn, call, param.name) if res.callee(call) == fn else None
+        if arg is not None and isinstance(res.resolve(arg), DictV):
+            return fn, arg
+    return fn, None
+
+
+def _nested(value: Value) -> Iterator[CallV]:
+    """The calls a value holds (`AgentCard(capabilities=...(extensions=[helper(RULES)]))`)."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, CallV):
+            yield v
+            stack.extend((*v.args, *(a for _, a in v.kwargs)))
+        elif isinstance(v, Seq):
+            stack.extend(v.items)
+
+
 def foreign_uri(res: Resolver, ext: PyExt) -> str | None:
     """The module a declaration's uri is imported from, where the tree has no such module
     (`from agents.chat.policy import URI` in a folder checked alone): as imported."""
@@ -175,7 +209,7 @@ def py_ext_decl(res: Resolver, ext: PyExt) -> ExtDecl | None:
         req = res.resolve(ext.required)
         if not (isinstance(req, Const) and req.kind == ValueKind.BOOL) and not isinstance(req, (Dyn, Param)):
             problems.append(f"`required` is {_kind(req)}, not a boolean")
-    raw = _ctor_params(res, ext) or ext.params
+    raw = _ctor_params(res, ext) or (helper_params(res, ext) or (None, None))[1] or ext.params
     params = res.resolve(raw) if raw is not None else None
     ploc = ext.params.loc if ext.params is not None else None
     decl = ExtDecl(
@@ -197,6 +231,32 @@ def py_ext_decl(res: Resolver, ext: PyExt) -> ExtDecl | None:
             decl, params_kind=ParamsKind.NULL if null else ParamsKind.OTHER, params_loc=ploc
         )
     return dataclasses.replace(decl, params_kind=ParamsKind.UNRESOLVED, params_loc=ploc)
+
+
+Foreign = list[tuple[Loc, str]]  # declarations whose uri's module the tree lacks
+
+
+def decls_of(res: Resolver, facts: dict[str, FileFacts]) -> tuple[list[ExtDecl], frozenset[str], Foreign]:
+    """Every extension declaration, data and Python; the classes whose constructor calls, or
+    functions whose calls, hold a declaration's params (`params=self.rules`, `params=rules`
+    a parameter), for binding to read them (by name: ondemand.callers); and the
+    declarations whose uri is imported from a module the tree does not hold."""
+    decls: list[ExtDecl] = []
+    constructed: set[str] = set()
+    foreign: Foreign = []
+    for path in sorted(facts):
+        f = facts[path]
+        decls.extend(f.exts)
+        for ext in f.py_exts:
+            if (d := py_ext_decl(res, ext)) is not None:
+                decls.append(d)
+                if ext.owner is not None and ext.init_arg:
+                    constructed.add(ext.owner)
+                elif (helper := helper_params(res, ext)) is not None:
+                    constructed.add(helper[0].qualname.rpartition(".")[2])
+            elif (module := foreign_uri(res, ext)) is not None:
+                foreign.append((ext.loc, module))
+    return decls, frozenset(constructed), foreign
 
 
 # ---- guards -----------------------------------------------------------------------------
