@@ -327,7 +327,7 @@ def _prompts(
         if p.form == PromptForm.CONTENT and (
             (mine <= lines or at in starts)
             or (len(p.lines) == 1 and p.lines[0].text.strip() in reasons)
-            or not _matters(p.lines, ids, p.lead)  # a name filled in no card id (content.py)
+            or not (p.derived or _matters(p.lines, ids, p.lead))  # a name filled in no id (content.py)
         ):
             continue
         seen[key] = len(out)
