@@ -8,9 +8,17 @@ URI = "https://standards.upperhandai.com/ext/refusals/v1"
 MEDIA_TYPE = "application/vnd.upperhand.refusal+json"
 KEBAB = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*\Z")
 PAYLOAD_KEYS = frozenset({"rule", "reason", "detail"})
+# The errors a refusal must not be sent as: JSON-RPC's and A2A's (a2a-sdk's classes, which
+# 1.x executors raise themselves: `raise UnsupportedOperationError(message=...)`), HTTP's,
+# and an MCP server's (`raise McpError(ErrorData(...))`).
 PROTOCOL_ERRORS = frozenset(
-    {"JSONRPCError", "ServerError", "A2AError", "InvalidParamsError", "HTTPException", "McpError"}
-)  # McpError: an MCP server's JSON-RPC error (`raise McpError(ErrorData(...))`)
+    {"JSONRPCError", "JSONRPCErrorResponse", "ServerError", "A2AError", "HTTPException", "McpError"}
+    | {"JSONParseError", "InvalidRequestError", "MethodNotFoundError", "InvalidParamsError", "InternalError"}
+    | {"TaskNotFoundError", "TaskNotCancelableError", "PushNotificationNotSupportedError"}
+    | {"UnsupportedOperationError", "ContentTypeNotSupportedError", "InvalidAgentResponseError"}
+    | {"AuthenticatedExtendedCardNotConfiguredError", "ExtendedAgentCardNotConfiguredError"}
+    | {"ExtensionSupportRequiredError", "VersionNotSupportedError"}
+)
 
 
 def one_line_reason(reason: str) -> bool:

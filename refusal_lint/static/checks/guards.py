@@ -131,8 +131,9 @@ RL305 = Code(
     name="refusal-as-error",
     severity=Severity.ERROR,
     summary="a refusal is raised or returned as a protocol error",
-    what="""a refusal travels in a JSON-RPC error (`JSONRPCError`, `ServerError`, `A2AError`,
-`InvalidParamsError`, `HTTPException`, an `{"error": ...}` envelope): a guard or payload
+    what="""a refusal travels in a JSON-RPC error (`JSONRPCError`, `ServerError`, `A2AError` and
+a2a-sdk's error classes such as `UnsupportedOperationError`, `HTTPException`, `McpError`, an
+`{"error": ...}` envelope): a guard or payload
 inside it, or a local every binding of which is one (`payload = refuse("seg-mix")`), or an
 error built where a refusal exception is caught (`except Refusal:`).""",
     why="""the spec makes a refused request a successful exchange: a normal result carrying a
