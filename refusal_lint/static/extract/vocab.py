@@ -150,6 +150,22 @@ def builds_guard(node: ast.ClassDef) -> bool:
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
+# A class declaring an extension by its attributes (CrewAI's `ServerExtension` subclass:
+# `uri = ...`, `params` an attribute or a property): the ast gate asks that it binds both,
+# the extractor (python/classes.py) what they hold.
+EXTENSION_ATTRS = frozenset({"uri", "params"})
+
+
+def declares_extension(node: ast.ClassDef) -> bool:
+    bound = {s.name for s in node.body if isinstance(s, _FUNCTIONS)}
+    for s in node.body:
+        targets = (
+            s.targets if isinstance(s, ast.Assign) else [s.target] if isinstance(s, ast.AnnAssign) else []
+        )
+        bound.update(t.id for t in targets if isinstance(t, ast.Name))
+    return bound >= EXTENSION_ATTRS
+
+
 def is_extension_call(name: str, func: ast.expr) -> bool:
     """`AgentExtension(...)`, or A2A v1.0's `card.capabilities.extensions.add(uri=...)` (a
     repeated protobuf field's `add` builds the message in place)."""

@@ -289,13 +289,13 @@ def may_hold_facts(
         if isinstance(node, SCOPES):
             scope = node
         check.scope = scope
-        if isinstance(node, ast.Call):
-            if check.call(node):
+        if isinstance(node, ast.Call) and check.call(node):
+            return True
+        if isinstance(node, ast.ClassDef):
+            if vocab.builds_guard(node) or check.fires_in_init(node) or vocab.declares_extension(node):
                 return True
-        elif (
-            (isinstance(node, ast.ClassDef) and (vocab.builds_guard(node) or check.fires_in_init(node)))
-            or (isinstance(node, ast.Dict) and check.dict(node))
-            or (isinstance(node, (ast.ExceptHandler, ast.If)) and check.handler(node))
+        elif (isinstance(node, ast.Dict) and check.dict(node)) or (
+            isinstance(node, (ast.ExceptHandler, ast.If)) and check.handler(node)
         ):
             return True
         stack.extend((child, scope) for child in field_children(node))

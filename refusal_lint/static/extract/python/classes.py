@@ -1,5 +1,6 @@
 """What a class body says of the class as a callee: its attributes, its fields (dataclass,
-NamedTuple, pydantic, attrs), its `__init__` and what that stores of its parameters."""
+NamedTuple, pydantic, attrs), its `__init__` and what that stores of its parameters; and
+an extension it declares by its attributes."""
 
 from __future__ import annotations
 
@@ -7,6 +8,9 @@ import ast
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from refusal_lint.core import spec
+from refusal_lint.core.facts import Dyn, Fn, PyExt, Ref, Str, Value
+from refusal_lint.core.model import Loc
 from refusal_lint.static.extract import vocab
 from refusal_lint.static.extract.python.scopes import FUNCTION_DEFS, dotted, last_name
 
@@ -84,3 +88,22 @@ def namedtuple_fields(value: ast.expr) -> tuple[str, ...] | None:
             return None
         out.append(name.value)
     return tuple(out)
+
+
+def extension_class(name: str, defs: dict[str, Value], at: Loc) -> PyExt | None:
+    """A class declaring an extension by its attributes (CrewAI's `ServerExtension`: `uri =
+    "https://..."` written in its module, `params` an attribute or a property): a declaration
+    at its uri, its params what the attribute holds or the property returns (one value; or
+    none known: run time). The class (`at`, its name) is the card it stands for."""
+    uri = defs.get(f"{name}.uri")
+    if isinstance(uri, Ref) and uri.module == at.path:
+        uri = defs.get(uri.name)  # `uri: str = REFUSALS_URI`, a constant of its module
+    if not (isinstance(uri, Str) and spec.uri_kind(uri.value)):
+        return None
+    params = defs.get(f"{name}.params")
+    if params is None:
+        return None  # the uri alone: a constant's holder (a client's), no declaration
+    if isinstance(params, Fn):
+        returned = (*params.returns, *params.maps)
+        params = returned[0] if len(returned) == 1 else Dyn(params.loc)
+    return PyExt(uri.loc, at.ident, uri, defs.get(f"{name}.required"), params)

@@ -29,7 +29,13 @@ from refusal_lint.core.facts import (
 from refusal_lint.core.kinds import FnKind, PromptForm
 from refusal_lint.core.model import Loc
 from refusal_lint.static.extract import vocab
-from refusal_lint.static.extract.python.classes import init_map, is_enum, namedtuple_fields, read_body
+from refusal_lint.static.extract.python.classes import (
+    extension_class,
+    init_map,
+    is_enum,
+    namedtuple_fields,
+    read_body,
+)
 from refusal_lint.static.extract.python.scopes import (
     GROWERS,
     Scope,
@@ -286,6 +292,10 @@ class Definitions(ExtractorState):
                 if isinstance(t, ast.Name) and not t.id.startswith("_") and f"{name}.{t.id}" in self.defs
             ]
             self.defs[f"{name}.{vocab.ENUM_MEMBERS}"] = Seq(tuple(members), self.src.name_loc(original_node))
+        if not self.scopes and (
+            ext := extension_class(self.class_prefix()[:-1], self.defs, self.loc(original_node))
+        ):
+            self.exts.append(ext)
         self.classes.pop()
         self.class_bases.pop()
         self.class_depths.pop()
