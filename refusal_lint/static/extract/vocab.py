@@ -48,6 +48,8 @@ SYSTEM_CALL_TEXT_KWARGS = ("content", "text", "prompt", "message")
 # LangChain's system template, made by a class method: `SystemMessagePromptTemplate.from_template(X)`.
 SYSTEM_TEMPLATE_CLASS = "SystemMessagePromptTemplate"
 SYSTEM_TEMPLATE_METHODS = frozenset({"from_template", "from_messages"})
+# Semantic Kernel's, a config's template: `prompt_template_config=PromptTemplateConfig(template=X)`.
+PROMPT_CONFIG_CLASS = "PromptTemplateConfig"
 TEXT_BLOCK_KEYS = frozenset({"text", "value"})  # `{"type": "text", "text": ...}`, a memory block's value
 DEDENTS = frozenset({"dedent", "cleandoc"})
 STRIPS = frozenset({"strip", "lstrip", "rstrip"})
@@ -290,8 +292,11 @@ def is_prompt_name(name: str) -> bool:
 
 
 def is_system_template(receiver: str | None, method: str) -> bool:
-    """`SystemMessagePromptTemplate.from_template(X)`: `receiver` the last name before the method."""
-    return method in SYSTEM_TEMPLATE_METHODS and receiver == SYSTEM_TEMPLATE_CLASS
+    """`SystemMessagePromptTemplate.from_template(X)` (`receiver`: the last name before the
+    method, None for a plain call), `PromptTemplateConfig(template=X)`."""
+    return (
+        method in SYSTEM_TEMPLATE_METHODS and receiver == SYSTEM_TEMPLATE_CLASS
+    ) or method == PROMPT_CONFIG_CLASS
 
 
 def is_system_role(node: ast.expr) -> bool:

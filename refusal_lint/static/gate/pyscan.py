@@ -357,9 +357,8 @@ def _prompt_node(node: ast.AST, params: frozenset[str]) -> bool:
         if role is not None and vocab.is_system_role(role) and any(_prose(v, params) for v in texts):
             return True
         name = last(node.func)
-        if vocab.is_system_call(name) or (
-            isinstance(node.func, ast.Attribute) and vocab.is_system_template(last(node.func.value), name)
-        ):
+        receiver = last(node.func.value) if isinstance(node.func, ast.Attribute) else None
+        if vocab.is_system_call(name) or vocab.is_system_template(receiver, name):
             return any(_prose(v, params) for v in (*node.args, *(k.value for k in node.keywords)))
     elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and node.value is not None:
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]

@@ -241,14 +241,15 @@ class Recognisers(ExtractorState):
 
     def chat_prompt(self, node: ast.Call, name: str) -> None:
         """`SystemMessage(X)`, `SystemMessage(content=X)`, `ChatMessage.from_system(X)`,
-        `add_system_message(X)`, `SystemMessagePromptTemplate.from_template(X)`,
+        `add_system_message(X)`, `SystemMessagePromptTemplate.from_template(X)`, SK's
+        `PromptTemplateConfig(template=X)`,
         `ChatMessage(role="system", content=X)`, `ChatMessage.from_str(X, role="system")`."""
         arg: ast.expr | None = None
         role = self.kwarg(node, vocab.ROLE_KWARG)
         if (role is not None and vocab.is_system_role(role)) or vocab.is_system_call(name):
             arg = self.kwarg(node, *vocab.SYSTEM_CALL_TEXT_KWARGS) or self.first_arg(node)
-        elif isinstance(node.func, ast.Attribute) and vocab.is_system_template(
-            last_name(node.func.value), name
+        elif vocab.is_system_template(
+            last_name(node.func.value) if isinstance(node.func, ast.Attribute) else None, name
         ):
             arg = self.kwarg(node, "template") or self.first_arg(node)
         if arg is not None:
