@@ -277,6 +277,8 @@ def _reason(res: Resolver, value: Value | None, params_ids: set[str]) -> tuple[s
     r = res.resolve_str(value)
     if r is None or PLACEHOLDER.search(r.value):  # `"... %s hours" % HOURS`: filled in at run time
         return None, None, False
+    if not r.value and not isinstance(value, Str):
+        return None, None, False  # `self.reason`, a base's empty default: a subclass's is sent
     return r.value, value.loc, isinstance(value, Str)
 
 

@@ -248,9 +248,8 @@ class GuardIds:
         return self.res.expand(value)
 
     def _overrides(self, value: Value) -> list[Value]:
-        """A class attribute a guard reads (`self.refusal_rule` in a base tool's method): what
-        each repo subclass setting it holds too (a tool class a rule, CrewAI's `BaseTool`); also
-        where the base never sets it (`self.rule`, read as a parameter of the method)."""
+        """A class attribute a guard reads (`self.rule` in a base's method, set there or not):
+        what each repo subclass setting it holds too (a tool class a rule, CrewAI's `BaseTool`)."""
         if isinstance(value, Ref) and "." in value.name:
             module, (owner, _, attr) = value.module, value.name.rpartition(".")
         elif isinstance(value, Param) and re.fullmatch(r"(?:self|cls)\.\w+", value.name):
@@ -277,14 +276,16 @@ class GuardIds:
         return isinstance(cls, Fn) and cls.kind == FnKind.CLASS and (name in cls.params or name in cls.kwonly)
 
     def _field_fired(self, ref: Ref, loc: Loc, hops: int) -> list[Fired]:
-        """`self.rule` of a repo class with a `rule` field: what the calls constructing it
-        pass; its default (`rule: str = "pii-export"`, a CrewAI tool's) where one passes none
-        or none is in the repo (a framework builds it). No default, or "": pass-through."""
+        """`self.rule` of a repo class with a `rule` field: what the calls constructing it pass;
+        its default (`rule: str = "pii-export"`, a CrewAI tool's) where one passes none or none
+        is (a framework builds it); with none or "", what repo subclasses set, else pass-through."""
         owner, _, name = ref.name.rpartition(".")
         cls = self.res.lookup(ref.module, owner)
         default = self.res.resolve(ref)
         if not (isinstance(cls, Fn) and isinstance(default, Str) and default.value) or hops >= MAX_HOPS:
-            return [Fired(GuardStatus.PASSTHROUGH, loc)]
+            subs = [f for v in self._overrides(ref) for f in self.fired(v, loc, MAX_HOPS) or ()]
+            real = [f for f in subs if f.status != GuardStatus.PASSTHROUGH]
+            return real or [Fired(GuardStatus.PASSTHROUGH, loc)]
         sites = self.constructions(cls)
         args = [(site, bind_arg(cls, site, name)) for site in sites]
         out = [_at(f, s) for s, a in args if a is not None for f in self.fired(a, s.loc, hops + 1) or ()]
