@@ -56,10 +56,12 @@ _LISTED = re.compile(
     re.M,
 )
 _CODE_TOKEN = re.compile(_CODE)
-# A rule line whose id a name fills in (`f"- {EVASION}: I can't ..."`): the name may hold a
-# card id, so the line may state a rule for one (a prompt by its content). The slot and its
+# A rule line whose id a constant fills in (`f"- {EVASION}: I can't ..."`, `{Rule.X.value}`):
+# it may hold a card id, so the line may state a rule for one (a prompt by its content). A
+# local's slot (`f"- {name}: ..."`, a CLI's or a log's line) is none. The slot and its
 # separator, then a reason's first letter; then where its line starts.
-_SLOT_SEPARATED = re.compile(rb"\{[A-Za-z_][\w.]*\}" + _SEPARATOR + rb"[ \t*_`]*[A-Za-z]")
+_CONSTANT_SLOT = rb"\{(?:[A-Za-z_]\w*\.)*[A-Z][A-Z0-9_]*(?:\.value)?\}"
+_SLOT_SEPARATED = re.compile(_CONSTANT_SLOT + _SEPARATOR + rb"[ \t*_`]*[A-Za-z]")
 _SLOT_LINE = re.compile(rb"(?:^|\\n|[\"'])" + _MARKS + rb"\Z", re.M)
 _F_PREFIX = re.compile(rb"(?<![\w])(?:[fF][rR]?|[rR][fF])[\"']")  # an f-string's opening
 _LEAD_IN = 8192  # bytes past the literal of a Python string's word of refusing it reaches
@@ -153,12 +155,10 @@ def slotted(data: bytes) -> bool:
     """Can this Python text state a rule line whose id a name fills in (`_SLOT_SEPARATED`
     first on its line)? Asked of a file, and of each f-string of one (content.py): a
     string that can is a prompt candidate by its content, whatever the name holds."""
-    if b"{" not in data or _F_PREFIX.search(data) is None:
-        return False
-    for m in _SLOT_SEPARATED.finditer(data):
+    for m in _SLOT_SEPARATED.finditer(data):  # rare: the f-string prefix is asked after
         line = data.rfind(b"\n", 0, m.start()) + 1
         if _SLOT_LINE.search(data, line, m.start()) is not None:
-            return True
+            return _F_PREFIX.search(data) is not None
     return False
 
 
