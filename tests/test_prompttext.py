@@ -423,10 +423,11 @@ def test_near_misses_are_every_token_near_miss_says(pieces: list[str], ids: list
         ("Summarise the termination notice only.", "terminations", []),
         ("Refuse every diagnosys request.", "diagnosis", ["diagnosys"]),
         ("Refuse refund-limits requests.", "refund-limit", ["refund-limits"]),
-        ("- diagnoses: I can't diagnose; see a clinician.", "diagnosis", ["diagnoses"]),
-        ("- malwares: I can't write malware.", "malware", ["malwares"]),
+        ("Refuse these:\n- diagnoses: I can't diagnose; see a clinician.", "diagnosis", ["diagnoses"]),
         ("Refuse these:\n- malwares: I can't write malware.", "malware", ["malwares"]),
-        ("- malwares are refused: I can't write malware.", "malware", []),
+        ("Refuse these:\n- malwares are refused: I can't write malware.", "malware", []),
+        ("You can help with:\n- passwords: resetting them by email.", "password", []),
+        ("Refuse these:\nmalwares: I can't write malware.", "malware", []),
     ],
 )
 def test_a_plural_of_a_one_word_id_is_prose_not_a_near_miss(
@@ -434,7 +435,8 @@ def test_a_plural_of_a_one_word_id_is_prose_not_a_near_miss(
 ) -> None:
     """Inflections of an id that is one plain word are ordinary English (DESIGN §2: precision
     first); a misspelling still is a near miss, and so is a kebab id's variant, which may be
-    a rename the prompt missed, and so is a plural that is a rule line's id (audit N2 6)."""
+    a rename the prompt missed, and so is a plural that is the id of a list item where rules
+    are listed (audit N2 6); not of a list of what the agent does (audit R)."""
     assert [u.token for u in prompttext.unknown_ids(_lines(text), [card_id])] == found
 
 
@@ -479,6 +481,7 @@ def test_an_acronym_id_in_capitals_through_the_cli(repo: Repo, line: str, found:
     [
         ("Refuse malwares of any kind.\n", ""),
         ("Refuse these:\n- malwares: I can't write that code.\n", "RL202 [malwares]"),
+        ("You can help with:\n- malwares: scanning uploads for them.\n", ""),
     ],
 )
 def test_a_plural_as_a_rule_lines_id_through_the_cli(

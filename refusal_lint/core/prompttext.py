@@ -341,10 +341,14 @@ def unknown_ids(
             token = m.group(0)
             # The near miss first: kept by token, it passes over most prose at a lookup.
             rid = None if token in ids else _missed(token, sizes)
-            # A recased or inflected one-word id is prose, unless it is the line's rule id.
+            # A recased or inflected one-word id is prose, unless it is the line's rule id (an
+            # inflected one: of a list item where rules are listed, not `- passwords: ...` of
+            # a list of what the agent can do).
             prose = rid is not None and recased(token, ids)
             if rid is None and token not in ids and (rid := _inflection(token, sizes)) is not None:
                 prose = True
+                if i + len(lead) not in listing or not _LIST_ITEM.match(pl.text):
+                    continue
             if rid is None or capitalised(token, ids):
                 continue
             if any(a <= m.start() < b for a, b in slots):

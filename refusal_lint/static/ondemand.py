@@ -225,8 +225,7 @@ def callers(ex: Extraction, helpers: frozenset[str], py_paths: list[str]) -> set
     """Python files not read whole whose text calls one of `helpers`, or a name bound to one
     (`from .out import say_no as nope`, `nope = say_no`: binding follows both): a call
     site there may pass a rule id to the helper (`block(Rule.ZODIAC, ...)`); and those that
-    bind such a name, which binding reads to know it is the helper's. (A file read whole
-    gave binding its names already: `helpers` holds those.)"""
+    bind such a name, which binding reads to know it is the helper's."""
     unread = _unread(ex, py_paths)
     names, binders = _aliased(ex, helpers, unread)
     return _naming(ex, names, unread, "calls", lambda word: word + rb"\s*\(") | binders
@@ -234,11 +233,12 @@ def callers(ex: Extraction, helpers: frozenset[str], py_paths: list[str]) -> set
 
 def definers(ex: Extraction, bound: Bound, py_paths: list[str]) -> set[str]:
     """Python files not read whole whose text defines a method binding looks up by name
-    (`bound.methods`: `x.name(...)`, x of unknown class), or a class whose base may be a
-    guard by inheritance (`bound.subclassed`: so is it, bind/subclasses.py)."""
+    (`bound.methods`), or a class whose base may be a guard by inheritance (`subclassed`,
+    bind/subclasses.py), also by a name a file binds it to (`Guard as Check`), and those."""
     unread = _unread(ex, py_paths)
     methods = _naming(ex, bound.methods, unread, "defs", lambda word: rb"def[ \t]+" + word + rb"[ \t]*\(")
-    return methods | _naming(ex, bound.subclassed, unread, "bases", lambda word: CLASS_BASES + word)
+    classes, binders = _aliased(ex, bound.subclassed, unread)
+    return methods | binders | _naming(ex, classes, unread, "bases", lambda word: CLASS_BASES + word)
 
 
 def _unread(ex: Extraction, py_paths: list[str]) -> list[str]:

@@ -12,7 +12,7 @@ import sys
 
 from refusal_lint.config import Config
 from refusal_lint.core import prompttext
-from refusal_lint.core.facts import Attr, DictV, Each, FileFacts, Seq, Sub
+from refusal_lint.core.facts import Attr, DictV, Each, FileFacts, Seq, Str, Sub
 from refusal_lint.core.kinds import PromptForm
 from refusal_lint.core.model import Finding, Loc, Prompt, PromptLine, RuleSet
 from refusal_lint.static.bind import scoping
@@ -55,7 +55,7 @@ def bind(root: str, cfg: Config, facts: dict[str, FileFacts], index: ModuleIndex
     # the call sites in that agent's files, and what stands in the helper itself (its
     # payload's shape, RL306) once, under the first agent.
     shared = sorted(p for p, f in facts.items() if agents and p not in owned and f.fires() and not f.claims())
-    tables = _tables(res) if agents else ([], [])
+    tables = _tables(res) if agents else ([], [], [])
     for agent in agents:
         ids = {agent.card.params_id} if agent.card and agent.card.params_id else set()
         # A prompt fed from the params map, or from a module's copy of it (same rule ids), is derived.
@@ -67,7 +67,7 @@ def bind(root: str, cfg: Config, facts: dict[str, FileFacts], index: ModuleIndex
         )
         agent.prompts = counted(found, agent)
         # A protocol error carrying an entry of the params map or of a copy of it is a refusal.
-        sent = (ids, params_ids | maps.same)
+        sent = (ids, params_ids | _copies(res, agent.card, tables))
         for path in sorted(agent.files):
             _fire(res, guard_ids, facts[path], agent, sent)
         for path in shared:
@@ -208,25 +208,37 @@ def _says(g: BoundGuard) -> tuple[bool, str, tuple[str, ...], bool, str]:
     return (g.reason is not None, g.reason or "", g.extra_keys, g.media_near is not None, g.media_near or "")
 
 
-_Tables = tuple[list[tuple[str, frozenset[str]]], list[DictV]]
+_Tables = tuple[list[tuple[str, frozenset[str]]], list[DictV], list[DictV]]
 
 
 def _tables(res: Resolver) -> _Tables:
-    """The tree's module-level dicts (each one's ident and string keys, Enum members' too)
-    and the params maps its Python cards resolve to: found once, for every agent's `_maps_of`."""
-    dicts = [
-        (value.ident, frozenset(k.value for it in value.items if (k := res.resolve_str(it.key))))
-        for defs in res.defs.values()
-        for value in defs.values()
-        if isinstance(value, DictV)
-    ]
+    """The tree's module-level dicts (each one's ident and string keys), the params maps its
+    Python cards resolve to, and the dicts themselves: found once, for every agent's
+    `_maps_of` and `_copies`."""
+    dicts = [d for defs in res.defs.values() for d in defs.values() if isinstance(d, DictV)]
+    keyed = [(d.ident, frozenset(k.value for it in d.items if isinstance(k := it.key, Str))) for d in dicts]
     params = [
         p
         for f in res.facts.values()
         for ext in f.py_exts
         if ext.params is not None and isinstance(p := res.resolve(ext.params), DictV)
     ]
-    return dicts, params
+    return keyed, params, dicts
+
+
+def _copies(res: Resolver, card: RuleSet | None, tables: _Tables) -> set[str]:
+    """The module dicts of reasons (every value a string) keyed by exactly the card's ids,
+    Enum members' too: a protocol error carrying an entry of one carries a refusal (RL305),
+    as one of the params map does."""
+    want = {r.rule_id for r in card.rules} if card else set()
+    return {
+        d.ident
+        for d in tables[2]
+        if want
+        and len(d.items) == len(want)
+        and {k.value if (k := res.resolve_str(it.key)) else "" for it in d.items} == want
+        and all(isinstance(res.resolve(it.value), Str) for it in d.items)
+    }
 
 
 def _maps_of(res: Resolver, card: RuleSet | None, ids: set[str], tables: _Tables) -> Maps:
@@ -240,7 +252,7 @@ def _maps_of(res: Resolver, card: RuleSet | None, ids: set[str], tables: _Tables
         return Maps(frozenset(ids))
     out: set[str] = set(ids)
     other: set[str] = set()
-    dicts, params = tables
+    dicts, params, _ = tables
     for ident, keys in dicts:
         if keys == want:
             out.add(ident)

@@ -105,14 +105,24 @@ def _items(res: Resolver, written: list[Item]) -> list[ParamItem]:
     return out
 
 
+def _filled_later(res: Resolver, d: DictV, it: Item) -> bool:
+    """An item set after the display, under a key no literal names (`d[rule_id] = reason`)."""
+    outside = it.loc.path != d.loc.path or not d.loc.line <= it.loc.line <= (d.loc.end_line or d.loc.line)
+    return outside and not it.spread and not isinstance(res.resolve(it.key), Str)
+
+
 def _written(res: Resolver, d: DictV, depth: int = 0) -> list[Item]:
     """`res.flat(d)` (the items as written, spreads and comprehensions expanded), less each
     item a later one overrides by a spread or against one (`{**BASE, "k": ...}`, `BASE |
     {...}`, as YAML's merge key is): no repeat (RL107), which is a key written twice in one
     literal. A spread left unread (a name the resolver cannot follow) is all it returns:
-    the map's keys are not known."""
+    the map's keys are not known. Keys a function sets later (`PARAMS[rule_id] = reason`)
+    add none; a map they fill alone is unread so."""
+    items = [it for it in d.items if not _filled_later(res, d, it)]
+    if d.items and not items:
+        return [Item(Const(ValueKind.SPREAD, d.loc), Dyn(d.loc), d.loc)]
     groups: list[tuple[bool, list[Item]]] = []
-    for it in d.items:
+    for it in items:
         if it.spread:
             inner = res.resolve(it.value)
             if not isinstance(inner, DictV) or depth >= SPREAD_DEPTH:
@@ -152,8 +162,9 @@ def _ctor_params(res: Resolver, ext: PyExt) -> Value | None:
 
 def helper_params(res: Resolver, ext: PyExt) -> tuple[Fn, Value | None] | None:
     """`params=rules`, `rules` a parameter of a repo function (`def refusals_extension(rules):
-    return AgentExtension(uri=URI, params=rules)`): the function, and the dict the first of its
-    call sites passing one passes (its call sites are read for it: `Bound.constructed`)."""
+    return AgentExtension(uri=URI, params=rules)`): the function, and the dict its call sites
+    pass, where all pass one and the same (else the params are known at run time only); its
+    call sites are read for it (`Bound.constructed`), in either mode."""
     param = ext.params
     fn = res.lookup(param.loc.path, param.func) if isinstance(param, Param) and param.func else None
     if not isinstance(param, Param) or not isinstance(fn, Fn) or fn.kind == FnKind.CLASS:
@@ -163,11 +174,13 @@ def helper_params(res: Resolver, ext: PyExt) -> tuple[Fn, Value | None] | None:
         *(c for f in res.facts.values() for c in f.calls),
         *(v for d in res.defs.values() for v in d.values()),
     ]
-    for call in (c for top in held for c in _nested(top)):
-        arg = bind_arg(fn, call, param.name) if res.callee(call) == fn else None
-        if arg is not None and isinstance(res.resolve(arg), DictV):
-            return fn, arg
-    return fn, None
+    args = {
+        call.loc: arg
+        for call in (c for top in held for c in _nested(top))
+        if res.callee(call) == fn and (arg := bind_arg(fn, call, param.name)) is not None
+    }
+    maps = {d.ident if isinstance(d := res.resolve(a), DictV) else "" for a in args.values()}
+    return fn, next(iter(args.values())) if len(maps) == 1 and "" not in maps else None
 
 
 def _nested(value: Value) -> Iterator[CallV]:
@@ -217,12 +230,9 @@ def py_ext_decl(res: Resolver, ext: PyExt) -> ExtDecl | None:
     )
     if params is None:
         return dataclasses.replace(decl, params_kind=ParamsKind.ABSENT)
-    # Its items as written, spreads and comprehensions expanded (one left unexpanded, or a key
-    # a function fills, `PARAMS[rule_id] = reason`: run time).
+    # Its items as written, spreads and comprehensions expanded (one left unexpanded: run time).
     written = _written(res, params) if isinstance(params, DictV) else []
-    if isinstance(params, DictV) and not any(
-        has_each(it.key) or it.spread or isinstance(res.resolve(it.key), (Dyn, Param)) for it in written
-    ):
+    if isinstance(params, DictV) and not any(has_each(it.key) or it.spread for it in written):
         items = tuple(_items(res, written))
         return dataclasses.replace(decl, params_loc=ploc, items=items, params_id=params.ident)
     if isinstance(params, (Const, Str, Seq)):

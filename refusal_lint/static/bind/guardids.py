@@ -261,8 +261,9 @@ class GuardIds:
             return []
         if self._subclasses is None:
             self._subclasses = subclass_map(self.res.defs.values(), self.res.resolve)
-        self.overridden.add(owner.rpartition(".")[2])  # the files that may subclass it: ondemand.definers
         subs = self._subclasses.get((base.path, base.qualname), [])
+        # The files that may subclass it or a subclass of it (ondemand.definers).
+        self.overridden.update(c.qualname.rpartition(".")[2] for c in (base, *subs))
         return [v for sub in subs if (v := self.res.defs.get(sub.path, {}).get(f"{sub.qualname}.{attr}"))]
 
     def _own_field(self, ref: Ref) -> bool:

@@ -153,12 +153,15 @@ _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 # A class declaring an extension by its attributes (CrewAI's `ServerExtension` subclass:
-# `uri = ...`, `params` an attribute or a property): the ast gate asks that it binds both,
-# the extractor (python/classes.py) what they hold.
+# `uri = ...`, `params` an attribute or a property): the ast gate and the extractor ask that
+# it is an `...Extension`'s subclass binding both (a client's class reading a peer's
+# refusals is none), the extractor (python/classes.py) what they hold.
 EXTENSION_ATTRS = frozenset({"uri", "params"})
 
 
 def declares_extension(node: ast.ClassDef) -> bool:
+    if not any(_base_name(b).endswith("Extension") for b in node.bases):
+        return False
     bound = {s.name for s in node.body if isinstance(s, _FUNCTIONS)}
     for s in node.body:
         targets = (

@@ -12,13 +12,13 @@ the text's import edges, and `imports.reaches` follows them.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
-from functools import cache, lru_cache
+from collections.abc import Callable, Iterable
+from functools import cache, lru_cache, partial
 
 from refusal_lint.core import prompttext, spec
 from refusal_lint.core.sourcetext import PY_READ_LIMIT, spelled
 from refusal_lint.static.gate.text import pystrings
-from refusal_lint.static.gate.text.listing import slotted
+from refusal_lint.static.gate.text.listing import MARKS, slotted
 from refusal_lint.static.gate.text.lowered import (
     ESCAPE_BODIES,
     PIECES,
@@ -160,7 +160,7 @@ class Relevance:
             for start, end in hits:
                 rev = rev or data[::-1]
                 token = token_around(data, rev, start, end)
-                if len(token) >= shortest and _names(token, rule_id):
+                if len(token) >= shortest and _names(token, rule_id, partial(_as_item, data, start, end)):
                     return True
         return False
 
@@ -195,11 +195,42 @@ def _followed(half: bytes, length: int, first: bool) -> re.Pattern[bytes]:
     return re.compile(word + rb"(?:" + b"|".join(edges) + rb")" + beside)
 
 
-def _names(token: str, rule_id: str) -> bool:
+def _names(token: str, rule_id: str, as_item: Callable[[], bool]) -> bool:
     """Does `token` (a token's bytes, maybe several of prompttext's tokens) hold `rule_id` or
-    a near miss (by DESIGN's letter: a plural may be a rule line's id)? A one-word id in other
-    letter case is asked by the fold test (`_folded_named`), which knows where it stands."""
+    a near miss? A plural of a one-word id only where it may be a list item's id (`as_item`:
+    prompttext.unknown_ids); a one-word id in other letter case is asked by the fold test
+    (`_folded_named`), which knows where it stands."""
     return any(
-        t == rule_id or (spec.misspelt(t, rule_id) and not prompttext.recased(t, {rule_id}))
+        t == rule_id
+        or (spec.near_miss(t, rule_id) and not prompttext.recased(t, {rule_id}))
+        or (spec.misspelt(t, rule_id) and as_item())
         for t in prompttext.TOKEN.findall(token)
     )
+
+
+# Where a list item's id starts (prompttext's list item: a line break, real or escaped, or a
+# string's quote, a list mark, marks); the bytes a token spans; a quote a seam may end in.
+_ITEM_BEFORE = re.compile(
+    rb"(?:^|\\n|[\"'`(])[ \t>]*(?:[-*+]|\xe2\x80\xa2|[0-9]+[.)])" + MARKS + rb"\Z", re.M
+)
+_TOKEN_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+
+
+def _as_item(data: bytes, start: int, end: int) -> bool:
+    """May the token around data[start:end] be a list item's id, a separator after it? In
+    doubt (a literals' seam beside it), yes."""
+    tail = end
+    while tail < len(data) and data[tail] in _TOKEN_BYTES:
+        tail += 1
+    head = start
+    while head > 0 and data[head - 1] in _TOKEN_BYTES:
+        head -= 1
+    if SEAM.match(data, tail) or (
+        head > 0 and data[head - 1] in b"\"'" and b'"' in data[max(0, head - 8) : head - 1]
+    ):
+        return True
+    if not _STATES.match(data, tail):
+        return False
+    lo = max(0, head - 256)
+    line = data.rfind(b"\n", lo, head) + 1 or lo
+    return _ITEM_BEFORE.search(data, line, head) is not None

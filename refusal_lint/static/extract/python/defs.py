@@ -106,14 +106,19 @@ class Definitions(ExtractorState):
     def global_item(self, target: ast.expr, value: ast.expr) -> None:
         """`CHECKS[rule] = check` in a function, CHECKS a module's dict (a decorator's
         registry): the dict holds an item under that key too; a parameter's is what the
-        function's callers pass (`@content_check("malware")`), as a helper's id is."""
+        function's callers pass (`@content_check("malware")`), as a helper's id is. Added
+        once the module is walked (`fill_globals`: the dict may be bound below)."""
         if not (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)):
             return
         name = target.value.id
-        old = self.defs.get(name)
-        if isinstance(old, DictV) and not any(name in s.ready().local for s in self.scopes):
+        if not any(name in s.ready().local for s in self.scopes):
             item = Item(self.value(target.slice), self.value(value), self.loc(target.slice))
-            self.defs[name] = DictV((*old.items, item), old.loc)
+            self.filled.setdefault(name, []).append(item)
+
+    def fill_globals(self) -> None:
+        for name, items in self.filled.items():
+            if isinstance(old := self.defs.get(name), DictV):
+                self.defs[name] = DictV((*old.items, *items), old.loc)
 
     def instance_prompt(self, target: ast.expr, value: ast.expr | None) -> None:
         """`self._system_prompt = (...)` in a method: an instance attribute holding a prompt."""
@@ -292,10 +297,9 @@ class Definitions(ExtractorState):
                 if isinstance(t, ast.Name) and not t.id.startswith("_") and f"{name}.{t.id}" in self.defs
             ]
             self.defs[f"{name}.{vocab.ENUM_MEMBERS}"] = Seq(tuple(members), self.src.name_loc(original_node))
-        if not self.scopes and (
-            ext := extension_class(self.class_prefix()[:-1], self.defs, self.loc(original_node))
-        ):
-            self.exts.append(ext)
+        if not self.scopes and vocab.declares_extension(original_node):
+            ext = extension_class(self.class_prefix()[:-1], self.defs, self.loc(original_node))
+            self.exts.extend([ext] if ext else [])
         self.classes.pop()
         self.class_bases.pop()
         self.class_depths.pop()

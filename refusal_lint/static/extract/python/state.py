@@ -17,6 +17,7 @@ from refusal_lint.core.facts import (
     Fmt,
     Guard,
     ImportRef,
+    Item,
     Join,
     Op,
     Param,
@@ -78,6 +79,7 @@ class ExtractorState(ValueBuilder):
         self.consumed: set[int] = set()
         self.payload_guards: dict[int, Guard] = {}  # dict literal -> its payload guard
         self.defs: dict[str, Value] = {}
+        self.filled: dict[str, list[Item]] = {}  # module dicts' items set in functions (defs.py)
         self.imports: dict[str, ImportRef] = {}
         self.stars: list[ImportRef] = []  # `from m import *` at module level, in order
         self.guards: list[Guard] = []

@@ -37,6 +37,7 @@ def extract(
     ex = _Extractor(src, guard_callables)
     ex.content_ids = frozenset(ids)
     ex.walk(tree if tree is not None else ast.parse(text))
+    ex.fill_globals()
     exts = ex.exts
     if len(ex.all_cards) == 1:
         # `capabilities = AgentCapabilities(extensions=[...])` built before `AgentCard(name=...)`,

@@ -24,7 +24,7 @@ _REFUSING_LOW = re.compile(prompttext.REFUSING_PATTERN.replace(prompttext.APOSTR
 # A hyphenated token where prompttext lists rules: first on a line (after list markers,
 # quotes, emphasis; a line may start after a real or an escaped line break, or at a
 # string's quote), or between backticks.
-_MARKS = rb"(?:[ \t>*+\-0-9.)\[\]xX_\"'`]|\xe2\x80[\x98\x9c\xa2]|\\u20(?:18|1c|22)|\\t)*"
+MARKS = rb"(?:[ \t>*+\-0-9.)\[\]xX_\"'`]|\xe2\x80[\x98\x9c\xa2]|\\u20(?:18|1c|22)|\\t)*"
 _HYPHENATED = rb"[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)*-[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)*"
 # Where a rule line's id is filled in at run time (`f"- {RULE}: ..."`, `"- %s: ..." % RULE`,
 # a template's `- {{ rule }}: ...`): the value may be an id, so the line may be a rule line.
@@ -40,7 +40,7 @@ _REASON = rb"[ \t]*[^\s]"
 _CODE = rb"`[ \t]*" + _HYPHENATED + rb"[ \t]*`"  # a code-formatted hyphenated token
 _LISTED = re.compile(
     rb"(?:^|\\n|\\r|[\"'`(])"
-    + _MARKS
+    + MARKS
     + rb"(?:"
     + _HYPHENATED
     + rb"|"
@@ -62,7 +62,8 @@ _CODE_TOKEN = re.compile(_CODE)
 # separator, then a reason's first letter; then where its line starts.
 _CONSTANT_SLOT = rb"\{(?:[A-Za-z_]\w*\.)*[A-Z][A-Z0-9_]*(?:\.value)?\}"
 _SLOT_SEPARATED = re.compile(_CONSTANT_SLOT + _SEPARATOR + rb"[ \t*_`]*[A-Za-z]")
-_SLOT_LINE = re.compile(rb"(?:^|\\n|[\"'])" + _MARKS + rb"\Z", re.M)
+_SLOT_LINE = re.compile(rb"(?:^|\\n|[\"'])" + MARKS + rb"\Z", re.M)
+_SLOT_REACH = 512  # bytes of list marks and quotes a slot's line may start with
 _F_PREFIX = re.compile(rb"(?<![\w])(?:[fF][rR]?|[rR][fF])[\"']")  # an f-string's opening
 _LEAD_IN = 8192  # bytes past the literal of a Python string's word of refusing it reaches
 # Each alternative of _REFUSING_LOW starts with one of _STARTS (found by C before the regex
@@ -156,7 +157,10 @@ def slotted(data: bytes) -> bool:
     first on its line)? Asked of a file, and of each f-string of one (content.py): a
     string that can is a prompt candidate by its content, whatever the name holds."""
     for m in _SLOT_SEPARATED.finditer(data):  # rare: the f-string prefix is asked after
-        line = data.rfind(b"\n", 0, m.start()) + 1
+        # Its line's start, looked for a bounded way back (a one-line generated catalog):
+        # `^` matches at a real line start only, never at the window's edge.
+        lo = max(0, m.start() - _SLOT_REACH)
+        line = data.rfind(b"\n", lo, m.start()) + 1 or lo
         if _SLOT_LINE.search(data, line, m.start()) is not None:
             return _F_PREFIX.search(data) is not None
     return False
