@@ -111,7 +111,7 @@ class Definitions(ExtractorState):
         if not (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)):
             return
         name = target.value.id
-        if not any(name in s.ready().local for s in self.scopes):
+        if not any(name in s.ready().local or name in s.passthrough for s in self.scopes):  # not shadowed
             item = Item(self.value(target.slice), self.value(value), self.loc(target.slice))
             self.filled.setdefault(name, []).append(item)
 
