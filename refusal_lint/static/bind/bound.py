@@ -206,7 +206,9 @@ def foreign_uri(res: Resolver, ext: PyExt) -> str | None:
     return "." * imp.level + imp.module
 
 
-def py_ext_decl(res: Resolver, ext: PyExt) -> ExtDecl | None:
+def py_ext_decl(res: Resolver, ext: PyExt, helper: Value | None = None) -> ExtDecl | None:
+    """`ext` bound: its uri and params resolved (`helper`: the dict a helper function's call
+    sites pass as its params, `helper_params`)."""
     uri = res.resolve(ext.uri)
     problems: list[str] = []
     if isinstance(uri, Str):
@@ -222,7 +224,7 @@ def py_ext_decl(res: Resolver, ext: PyExt) -> ExtDecl | None:
         req = res.resolve(ext.required)
         if not (isinstance(req, Const) and req.kind == ValueKind.BOOL) and not isinstance(req, (Dyn, Param)):
             problems.append(f"`required` is {_kind(req)}, not a boolean")
-    raw = _ctor_params(res, ext) or (helper_params(res, ext) or (None, None))[1] or ext.params
+    raw = _ctor_params(res, ext) or helper or ext.params
     params = res.resolve(raw) if raw is not None else None
     ploc = ext.params.loc if ext.params is not None else None
     decl = ExtDecl(
@@ -258,11 +260,12 @@ def decls_of(res: Resolver, facts: dict[str, FileFacts]) -> tuple[list[ExtDecl],
         f = facts[path]
         decls.extend(f.exts)
         for ext in f.py_exts:
-            if (d := py_ext_decl(res, ext)) is not None:
+            helper = helper_params(res, ext)
+            if (d := py_ext_decl(res, ext, helper[1] if helper else None)) is not None:
                 decls.append(d)
                 if ext.owner is not None and ext.init_arg:
                     constructed.add(ext.owner)
-                elif (helper := helper_params(res, ext)) is not None:
+                elif helper is not None:
                     constructed.add(helper[0].qualname.rpartition(".")[2])
             elif (module := foreign_uri(res, ext)) is not None:
                 foreign.append((ext.loc, module))
