@@ -18,7 +18,7 @@ from functools import cache, lru_cache, partial
 from refusal_lint.core import prompttext, spec
 from refusal_lint.core.sourcetext import PY_READ_LIMIT, spelled
 from refusal_lint.static.gate.text import pystrings
-from refusal_lint.static.gate.text.listing import MARKS, slotted
+from refusal_lint.static.gate.text.listing import MARKS, opens_line, slotted
 from refusal_lint.static.gate.text.lowered import (
     ESCAPE_BODIES,
     PIECES,
@@ -27,6 +27,7 @@ from refusal_lint.static.gate.text.lowered import (
     holds,
     lowered,
     token_around,
+    token_bounds,
 )
 
 # Where a token may start (prompttext.TOKEN's): after no letter or digit, nor one and a
@@ -160,7 +161,9 @@ class Relevance:
             for start, end in hits:
                 rev = rev or data[::-1]
                 token = token_around(data, rev, start, end)
-                if len(token) >= shortest and _names(token, rule_id, partial(_as_item, data, start, end)):
+                if len(token) >= shortest and _names(
+                    token, rule_id, partial(_as_item, data, rev, start, end)
+                ):
                     return True
         return False
 
@@ -209,28 +212,17 @@ def _names(token: str, rule_id: str, as_item: Callable[[], bool]) -> bool:
 
 
 # Where a list item's id starts (prompttext's list item: a line break, real or escaped, or a
-# string's quote, a list mark, marks); the bytes a token spans; a quote a seam may end in.
+# string's quote, a list mark, marks).
 _ITEM_BEFORE = re.compile(
     rb"(?:^|\\n|[\"'`(])[ \t>]*(?:[-*+]|\xe2\x80\xa2|[0-9]+[.)])" + MARKS + rb"\Z", re.M
 )
-_TOKEN_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
 
 
-def _as_item(data: bytes, start: int, end: int) -> bool:
+def _as_item(data: bytes, rev: bytes, start: int, end: int) -> bool:
     """May the token around data[start:end] be a list item's id, a separator after it? In
-    doubt (a literals' seam beside it), yes."""
-    tail = end
-    while tail < len(data) and data[tail] in _TOKEN_BYTES:
-        tail += 1
-    head = start
-    while head > 0 and data[head - 1] in _TOKEN_BYTES:
-        head -= 1
-    if SEAM.match(data, tail) or (
-        head > 0 and data[head - 1] in b"\"'" and b'"' in data[max(0, head - 8) : head - 1]
-    ):
+    doubt (it goes on across a literals' seam), yes."""
+    bounds = token_bounds(data, rev, start, end)
+    if bounds is None:
         return True
-    if not _STATES.match(data, tail):
-        return False
-    lo = max(0, head - 256)
-    line = data.rfind(b"\n", lo, head) + 1 or lo
-    return _ITEM_BEFORE.search(data, line, head) is not None
+    head, tail = bounds
+    return _STATES.match(data, tail) is not None and opens_line(_ITEM_BEFORE, data, head)

@@ -63,7 +63,7 @@ _CODE_TOKEN = re.compile(_CODE)
 _CONSTANT_SLOT = rb"\{(?:[A-Za-z_]\w*\.)*[A-Z][A-Z0-9_]*(?:\.value)?\}"
 _SLOT_SEPARATED = re.compile(_CONSTANT_SLOT + _SEPARATOR + rb"[ \t*_`]*[A-Za-z]")
 _SLOT_LINE = re.compile(rb"(?:^|\\n|[\"'])" + MARKS + rb"\Z", re.M)
-_SLOT_REACH = 512  # bytes of list marks and quotes a slot's line may start with
+_LINE_REACH = 512  # bytes of list marks and quotes a line may start with before its id
 _F_PREFIX = re.compile(rb"(?<![\w])(?:[fF][rR]?|[rR][fF])[\"']")  # an f-string's opening
 _LEAD_IN = 8192  # bytes past the literal of a Python string's word of refusing it reaches
 # Each alternative of _REFUSING_LOW starts with one of _STARTS (found by C before the regex
@@ -157,13 +157,18 @@ def slotted(data: bytes) -> bool:
     first on its line)? Asked of a file, and of each f-string of one (content.py): a
     string that can is a prompt candidate by its content, whatever the name holds."""
     for m in _SLOT_SEPARATED.finditer(data):  # rare: the f-string prefix is asked after
-        # Its line's start, looked for a bounded way back (a one-line generated catalog):
-        # `^` matches at a real line start only, never at the window's edge.
-        lo = max(0, m.start() - _SLOT_REACH)
-        line = data.rfind(b"\n", lo, m.start()) + 1 or lo
-        if _SLOT_LINE.search(data, line, m.start()) is not None:
+        if opens_line(_SLOT_LINE, data, m.start()):
             return _F_PREFIX.search(data) is not None
     return False
+
+
+def opens_line(pattern: re.Pattern[bytes], data: bytes, at: int) -> bool:
+    """Does `pattern` (ending `\\Z`) match from a line's start to `at`? The start is looked
+    for a bounded way back (a one-line generated catalog would make it quadratic): `^`
+    matches at a real line start only, never at the window's edge."""
+    lo = max(0, at - _LINE_REACH)
+    line = data.rfind(b"\n", lo, at) + 1 or lo
+    return pattern.search(data, line, at) is not None
 
 
 def python_lists_rules(data: bytes) -> bool:

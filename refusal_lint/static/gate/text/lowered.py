@@ -172,6 +172,17 @@ _ESCAPE_BODY = re.compile(rb"U[0-9A-Fa-f]{8}|u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{2}|[0-
 ESCAPE_BODIES = (1, 2, 3, 5, 9)  # the lengths _ESCAPE_BODY matches: `n`, `55`, `x2d`, `u002d`, `U0000002d`
 
 
+def token_bounds(data: bytes, rev: bytes, start: int, end: int) -> tuple[int, int] | None:
+    """Where the token holding data[start:end] starts and ends; None where it goes on across
+    a literals' seam (`token_around` joins its pieces)."""
+    size = len(data)
+    tail = _RUN.match(data, end).end()  # type: ignore[union-attr]
+    head = size - _RUN.match(rev, size - start).end()  # type: ignore[union-attr]
+    if SEAM.match(data, tail) or _SEAM_BACK.match(rev, size - head):
+        return None
+    return head, tail
+
+
 def token_around(data: bytes, rev: bytes, start: int, end: int) -> str:
     """The token holding data[start:end], its pieces joined across literals' seams."""
     size = len(data)
