@@ -277,21 +277,22 @@ class GuardIds:
         return isinstance(cls, Fn) and cls.kind == FnKind.CLASS and (name in cls.params or name in cls.kwonly)
 
     def _field_fired(self, ref: Ref, loc: Loc, hops: int) -> list[Fired]:
-        """`self.rule` of a repo class with a `rule` field: what the calls constructing it pass;
-        its default (`rule: str = "pii-export"`, a CrewAI tool's) where one passes none or none
-        is (a framework builds it); with none or "", what repo subclasses set, else pass-through."""
+        """`self.rule` of a repo class with a `rule` field: what the calls building it pass, if no
+        guard calls; its default (a CrewAI tool's) where one passes none; else subclasses' too."""
         owner, _, name = ref.name.rpartition(".")
         cls = self.res.lookup(ref.module, owner)
-        default = self.res.resolve(ref)
-        if not (isinstance(cls, Fn) and isinstance(default, Str) and default.value) or hops >= MAX_HOPS:
-            subs = [f for v in self._overrides(ref) for f in self.fired(v, loc, MAX_HOPS) or ()]
-            real = [f for f in subs if f.status != GuardStatus.PASSTHROUGH]
-            return real or [Fired(GuardStatus.PASSTHROUGH, loc)]
-        sites = self.constructions(cls)
-        args = [(site, bind_arg(cls, site, name)) for site in sites]
-        out = [_at(f, s) for s, a in args if a is not None for f in self.fired(a, s.loc, hops + 1) or ()]
-        omitted = not sites or any(a is None for _, a in args)
-        return [*out, Fired(GuardStatus.ID, loc, default)] if omitted else out
+        default = d if isinstance(d := self.res.resolve(ref), Str) and d.value else None
+        out: list[Fired] = []  # a table of `KeywordGuard(ids.DOSAGE, ...)` dataclasses fires those
+        built = not is_guard_name(owner.rpartition(".")[2])  # else each construction is a guard call
+        if isinstance(cls, Fn) and hops < MAX_HOPS and (default or built):
+            args = [(site, bind_arg(cls, site, name)) for site in self.constructions(cls)]
+            out = [_at(f, s) for s, a in args if a is not None for f in self.fired(a, s.loc, hops + 1) or ()]
+            if default is not None:
+                omitted = not args or any(a is None for _, a in args)  # or a framework builds it
+                return [*out, Fired(GuardStatus.ID, loc, default)] if omitted else out
+        subs = [f for v in self._overrides(ref) for f in self.fired(v, loc, MAX_HOPS) or ()]
+        real = [f for f in (*out, *subs) if f.status != GuardStatus.PASSTHROUGH]
+        return real or [Fired(GuardStatus.PASSTHROUGH, loc)]
 
     def _built_guard(self, value: Value) -> bool:
         """`exc.rule` where `exc` is a refusal built by a guard call (`refusal_parts(Refusal(
@@ -342,8 +343,7 @@ class GuardIds:
         real = [f for f in out if f.status != GuardStatus.PASSTHROUGH]
         return real or [Fired(GuardStatus.PASSTHROUGH, loc)]
 
-    def constructions(self, cls: Fn) -> list[CallV]:
-        """The calls building a repo class (the helper call sites of its fields)."""
+    def constructions(self, cls: Fn) -> list[CallV]:  # the calls building a repo class
         return self._calls(cls)
 
     def sites(self, fn: Fn) -> list[CallV]:
@@ -392,8 +392,8 @@ def _at(f: Fired, site: CallV) -> Fired:  # fired at a helper's or a class's cal
     return dataclasses.replace(f, site=site) if f.loc == site.loc and f.site is None else f
 
 
-def _position(fn: Fn, param: str) -> int:
-    return fn.params.index(head) if (head := param.partition(".")[0]) in fn.params else 99
+def _position(fn: Fn, param: str) -> tuple[int, str]:  # ties by name: a set's order is the hash's
+    return (fn.params.index(head) if (head := param.partition(".")[0]) in fn.params else 99, param)
 
 
 def _spaced(text: str) -> bool:
