@@ -110,8 +110,7 @@ _GATE_WORDS = Words(
         *_PROMPT_WORDS,
         b"refus",
         b"rule",
-        b"agentextension",
-        b"extensions",
+        b"extension",
         b'uri"',
         b"uri'",
         b"edia",
@@ -189,6 +188,8 @@ _ADK = re.compile(rb"^instruction\s*:", re.M)
 # `AgentExtension (` is a call too; so is A2A v1.0's `extensions.add(` (vocab.is_extension_call).
 _EXTENSION_CALL = re.compile(rb"(?:AgentExtension|extensions[ \t]*\.[ \t]*add)[ \t]*\(")
 _EXTENSION_ALIAS = re.compile(rb"AgentExtension[ \t]+as[ \t]+([A-Za-z_][A-Za-z0-9_]*)")
+# A class declaring it by its attributes (vocab.declares_extension, which the ast gate asks).
+_EXTENSION_CLASS = re.compile(rb"^[ \t]*class[ \t]+\w+[ \t]*\([^)]*Extension\b", re.M)
 
 
 def _extension_call(data: bytes) -> bool:
@@ -306,7 +307,7 @@ def _worth(data: bytes, extra: tuple[bytes, ...], ids: frozenset[str]) -> bool:
     # it: no pass at all over a file that has none.
     if b"rule" in held and b"rule" in data and (b"'rule'" in data or b'"rule"' in data or rule_keyword(data)):
         return True
-    if (b"agentextension" in held or b"extensions" in held) and _extension_call(data):
+    if b"extension" in held and (_extension_call(data) or _EXTENSION_CLASS.search(data) is not None):
         return True
     quoted_uri = (b'uri"' in held or b"uri'" in held) and any(n in data for n in _QUOTED_URI)
     media = b"edia" in held and b"edia" in data and any(n in data for n in _MEDIA_WORDS)
@@ -395,6 +396,4 @@ def parse_error_matters(
         return True
     if not ids:
         return False
-    from refusal_lint.static.gate import relevance
-
     return relevance.of(tuple(ids)).names_ids(data)

@@ -96,9 +96,11 @@ def extension_class(name: str, defs: dict[str, Value], at: Loc) -> PyExt | None:
     at its uri, its params what the attribute holds or the property returns (one value; or
     none known: run time). The class (`at`, its name) is the card it stands for."""
     uri = defs.get(f"{name}.uri")
-    if isinstance(uri, Ref) and uri.module == at.path:
-        uri = defs.get(uri.name)  # `uri: str = REFUSALS_URI`, a constant of its module
-    if not (isinstance(uri, Str) and spec.uri_kind(uri.value)):
+    if isinstance(uri, Ref) and uri.module == at.path and uri.name in defs:
+        uri = defs[uri.name]  # `uri: str = REFUSALS_URI`, a constant of its module
+    # Else a name imported (`from .consts import EXT_URI`): binding resolves it, as an
+    # `AgentExtension(uri=EXT_URI)`'s.
+    if not ((isinstance(uri, Str) and spec.uri_kind(uri.value)) or isinstance(uri, Ref)):
         return None
     params = defs.get(f"{name}.params")
     if params is None:
