@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from refusal_lint.core.facts import CallV, Each, FileFacts, Fmt, Fn, Ref, Str
-from refusal_lint.static.bind.bound import bind_guard
-from refusal_lint.static.bind.guardids import GuardIds
+from refusal_lint.static.bind.guards.bound import bind_guard
+from refusal_lint.static.bind.guards.ids import GuardIds
 from refusal_lint.static.bind.modules import ModuleIndex
 from refusal_lint.static.bind.resolve import Resolver
 from refusal_lint.static.extract.python import visitor as python

@@ -3,7 +3,7 @@
 
 The `ast` gate passes such a file to extraction because, with a card's ids known, the call may
 be a guard with a computed id (RL304). Whether it is one is decided only at binding, by the
-callee's parameters (static/bind/guardids.py: a `rule`/`rule_id` parameter, or one that
+callee's parameters (static/bind/guards/ids.py: a `rule`/`rule_id` parameter, or one that
 reaches another guard's id). A shortcut that settles such a file as holding nothing would
 have to agree with binding in every one of these shapes; they pin what binding decides,
 with the shortcuts on and off, so a gate added later is held to them:

@@ -234,7 +234,7 @@ def callers(ex: Extraction, helpers: frozenset[str], py_paths: list[str]) -> set
 def definers(ex: Extraction, bound: Bound, py_paths: list[str]) -> set[str]:
     """Python files not read whole whose text defines a method binding looks up by name
     (`bound.methods`), or a class whose base may be a guard by inheritance (`subclassed`,
-    bind/subclasses.py), also by a name a file binds it to (`Guard as Check`), and those."""
+    bind/guards/subclasses.py), also by a name a file binds it to (`Guard as Check`), and those."""
     unread = _unread(ex, py_paths)
     methods = _naming(ex, bound.methods, unread, "defs", lambda word: rb"def[ \t]+" + word + rb"[ \t]*\(")
     classes, binders = _aliased(ex, bound.subclassed, unread)
@@ -322,7 +322,7 @@ def settle(ex: Extraction, bound: Bound | None, cfg: Config, index: ModuleIndex,
     the card-less tree's binding needs it; no class built with a card's params
     (`AgentExtension(params=self.rules)` reads its constructor calls), no configured guard
     callable, the whole tree wanted; and each callee binds, through binding's own lookup
-    and callee rules, to repo definitions none of which has an id parameter (guardids.py)."""
+    and callee rules, to repo definitions none of which has an id parameter (bind/guards/ids.py)."""
     # One that binding has read meanwhile (a module it imports from) is parsed already.
     deferred = {p: d for p, d in ex.deferred.items() if p not in ex.facts}
     ex.deferred = {}
@@ -362,7 +362,7 @@ def settle(ex: Extraction, bound: Bound | None, cfg: Config, index: ModuleIndex,
 
 
 class _Judge:
-    """Binding's lookup and callee rules (bind/resolve.py, bind/guardids.py) over the facts
+    """Binding's lookup and callee rules (bind/resolve.py, bind/guards/ids.py) over the facts
     read, each deferred file standing as the imports the gate found for its callees. A
     lookup into such a file for any other name makes it unsure: it is parsed."""
 
@@ -370,7 +370,7 @@ class _Judge:
         self, facts: dict[str, FileFacts], index: ModuleIndex, deferred: dict[str, tuple[Callee, ...]]
     ):
         from refusal_lint.core.facts import ImportRef
-        from refusal_lint.static.bind.guardids import GuardIds
+        from refusal_lint.static.bind.guards.ids import GuardIds
         from refusal_lint.static.bind.resolve import Resolver
 
         self.unsure: set[str] = set()
@@ -391,7 +391,7 @@ class _Judge:
         self.ids = GuardIds(res, facts.values())
 
     def no_guard(self, path: str, callee: Callee) -> bool:
-        """Would binding find the call no guard (guardids.id_value's `False, None`)?"""
+        """Would binding find the call no guard (guards/ids.py id_value's `False, None`)?"""
         from refusal_lint.core.facts import CallV, Ref
         from refusal_lint.core.model import Loc
 

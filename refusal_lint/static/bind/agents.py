@@ -17,13 +17,14 @@ from refusal_lint.core.kinds import PromptForm
 from refusal_lint.core.model import Finding, Loc, Prompt, PromptLine, RuleSet
 from refusal_lint.static.bind import scoping
 from refusal_lint.static.bind.agent import Agent, BoundError, BoundGuard
-from refusal_lint.static.bind.bound import Bound, bind_error, bind_guard, decls_of
-from refusal_lint.static.bind.guardids import GuardIds
+from refusal_lint.static.bind.bound import Bound, decls_of
+from refusal_lint.static.bind.guards.bound import bind_error, bind_guard
+from refusal_lint.static.bind.guards.ids import GuardIds
+from refusal_lint.static.bind.guards.subclasses import with_subclass_guards
 from refusal_lint.static.bind.modules import ModuleIndex
 from refusal_lint.static.bind.prompts import Maps, py_prompts
 from refusal_lint.static.bind.resolve import Resolver
 from refusal_lint.static.bind.strs import STYLES, as_filled, filled
-from refusal_lint.static.bind.subclasses import with_subclass_guards
 from refusal_lint.static.checks import card as card_checks
 from refusal_lint.static.checks import files as file_checks
 from refusal_lint.static.checks import registry

@@ -120,7 +120,7 @@ PARTIAL = "partial"
 
 def partial_call(node: ast.Call) -> ast.Call | None:
     """`partial(refuse, "x-y")` (functools'), as the call it stands for: where its callee is
-    a guard, a guard written here, with the id it binds (bind/guardids.py: a call through it
+    a guard, a guard written here, with the id it binds (bind/guards/ids.py: a call through it
     fires that id where the partial binds it, not at each call: a call may stand anywhere,
     stored in a table, passed on, in a file nobody reads)."""
     if _base_name(node.func) != PARTIAL or not node.args or isinstance(node.args[0], ast.Starred):
@@ -139,7 +139,7 @@ def super_error(node: ast.Call, bases: list[ast.expr]) -> str | None:
 def guard_subclass(name: str, bases: Iterable[str]) -> bool:
     """A class named as no guard is, whose base is one (`class OutOfScope(Refusal)`): with no
     `__init__` of its own, the base's constructor builds it, so a call of it fires what it
-    passes as a call of the base would (bind/subclasses.py), whatever the class is called."""
+    passes as a call of the base would (bind/guards/subclasses.py), whatever the class is called."""
     return not is_guard_name(name) and any(is_guard_name(b.rpartition(".")[2]) for b in bases)
 
 

@@ -3,7 +3,7 @@
 `raise ModelRefusalError(refusal)` in an SDK: a refusal-named call with a computed
 argument is a guard with a computed id (RL304) only where binding finds its callee a
 library's, or a repo function or class with a `rule`/`rule_id` parameter or one that
-reaches a guard's id (bind/guardids.py). Where every such call's callee is a name imported
+reaches a guard's id (bind/guards/ids.py). Where every such call's callee is a name imported
 once at the top of the file, and nothing else in the file passes the gate, the file's
 extraction waits for binding (ondemand.settle): parsed as before unless each callee
 binds, exactly as binding would look it up, to a repo definition no id can pass through.

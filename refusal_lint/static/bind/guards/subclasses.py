@@ -2,7 +2,7 @@
 `__init__` of its own, whose base is a guard (`class OutOfScope(Refusal): ...`) or such a
 class in turn (`class PiiLeak(PolicyViolation)`), is built by that guard's constructor; so
 each call of it is a guard, as a call of the base would be, whatever the class is called.
-Its id binds as a repo callee's does (bind/guardids.py): by the `rule`/`rule_id` parameter
+Its id binds as a repo callee's does (bind/guards/ids.py): by the `rule`/`rule_id` parameter
 it inherits from a repo base; from a library's base, the `rule=` argument, else the first
 positional one (as `guard-callables` reads a call)."""
 
@@ -13,7 +13,7 @@ import dataclasses
 from refusal_lint.core.facts import CallV, FileFacts, Fn, Guard, Ref, Value
 from refusal_lint.core.kinds import FnKind, GuardKind
 from refusal_lint.static.bind.classes import RULE_PARAMS
-from refusal_lint.static.bind.guardids import GuardIds
+from refusal_lint.static.bind.guards.ids import GuardIds
 from refusal_lint.static.bind.resolve import Resolver
 from refusal_lint.static.extract.vocab import guard_subclass, is_guard_name
 
