@@ -30,7 +30,7 @@ from refusal_lint.core.kinds import FnKind, ParamsKind, ValueKind
 from refusal_lint.core.model import Loc, RuleSet
 from refusal_lint.core.sourcetext import scrubbed
 from refusal_lint.static.bind.agent import Agent, BoundError, BoundGuard
-from refusal_lint.static.bind.classes import bind_arg
+from refusal_lint.static.bind.classes import bound_value
 from refusal_lint.static.bind.resolve import SPREAD_DEPTH, Resolver, has_each
 
 
@@ -157,24 +157,62 @@ def _ctor_params(res: Resolver, ext: PyExt) -> Value | None:
 def helper_params(res: Resolver, ext: PyExt) -> tuple[Fn, Value | None] | None:
     """`params=rules`, `rules` a parameter of a repo function (`def refusals_extension(rules):
     return AgentExtension(uri=URI, params=rules)`): the function, and the dict its call sites
-    pass, where all pass one and the same (else the params are known at run time only); its
-    call sites are read for it (`Bound.constructed`), in either mode."""
-    param = ext.params
-    fn = res.lookup(param.loc.path, param.func) if isinstance(param, Param) and param.func else None
-    if not isinstance(param, Param) or not isinstance(fn, Fn) or fn.kind == FnKind.CLASS:
+    pass (or its default), where all pass one and the same (else the params are known at run
+    time only); its call sites are read for it (`Bound.constructed`), in either mode."""
+    fn = _param_of(res, ext.params)
+    if fn is None or not isinstance(ext.params, Param):
         return None
-    # Its calls: in a function's body, or in a module-level value (`EXTENSIONS = [...]`).
+    name = ext.params.name
+    args = {call.loc: arg for call in _calls_of(res, fn) if (arg := bound_value(fn, call, name)) is not None}
+    maps = {d.ident if isinstance(d := res.resolve(a), DictV) else "" for a in args.values()}
+    return fn, next(iter(args.values())) if len(maps) == 1 and "" not in maps else None
+
+
+def uri_helper(res: Resolver, ext: PyExt) -> tuple[Fn, list[PyExt]] | None:
+    """`uri=uri`, a parameter of a repo function too (`def extension(uri, params=None): return
+    AgentExtension(uri=uri, params=params)`, one helper for each extension of a card): the
+    function, and each call site as a declaration of its own, of what it passes."""
+    fn = _param_of(res, ext.uri)
+    if fn is None or not isinstance(ext.uri, Param):
+        return None
+    func = ext.uri.func
+
+    def passed(call: CallV, value: Value | None) -> Value | None:
+        if isinstance(value, Param) and value.func == func:
+            return bound_value(fn, call, value.name) or value
+        return value
+
+    sites = sorted(_calls_of(res, fn), key=lambda c: (c.loc.path, c.loc.line, c.loc.col))
+    return fn, [
+        dataclasses.replace(
+            ext,
+            loc=c.loc,
+            card=c.loc.ident,
+            uri=uri,
+            params=passed(c, ext.params),
+            required=passed(c, ext.required),
+        )
+        for c in sites
+        if (uri := bound_value(fn, c, ext.uri.name)) is not None
+    ]
+
+
+def _param_of(res: Resolver, value: Value | None) -> Fn | None:
+    """The repo function (not a class) whose parameter `value` is."""
+    fn = res.lookup(value.loc.path, value.func) if isinstance(value, Param) and value.func else None
+    return fn if isinstance(fn, Fn) and fn.kind != FnKind.CLASS else None
+
+
+def _calls_of(res: Resolver, fn: Fn) -> list[CallV]:
+    """The calls of `fn` read so far: in a function's body, or in a module-level value
+    (`EXTENSIONS = [...]`)."""
     held = [
         *(c for f in res.facts.values() for c in f.calls),
         *(v for d in res.defs.values() for v in d.values()),
     ]
-    args = {
-        call.loc: arg
-        for call in (c for top in held for c in _nested(top))
-        if res.callee(call) == fn and (arg := bind_arg(fn, call, param.name)) is not None
-    }
-    maps = {d.ident if isinstance(d := res.resolve(a), DictV) else "" for a in args.values()}
-    return fn, next(iter(args.values())) if len(maps) == 1 and "" not in maps else None
+    # One call may be both (`CARD = AgentCard(...)` in a function): each once, by its place.
+    calls = {call.loc: call for call in (c for top in held for c in _nested(top)) if res.callee(call) == fn}
+    return list(calls.values())
 
 
 def _nested(value: Value) -> Iterator[CallV]:
@@ -254,13 +292,16 @@ def decls_of(res: Resolver, facts: dict[str, FileFacts]) -> tuple[list[ExtDecl],
         f = facts[path]
         decls.extend(f.exts)
         for ext in f.py_exts:
-            helper = helper_params(res, ext)
-            if (d := py_ext_decl(res, ext, helper[1] if helper else None)) is not None:
-                decls.append(d)
-                if ext.owner is not None and ext.init_arg:
-                    constructed.add(ext.owner)
-                elif helper is not None:
-                    constructed.add(helper[0].qualname.rpartition(".")[2])
-            elif (module := foreign_uri(res, ext)) is not None:
-                foreign.append((ext.loc, module))
+            if (by_site := uri_helper(res, ext)) is not None:
+                constructed.add(by_site[0].qualname.rpartition(".")[2])  # its sites, unread ones too
+            for one in by_site[1] if by_site else [ext]:
+                helper = helper_params(res, one)
+                if (d := py_ext_decl(res, one, helper[1] if helper else None)) is not None:
+                    decls.append(d)
+                    if one.owner is not None and one.init_arg:
+                        constructed.add(one.owner)
+                    elif helper is not None:
+                        constructed.add(helper[0].qualname.rpartition(".")[2])
+                elif (module := foreign_uri(res, one)) is not None:
+                    foreign.append((one.loc, module))
     return decls, frozenset(constructed), foreign

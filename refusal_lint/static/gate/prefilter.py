@@ -217,8 +217,9 @@ def _extension_call(data: bytes) -> bool:
 
 def _may_declare(node: ast.Call | None, bound: Callable[[str], bool]) -> bool:
     """One `AgentExtension(...)` call, read alone (None: it does not parse so): may it
-    declare ours? A uri binding can resolve is a literal, a name the file binds (`bound`),
-    a table's entry, or a `self`/`cls` attribute; not a parameter copied on (SDK code)."""
+    declare ours? A uri binding can resolve is a literal, a name (the file binds it, or a
+    helper's parameter its call sites pass), a table's entry, or a `self`/`cls` attribute;
+    not a parameter's attribute copied on (SDK conversion code: `uri=ext.uri`)."""
     if node is None:
         return True
     uri = next((k.value for k in node.keywords if k.arg == "uri"), None)
@@ -230,7 +231,7 @@ def _may_declare(node: ast.Call | None, bound: Callable[[str], bool]) -> bool:
         uri = uri.value
     root = root_of(uri)
     if root is not None:
-        return root in ("self", "cls") or bound(root)
+        return root in ("self", "cls") or isinstance(uri, ast.Name) or bound(root)
     return not isinstance(uri, ast.Call)
 
 

@@ -167,9 +167,10 @@ class _Relevance:
             return True  # an f-string, a concatenation, a choice: binding may resolve it
         # `self.URI`, `cls.MEDIA_TYPE`: a class attribute binding resolves (the text gate,
         # extension_text_may_declare, lets it through the same way); so does a local's value
-        # (a parameter's does not: SDK code copying `ext.uri`).
+        # and a uri that is a helper's parameter (not one's attribute: SDK code copying `ext.uri`).
         attribute_of_self = isinstance(node, ast.Attribute) and root_of(node) in _SELF
-        return attribute_of_self or self.module_name(node) or self.local(node)
+        helper = kind == "uri" and isinstance(node, ast.Name)
+        return attribute_of_self or helper or self.module_name(node) or self.local(node)
 
     def local(self, node: ast.expr) -> bool:
         """A name the function being looked at assigns (not only a parameter)."""
