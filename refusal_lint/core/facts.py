@@ -160,6 +160,7 @@ class Fmt:
     args: tuple[Value, ...]
     loc: Loc
     style: str = "{"  # "%" for `T % (...)`
+    names: tuple[str, ...] = ()  # each argument's keyword ("" positional, "*"/"**" a spread)
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ from refusal_lint.core.kinds import FileKind, FnKind
 from refusal_lint.core.model import Loc
 from refusal_lint.static.bind.classes import bind_arg, inherited
 from refusal_lint.static.bind.modules import ModuleIndex
-from refusal_lint.static.bind.strs import join_strs, moved, shift, unescaped
+from refusal_lint.static.bind.strs import fed_by, filled_in, join_strs, moved, shift
 from refusal_lint.static.extract import vocab
 
 MAX_DEPTH = 40
@@ -153,8 +153,7 @@ class Resolver:
                 return moved(join_strs(parts, value.loc), value.loc)  # type: ignore[arg-type]
             return Dyn(value.loc, tuple(r for p in value.parts for r in self.refs(p)))
         if isinstance(value, Fmt):
-            base = self.resolve(value.base, depth + 1)
-            return moved(unescaped(base, value.style), base.loc) if isinstance(base, Str) else Dyn(value.loc)
+            return self._filled(value, depth)
         if isinstance(value, Attr):
             return self.attr(self.resolve(value.base, depth + 1), value.name, value.loc, depth)
         if isinstance(value, Op) and value.op.startswith(JOIN):
@@ -337,6 +336,14 @@ class Resolver:
         found = next((it for it in entries if isinstance(it.key, Str) and it.key.value == key), None)
         named = (it for it in entries if found is None and isinstance(it.key, (Ref, Attr)))
         return found or next((it for it in named if (k := self.resolve_str(it.key)) and k.value == key), None)
+
+    def _filled(self, fmt: Fmt, depth: int) -> Value:
+        """A template's text, its slots filled where fed a known string (strs.filled_in)."""
+        base = self.resolve(fmt.base, depth + 1)
+        if not isinstance(base, Str):
+            return Dyn(fmt.loc)
+        fed = fed_by(fmt, lambda v: self.resolve(v, depth + 1), self.item)
+        return moved(filled_in(base, fmt.style, fed), base.loc)
 
     def refs(self, value: Value) -> tuple[Ref, ...]:
         if isinstance(value, Ref):

@@ -3,9 +3,11 @@ line of the result stands, in which file."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from typing import TypeVar
 
-from refusal_lint.core.facts import Str
+from refusal_lint.core.facts import DictV, Fmt, Item, Seq, Str, Value
 from refusal_lint.core.model import Loc
 
 T = TypeVar("T")
@@ -80,3 +82,88 @@ def unescaped(s: Str, style: str) -> Str:
     literal as written, so no fix rewrites it."""
     value = filled(s.value, style)
     return s if value == s.value else Str(value, s.loc, s.lines, literal=False, paths=s.paths)
+
+
+_BRACES = re.compile(r"\{\{|\}\}|\{([^{}]*)\}")
+_PERCENTS = re.compile(r"%(?:\(([^()]*)\))?([-#0 +*]*\d*(?:\.\d+)?)([a-zA-Z%])")
+
+
+def filled_in(s: Str, style: str, value_of: Callable[[int | str], Str | None]) -> Str:
+    """Template `s` (Fmt.style) once filled: each slot whose value is a known string holding
+    it (`"- {}: ...".format(SEG_MIX)`, `"- %s: ..." % SEG_MIX`), the others as written, its
+    escapes read. A slot read as written (`{0:>8}`, `%d`), or any past a `*` width, is left."""
+    fills: list[tuple[int, int, Str | str]] = []  # (start, end, what stands there)
+    auto = 0
+    lost = False  # a `%*d` takes an argument more: the rest are not known by place
+    for m in (_BRACES if style == "{" else _PERCENTS).finditer(s.value):
+        if m[0] in ("{{", "}}", "%%"):
+            fills.append((m.start(), m.end(), m[0][0]))
+            continue
+        key, plain, counted = _slot(m, style, auto)
+        auto += counted
+        lost = lost or (style == "%" and "*" in m[2])
+        known = value_of(key) if plain and key is not None and not lost else None
+        if known is not None:
+            fills.append((m.start(), m.end(), known))
+    if not any(isinstance(f, Str) for _, _, f in fills):
+        return unescaped(s, style)  # no slot known: the template's text, as before
+    parts: list[Str] = []
+    pos = line = 0
+    for start, end, what in fills:
+        parts.append(_piece(s, line, s.value[pos:start]))
+        line += s.value.count("\n", pos, start)
+        parts.append(what if isinstance(what, Str) else _piece(s, line, what))
+        line += s.value.count("\n", start, end)
+        pos = end
+    parts.append(_piece(s, line, s.value[pos:]))
+    return join_strs(parts, s.loc)
+
+
+def _slot(m: re.Match[str], style: str, auto: int) -> tuple[int | str | None, bool, int]:
+    """A slot's key (a position or a name; None where it is neither), whether its value
+    stands in it as it is (no conversion but `s`, no format spec), and the positions it takes."""
+    if style == "%":
+        plain = m[2] == "" and m[3] == "s"
+        return (m[1], plain, 0) if m[1] is not None else (auto, plain, 1)
+    name, _, spec = m[1].partition(":")
+    name, _, conversion = name.partition("!")
+    plain = not spec and conversion in ("", "s")
+    if not name:
+        return auto, plain, 1
+    return (int(name) if name.isdigit() else name if name.isidentifier() else None), plain, 0
+
+
+def _piece(s: Str, line: int, text: str) -> Str:
+    """`text`, a piece of `s` whose first line is `s`'s line `line`, on the lines where it stands."""
+    count = text.count("\n") + 1
+    paths = s.line_paths()[line : line + count]
+    return Str(text, s.loc, s.lines[line : line + count], literal=False, paths=own_paths(paths, s.loc))
+
+
+def fed_by(
+    fmt: Fmt, resolve: Callable[[Value], Value | None], item: Callable[[DictV, str], Item | None]
+) -> Callable[[int | str], Str | None]:
+    """What a template's slot is fed, by its place or its name, where it is a known string
+    (`resolve`d): `.format`'s arguments; `%`'s one value, tuple or dict (`item`)."""
+    table: DictV | None = None
+    if fmt.style == "%":
+        fed = resolve(fmt.args[0]) if fmt.args else None
+        table = fed if isinstance(fed, DictV) else None
+        places = list(fed.items) if isinstance(fed, Seq) else [] if table else list(fmt.args)
+        named: dict[str, Value] = {}
+    else:
+        pairs = list(zip(fmt.names, fmt.args, strict=True))
+        named = {n: a for n, a in pairs if n not in ("", "*", "**")}
+        # A spread's items stand before the others: then none is known by its place.
+        places = [] if "*" in fmt.names else [a for n, a in pairs if not n]
+
+    def value_of(key: int | str) -> Str | None:
+        if isinstance(key, str):
+            entry = item(table, key) if table is not None else None
+            arg = entry.value if entry is not None else named.get(key)
+        else:
+            arg = places[key] if key < len(places) else None
+        found = resolve(arg) if arg is not None else None
+        return found if isinstance(found, Str) else None
+
+    return value_of

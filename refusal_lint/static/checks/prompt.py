@@ -88,7 +88,8 @@ RL203 = Code(
 CODES = (RL200, RL201, RL202, RL203)
 
 
-_FIELD = re.compile(r"\{[^{}\n]+\}")  # an f-string's or a template's field, on a line as written
+# An f-string's or a template's field (`{Rule.X}`, `{}`, `%s`, `%(rule)s`), on a line as written.
+_FIELD = re.compile(r"\{[^{}\n]*\}|%(?:\(\w+\))?s")
 
 
 def _on_file_line(loc: Loc, rule_id: str, prompt: Prompt) -> Loc:

@@ -30,8 +30,7 @@ from refusal_lint.core.model import Loc
 from refusal_lint.static.extract import vocab
 from refusal_lint.static.extract.python.scopes import last_name, str_key
 from refusal_lint.static.extract.python.state import CardCall, ExtractorState, str_keys
-from refusal_lint.static.extract.python.values import positional
-from refusal_lint.static.extract.python.walk import children
+from refusal_lint.static.extract.python.walk import children, positional
 
 
 class Recognisers(ExtractorState):

@@ -31,7 +31,7 @@ from refusal_lint.core.model import Loc
 from refusal_lint.static.extract import vocab
 from refusal_lint.static.extract.python.scopes import ScopeTracker, dotted, grown, last_name, loop_targets
 from refusal_lint.static.extract.python.source import Token, evaluate, value_lines
-from refusal_lint.static.extract.python.walk import by_position, children
+from refusal_lint.static.extract.python.walk import arguments, children, operands, positional
 
 
 class ValueBuilder(ScopeTracker):
@@ -200,11 +200,11 @@ class ValueBuilder(ScopeTracker):
         if isinstance(node, ast.Subscript) and not isinstance(node.slice, (ast.Tuple, ast.Slice)):
             return Sub(self.value(node.value), self.value(node.slice), loc)
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-            return Join(tuple(self.value(n) for n in _chain(node, ast.Add)), loc)
+            return Join(tuple(self.value(n) for n in operands(node, ast.Add)), loc)
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
             # `A | B | C` merges dicts (3.9): `{**A, **B, **C}`, one display however long the
             # chain; an operand that is no dict (a flag, a set) adds no item, as `**` would not.
-            return DictV(tuple(self.spread(n) for n in _chain(node, ast.BitOr)), loc)
+            return DictV(tuple(self.spread(n) for n in operands(node, ast.BitOr)), loc)
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
             base = self.value(node.left)
             if isinstance(base, (Str, Join, Ref)):
@@ -254,7 +254,8 @@ class ValueBuilder(ScopeTracker):
         if name == "format" and isinstance(node.func, ast.Attribute):
             base = self.value(node.func.value)
             if isinstance(base, (Str, Join, Ref, Op)):
-                return Fmt(base, tuple(self.value(a) for a in _arg_nodes(node)), loc)
+                fed = arguments(node)
+                return Fmt(base, tuple(self.value(a) for _, a in fed), loc, names=tuple(n for n, _ in fed))
         if (
             name == "join"
             and isinstance(node.func, ast.Attribute)
@@ -365,33 +366,11 @@ class ValueBuilder(ScopeTracker):
         return DictV(tuple(items), self.loc(node))
 
 
-def positional(node: ast.Call) -> list[ast.expr]:
-    """A call's positional arguments, `*args` left out."""
-    return [a for a in node.args if not isinstance(a, ast.Starred)]
-
-
-def _arg_nodes(node: ast.Call) -> list[ast.expr]:
-    """Every argument's value, positional and keyword, in the order written."""
-    both = by_position([*node.args, *node.keywords])
-    return [n.value if isinstance(n, (ast.keyword, ast.Starred)) else n for n in both]  # type: ignore[misc]
-
-
 def _attrs(base: Value, rest: str, loc: Loc) -> Value:
     """`c.rule` on a loop element or a local's value."""
     for name in rest.split(".") if rest else ():
         base = Attr(base, name, loc)
     return base
-
-
-def _chain(node: ast.BinOp, op: type[ast.operator]) -> list[ast.expr]:
-    """The operands of a chain `A + B + C` in order, found without recursion: a prompt of
-    600 literals joined so took 600 frames."""
-    right: list[ast.expr] = []
-    first: ast.expr = node
-    while isinstance(first, ast.BinOp) and isinstance(first.op, op):
-        right.append(first.right)
-        first = first.left
-    return [first, *reversed(right)]
 
 
 def _bound_before(attrs: dict[str, tuple[int, int]], name: str, node: ast.expr) -> bool:

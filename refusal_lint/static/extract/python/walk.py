@@ -138,3 +138,31 @@ class Walker:
         leave = self._pair(type(node))[1]
         if leave is not None:
             leave(node)
+
+
+def positional(node: ast.Call) -> list[ast.expr]:
+    """A call's positional arguments, `*args` left out."""
+    return [a for a in node.args if not isinstance(a, ast.Starred)]
+
+
+def arguments(node: ast.Call) -> list[tuple[str, ast.expr]]:
+    """Every argument's value in the order written, with its keyword ("" positional, "*" or
+    "**" a spread)."""
+    out: list[tuple[str, ast.expr]] = []
+    for n in by_position([*node.args, *node.keywords]):
+        if isinstance(n, ast.keyword):
+            out.append((n.arg or "**", n.value))
+        elif isinstance(n, ast.expr):
+            out.append(("*", n.value) if isinstance(n, ast.Starred) else ("", n))
+    return out
+
+
+def operands(node: ast.BinOp, op: type[ast.operator]) -> list[ast.expr]:
+    """The operands of a chain `A + B + C` in order, found without recursion: a prompt of
+    600 literals joined so took 600 frames."""
+    right: list[ast.expr] = []
+    first: ast.expr = node
+    while isinstance(first, ast.BinOp) and isinstance(first.op, op):
+        right.append(first.right)
+        first = first.left
+    return [first, *reversed(right)]
