@@ -121,6 +121,14 @@ def test_a_rule_list_prompttext_reads_is_found_by_its_bytes(
         ('log(f"user {name}: logged in")', False),
         ('row = f"- {name()}: a call, not a name"', False),
         ('TEMPLATE = "- {name}: a template, no f-string"', False),
+        # A template a constant's name feeds (bind/strs.py fills it in).
+        ('LINES = ["- {}: Families cannot be crossed.".format(SEG_MIX)]', True),
+        ('LINES = ["- %s: Families cannot be crossed." % Rule.SEG_MIX]', True),
+        ('LINE = "- {rule}: Families cannot be crossed.".format(\n    rule=Rule.SEG_MIX,\n)', True),
+        ('LINE = "- %(rule)s: Families cannot be crossed." % {"rule": SEG_MIX}', True),
+        ('print("%s: written, one table per cut." % path)', False),
+        ('msg = "- {}: not found".format(name)', False),
+        ('msg = "{} of {}: %d rows" % N_ROWS', False),
     ],
 )
 def test_a_rule_line_a_name_fills_in(source: str, slotted: bool) -> None:

@@ -132,16 +132,33 @@ class ContentPrompts(ExtractorState):
         # one: binding keeps it where its text, resolved, does (agents._prompts).
         if any(
             prompttext.names_card_rule(_literal_text(self.value(s)), self.content_ids)
-            or (isinstance(s, ast.JoinedStr) and slotted(self.src.segment(s).encode("utf-8", "replace")))
+            or (
+                (isinstance(s, ast.JoinedStr) or _template(s))
+                and slotted(self.src.segment(s).encode("utf-8", "replace"))
+            )
             for s in strings
         ):
             self.prompts.append(PyPrompt(self.loc(node), self.value(node), "content", PromptForm.CONTENT))
 
 
 def _is_string(node: ast.AST) -> bool:
-    return isinstance(node, ast.JoinedStr) or (
-        isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes))
+    return (
+        isinstance(node, ast.JoinedStr)
+        or (isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes)))
+        or _template(node)
     )
+
+
+def _template(node: ast.AST) -> bool:
+    """`"- {}: ...".format(...)`, `"- %s: ..." % ...`: a string whose slots binding fills
+    (bind/strs.py `filled_in`), one candidate with them."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format":
+        base: ast.expr = node.func.value
+    elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
+        base = node.left
+    else:
+        return False
+    return isinstance(base, ast.Constant) and isinstance(base.value, str)
 
 
 def _one_string(node: ast.expr) -> ast.expr | None:

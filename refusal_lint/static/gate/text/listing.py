@@ -62,6 +62,17 @@ _CODE_TOKEN = re.compile(_CODE)
 # separator, then a reason's first letter; then where its line starts.
 _CONSTANT_SLOT = rb"\{(?:[A-Za-z_]\w*\.)*[A-Z][A-Z0-9_]*(?:\.value)?\}"
 _SLOT_SEPARATED = re.compile(_CONSTANT_SLOT + _SEPARATOR + rb"[ \t*_`]*[A-Za-z]")
+# Or a template's slot (`"- {}: ...".format(SEG_MIX)`, `"- %s: ..." % Rule.X`, `{rule}`,
+# `%(rule)s`), where a constant's name feeds a template (`_FED`): the pattern of each kind
+# of slot, asked where what fills that kind stands in the text (a search from a literal).
+_TEMPLATE_SEPARATED = tuple(
+    (fill, re.compile(slot + _SEPARATOR + rb"[ \t*_`]*[A-Za-z]"))
+    for fill, slot in (
+        (b".format(", rb"\{(?:\d+|[A-Za-z_]\w*)?(?:!s)?\}"),
+        (b"%", rb"%(?:\([A-Za-z_]\w*\))?s"),
+    )
+)
+_FED = re.compile(rb"[\"'][ \t]*(?:\.format\(|%)[^;]{0,160}?(?<![\w.])(?:[A-Za-z_]\w*\.)*[A-Z][A-Z0-9_]+\b")
 _SLOT_LINE = re.compile(rb"(?:^|\\n|[\"'])" + MARKS + rb"\Z", re.M)
 _LINE_REACH = 512  # bytes of list marks and quotes a line may start with before its id
 _F_PREFIX = re.compile(rb"(?<![\w])(?:[fF][rR]?|[rR][fF])[\"']")  # an f-string's opening
@@ -156,10 +167,15 @@ def slotted(data: bytes) -> bool:
     """Can this Python text state a rule line whose id a name fills in (`_SLOT_SEPARATED`
     first on its line)? Asked of a file, and of each f-string of one (content.py): a
     string that can is a prompt candidate by its content, whatever the name holds."""
-    for m in _SLOT_SEPARATED.finditer(data):  # rare: the f-string prefix is asked after
-        if opens_line(_SLOT_LINE, data, m.start()):
-            return _F_PREFIX.search(data) is not None
-    return False
+    # Rare: what feeds the slot is asked after.
+    if _opens_line(_SLOT_SEPARATED, data) and _F_PREFIX.search(data) is not None:
+        return True
+    slots = any(fill in data and _opens_line(p, data) for fill, p in _TEMPLATE_SEPARATED)
+    return slots and _FED.search(data) is not None
+
+
+def _opens_line(pattern: re.Pattern[bytes], data: bytes) -> bool:
+    return any(opens_line(_SLOT_LINE, data, m.start()) for m in pattern.finditer(data))
 
 
 def opens_line(pattern: re.Pattern[bytes], data: bytes, at: int) -> bool:
