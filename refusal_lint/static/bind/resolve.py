@@ -98,7 +98,7 @@ class Resolver:
         `settings.refusals_uri`), as `attr` reads it."""
         for i in range(len(parts) - 1, 0, -1):
             cls = self.defs[module].get(".".join(parts[:i]))
-            if isinstance(cls, CallV) and i == len(parts) - 1 and self._built(cls) is not None:
+            if isinstance(cls, CallV) and i == len(parts) - 1 and self._built(cls, depth + 1) is not None:
                 return self.attr(cls, parts[i], cls.loc, depth + 1)
             if isinstance(cls, Fn) and cls.kind == FnKind.CLASS:
                 for base in cls.bases:
@@ -133,7 +133,7 @@ class Resolver:
         if value is None or depth > MAX_DEPTH:
             return value
         if isinstance(value, Ref):
-            found = self.lookup(value.module, value.name)
+            found = self.lookup(value.module, value.name, depth + 1)
             if found is None:
                 return Dyn(value.loc, (value,))
             return self.resolve(found, depth + 1)
@@ -209,7 +209,7 @@ class Resolver:
             # An enum member's `.value` (`Rule.ZODIAC` passed on, read as `rule.value`): its
             # string, as `lookup` reads `Rule.ZODIAC.value` written out.
             return base
-        if isinstance(base, CallV) and (fn := self._built(base)) is not None:
+        if isinstance(base, CallV) and (fn := self._built(base, depth + 1)) is not None:
             # What it was built with, else the field's default or the class's attribute
             # (`settings = Settings()`, then `settings.refusals_uri`).
             arg = (
@@ -221,14 +221,15 @@ class Resolver:
                 return self.resolve(arg, depth + 1)
         return Dyn(loc)
 
-    def callee(self, call: CallV) -> Fn | None:
-        """The repo function, method or class a call reaches, if any."""
-        fn = self.resolve(call.func)
+    def callee(self, call: CallV, depth: int = 0) -> Fn | None:
+        """The repo function, method or class a call reaches, if any (`depth`: a name read
+        in its own binding, `PROMPT = PROMPT.replace(...)`, ends there)."""
+        fn = self.resolve(call.func, depth)
         return fn if isinstance(fn, Fn) else None
 
-    def _built(self, call: CallV) -> Fn | None:
+    def _built(self, call: CallV, depth: int = 0) -> Fn | None:
         """The repo class a call builds an instance of, if it is one."""
-        fn = self.callee(call)
+        fn = self.callee(call, depth)
         return fn if fn is not None and fn.kind == FnKind.CLASS else None
 
     def expand(self, value: Value | None, depth: int = 0) -> list[Value]:
