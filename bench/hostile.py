@@ -17,15 +17,15 @@ from collections.abc import Callable
 
 from refusal_lint.static.gate import imports, prefilter, relevance
 from refusal_lint.static.gate.composed import leadins, reach
-from refusal_lint.static.gate.text import listing
+from refusal_lint.static.gate.text import listing, shapes
 from refusal_lint.static.gate.text.pystrings import strings
 
 _IDS = relevance.Relevance(["seg-mix", "invalid-cut"])
 _NEEDLES = (b"seg-mix",)
 GATES: dict[str, Callable[[bytes], object]] = {
     "python_worth_parsing": lambda d: prefilter.python_worth_parsing(d, _NEEDLES, frozenset({"seg-mix"})),
-    "python_prompt_candidate": prefilter.python_prompt_candidate,
-    "prompt_words": prefilter.prompt_words,
+    "python_prompt_candidate": shapes.python_prompt_candidate,
+    "prompt_words": shapes.prompt_words,
     "names_ids": _IDS.names_ids,
     "lists_rules": listing.lists_rules,
     "python_lists_rules": listing.python_lists_rules,

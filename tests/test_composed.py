@@ -15,8 +15,9 @@ from hypothesis import strategies as st
 
 from refusal_lint.core import prompttext
 from refusal_lint.core.model import PromptLine
-from refusal_lint.static.gate import prefilter, treenames
+from refusal_lint.static.gate import treenames
 from refusal_lint.static.gate.composed import leadins, passed, reach, statements
+from refusal_lint.static.gate.text import shapes
 from refusal_lint.static.gate.text.listing import refusing_spans
 
 _LEAD_BITS = [
@@ -384,7 +385,7 @@ def test_passed_names_are_those_of_a_prompt_value_reading_an_imported_name(
     argument) where one is imported, or, at the module's level, leads to one through the
     module's constants; by what the value's own text lacks."""
     data = (_IMPORTED + code).encode()
-    found = passed.passed(data, [*prefilter.prompt_shapes(data)])
+    found = passed.passed(data, [*shapes.prompt_shapes(data)])
     assert found == ({need: names} if need else {})
 
 

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from refusal_lint.core import prompttext, spec
 from refusal_lint.static.gate import answers, prefilter, relevance
 from refusal_lint.static.gate import imports as gate_imports
-from refusal_lint.static.gate.text import listing
+from refusal_lint.static.gate.text import listing, shapes
 
 # The plain spelling the fast path replaces: re.I over the text, one window per match.
 _PLAIN = re.compile(
@@ -229,16 +229,16 @@ def test_could_name_keeps_every_import_that_reaches_a_module(
 @settings(max_examples=400, deadline=None)
 @given(py_texts)
 def test_prompt_candidate_is_the_whole_file_search(data: bytes) -> None:
-    assert prefilter.python_prompt_candidate(data) is (
-        prefilter.prompt_words(data) and prefilter._PROMPT_SHAPE.search(data) is not None
+    assert shapes.python_prompt_candidate(data) is (
+        shapes.prompt_words(data) and shapes._PROMPT_SHAPE.search(data) is not None
     )
 
 
 @settings(max_examples=400, deadline=None)
 @given(py_texts)
 def test_prompt_shapes_are_the_whole_file_finditer(data: bytes) -> None:
-    found = [m.span() for m in prefilter.prompt_shapes(data)] if prefilter.prompt_words(data) else []
-    assert found == [m.span() for m in prefilter._PROMPT_SHAPE.finditer(data)]
+    found = [m.span() for m in shapes.prompt_shapes(data)] if shapes.prompt_words(data) else []
+    assert found == [m.span() for m in shapes._PROMPT_SHAPE.finditer(data)]
 
 
 _ANSWER_PIECES = [
@@ -262,8 +262,8 @@ def test_a_files_answers_never_raise(data: bytes) -> None:
 def test_text_questions_on_the_fixtures(path: Path) -> None:
     data = path.read_bytes()
     assert gate_imports.imports_of(data) == plain_imports_of(data)
-    assert prefilter.python_prompt_candidate(data) is (
-        prefilter.prompt_words(data) and prefilter._PROMPT_SHAPE.search(data) is not None
+    assert shapes.python_prompt_candidate(data) is (
+        shapes.prompt_words(data) and shapes._PROMPT_SHAPE.search(data) is not None
     )
 
 

@@ -317,7 +317,7 @@ class Problem:
     # A JSON or YAML card by its name or its extension URI: broken, it still marks an agent's
     # folder, so its files are judged against no other agent's card (bind/scoping.py).
     card: bool = False
-    # A file that may hold the agent's prompt (prefilter.may_hold_the_prompt): unread, that
+    # A file that may hold the agent's prompt (gate/text/shapes.py): unread, that
     # prompt is unknown, not missing (checks/prompt.py: no RL200 beside its RL002).
     prompt: bool = False
     # False: a file no check needs but for one thing, that it may hold the prompt; its RL002

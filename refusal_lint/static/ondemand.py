@@ -191,7 +191,7 @@ def read_ahead(ex: Extraction) -> None:
     weak set of `relevant`, read as `Extraction.read_prompts` reads it). Their facts are
     kept aside and used only by the same job (`Extraction.submit`): a wrong guess costs
     the work, never a change of output."""
-    from refusal_lint.static.gate import prefilter
+    from refusal_lint.static.gate.text import shapes
 
     for entry in ex.prompt_only:
         rel = entry.rel
@@ -200,7 +200,7 @@ def read_ahead(ex: Extraction) -> None:
         if rel in ex.pending or rel in ex.facts:
             continue
         data = ex.peek_text(entry)
-        if data is not None and prefilter.python_prompt_candidate(data):
+        if data is not None and shapes.python_prompt_candidate(data):
             ex.guess(ex.prompt_job(rel, data))
 
 

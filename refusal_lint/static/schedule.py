@@ -26,7 +26,8 @@ from refusal_lint.static.discover.contents import read_bytes
 from refusal_lint.static.discover.roles import Roles
 from refusal_lint.static.discover.roots import module_prefix
 from refusal_lint.static.extract.job import Callee, Job, ScanJob
-from refusal_lint.static.gate import datafiles, imports, prefilter
+from refusal_lint.static.gate import datafiles, imports
+from refusal_lint.static.gate.text import shapes
 from refusal_lint.static.settings import Settings
 
 if TYPE_CHECKING:
@@ -333,13 +334,12 @@ class Extraction:
             data = self.prompt_text(entry)
             if data is None:
                 continue
-            kind = kind_of(entry.rel) or FileKind.TEXT
-            if kind != FileKind.PYTHON:
+            if (kind := kind_of(entry.rel) or FileKind.TEXT) != FileKind.PYTHON:
                 card = datafiles.wants_card(entry.rel, data, self.cfg, self.roles, self.settings.exhaustive)
                 self.submit(Job(entry.rel, kind, data, card, True, ids=ids if content else ()))
             elif content:
                 self.submit(self._python(entry.rel, data, prompts=True, ids=ids, content=True))
-            elif prefilter.python_prompt_candidate(data):
+            elif shapes.python_prompt_candidate(data):
                 self.submit(self.prompt_job(entry.rel, data))
         self.drain()
 

@@ -25,6 +25,7 @@ from refusal_lint.static.extract.job import Job
 from refusal_lint.static.extract.python import newer
 from refusal_lint.static.gate import deferred as gate_deferred
 from refusal_lint.static.gate import prefilter, pyscan, relevance
+from refusal_lint.static.gate.text import shapes
 
 AST_DEPTH = 2000
 
@@ -48,7 +49,7 @@ def _problem(job: Job, message: str, line: int = 1, col: int = 1) -> FileFacts:
     not needed (DESIGN §3), and holds nothing, in either mode, unless it may hold the prompt
     (its RL002 then stands where its agent has no other: `Problem.needed`)."""
     needed = _needed(job)
-    prompt = prefilter.may_hold_the_prompt(job.path, job.kind, job.data)
+    prompt = shapes.may_hold_the_prompt(job.path, job.kind, job.data)
     if not needed and not prompt:
         return _nothing(job)
     # A refusals card, broken, which marks its agent's folder (bind/scoping.py): our URI or a

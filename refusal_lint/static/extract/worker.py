@@ -58,7 +58,8 @@ def _scan(job: ScanJob, conn: Connection, cpu_limit: float) -> None:
     """Read, prefilter and parse a batch; report each parsed file as it is done."""
     from refusal_lint.static.cache import key
     from refusal_lint.static.discover.contents import read_bytes
-    from refusal_lint.static.gate.prefilter import may_hold_prompt, python_worth_parsing
+    from refusal_lint.static.gate.prefilter import python_worth_parsing
+    from refusal_lint.static.gate.text.shapes import may_hold_prompt
 
     relevance: Relevance | None = None
     if job.relevance:

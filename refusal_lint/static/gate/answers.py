@@ -13,9 +13,9 @@ from refusal_lint.core.kinds import FileKind
 from refusal_lint.static import cache
 from refusal_lint.static.extract import vocab
 from refusal_lint.static.extract.data import prompts as dataprompts
-from refusal_lint.static.gate import prefilter
 from refusal_lint.static.gate.imports import imported
 from refusal_lint.static.gate.relevance import Relevance, of
+from refusal_lint.static.gate.text import shapes
 from refusal_lint.static.gate.text.listing import lists_rules, may_refuse, python_lists_rules, refusing_spans
 from refusal_lint.static.gate.text.lowered import lowered, seamless
 
@@ -39,9 +39,9 @@ def weak(rel: str, data: bytes) -> bool:
         if not (lists_rules(data) or derived):
             # A lead-in written across literals (`"you must " "not"`) reads whole only with
             # their seams out, a pass over every quote: asked of a prompt candidate only.
-            if not prefilter.python_prompt_candidate(data) or not lists_rules(seamless(data)):
+            if not shapes.python_prompt_candidate(data) or not lists_rules(seamless(data)):
                 return False
-        elif not prefilter.python_prompt_candidate(data):
+        elif not shapes.python_prompt_candidate(data):
             return False
         return derived or python_lists_rules(data)
     if kind == FileKind.TEXT:
@@ -52,7 +52,7 @@ def weak(rel: str, data: bytes) -> bool:
         return content and lists_rules(data) and _derivable(data, escaped=False)
     if kind == FileKind.JSON:
         return _json_candidates_list_rules(data)
-    keyed = prefilter.prompt_words(data) or any(e in data for e in _ESCAPES)
+    keyed = shapes.prompt_words(data) or any(e in data for e in _ESCAPES)
     return (prompt_by_name(rel) or keyed) and (lists_rules(data) or _derivable(data))
 
 
@@ -156,10 +156,10 @@ def leads(data: bytes) -> dict[str, list[str]]:
     from refusal_lint.static.gate.composed.reach import LISTED
     from refusal_lint.static.gate.composed.statements import KEYWORDS
 
-    shapes = [*prefilter.prompt_shapes(data)]
-    if not shapes:
+    found = [*shapes.prompt_shapes(data)]
+    if not found:
         return {}
-    out = passed(data, shapes)
+    out = passed(data, found)
     spans = refusing_spans(data)
     after = set(names_after(data, spans)) - KEYWORDS if spans else set()
     if after:

@@ -14,6 +14,7 @@ from refusal_lint.static.discover.roles import Roles
 from refusal_lint.static.extract.data import comments
 from refusal_lint.static.extract.job import Job
 from refusal_lint.static.gate import prefilter
+from refusal_lint.static.gate.text import shapes
 
 
 def wants_card(rel: str, data: bytes, cfg: Config, roles: Roles, exhaustive: bool = False) -> bool:
@@ -48,7 +49,7 @@ def job(
         return None
     want_card = wants_card(entry.rel, data, cfg, roles, exhaustive)
     want_prompt = entry.rel in roles.prompt_files or (
-        not cfg.agents and prefilter.is_prompt_file(entry.rel, kind, data)
+        not cfg.agents and shapes.is_prompt_file(entry.rel, kind, data)
     )
     # A suppression comment is read where it stands, in both modes alike: unused, it is RL003.
     noted = comments.may_hold(kind, data)

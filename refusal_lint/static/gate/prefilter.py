@@ -7,13 +7,13 @@ from __future__ import annotations
 import ast
 import re
 import unicodedata
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable
 from functools import partial
 
 from refusal_lint.core import spec
-from refusal_lint.core.filekinds import CARD_NAMES, prompt_by_name
+from refusal_lint.core.filekinds import CARD_NAMES
 from refusal_lint.core.kinds import FileKind
-from refusal_lint.core.sourcetext import NAME_BYTES, before_blanks, spelled
+from refusal_lint.core.sourcetext import before_blanks, spelled
 from refusal_lint.static.extract import vocab
 from refusal_lint.static.gate import relevance
 from refusal_lint.static.gate.guardcall import (
@@ -25,80 +25,8 @@ from refusal_lint.static.gate.guardcall import (
     guard_call,
 )
 from refusal_lint.static.gate.text.lowered import Words, holds, lowered, word_matches, words_of
+from refusal_lint.static.gate.text.shapes import alternatives
 from refusal_lint.static.gate.treenames import binds, root_of
-
-
-def _alternatives(words: Iterable[str]) -> bytes:
-    return b"|".join(re.escape(w).encode() for w in sorted(words, key=lambda w: (-len(w), w)))
-
-
-# The words every prompt shape holds (DESIGN §2's table, declared in vocab.py): a name word,
-# a chat role, the system-call word, or a keyword argument that holds none of them.
-_NAME_WORDS = {w.rstrip("s") for w in vocab.PROMPT_NAME_WORDS}
-_COMMON = (b"system", b"prompt")
-_SHAPE_WORDS = _NAME_WORDS | vocab.CHAT_SYSTEM_ROLES | {vocab.SYSTEM_CALL_WORD}
-_OTHER_KWARGS = {k for k in vocab.PROMPT_KWARGS if not any(w in k for w in _SHAPE_WORDS)}
-# The most common first: `any` stops at the first a file holds.
-_PROMPT_WORDS = tuple(
-    sorted((w.encode() for w in _SHAPE_WORDS | _OTHER_KWARGS), key=lambda w: (w not in _COMMON, w))
-)
-_BARE_KWARGS = {k for k in vocab.PROMPT_KWARGS if not any(w in k.lower() for w in _NAME_WORDS)}
-
-
-def _cased(words: set[str]) -> bytes:
-    """Any case, as names are written (`SYSTEM_PROMPT`, `systemPrompt`, `SystemMessage`)."""
-    return b"(?:" + _alternatives({v for w in words for v in (w, w.capitalize(), w.upper())}) + b")"
-
-
-_PROMPT_SHAPE = re.compile(
-    # A name holding a prompt word, assigned or passed (`SYSTEM_PROMPT =`, `instruction=`):
-    # matched from the word on, so the search runs from literal prefixes.
-    _cased(_NAME_WORDS)
-    + rb"[A-Za-z0-9_]*[ \t]*(?::[^=\n]*)?=(?!=)"
-    # A keyword the table names that holds no such word (`system=`, `goal=`, `preamble=`).
-    + rb"|(?<![A-Za-z0-9_.])"
-    + _cased(_BARE_KWARGS)
-    + rb"[ \t]*=(?!=)"
-    # A dict or config key (`"system_prompt":`), or one assigned (`t["system_prompt"] =`).
-    + rb"|[\"'](?:[^\"'\n]*(?:"
-    + _alternatives(_NAME_WORDS)
-    + rb")[^\"'\n]*|"
-    + _alternatives(vocab.PROMPT_KWARGS)
-    + rb")[\"'](?:[ \t]*:|[ \t]*\][ \t]*\+?=(?!=))"
-    # Chat messages: `{"role": "system", ...}`, `("system", ...)`.
-    + rb"|[\"']role[\"'][ \t]*:[ \t\r\n]*[\"'](?:"
-    + _alternatives(vocab.CHAT_SYSTEM_ROLES)
-    + rb")[\"']"
-    + rb"|\([ \t\r\n]*[\"'](?:"
-    + _alternatives(vocab.CHAT_SYSTEM_ROLES)
-    + rb")[\"'][ \t]*,"
-    # A message built by a call with its role named (vocab.is_system_role): `role="system"`,
-    # `role=MessageRole.SYSTEM`.
-    + rb"|(?<![A-Za-z0-9_.])"
-    + re.escape(vocab.ROLE_KWARG).encode()
-    + rb"[ \t]*=[ \t\r\n]*(?:[\"'](?:"
-    + _alternatives(vocab.CHAT_SYSTEM_ROLES)
-    + rb")[\"']|[A-Za-z_][A-Za-z0-9_.]*\.(?i:"
-    + _alternatives(vocab.CHAT_SYSTEM_ROLES)
-    + rb")(?![A-Za-z0-9_]))"
-    # A call whose name says system (`SystemMessage(`, `from_system(`, `add_system_message(`).
-    + rb"|"
-    + _cased({vocab.SYSTEM_CALL_WORD})
-    + rb"[A-Za-z0-9_]*(?:\.(?:"
-    + _alternatives(vocab.SYSTEM_TEMPLATE_METHODS)
-    + rb"))?[ \t]*\("
-    # A call that sets it (vocab.PROMPT_SETTERS): `with_instructions(`, `setPrompt(`.
-    + rb"|"
-    + _cased(set(vocab.PROMPT_SETTERS))
-    + rb"[A-Za-z0-9_]*?"
-    + _cased(_NAME_WORDS)
-    + rb"[A-Za-z0-9_]*[ \t]*\("
-    # A prompt function (`@agent.system_prompt`).
-    + rb"|@[A-Za-z0-9_.]*\.(?:"
-    + _alternatives(vocab.PROMPT_DECORATORS)
-    + rb")\b"
-)
-
 
 # The media-type keys only a Part's `metadata` has (`mimeType`), as the lowered text holds them.
 _META_KEYS = vocab.METADATA_MEDIA_KEYS - vocab.MEDIA_KEYS
@@ -107,7 +35,6 @@ _META_WORDS = frozenset(k.lower().encode() for k in _META_KEYS)
 # (lowered.py); each gate then asks the bytes only for the words held.
 _GATE_WORDS = Words(
     (
-        *_PROMPT_WORDS,
         b"refus",
         b"rule",
         b"extension",
@@ -118,71 +45,6 @@ _GATE_WORDS = Words(
         *ERROR_WORDS,
     )
 )
-
-
-def prompt_words(data: bytes) -> bool:
-    """The cheap first test: a word any prompt shape holds."""
-    return not holds(data, _GATE_WORDS).isdisjoint(_PROMPT_WORDS)
-
-
-def _dotted_start(data: bytes, at: int) -> int:
-    """Where the dotted name ending in the word at `at` starts (`MessageRole.` of
-    `MessageRole.SYSTEM`); `at` where no `.` stands before it."""
-    i = at
-    while i > 0 and data[i - 1] == 46:  # `.`
-        i -= 1
-        while i > 0 and (data[i - 1] in NAME_BYTES):
-            i -= 1
-    return i
-
-
-def python_prompt_candidate(data: bytes) -> bool:
-    """Can this file hold a prompt candidate? Asked only where a card makes prompts matter."""
-    return next(prompt_shapes(data), None) is not None
-
-
-def prompt_shapes(data: bytes) -> Iterator[re.Match[bytes]]:
-    """The prompt shapes of a Python file, left to right: `_PROMPT_SHAPE`'s matches, tried
-    only around the prompt words its matches hold: a match holds one, and lies on that
-    word's line, or (a tuple's `(\n    "system",`, a role's `"role":\n    "system"`) begins
-    at a parenthesis before it or on the line of a colon before it; its key alternative,
-    which scans ahead from every quote, is then run on a line, not on the whole file."""
-    low = lowered(data)
-    starts: set[int] = set()
-    for word in _PROMPT_WORDS:
-        at = low.find(word)
-        while at >= 0:
-            starts.add(at)
-            at = low.find(word, at + 1)
-    lo = hi = -1  # the region searched last (whole lines)
-    line_start = seen = taken = 0
-    for at in sorted(starts):
-        if at < hi:
-            continue  # on a line searched already: a `(` before it stands there too
-        nl = data.rfind(b"\n", seen, at)  # each line break found once, left to right
-        seen = at
-        if nl >= 0:
-            line_start = nl + 1
-        begin = line_start
-        end = data.find(b"\n", at)
-        end = len(data) if end < 0 else end
-        value = at - 1 if at > 0 and data[at - 1] in b"\"'" else _dotted_start(data, at)
-        if value < at:
-            # A tuple's `(`, a role key's `:` or a role keyword's `=` may stand on an
-            # earlier line (`role=\n    MessageRole.SYSTEM`).
-            k = before_blanks(data, value)
-            if k >= 0 and data[k] in b"(:=":
-                begin = min(begin, k if data[k] == 40 else data.rfind(b"\n", 0, k) + 1)
-        if lo <= begin and end <= hi:
-            continue
-        for m in _PROMPT_SHAPE.finditer(data, begin, end):
-            if m.start() >= taken:  # not one a region before found
-                taken = m.end()
-                yield m
-        lo, hi = begin, end
-
-
-_ADK = re.compile(rb"^instruction\s*:", re.M)
 
 
 # `AgentExtension (` is a call too; so is A2A v1.0's `extensions.add(` (vocab.is_extension_call).
@@ -250,12 +112,12 @@ _PY_NEEDLES = (b"'rule'", b'"rule"', b"/refusal", b"upperhand.refusal", b"refusa
 # A dict literal keyed "uri" may be an extension entry, and one keyed by a media type key
 # (or a `media_type=` keyword) a refusal Part, whatever its values are: names imported from
 # a sibling module (`{"uri": URI, "params": RULES}`) show no refusal word here.
-_MEDIA = _alternatives(vocab.MEDIA_KEYS)
+_MEDIA = alternatives(vocab.MEDIA_KEYS)
 _KEYED = rb"[\"'](?:uri|" + _MEDIA + rb")[\"'][ \t\r\n]*:"
 _URI_KEY = re.compile(_KEYED + rb"|(?<![A-Za-z0-9_])(?:" + _MEDIA + rb")[ \t]*=(?!=)")
 # Those keys in a Part's `metadata` only, not anywhere (an MCP resource's, a file part's).
 _META_MIME = re.compile(
-    rb"metadata[\"']?[ \t]*[:=][ \t\r\n]*\{[^}]*[\"'](?:" + _alternatives(_META_KEYS) + rb")[\"']"
+    rb"metadata[\"']?[ \t]*[:=][ \t\r\n]*\{[^}]*[\"'](?:" + alternatives(_META_KEYS) + rb")[\"']"
 )
 # What any match of _URI_KEY holds: the regex has no literal prefix, so sre tries every
 # offset of a file; most files that say "uri" (security, during) have none of these. Each
@@ -264,7 +126,7 @@ _QUOTED_URI = tuple(a + b"uri" + b for a in (b'"', b"'") for b in (b'"', b"'"))
 _MEDIA_WORDS = tuple(k.encode() for k in sorted(vocab.MEDIA_KEYS))
 # A `rule=` keyword at any place of a call (`dict(detail=d, rule=r)`, `Part(reason=x, rule=r)`),
 # after a `(` or `,` and blanks.
-_RULE_AT = re.compile(rb"(?:" + _alternatives(vocab.RULE_KWARGS) + rb")[ \t]*=(?!=)")
+_RULE_AT = re.compile(rb"(?:" + alternatives(vocab.RULE_KWARGS) + rb")[ \t]*=(?!=)")
 
 
 def rule_keyword(data: bytes) -> bool:
@@ -351,24 +213,6 @@ def _refusal_word(data: bytes) -> bool:
                 return True
             at = data.find(needle, at + 1)
     return False
-
-
-def may_hold_prompt(data: bytes, ids: tuple[str, ...]) -> bool:
-    """May a file hold a prompt candidate: a word a prompt shape holds, or a string that
-    can hold a card id (a prompt by its content: as written, or spelled by an escape or
-    across two literals)?"""
-    return prompt_words(data) or (bool(ids) and relevance.of(ids).may_spell_ids(data))
-
-
-def is_prompt_file(rel: str, kind: str, data: bytes) -> bool:
-    """A prompt by its name, or (YAML) an ADK agent config by its `instruction:`."""
-    return prompt_by_name(rel) or (kind == FileKind.YAML and _ADK.search(data) is not None)
-
-
-def may_hold_the_prompt(rel: str, kind: str, data: bytes) -> bool:
-    """A prompt by its name, or Python with a prompt shape: a file that, unread, leaves its
-    agent's prompt unknown."""
-    return prompt_by_name(rel) or (kind == FileKind.PYTHON and python_prompt_candidate(data))
 
 
 def parse_error_matters(

@@ -40,7 +40,7 @@ LOCALS = 64  # names a function's locals are followed to from one value; past it
 
 
 def passed(data: bytes, shapes: list[re.Match[bytes]]) -> dict[str, list[str]]:
-    """For each prompt shape of the file (prefilter.prompt_shapes) whose value reads a name
+    """For each prompt shape of the file (text/shapes.py `prompt_shapes`) whose value reads a name
     imported from another module (at the module's level, also through the module constants
     it reads), the names it reads, for reach.py to follow, by what the value still lacks to
     list rules (`LISTED`, `REFUSING`, or both, joined by a blank): what its own text cannot
