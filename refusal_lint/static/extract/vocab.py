@@ -302,6 +302,14 @@ def is_system_template(receiver: str | None, method: str) -> bool:
     ) or method == PROMPT_CONFIG_CLASS
 
 
+def renamed_as_itself(name: str) -> bool:
+    """A library's class or call a module may import under a name of its own, read as
+    itself (`AgentExtension as Ext`, `PromptTemplateConfig as PTC`, `SystemMessage as Sys`):
+    a card class or a prompt's callee (guards have their own test: `is_guard_name`)."""
+    prompt_classes = (PROMPT_CONFIG_CLASS, SYSTEM_TEMPLATE_CLASS)
+    return name in CARD_CLASSES or name in prompt_classes or is_system_call(name)
+
+
 def is_system_role(node: ast.expr) -> bool:
     """A chat role that takes the system prompt: `"system"`, `"developer"`, or an enum
     member named for one (`MessageRole.SYSTEM`)."""

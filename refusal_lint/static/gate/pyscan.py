@@ -331,6 +331,7 @@ def may_hold_prompt(tree: ast.Module) -> bool:
     """True unless no node can become a prompt candidate (DESIGN §2's table) whose value
     can be prose: a parameter passed on (`instructions=instructions`) never is one."""
     stack: list[tuple[ast.AST, frozenset[str]]] = [(tree, frozenset())]
+    renamed = aliases(tree)  # `PromptTemplateConfig as PTC`: read as itself
     while stack:
         node, params = stack.pop()
         if isinstance(node, SCOPES):
@@ -343,13 +344,13 @@ def may_hold_prompt(tree: ast.Module) -> bool:
                 for d in node.decorator_list
             ):
                 return True
-        if _prompt_node(node, params):
+        if _prompt_node(node, params, renamed):
             return True
         stack.extend((child, params) for child in field_children(node))
     return False
 
 
-def _prompt_node(node: ast.AST, params: frozenset[str]) -> bool:
+def _prompt_node(node: ast.AST, params: frozenset[str], renamed: dict[str, str]) -> bool:
     if isinstance(node, ast.Call):
         if any(k.arg in vocab.PROMPT_KWARGS and _prose(k.value, params) for k in node.keywords):
             return True
@@ -357,7 +358,7 @@ def _prompt_node(node: ast.AST, params: frozenset[str]) -> bool:
         texts = (*node.args[:1], *(k.value for k in node.keywords if k.arg in vocab.SYSTEM_CALL_TEXT_KWARGS))
         if role is not None and vocab.is_system_role(role) and any(_prose(v, params) for v in texts):
             return True
-        name = last(node.func)
+        name = renamed.get(last(node.func), last(node.func))
         receiver = last(node.func.value) if isinstance(node.func, ast.Attribute) else None
         if vocab.is_system_call(name) or vocab.is_system_template(receiver, name):
             return any(_prose(v, params) for v in (*node.args, *(k.value for k in node.keywords)))
@@ -385,8 +386,7 @@ def _prompt_node(node: ast.AST, params: frozenset[str]) -> bool:
 
 
 def _prose(value: ast.expr, params: frozenset[str]) -> bool:
-    """Could this value become prompt text? A string with white space, a template, a call
-    (a builder, dedent, format), a name that is no parameter; not a number or an id."""
+    """May it become prompt text: a string with white space, a template, a call, a name no parameter?"""
     if isinstance(value, ast.Constant):
         return isinstance(value.value, str) and any(c.isspace() for c in value.value.strip())
     if isinstance(value, (ast.Name, ast.Attribute)):

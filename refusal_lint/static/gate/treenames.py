@@ -66,15 +66,15 @@ def module_names(tree: ast.Module) -> set[str]:
 
 
 def aliases(tree: ast.Module) -> dict[str, str]:
-    """The card classes and guards a module imports under a name of its own (`from a2a.types
-    import AgentExtension as Ext`, `from errors import Refusal as Deny`: {"Ext":
-    "AgentExtension", "Deny": "Refusal"}), where binding reads imports."""
+    """The card classes, prompt callees and guards a module imports under a name of its own
+    (`from a2a.types import AgentExtension as Ext`, `from errors import Refusal as Deny`:
+    {"Ext": "AgentExtension", "Deny": "Refusal"}), where binding reads imports."""
     return {
         a.asname: a.name
         for stmt in module_statements(tree)
         if isinstance(stmt, ast.ImportFrom)
         for a in stmt.names
-        if a.asname and (a.name in vocab.CARD_CLASSES or vocab.is_guard_name(a.name))
+        if a.asname and (vocab.renamed_as_itself(a.name) or vocab.is_guard_name(a.name))
     }
 
 

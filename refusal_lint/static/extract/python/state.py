@@ -144,11 +144,11 @@ class ExtractorState(ValueBuilder):
         return f"{base}.{rest}" if rest else base
 
     def card_class(self, func: ast.expr) -> str | None:
-        """The card class a callee names under a name of its module's own (`Ext`, after
-        `from a2a.types import AgentExtension as Ext`), else None."""
+        """The card class or prompt callee a callee names under a name of its module's own
+        (`Ext`, after `from a2a.types import AgentExtension as Ext`), else None."""
         if isinstance(func, ast.Name):
             ref = self.imports.get(func.id)
-            if ref is not None and ref.name in vocab.CARD_CLASSES:
+            if ref is not None and ref.name is not None and vocab.renamed_as_itself(ref.name):
                 return ref.name
         return None
 

@@ -68,12 +68,16 @@ _PROMPT_SHAPE = re.compile(
     + rb")[\"']|[A-Za-z_][A-Za-z0-9_.]*\.(?i:"
     + alternatives(vocab.CHAT_SYSTEM_ROLES)
     + rb")(?![A-Za-z0-9_]))"
-    # A call whose name says system (`SystemMessage(`, `from_system(`, `add_system_message(`).
-    + rb"|"
+    # A call whose name says system (`SystemMessage(`, `from_system(`, `add_system_message(`),
+    # or SK's `PromptTemplateConfig(`; or one imported under a name of its own, which the
+    # calls then use (`SystemMessage as Sys`: vocab.renamed_as_itself).
+    + rb"|(?:"
     + _cased({vocab.SYSTEM_CALL_WORD})
     + rb"[A-Za-z0-9_]*(?:\.(?:"
     + alternatives(vocab.SYSTEM_TEMPLATE_METHODS)
-    + rb"))?[ \t]*\("
+    + rb"))?|"
+    + re.escape(vocab.PROMPT_CONFIG_CLASS).encode()
+    + rb")(?:[ \t]*\(|[ \t]+as[ \t])"
     # A call that sets it (vocab.PROMPT_SETTERS): `with_instructions(`, `setPrompt(`.
     + rb"|"
     + _cased(set(vocab.PROMPT_SETTERS))
