@@ -31,7 +31,8 @@ from refusal_lint.core.facts import (
 )
 from refusal_lint.core.kinds import FnKind, GuardKind, GuardStatus
 from refusal_lint.core.model import Loc
-from refusal_lint.static.bind.classes import RULE_PARAMS, bind_arg, bound_value, method_name, subclass_map
+from refusal_lint.static.bind.classes import RULE_PARAMS, bind_arg, bound_value, subclass_map
+from refusal_lint.static.bind.guards.sites import CallSites
 from refusal_lint.static.bind.resolve import Resolver
 from refusal_lint.static.extract.vocab import PARTIAL, is_guard_name
 
@@ -56,48 +57,15 @@ class Fired:
     site: CallV | None = None  # the helper call passing the id, where `loc` is that call's
 
 
-class GuardIds:
-    def __init__(self, res: Resolver, facts: Iterable[FileFacts]) -> None:
-        self.res = res
-        # Call sites by the callee's last name: resolved only when a helper is followed.
-        self.by_name: dict[str, list[CallV]] = {}
-        # Guards and call sites whose argument is a parameter of function (path, qualname).
-        self.inside: dict[tuple[str, str], list[Guard | CallV]] = {}
-        self._calls_at: dict[Loc, Guard] = {}  # guard calls by place: a partial's (vocab.partial_call)
-        self._asking: set[Loc] = set()
-        for f in facts:
-            for call in f.calls:
-                self._index(call)
-            for g in f.guards:
-                if g.call is not None:
-                    self._index(g.call)
-                    self._calls_at[g.loc] = g
-                if isinstance(g.rule, Param) and g.rule.func:
-                    self.inside.setdefault((g.loc.path, g.rule.func), []).append(g)
-        self._reach: dict[tuple[str, str], frozenset[str]] = {}
-        # Helpers followed to their call sites: a call site may stand in a file not read yet.
-        self.followed: set[str] = set()
-        self._alias_names: dict[tuple[str, str], list[str]] | None = None
-        self._subclasses: dict[tuple[str, str], list[Fn]] | None = None
-        # The repo's methods by name: what `x.name(...)` binds to when x's class is not known;
-        # the names asked, for the files not read yet that may define one (ondemand.definers).
-        self.methods: dict[str, list[Fn]] = {}
-        self.methods_asked: set[str] = set()
-        self.overridden: set[str] = set()  # classes whose attribute a guard reads (`_overrides`)
-        for defs in res.defs.values():
-            for v in defs.values():
-                if isinstance(v, Fn) and v.kind == FnKind.METHOD:
-                    self.methods.setdefault(v.qualname.rsplit(".", 1)[-1], []).append(v)
+class GuardIds(CallSites):
+    """The rule ids each guard fires, over the tree's call sites (sites.py)."""
 
-    def _index(self, call: CallV) -> None:
-        # The name the call spells: a function-level import's key (`emit@1:emitter:emit`,
-        # extract/python/state.py) spells it before its `@`.
-        name = getattr(call.func, "name", "").rsplit(".", 1)[-1].split("@", 1)[0]
-        if name:
-            self.by_name.setdefault(name, []).append(call)
-        for v in (*call.args, *(v for _, v in call.kwargs)):
-            if isinstance(v, Param) and v.func:
-                self.inside.setdefault((v.loc.path, v.func), []).append(call)
+    def __init__(self, res: Resolver, facts: Iterable[FileFacts]) -> None:
+        super().__init__(res, facts)
+        self._asking: set[Loc] = set()
+        self._reach: dict[tuple[str, str], frozenset[str]] = {}
+        self._subclasses: dict[tuple[str, str], list[Fn]] | None = None
+        self.overridden: set[str] = set()  # classes whose attribute a guard reads (`_overrides`)
 
     # ---- the id argument -----------------------------------------------------------------
 
@@ -145,18 +113,6 @@ class GuardIds:
             if fires:
                 return None
         return CallV(made.args[0], made.args[1:] + call.args, made.kwargs + call.kwargs, call.loc)
-
-    def callees(self, call: CallV) -> list[Fn]:
-        """The repo function, method or class a call reaches; for a method call on a
-        receiver of unknown class, the repo's methods of that name (DESIGN §2)."""
-        fn = self.res.callee(call)
-        if fn is not None:
-            return [fn]
-        name = method_name(call.func)
-        if not name:
-            return []
-        self.methods_asked.add(name)
-        return list(self.methods.get(name, ()))
 
     def id_param(self, fn: Fn) -> str | None:
         for name in RULE_PARAMS:
@@ -259,12 +215,17 @@ class GuardIds:
         base = self.res.lookup(module, owner) if owner else None
         if not (isinstance(base, Fn) and base.kind == FnKind.CLASS):
             return []
+        subs = self._subs(base)
+        return [v for sub in subs if (v := self.res.defs.get(sub.path, {}).get(f"{sub.qualname}.{attr}"))]
+
+    def _subs(self, base: Fn) -> list[Fn]:
+        """The repo subclasses of `base`, transitively; the files that may hold more are read
+        (ondemand.definers)."""
         if self._subclasses is None:
             self._subclasses = subclass_map(self.res.defs.values(), self.res.resolve)
         subs = self._subclasses.get((base.path, base.qualname), [])
-        # The files that may subclass it or a subclass of it (ondemand.definers).
         self.overridden.update(c.qualname.rpartition(".")[2] for c in (base, *subs))
-        return [v for sub in subs if (v := self.res.defs.get(sub.path, {}).get(f"{sub.qualname}.{attr}"))]
+        return subs
 
     def _own_field(self, ref: Ref) -> bool:
         """`self.rule` in a method of a repo class with a `rule` field or parameter: the
@@ -273,19 +234,30 @@ class GuardIds:
         owner, _, name = ref.name.rpartition(".")
         if not owner or name not in RULE_PARAMS:
             return False
-        cls = self.res.lookup(ref.module, owner)
+        cls = self.res.resolve(self.res.lookup(ref.module, owner))  # its fields after its bases'
         return isinstance(cls, Fn) and cls.kind == FnKind.CLASS and (name in cls.params or name in cls.kwonly)
 
     def _field_fired(self, ref: Ref, loc: Loc, hops: int) -> list[Fired]:
         """`self.rule` of a repo class with a `rule` field: what the calls building it pass, if no
         guard calls; its default (a CrewAI tool's) where one passes none; else subclasses' too."""
         owner, _, name = ref.name.rpartition(".")
-        cls = self.res.lookup(ref.module, owner)
+        cls = self.res.resolve(self.res.lookup(ref.module, owner))  # its fields after its bases'
         default = d if isinstance(d := self.res.resolve(ref), Str) and d.value else None
         out: list[Fired] = []  # a table of `KeywordGuard(ids.DOSAGE, ...)` dataclasses fires those
         built = not is_guard_name(owner.rpartition(".")[2])  # else each construction is a guard call
         if isinstance(cls, Fn) and hops < MAX_HOPS and (default or built):
-            args = [(site, bind_arg(cls, site, name)) for site in self.constructions(cls)]
+            # With no default, a plain subclass's constructions too (`Strict("x")`, Strict(G)).
+            kinds = (
+                [cls, *(c for c in self._subs(cls) if not is_guard_name(c.qualname))]
+                if not default
+                else [cls]
+            )
+            args = [
+                (s, bind_arg(r, s, name))
+                for k in kinds
+                if isinstance(r := self.res.resolve(k), Fn)
+                for s in self.constructions(k)
+            ]
             out = [_at(f, s) for s, a in args if a is not None for f in self.fired(a, s.loc, hops + 1) or ()]
             if default is not None:
                 omitted = not args or any(a is None for _, a in args)  # or a framework builds it
@@ -342,50 +314,6 @@ class GuardIds:
         # A helper no call site feeds is pass-through: it forwards refusals, fires none itself.
         real = [f for f in out if f.status != GuardStatus.PASSTHROUGH]
         return real or [Fired(GuardStatus.PASSTHROUGH, loc)]
-
-    def constructions(self, cls: Fn) -> list[CallV]:  # the calls building a repo class
-        return self._calls(cls)
-
-    def sites(self, fn: Fn) -> list[CallV]:
-        constructor = fn.qualname.rpartition(".")[2] == "__init__"
-        return [] if fn.kind == FnKind.CLASS or constructor else self._calls(fn)
-
-    def _calls(self, fn: Fn) -> list[CallV]:
-        """The calls of `fn` by any name bound to it; known by its place (a class callee is
-        the class with the constructor it inherits, resolve.py)."""
-        key = (fn.path, fn.qualname)
-        names = [fn.qualname.rsplit(".", 1)[-1], *self._aliases().get(key, ())]
-        self.followed.update(names)
-        return [
-            c
-            for n in names
-            for c in self.by_name.get(n, [])
-            if key in [(f.path, f.qualname) for f in self.callees(c)]
-        ]
-
-    def _aliases(self) -> dict[tuple[str, str], list[str]]:
-        """The other names of each repo function, module-level (`deny = refuse`) or imported
-        under another (`from .policy import deny as block`): its call sites are spelt by
-        them too."""
-        if self._alias_names is None:
-            self._alias_names = {}
-            for defs in self.res.defs.values():
-                for name, value in defs.items():
-                    fn = self.res.resolve(value) if isinstance(value, Ref) else None
-                    self._alias(fn, name.rsplit(".", 1)[-1])
-            for module, imports in self.res.imports.items():
-                for local, ref in imports.items():
-                    short = local.split("@", 1)[0]  # a function-level import's key spells it first
-                    if ref.name is not None and short != ref.name:
-                        self._alias(self.res.lookup(module, local), short)
-        return self._alias_names
-
-    def _alias(self, fn: Value | None, short: str) -> None:
-        if isinstance(fn, Fn) and short != fn.qualname.rsplit(".", 1)[-1]:
-            assert self._alias_names is not None
-            names = self._alias_names.setdefault((fn.path, fn.qualname), [])
-            if short not in names:
-                names.append(short)
 
 
 def _at(f: Fired, site: CallV) -> Fired:  # fired at a helper's or a class's call site: with that call
