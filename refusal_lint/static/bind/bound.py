@@ -177,9 +177,11 @@ def uri_helper(res: Resolver, ext: PyExt) -> tuple[Fn, list[PyExt]] | None:
         return None
     func = ext.uri.func
 
-    def passed(call: CallV, value: Value | None) -> Value | None:
+    def passed(call: CallV, value: Value | None, key: str) -> Value | None:
         if isinstance(value, Param) and value.func == func:
             return bound_value(fn, call, value.name) or value
+        if value is None and key not in (*fn.params, *fn.kwonly):
+            return dict(call.kwargs).get(key)  # passed on by the helper's `**kwargs`
         return value
 
     sites = sorted(_calls_of(res, fn), key=lambda c: (c.loc.path, c.loc.line, c.loc.col))
@@ -189,8 +191,8 @@ def uri_helper(res: Resolver, ext: PyExt) -> tuple[Fn, list[PyExt]] | None:
             loc=c.loc,
             card=c.loc.ident,
             uri=uri,
-            params=passed(c, ext.params),
-            required=passed(c, ext.required),
+            params=passed(c, ext.params, "params"),
+            required=passed(c, ext.required, "required"),
         )
         for c in sites
         if (uri := bound_value(fn, c, ext.uri.name)) is not None
