@@ -155,12 +155,13 @@ _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 # A class declaring an extension by its attributes (CrewAI's `ServerExtension` subclass:
 # `uri = ...`, `params` an attribute or a property): the ast gate and the extractor ask that
 # it is an `...Extension`'s subclass binding both (a client's class reading a peer's
-# refusals is none), the extractor (python/classes.py) what they hold.
+# refusals is none), the extractor (python/classes.py) what they hold. A bare `Extension`
+# base is a document tool's (Markdown's, Jinja's), whose `uri` may link to the spec.
 EXTENSION_ATTRS = frozenset({"uri", "params"})
 
 
 def declares_extension(node: ast.ClassDef) -> bool:
-    if not any(_base_name(b).endswith("Extension") for b in node.bases):
+    if not any((n := _base_name(b)).endswith("Extension") and n != "Extension" for b in node.bases):
         return False
     bound = {s.name for s in node.body if isinstance(s, _FUNCTIONS)}
     for s in node.body:
