@@ -7,8 +7,8 @@ from __future__ import annotations
 import dataclasses
 
 from refusal_lint.core import spec
-from refusal_lint.core.facts import CallV, DictV, ErrorUse, Fn, Guard, Param, Str, Sub, Value
-from refusal_lint.core.kinds import GuardKind, GuardStatus
+from refusal_lint.core.facts import CallV, DictV, ErrorUse, Fn, Guard, Param, Ref, Str, Sub, Value
+from refusal_lint.core.kinds import FnKind, GuardKind, GuardStatus
 from refusal_lint.core.model import Loc
 from refusal_lint.core.prompttext import PLACEHOLDER
 from refusal_lint.static.bind.agent import BoundError, BoundGuard
@@ -55,6 +55,9 @@ def _site_reason(
     give every other id the first one's reason."""
     if isinstance(g.reason, Param):  # a reason parameter: what the site passes
         return _reason(res, _site_arg(res, ids, g.reason, f.site) if f.site else None, params_ids)
+    if isinstance(g.reason, Ref) and f.site is not None and (field := _built_field(res, g.reason, f.site)):
+        # `self.reason` of a class built at the site (`KeywordGuard(ids.X, "I can't ...")`).
+        return _reason(res, field, params_ids)
     if isinstance(g.reason, Sub) and isinstance(g.reason.key, Param) and f.site is not None:
         # `REASONS[rule]`: the entry for the site's id (a stale copy of the card's map is
         # RL303 there; the params map itself is never compared).
@@ -62,6 +65,17 @@ def _site_reason(
         if key is not None:
             return _reason(res, dataclasses.replace(g.reason, key=key), params_ids)
     return reason, None, False
+
+
+def _built_field(res: Resolver, ref: Ref, site: CallV) -> Value | None:
+    """What a call building a repo class (the id's site: that class or a subclass, ids.py
+    `_field_fired`) passes to the field `ref` names (`G.reason`, read as `self.reason`)."""
+    owner, _, name = ref.name.rpartition(".")
+    cls = res.resolve(res.lookup(ref.module, owner)) if owner else None
+    built = res.resolve(res.callee(site))
+    if not (isinstance(cls, Fn) and cls.kind == FnKind.CLASS and isinstance(built, Fn)):
+        return None
+    return bind_arg(built, site, name) if built.kind == FnKind.CLASS else None
 
 
 def bind_guard(res: Resolver, ids: GuardIds, g: Guard, params_ids: set[str]) -> list[BoundGuard]:
