@@ -65,6 +65,13 @@ def test_a_slot_it_cannot_fill_stays_as_written() -> None:
     assert out.value == "- {0:>8}: a cut, {x.y}, {2!r} and {3} {kept}"
 
 
+def test_an_enum_members_value_is_the_member() -> None:
+    out = filled_in(
+        _template("- {0.value}: one family; - {rule.value}: defined"), "{", _fills({0: "a", "rule": "b"})
+    )
+    assert out.value == "- a: one family; - b: defined"
+
+
 def test_percent_conversions_and_star_widths() -> None:
     out = filled_in(_template("%d rules; - %s: reason; %(rule)s"), "%", _fills({1: "seg-mix", "rule": "x"}))
     assert out.value == "%d rules; - seg-mix: reason; x"

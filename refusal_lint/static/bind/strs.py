@@ -127,6 +127,7 @@ def _slot(m: re.Match[str], style: str, auto: int) -> tuple[int | str | None, bo
         return (m[1], plain, 0) if m[1] is not None else (auto, plain, 1)
     name, _, spec = m[1].partition(":")
     name, _, conversion = name.partition("!")
+    name = name.removesuffix(".value")  # an enum member's value (`{0.value}`), as the member
     plain = not spec and conversion in ("", "s")
     if not name:
         return auto, plain, 1
@@ -154,8 +155,11 @@ def fed_by(
     else:
         pairs = list(zip(fmt.names, fmt.args, strict=True))
         named = {n: a for n, a in pairs if n not in ("", "*", "**")}
-        # A spread's items stand before the others: then none is known by its place.
-        places = [] if "*" in fmt.names else [a for n, a in pairs if not n]
+        spread = resolve(fmt.args[0]) if fmt.names[:1] == ("*",) and fmt.names.count("*") == 1 else None
+        # A spread's items stand first (`.format(*LINES, ...)`, a tuple binding reads), else
+        # none is known by its place.
+        places = [a for n, a in pairs if not n]
+        places = [*spread.items, *places] if isinstance(spread, Seq) else [] if "*" in fmt.names else places
 
     def value_of(key: int | str) -> Str | None:
         if isinstance(key, str):

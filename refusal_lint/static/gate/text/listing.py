@@ -68,7 +68,7 @@ _SLOT_SEPARATED = re.compile(_CONSTANT_SLOT + _SEPARATOR + rb"[ \t*_`]*[A-Za-z]"
 _TEMPLATE_SEPARATED = tuple(
     (fill, re.compile(slot + _SEPARATOR + rb"[ \t*_`]*[A-Za-z]"))
     for fill, slot in (
-        (b".format(", rb"\{(?:\d+|[A-Za-z_]\w*)?(?:!s)?\}"),
+        (b".format(", rb"\{(?:\d+|[A-Za-z_]\w*)?(?:\.value)?(?:!s)?\}"),
         (b"%", rb"%(?:\([A-Za-z_]\w*\))?s"),
     )
 )
