@@ -175,7 +175,11 @@ def py_prompts(res: Resolver, value: Value, maps: Maps, form: PromptForm) -> lis
         prompt = _str_prompt(res, text, derived, form)
         if (derived and maps.same) or other:
             stated = _stated(res, read, maps.same, prompt.loc.path, other)
-            prompt = dataclasses.replace(prompt, lines=prompt.lines + stated)
+            # A template filled from the map holds its items too (`T % STALE`, `%(id)s`):
+            # each is stated once, where the map holds it (audit S B5).
+            said = {line.text for line in stated}
+            own = tuple(line for line in prompt.lines if line.text not in said)
+            prompt = dataclasses.replace(prompt, lines=own + stated)
         if items:
             prompt = dataclasses.replace(prompt, lead=_lead(before))
             before.append(prompt.lines)
