@@ -12,6 +12,7 @@ from refusal_lint.static.gate import guardcall as G
 from refusal_lint.static.gate import prefilter as P
 from refusal_lint.static.gate.relevance import Relevance
 from refusal_lint.static.gate.text import lowered
+from refusal_lint.static.gate.text import shapes as S
 
 _ALPHABET = st.sampled_from([b"a", b"b", b"-", b"_", b" ", b"\n", b"A", b"B", b"\xe2", b"\x80"])
 _WORDS = st.lists(st.lists(_ALPHABET, min_size=1, max_size=5).map(b"".join), min_size=1, max_size=8)
@@ -57,6 +58,7 @@ _GATE_TEXTS = st.lists(
         [b"Rule", b"rule", b"'rule'", b"RULE=", b"rule=", b"AgentExtension(", b"agentextension(", b'"URI":',
          b'"uri":', b"media_type=", b"MEDIA_TYPE=", b"seg-mix", b"SEG-MIX", b"refuse(", b"Refusal", b"system",
          b"PROMPT", b" ", b"\n", b"(", b"x", b"HTTPException(", b"[", b"]", b"'refusal'", b"'mimeType':",
+         b"class P(ServerExtension)", b"class Q(Extension)",
          b"metadata={", b".get("]
     ),
     max_size=30,
@@ -74,7 +76,7 @@ def _plain_worth(data: bytes, extra: tuple[bytes, ...], ids: frozenset[str]) -> 
         return True
     if b"rule" in data and (b"'rule'" in data or b'"rule"' in data or P.rule_keyword(data)):
         return True
-    if b"AgentExtension(" in data and P._extension_call(data):
+    if b"extension" in low and (P._extension_call(data) or P._EXTENSION_CLASS.search(data) is not None):
         return True
     quoted_uri = (b'uri"' in data or b"uri'" in data) and any(n in data for n in P._QUOTED_URI)
     media = b"edia" in data and any(n in data for n in P._MEDIA_WORDS)
@@ -93,10 +95,10 @@ def test_gates_answer_as_plain_tests_do(text: bytes, ids: tuple[str, ...]) -> No
     needles = tuple(i.encode() for i in ids)
     # A card id as written (an empty one is no token: it names nothing), or spelled.
     spelled = bool(ids) and Relevance(ids).may_spell_ids(text)
-    plain_prompt = any(w in text.lower() for w in P._PROMPT_WORDS) or spelled
-    assert P.may_hold_prompt(text, ids) == plain_prompt
+    plain_prompt = any(w in text.lower() for w in S._PROMPT_WORDS) or spelled
+    assert S.may_hold_prompt(text, ids) == plain_prompt
     if any(i and i in prompttext.TOKEN.findall(text.decode()) for i in ids):
-        assert P.may_hold_prompt(text, ids)  # an id as a whole token (in `Ruleseg-mix` it is none)
+        assert S.may_hold_prompt(text, ids)  # an id as a whole token (in `Ruleseg-mix` it is none)
     assert P.python_worth_parsing(text, needles, frozenset(ids)) == _plain_worth(
         text, needles, frozenset(ids)
     )
