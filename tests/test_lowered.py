@@ -76,7 +76,9 @@ def _plain_worth(data: bytes, extra: tuple[bytes, ...], ids: frozenset[str]) -> 
         return True
     if b"rule" in data and (b"'rule'" in data or b'"rule"' in data or P.rule_keyword(data)):
         return True
-    if b"extension" in low and (P._extension_call(data) or P._EXTENSION_CLASS.search(data) is not None):
+    if b"AgentExtension(" in data and P._extension_call(data):
+        return True
+    if b"Extension" in data and P.extension_class(data):
         return True
     quoted_uri = (b'uri"' in data or b"uri'" in data) and any(n in data for n in P._QUOTED_URI)
     media = b"edia" in data and any(n in data for n in P._MEDIA_WORDS)

@@ -37,6 +37,8 @@ _GATE_WORDS = Words(
     (
         b"refus",
         b"rule",
+        b"agentextension",
+        b"extensions",
         b"extension",
         b'uri"',
         b"uri'",
@@ -51,7 +53,7 @@ _GATE_WORDS = Words(
 _EXTENSION_CALL = re.compile(rb"(?:AgentExtension|extensions[ \t]*\.[ \t]*add)[ \t]*\(")
 _EXTENSION_ALIAS = re.compile(rb"AgentExtension[ \t]+as[ \t]+([A-Za-z_][A-Za-z0-9_]*)")
 # A class declaring it by its attributes (vocab.declares_extension, which the ast gate asks).
-_EXTENSION_CLASS = re.compile(rb"^[ \t]*class[ \t]+\w+[ \t]*\([^)]*Extension\b", re.M)
+_EXTENSION_CLASS = re.compile(rb"[ \t]*class[ \t]+\w+[ \t]*\([^)]*Extension\b")
 
 
 def _extension_call(data: bytes) -> bool:
@@ -74,6 +76,19 @@ def _extension_call(data: bytes) -> bool:
             names = module_names(data)
         if _may_declare(pyscan.call_alone(data[m.start() : end + 1]), partial(_binds, data, names)):
             return True
+    return False
+
+
+def extension_class(data: bytes) -> bool:
+    """A class statement whose bases name an `...Extension` (`_EXTENSION_CLASS`), looked for
+    from the word, back to the line of the `class` before it (a header may span lines): a
+    search from `^` would try every line."""
+    at = data.find(b"Extension")
+    while at >= 0:
+        head = data.rfind(b"class", 0, at)
+        if head >= 0 and _EXTENSION_CLASS.match(data, data.rfind(b"\n", 0, head) + 1, at + 10) is not None:
+            return True
+        at = data.find(b"Extension", at + 1)
     return False
 
 
@@ -170,7 +185,9 @@ def _worth(data: bytes, extra: tuple[bytes, ...], ids: frozenset[str]) -> bool:
     # it: no pass at all over a file that has none.
     if b"rule" in held and b"rule" in data and (b"'rule'" in data or b'"rule"' in data or rule_keyword(data)):
         return True
-    if b"extension" in held and (_extension_call(data) or _EXTENSION_CLASS.search(data) is not None):
+    if (b"agentextension" in held or b"extensions" in held) and _extension_call(data):
+        return True
+    if b"extension" in held and extension_class(data):
         return True
     quoted_uri = (b'uri"' in held or b"uri'" in held) and any(n in data for n in _QUOTED_URI)
     media = b"edia" in held and b"edia" in data and any(n in data for n in _MEDIA_WORDS)
