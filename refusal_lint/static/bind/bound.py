@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from refusal_lint.core import spec
 from refusal_lint.core.facts import (
+    Attr,
     CallV,
     Const,
     DictV,
@@ -24,6 +25,7 @@ from refusal_lint.core.facts import (
     Ref,
     Seq,
     Str,
+    Sub,
     Value,
 )
 from refusal_lint.core.kinds import FnKind, ParamsKind, ValueKind
@@ -199,6 +201,18 @@ def uri_helper(res: Resolver, ext: PyExt) -> tuple[Fn, list[PyExt]] | None:
     ]
 
 
+def _read_from_input(value: Value | None) -> bool:
+    """Is `value` read out of a function's input (`raw["params"]`, `card.params`), or made
+    of nothing a module binds (`raw.get("params") or {}`, raw a loop's)?"""
+    if isinstance(value, Dyn) and not value.refs:
+        return True
+    while isinstance(value, (Sub, Attr)):
+        value = value.base
+        if isinstance(value, Param):
+            return True
+    return False
+
+
 def _param_of(res: Resolver, value: Value | None) -> Fn | None:
     """The repo function (not a class) whose parameter `value` is."""
     fn = res.lookup(value.loc.path, value.func) if isinstance(value, Param) and value.func else None
@@ -297,6 +311,8 @@ def decls_of(res: Resolver, facts: dict[str, FileFacts]) -> tuple[list[ExtDecl],
             if (by_site := uri_helper(res, ext)) is not None:
                 constructed.add(by_site[0].qualname.rpartition(".")[2])  # its sites, unread ones too
             for one in by_site[1] if by_site else [ext]:
+                if by_site and _read_from_input(one.params):
+                    continue  # a peer's card read at run time (`ext(URI, raw["params"])`): none of ours
                 helper = helper_params(res, one)
                 if (d := py_ext_decl(res, one, helper[1] if helper else None)) is not None:
                     decls.append(d)
