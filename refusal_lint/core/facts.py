@@ -237,6 +237,12 @@ class PyExt:
     owner: str | None = None
     init_arg: tuple[int, str] | None = None
 
+    def helper(self) -> bool:
+        """Built by a helper from what its callers pass (`self.rules`, a parameter)?"""
+        return (self.owner is not None and self.init_arg is not None) or any(
+            isinstance(v, Param) for v in (self.uri, self.params)
+        )
+
 
 @dataclass(frozen=True)
 class CtorCall:
@@ -349,10 +355,12 @@ class FileFacts:
     complete: bool = True  # False: a cheap scan proved no facts, but defs were not read
 
     def claims(self) -> bool:
-        """Facts that tie this file to one agent (a pass-through helper alone does not)."""
+        """Facts that tie this file to one agent (a pass-through helper alone does not, nor an
+        extension helper whose params or uri its callers pass: bind/bound.py declares it
+        where they stand, agent by agent)."""
         return bool(
             self.exts
-            or self.py_exts
+            or any(not e.helper() for e in self.py_exts)
             or self.prompts
             or self.py_prompts
             or any(not isinstance(e.rule, Param) for e in self.protocol_errors)

@@ -139,11 +139,16 @@ def _written(res: Resolver, d: DictV, depth: int = 0) -> list[Item]:
     return out
 
 
-def _ctor_params(res: Resolver, ext: PyExt) -> Value | None:
-    """The dict a helper class was constructed with, for `params=self.rules` inside it."""
+Sites = dict[str, list[tuple[Loc, Value]]]  # what a helper's sites pass as its params, by file
+
+
+def _ctor_sites(res: Resolver, ext: PyExt) -> Sites | None:
+    """For `params=self.rules` inside a helper class: what each call constructing it passes
+    (`RefusalsExtension(RULES)`), by file."""
     if ext.owner is None or ext.init_arg is None:
         return None
     index, name = ext.init_arg
+    out: Sites = {}
     for facts in res.facts.values():
         for call in facts.ctor_calls:
             if call.callee != ext.owner:
@@ -151,23 +156,54 @@ def _ctor_params(res: Resolver, ext: PyExt) -> Value | None:
             arg = dict(call.kwargs).get(name)
             if arg is None and 0 <= index < len(call.args):
                 arg = call.args[index]
-            if arg is not None and isinstance(res.resolve(arg), DictV):
-                return arg
-    return None
+            if arg is not None:
+                out.setdefault(call.loc.path, []).append((call.loc, arg))
+    return out
 
 
-def helper_params(res: Resolver, ext: PyExt) -> tuple[Fn, Value | None] | None:
-    """`params=rules`, `rules` a parameter of a repo function (`def refusals_extension(rules):
-    return AgentExtension(uri=URI, params=rules)`): the function, and the dict its call sites
-    pass (or its default), where all pass one and the same (else the params are known at run
-    time only); its call sites are read for it (`Bound.constructed`), in either mode."""
+def _split(
+    res: Resolver, ext: PyExt, by_file: dict[str, list[tuple[Loc, Value]]]
+) -> list[tuple[PyExt, Value | None]]:
+    """The declarations a helper's sites make (what each passes as the params, by file): one,
+    where they pass one map or all stand in one file (a public card and an extended card);
+    else one a file, at its first site, each of its own map (agents sharing the helper)."""
+
+    def agreed(args: list[Value]) -> Value | None:
+        maps = {d.ident if isinstance(d := res.resolve(a), DictV) else "" for a in args}
+        return args[0] if len(maps) == 1 and "" not in maps else None
+
+    every = [a for path in sorted(by_file) for _, a in sorted(by_file[path], key=_place)]
+    if len(by_file) <= 1 or agreed(every) is not None:
+        return [(ext, agreed(every) if every else None)]
+    out: list[tuple[PyExt, Value | None]] = []
+    for path in sorted(by_file):
+        sites = sorted(by_file[path], key=_place)
+        first = sites[0][0]
+        out.append((dataclasses.replace(ext, loc=first, card=first.ident), agreed([a for _, a in sites])))
+    return out
+
+
+def _place(site: tuple[Loc, Value]) -> tuple[int, int]:
+    return site[0].line, site[0].col
+
+
+def helper_params(res: Resolver, ext: PyExt) -> tuple[str, list[tuple[PyExt, Value | None]]] | None:
+    """The declarations a helper's params make (`_split`): `params=self.rules` in a helper
+    class (what its constructions pass), `params=rules` a parameter of a repo function (`def
+    refusals_extension(rules): return AgentExtension(uri=URI, params=rules)`: what its
+    call sites pass, or its default); and the helper's name, whose call sites are read
+    for it (`Bound.constructed`), in either mode."""
+    by_file = _ctor_sites(res, ext)
+    if by_file is not None:
+        return ext.owner or "", _split(res, ext, by_file)
     fn = _param_of(res, ext.params)
     if fn is None or not isinstance(ext.params, Param):
         return None
-    name = ext.params.name
-    args = {call.loc: arg for call in _calls_of(res, fn) if (arg := bound_value(fn, call, name)) is not None}
-    maps = {d.ident if isinstance(d := res.resolve(a), DictV) else "" for a in args.values()}
-    return fn, next(iter(args.values())) if len(maps) == 1 and "" not in maps else None
+    name, by_file = ext.params.name, Sites()
+    for call in _calls_of(res, fn):
+        if (arg := bound_value(fn, call, name)) is not None:
+            by_file.setdefault(call.loc.path, []).append((call.loc, arg))
+    return fn.qualname.rpartition(".")[2], _split(res, ext, by_file)
 
 
 def uri_helper(res: Resolver, ext: PyExt) -> tuple[Fn, list[PyExt]] | None:
@@ -272,7 +308,7 @@ def py_ext_decl(res: Resolver, ext: PyExt, helper: Value | None = None) -> ExtDe
         req = res.resolve(ext.required)
         if not (isinstance(req, Const) and req.kind == ValueKind.BOOL) and not isinstance(req, (Dyn, Param)):
             problems.append(f"`required` is {_kind(req)}, not a boolean")
-    raw = _ctor_params(res, ext) or helper or ext.params
+    raw = helper or ext.params
     params = res.resolve(raw) if raw is not None else None
     ploc = ext.params.loc if ext.params is not None else None
     decl = ExtDecl(
@@ -314,12 +350,10 @@ def decls_of(res: Resolver, facts: dict[str, FileFacts]) -> tuple[list[ExtDecl],
                 if by_site and _read_from_input(one.params):
                     continue  # a peer's card read at run time (`ext(URI, raw["params"])`): none of ours
                 helper = helper_params(res, one)
-                if (d := py_ext_decl(res, one, helper[1] if helper else None)) is not None:
-                    decls.append(d)
-                    if one.owner is not None and one.init_arg:
-                        constructed.add(one.owner)
-                    elif helper is not None:
-                        constructed.add(helper[0].qualname.rpartition(".")[2])
-                elif (module := foreign_uri(res, one)) is not None:
-                    foreign.append((one.loc, module))
+                for piece, params in helper[1] if helper else [(one, None)]:
+                    if (d := py_ext_decl(res, piece, params)) is not None:
+                        decls.append(d)
+                        constructed.update([helper[0]] if helper else [])
+                    elif (module := foreign_uri(res, piece)) is not None:
+                        foreign.append((piece.loc, module))
     return decls, frozenset(constructed), foreign
