@@ -97,6 +97,7 @@ def _bound_names(m: re.Match[bytes]) -> list[str]:
 _COMMON = 64  # a name written more often than this is looked up among all of the module's
 
 
+@lru_cache(maxsize=256)  # a file's prompt values read the same few names (`x`, `system_prompt`) often
 def bound_lines(data: bytes, head: str) -> list[int]:
     """`top_names(data).get(head, [])`: from all of the module's names (found once a module)
     for a common name (`self`, `name`), by `bound_at` (a name at a time) for the others."""
