@@ -17,7 +17,7 @@ from refusal_lint.core.kinds import PromptForm
 from refusal_lint.core.model import Finding, Loc, Prompt, PromptLine, RuleSet
 from refusal_lint.static.bind import scoping
 from refusal_lint.static.bind.agent import Agent, BoundError, BoundGuard
-from refusal_lint.static.bind.bound import Bound, decls_of
+from refusal_lint.static.bind.bound import Bound, Unclaimed, decls_of
 from refusal_lint.static.bind.guards.bound import bind_error, bind_guard
 from refusal_lint.static.bind.guards.ids import GuardIds
 from refusal_lint.static.bind.guards.subclasses import with_subclass_guards
@@ -77,6 +77,7 @@ def bind(root: str, cfg: Config, facts: dict[str, FileFacts], index: ModuleIndex
         # this one's (a monorepo's common/refusals.py in both agents' globs).
         agent.guards = [g for g in _unique(agent.guards) if _ours(g.loc.path, agent, claimed)]
         agent.protocol_errors = [e for e in agent.protocol_errors if _ours(e.loc.path, agent, claimed)]
+    unclaimed = _unquoted(unclaimed, agents, facts)
     guards: list[BoundGuard] = []
     errors: list[BoundError] = []
     if not agents:
@@ -131,6 +132,15 @@ def _serve(
         agent.helpers.add(f.path)
     agent.guards.extend(bg for bg in served if bg.loc.path in agent.files or first)
     agent.protocol_errors.extend(be for be in sent if be.loc.path in agent.files or first)
+
+
+def _unquoted(
+    unclaimed: list[Unclaimed], agents: list[Agent], facts: dict[str, FileFacts]
+) -> list[Unclaimed]:
+    """Less the modules of prompt lines an agent's prompt is built from (`... + PII_LINE`,
+    imported from common/prompt_parts.py): part of that prompt, no file of no agent."""
+    quoted = {pl.path for a in agents for p in a.prompts for pl in p.lines if pl.path}
+    return [u for u in unclaimed if u.path not in quoted or facts[u.path].fires() or facts[u.path].exts]
 
 
 def _yields_fact(
