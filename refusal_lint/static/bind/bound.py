@@ -161,9 +161,7 @@ def _ctor_sites(res: Resolver, ext: PyExt) -> Sites | None:
     return out
 
 
-def _split(
-    res: Resolver, ext: PyExt, by_file: dict[str, list[tuple[Loc, Value]]]
-) -> list[tuple[PyExt, Value | None]]:
+def _split(res: Resolver, ext: PyExt, by_file: Sites) -> list[tuple[PyExt, Value | None]]:
     """The declarations a helper's sites make (what each passes as the params, by file): one,
     where they pass one map or all stand in one file (a public card and an extended card);
     else one a file, at its first site, each of its own map (agents sharing the helper)."""
