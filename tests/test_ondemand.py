@@ -129,6 +129,9 @@ def test_a_rule_list_prompttext_reads_is_found_by_its_bytes(
         ('print("%s: written, one table per cut." % path)', False),
         ('msg = "- {}: not found".format(name)', False),
         ('msg = "{} of {}: %d rows" % N_ROWS', False),
+        # An error message a constant fills in is no list item: no rule line.
+        ('raise ValueError(\n    "%s: file does not exist" %\n    os_helper.TESTFN)', False),
+        ('PROMPT = """Refuse:\n- %s: never cross families.\n""" % (\n    SEG_MIX,\n)', True),
     ],
 )
 def test_a_rule_line_a_name_fills_in(source: str, slotted: bool) -> None:

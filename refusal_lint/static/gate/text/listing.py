@@ -7,6 +7,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import re
+from collections.abc import Iterator
 
 from refusal_lint.core import prompttext
 from refusal_lint.core.sourcetext import PY_READ_LIMIT
@@ -72,8 +73,20 @@ _TEMPLATE_SEPARATED = tuple(
         (b"%", rb"%(?:\([A-Za-z_]\w*\))?s"),
     )
 )
-_FED = re.compile(rb"[\"'][ \t]*(?:\.format\(|%)[^;]{0,160}?(?<![\w.])(?:[A-Za-z_]\w*\.)*[A-Z][A-Z0-9_]+\b")
+# The template's string fed at once, its slot's value a constant's name (`SEG_MIX`,
+# `Rule.SEG_MIX`, `ids.X`): `.format(NAME`, `.format(rule=NAME`, `% NAME`, `% (NAME`,
+# `% {"rule": NAME`. Asked from a slot line, up to `_FEED_REACH` bytes on.
+_FED = re.compile(
+    rb"[\"'][ \t]*(?:\.format\([ \t\r\n]*(?:[A-Za-z_]\w*[ \t]*=[ \t]*)?"
+    rb"|%[ \t]*[({]?[ \t\r\n]*(?:[\"'][^\"'\n]*[\"'][ \t]*:[ \t]*)?)"
+    rb"(?:(?:[A-Za-z_]\w*\.)+[A-Z][A-Z0-9_]*|[A-Z][A-Z0-9_]{2,})\b"
+)
+_FEED_START = re.compile(rb"[\"'][ \t]*(?:\.format\(|%)")
+_FEED_REACH = 2048
 _SLOT_LINE = re.compile(rb"(?:^|\\n|[\"'])" + MARKS + rb"\Z", re.M)
+# A template's rule line is a list item (`"- %s: ..."`): `"%s: file not found" % PATH` is an
+# error message, whatever fills it.
+_ITEM_LINE = re.compile(rb"(?:^|\\n|[\"'])[ \t>]*(?:[-*+]|[0-9]+[.)]|\xe2\x80\xa2)" + MARKS + rb"\Z", re.M)
 _LINE_REACH = 512  # bytes of list marks and quotes a line may start with before its id
 _F_PREFIX = re.compile(rb"(?<![\w])(?:[fF][rR]?|[rR][fF])[\"']")  # an f-string's opening
 _LEAD_IN = 8192  # bytes past the literal of a Python string's word of refusing it reaches
@@ -170,12 +183,40 @@ def slotted(data: bytes) -> bool:
     # Rare: what feeds the slot is asked after.
     if _opens_line(_SLOT_SEPARATED, data) and _F_PREFIX.search(data) is not None:
         return True
-    slots = any(fill in data and _opens_line(p, data) for fill, p in _TEMPLATE_SEPARATED)
-    return slots and _FED.search(data) is not None
+    return any(
+        _fed(data, at)
+        for fill, p in _TEMPLATE_SEPARATED
+        if fill in data
+        for at in _line_openers(p, data, _ITEM_LINE)
+    )
+
+
+def _fed(data: bytes, at: int) -> bool:
+    """Is the string holding the slot at `at` fed at once (`_FED`)? Asked on the rest of the
+    slot's line, where its string closes; or of a triple-quoted one, on its closing line."""
+    end = data.find(b"\n", at)
+    end = len(data) if end < 0 else end
+    if b'"' not in data[at:end] and b"'" not in data[at:end]:
+        closing = min(
+            (k for q in (b'"""', b"'''") if (k := data.find(q, end, end + _FEED_REACH)) >= 0), default=-1
+        )
+        if closing < 0:
+            return False
+        end = data.find(b"\n", closing)
+        end = len(data) if end < 0 else end
+    # The feed starts there, and may go on past the line (`.format(\n    rule=Rule.X`).
+    return any(_FED.match(data, q.start()) is not None for q in _FEED_START.finditer(data, at, end))
 
 
 def _opens_line(pattern: re.Pattern[bytes], data: bytes) -> bool:
-    return any(opens_line(_SLOT_LINE, data, m.start()) for m in pattern.finditer(data))
+    return next(_line_openers(pattern, data), None) is not None
+
+
+def _line_openers(
+    pattern: re.Pattern[bytes], data: bytes, line: re.Pattern[bytes] = _SLOT_LINE
+) -> Iterator[int]:
+    """Where `pattern` matches first on its line (as `line` opens it)."""
+    return (m.start() for m in pattern.finditer(data) if opens_line(line, data, m.start()))
 
 
 def opens_line(pattern: re.Pattern[bytes], data: bytes, at: int) -> bool:

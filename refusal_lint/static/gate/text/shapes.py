@@ -77,7 +77,8 @@ _PROMPT_SHAPE = re.compile(
     + alternatives(vocab.SYSTEM_TEMPLATE_METHODS)
     + rb"))?|"
     + re.escape(vocab.PROMPT_CONFIG_CLASS).encode()
-    + rb")(?:[ \t]*\(|[ \t]+as[ \t])"
+    # An import's `as NAME` ends at a comma, a bracket or the line (not `except SystemExit as e:`).
+    + rb")(?:[ \t]*\(|[ \t]+as[ \t]+[A-Za-z_][A-Za-z0-9_]*[ \t]*(?=[,)\r\n#]|\Z))"
     # A call that sets it (vocab.PROMPT_SETTERS): `with_instructions(`, `setPrompt(`.
     + rb"|"
     + _cased(set(vocab.PROMPT_SETTERS))
