@@ -93,11 +93,12 @@ def filled_in(s: Str, style: str, value_of: Callable[[int | str], Str | None]) -
     it (`"- {}: ...".format(SEG_MIX)`, `"- %s: ..." % SEG_MIX`), the others as written, its
     escapes read. A slot read as written (`{0:>8}`, `%d`), or any past a `*` width, is left."""
     fills: list[tuple[int, int, Str | str]] = []  # (start, end, what stands there)
+    escapes = dict(_ESCAPES[style])
     auto = 0
     lost = False  # a `%*d` takes an argument more: the rest are not known by place
     for m in (_BRACES if style == "{" else _PERCENTS).finditer(s.value):
-        if m[0] in ("{{", "}}", "%%"):
-            fills.append((m.start(), m.end(), m[0][0]))
+        if m[0] in escapes:
+            fills.append((m.start(), m.end(), escapes[m[0]]))
             continue
         key, plain, counted = _slot(m, style, auto)
         auto += counted

@@ -17,7 +17,7 @@ from refusal_lint.core.kinds import PromptForm
 from refusal_lint.static.extract import vocab
 from refusal_lint.static.extract.python.scopes import last_name
 from refusal_lint.static.extract.python.state import ExtractorState, str_keys
-from refusal_lint.static.extract.python.walk import children
+from refusal_lint.static.extract.python.walk import children, template_of
 from refusal_lint.static.gate.text.listing import slotted
 
 _PAYLOAD_KEYS = frozenset(spec.PAYLOAD_KEYS)
@@ -152,12 +152,7 @@ def _is_string(node: ast.AST) -> bool:
 def _template(node: ast.AST) -> bool:
     """`"- {}: ...".format(...)`, `"- %s: ..." % ...`: a string whose slots binding fills
     (bind/strs.py `filled_in`), one candidate with them."""
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format":
-        base: ast.expr = node.func.value
-    elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
-        base = node.left
-    else:
-        return False
+    base = template_of(node)
     return isinstance(base, ast.Constant) and isinstance(base.value, str)
 
 

@@ -31,7 +31,7 @@ from refusal_lint.core.model import Loc
 from refusal_lint.static.extract import vocab
 from refusal_lint.static.extract.python.scopes import ScopeTracker, dotted, grown, last_name, loop_targets
 from refusal_lint.static.extract.python.source import Token, evaluate, value_lines
-from refusal_lint.static.extract.python.walk import arguments, children, operands, positional
+from refusal_lint.static.extract.python.walk import arguments, children, operands, positional, template_of
 
 
 class ValueBuilder(ScopeTracker):
@@ -205,8 +205,8 @@ class ValueBuilder(ScopeTracker):
             # `A | B | C` merges dicts (3.9): `{**A, **B, **C}`, one display however long the
             # chain; an operand that is no dict (a flag, a set) adds no item, as `**` would not.
             return DictV(tuple(self.spread(n) for n in operands(node, ast.BitOr)), loc)
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
-            base = self.value(node.left)
+        if isinstance(node, ast.BinOp) and (template := template_of(node)) is not None:
+            base = self.value(template)
             if isinstance(base, (Str, Join, Ref)):
                 return Fmt(base, (self.value(node.right),), loc, "%")
         if isinstance(node, ast.Call):
@@ -251,8 +251,8 @@ class ValueBuilder(ScopeTracker):
             return self.dict_call(node, loc)  # `dict(BASE, **EXTRA)`: `{**BASE, **EXTRA}`; `dict(a=...)`
         if name in vocab.STRUCT_FROM_DICT and args:
             return self.value(args[0])  # protobuf: ParseDict(RULES, Struct()) is RULES
-        if name == "format" and isinstance(node.func, ast.Attribute):
-            base = self.value(node.func.value)
+        if (template := template_of(node)) is not None:
+            base = self.value(template)
             if isinstance(base, (Str, Join, Ref, Op)):
                 fed = arguments(node)
                 return Fmt(base, tuple(self.value(a) for _, a in fed), loc, names=tuple(n for n, _ in fed))

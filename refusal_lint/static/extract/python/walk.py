@@ -157,6 +157,15 @@ def arguments(node: ast.Call) -> list[tuple[str, ast.expr]]:
     return out
 
 
+def template_of(node: ast.AST) -> ast.expr | None:
+    """The template a `T.format(...)` or `T % x` fills (a Fmt's base), else None."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format":
+        return node.func.value
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
+        return node.left
+    return None
+
+
 def operands(node: ast.BinOp, op: type[ast.operator]) -> list[ast.expr]:
     """The operands of a chain `A + B + C` in order, found without recursion: a prompt of
     600 literals joined so took 600 frames."""
