@@ -170,3 +170,27 @@ def test_a_module_holding_a_cards_params_names_that_agent(repo: Repo) -> None:
     )
     assert given["findings"] == tree["findings"]
     assert {f["code"] for f in given["findings"]} == {"RL301", "RL302"}
+
+
+@pytest.mark.parametrize(
+    ("cards", "roots"),
+    [
+        # a card's folder, or the one holding .well-known/
+        (["agents/a/card.json"], ["agents/a"]),
+        (["agents/a/.well-known/agent-card.json"], ["agents/a"]),
+        # a src layout: the folder holding src/, where its prompts and tests stand
+        (["packages/billing/src/billing/card.py"], ["packages/billing"]),
+        (["src/agent/card.py"], [""]),
+        (["packages/b/src/b/card.py", "packages/w/src/w/card.py"], ["packages/b", "packages/w"]),
+        # two cards of one package folder: lifted, they would share it
+        (["app/src/a/card.py", "app/src/b/card.py"], ["app/src/a", "app/src/b"]),
+        # a built card and its export above src/: kept apart, as before (one agent by name)
+        (["p/src/p/card.py", "p/.well-known/agent-card.json"], ["p/src/p", "p"]),
+        # two sources in one folder stay together
+        (["p/src/p/card.py", "p/src/p/agent.json"], ["p", "p"]),
+    ],
+)
+def test_agent_roots(cards: list[str], roots: list[str]) -> None:
+    from refusal_lint.static.bind.scoping import agent_roots
+
+    assert [agent_roots(cards)[c] for c in cards] == roots

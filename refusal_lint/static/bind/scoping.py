@@ -25,11 +25,13 @@ def agents_of(
     if cfg.agents:
         return _configured_agents(cfg, root, cards, facts, roles), []
     unclaimed: list[Unclaimed] = []
-    agents = _discovered_agents(root, [*cards, *_broken_cards(cards, facts)], facts, unclaimed)
-    return [*agents, *(t for a in agents for t in _twins(a, cards))], unclaimed
+    places = agent_roots([*(c.loc.path for c in cards), *_broken_card_files(facts)])
+    every = [*cards, *_broken_cards(cards, facts, places)]
+    agents = _discovered_agents(root, every, facts, unclaimed, places)
+    return [*agents, *(t for a in agents for t in _twins(a, cards, places))], unclaimed
 
 
-def _twins(agent: Agent, cards: list[RuleSet]) -> list[Agent]:
+def _twins(agent: Agent, cards: list[RuleSet], places: dict[str, str]) -> list[Agent]:
     """The other copies of an agent's card (exported to `.well-known/`, or kept at v0.3's
     `agent.json` too) that advertise other rules or reasons: each is checked against the
     same prompt and guards, as an agent of its own named after its card, so a stale copy
@@ -50,8 +52,8 @@ def _twins(agent: Agent, cards: list[RuleSet]) -> list[Agent]:
         if c is not agent.card
         and c.usable
         and _rules(c) != own
-        and _same_agent(c, agent.card)
-        and any(agent_root(c.loc.path) == r for r in agent.roots)
+        and _same_agent(c, agent.card, places)
+        and any(places[c.loc.path] == r for r in agent.roots)
     ]
 
 
@@ -59,18 +61,20 @@ def _rules(card: RuleSet) -> set[tuple[str, str | None]]:
     return {(r.rule_id, r.reason) for r in card.rules}
 
 
-def _broken_cards(cards: list[RuleSet], facts: dict[str, FileFacts]) -> list[RuleSet]:
+def _broken_card_files(facts: dict[str, FileFacts]) -> list[str]:
+    problems = {p: f.problem for p, f in facts.items()}
+    return [p for p, b in sorted(problems.items()) if b and b.card and b.kind == ProblemKind.UNPARSABLE]
+
+
+def _broken_cards(cards: list[RuleSet], facts: dict[str, FileFacts], places: dict[str, str]) -> list[RuleSet]:
     """A card file no parser reads (RL002) still marks its agent's folder: its files are
     judged against no other agent's card (DESIGN §3: a card finding never cascades), and
     its guards against no card at all (RL001). Not where it stands above a card that reads
     (a card built in code and exported to `.well-known/`: the broken copy is that agent's)."""
-    roots = [agent_root(c.loc.path) for c in cards]
+    roots = [places[c.loc.path] for c in cards]
     out = []
-    for path in sorted(facts):
-        problem = facts[path].problem
-        if problem is None or not problem.card or problem.kind != ProblemKind.UNPARSABLE:
-            continue
-        top = agent_root(path)
+    for path in _broken_card_files(facts):
+        top = places[path]
         if not any(r == top or not top or r.startswith(top + "/") for r in roots):
             out.append(RuleSet(Loc(path), (), usable=False, broken=True))
     return out
@@ -89,10 +93,10 @@ def claimed(path: str, agents: list[Agent]) -> bool:
     return bool(owner(path, [root for a in agents for root in a.roots]))
 
 
-def _same_agent(a: RuleSet, b: RuleSet) -> bool:
+def _same_agent(a: RuleSet, b: RuleSet, places: dict[str, str]) -> bool:
     """Two card sources of one agent: one's root holds the other's, and they have the same
     name or exactly the same rules. (Sibling agents never merge, whatever their names.)"""
-    ra, rb = agent_root(a.loc.path), agent_root(b.loc.path)
+    ra, rb = places[a.loc.path], places[b.loc.path]
     if not (ra == rb or not ra or not rb or rb.startswith(ra + "/") or ra.startswith(rb + "/")):
         return False
     if a.agent_name and b.agent_name and a.agent_name.strip().lower() == b.agent_name.strip().lower():
@@ -101,13 +105,17 @@ def _same_agent(a: RuleSet, b: RuleSet) -> bool:
 
 
 def _discovered_agents(
-    root: str, cards: list[RuleSet], facts: dict[str, FileFacts], unclaimed: list[Unclaimed]
+    root: str,
+    cards: list[RuleSet],
+    facts: dict[str, FileFacts],
+    unclaimed: list[Unclaimed],
+    places: dict[str, str],
 ) -> list[Agent]:
     # A repo often holds one agent's card twice (built in code, and exported to
     # .well-known/): such cards make one agent, whose files are those under either root.
     groups: list[list[RuleSet]] = []
     for c in sorted(cards, key=lambda c: ("/.well-known/" not in "/" + c.loc.path, c.loc.path)):
-        home = next((g for g in groups if any(_same_agent(c, other) for other in g)), None)
+        home = next((g for g in groups if any(_same_agent(c, other, places) for other in g)), None)
         if home is None:
             groups.append([c])
         else:
@@ -116,7 +124,7 @@ def _discovered_agents(
     root_of: dict[str, list[Agent]] = {}  # two agents' cards in one folder share it (RL004)
     for group in groups:
         primary = group[0]
-        roots = sorted({agent_root(c.loc.path) for c in group})
+        roots = sorted({places[c.loc.path] for c in group})
         top = roots[0] if len(roots) == 1 else posixpath.commonpath(roots) if all(roots) else ""
         name = primary.agent_name or (posixpath.basename(top) if top else os.path.basename(root)) or "agent"
         agent = Agent(name, top, primary, roots=tuple(roots))
@@ -161,7 +169,8 @@ def _configured_agents(
     for a in cfg.agents:
         card_rel = rel(root, cfg.base, a.card) if a.card else ""
         card = next((c for c in cards if c.loc.path == card_rel), None)
-        agent = Agent(a.name, agent_root(card_rel), card, prompt_spec=a.prompt, card_path=card_rel)
+        top = agent_roots([card_rel])[card_rel]
+        agent = Agent(a.name, top, card, prompt_spec=a.prompt, card_path=card_rel)
         spec = discover.gitignore_spec(list(a.guards)) if a.guards else None
         for path in [*fact_paths, *_sites(facts)]:
             if path == card_rel or (spec is not None and spec.match_file(config_relative(root, cfg, path))):
@@ -182,9 +191,28 @@ def agent_for(f: Finding, card_agent: dict[Loc, str], agents: list[Agent]) -> st
     return None
 
 
+def agent_roots(cards: list[str]) -> dict[str, str]:
+    """Each card file's agent root: its folder, or the parent of .well-known/ (for a Python
+    card, the innermost package holding it, which is its folder too). In a src layout
+    (`packages/billing/src/billing/card.py`) it is the folder holding `src/`, as it is the
+    one holding `.well-known/`: that is where the package's prompts and tests stand. Not
+    where two cards in different folders would share it (two agents of one `src/`), lest
+    neither own its files."""
+    natural = {p: agent_root(p) for p in cards}
+    lifted = {p: _above_src(r) for p, r in natural.items()}
+    sharing: dict[str, set[str]] = {}
+    for p, top in lifted.items():
+        sharing.setdefault(top, set()).add(natural[p])
+    return {p: lifted[p] if len(sharing[lifted[p]]) == 1 else natural[p] for p in cards}
+
+
+def _above_src(root: str) -> str:
+    parts = root.split("/")
+    return "/".join(parts[: len(parts) - 1 - parts[::-1].index("src")]) if "src" in parts else root
+
+
 def agent_root(path: str) -> str:
-    """The card's folder, or the parent of .well-known/ (for a Python card: the innermost
-    package holding it, which is its folder too)."""
+    """A card file's folder, or the parent of .well-known/."""
     folder = posixpath.dirname(path)
     parts = folder.split("/") if folder else []
     if ".well-known" in parts:
