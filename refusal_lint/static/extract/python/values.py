@@ -31,7 +31,14 @@ from refusal_lint.core.model import Loc
 from refusal_lint.static.extract import vocab
 from refusal_lint.static.extract.python.scopes import ScopeTracker, dotted, grown, last_name, loop_targets
 from refusal_lint.static.extract.python.source import Token, evaluate, value_lines
-from refusal_lint.static.extract.python.walk import arguments, children, operands, positional, template_of
+from refusal_lint.static.extract.python.walk import (
+    arguments,
+    children,
+    operands,
+    or_empty,
+    positional,
+    template_of,
+)
 
 
 class ValueBuilder(ScopeTracker):
@@ -89,6 +96,8 @@ class ValueBuilder(ScopeTracker):
         if name_path is None:
             return Dyn(loc, self.refs_in(node.value) if isinstance(node, ast.Attribute) else ())
         head, _, rest = name_path.partition(".")
+        if head == "cls" and not rest and self.classes and self.class_depths[-1] == len(self.scopes) - 1:
+            return Ref(self.path, self.class_prefix()[:-1], loc)  # a classmethod's `cls(...)`: the class
         each = self.loop_value(head, loc)
         if each is not None:
             return _attrs(each, rest, loc)
@@ -209,6 +218,10 @@ class ValueBuilder(ScopeTracker):
             base = self.value(template)
             if isinstance(base, (Str, Join, Ref)):
                 return Fmt(base, (self.value(node.right),), loc, "%")
+        if isinstance(node, ast.BoolOp) and or_empty(node):
+            # `params or {}`, `custom or ""`: the name's value, where it is empty the same as
+            # its default. (Not `raw.get("params") or {}`: what a call returns is not known.)
+            return self.value(node.values[0])
         if isinstance(node, ast.Call):
             first = self.first_of(node)
             return first if first is not None else self.call_value(node, loc)

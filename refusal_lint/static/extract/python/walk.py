@@ -175,3 +175,20 @@ def operands(node: ast.BinOp, op: type[ast.operator]) -> list[ast.expr]:
         right.append(first.right)
         first = first.left
     return [first, *reversed(right)]
+
+
+def or_empty(node: ast.BoolOp) -> bool:
+    """`name or {}` (`or ""`, `or None`, `or dict()`): the name, where empty the same as the default."""
+    first, *rest = node.values
+    return isinstance(node.op, ast.Or) and isinstance(first, ast.Name) and len(rest) == 1 and _empty(rest[0])
+
+
+def _empty(node: ast.expr) -> bool:
+    """`{}`, `[]`, `()`, `""`, `None`, `dict()`: a default that adds nothing."""
+    if isinstance(node, ast.Constant):
+        return node.value is None or node.value in ("", b"")
+    if isinstance(node, (ast.Dict, ast.List, ast.Tuple)):
+        return not (node.keys if isinstance(node, ast.Dict) else node.elts)
+    if isinstance(node, ast.Call) and not node.args and not node.keywords:
+        return isinstance(node.func, ast.Name) and node.func.id in ("dict", "list")
+    return False
