@@ -15,6 +15,7 @@ from refusal_lint.core.facts import (
     Const,
     DictV,
     Dyn,
+    Each,
     ExtDecl,
     FileFacts,
     Fn,
@@ -235,6 +236,27 @@ def uri_helper(res: Resolver, ext: PyExt) -> tuple[Fn, list[PyExt]] | None:
     ]
 
 
+def _per_item(res: Resolver, ext: PyExt) -> list[PyExt]:
+    """`[AgentExtension(uri=u, params=p) for u, p in EXTENSIONS.items()]`, or a helper called
+    so: a declaration per item of the repo's table, its key the uri and its value the params."""
+    uri, params = ext.uri, ext.params
+    if not (isinstance(uri, Each) and uri.mode in ("items", "iter") and uri.index == 0):
+        return [ext]
+    table = res.resolve(uri.over)
+    if isinstance(table, DictV) and uri.mode == "items" and not any(it.spread for it in table.items):
+        pairs = [(it.key, it.value) for it in table.items]
+    elif isinstance(table, Seq) and uri.mode == "iter" and all(_pair(el) for el in table.items):
+        pairs = [(el.items[0], el.items[1]) for el in table.items if isinstance(el, Seq)]
+    else:
+        return [ext]
+    paired = isinstance(params, Each) and (params.over, params.mode, params.index) == (uri.over, uri.mode, 1)
+    return [dataclasses.replace(ext, uri=key, params=value if paired else params) for key, value in pairs]
+
+
+def _pair(value: Value) -> bool:
+    return isinstance(value, Seq) and len(value.items) == 2
+
+
 def _read_from_input(value: Value | None) -> bool:
     """Is `value` read out of a function's input (`raw["params"]`, `card.params`), or made
     of nothing a module binds (`raw.get("params") or {}`, raw a loop's)?"""
@@ -344,7 +366,7 @@ def decls_of(res: Resolver, facts: dict[str, FileFacts]) -> tuple[list[ExtDecl],
         for ext in f.py_exts:
             if (by_site := uri_helper(res, ext)) is not None:
                 constructed.add(by_site[0].qualname.rpartition(".")[2])  # its sites, unread ones too
-            for one in by_site[1] if by_site else [ext]:
+            for one in (it for site in (by_site[1] if by_site else [ext]) for it in _per_item(res, site)):
                 if by_site and _read_from_input(one.params):
                     continue  # a peer's card read at run time (`ext(URI, raw["params"])`): none of ours
                 helper = helper_params(res, one)
