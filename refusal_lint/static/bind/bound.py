@@ -205,14 +205,28 @@ def helper_params(res: Resolver, ext: PyExt) -> tuple[str, list[tuple[PyExt, Val
     return fn.qualname.rpartition(".")[2], _split(res, ext, by_file)
 
 
-def uri_helper(res: Resolver, ext: PyExt) -> tuple[Fn, list[PyExt]] | None:
+def uri_helper(res: Resolver, ext: PyExt, depth: int = 0) -> tuple[list[Fn], list[PyExt]] | None:
     """`uri=uri`, a parameter of a repo function too (`def extension(uri, params=None): return
     AgentExtension(uri=uri, params=params)`, one helper for each extension of a card): the
-    function, and each call site as a declaration of its own, of what it passes."""
+    functions, and each call site as a declaration of its own, of what it passes; a site
+    in a helper calling it in turn (`return _entry(uri, params)`), by that one's sites."""
     fn = _param_of(res, ext.uri)
-    if fn is None or not isinstance(ext.uri, Param):
+    if fn is None or not isinstance(ext.uri, Param) or depth > _HELPER_DEPTH:
         return None
-    func = ext.uri.func
+    fns, out = [fn], []
+    for site in _uri_sites(res, ext, fn):
+        outer = uri_helper(res, site, depth + 1)
+        fns.extend(outer[0] if outer else [])
+        out.extend(outer[1] if outer else [site])
+    return fns, out
+
+
+_HELPER_DEPTH = 4  # helpers calling helpers, followed
+
+
+def _uri_sites(res: Resolver, ext: PyExt, fn: Fn) -> list[PyExt]:
+    assert isinstance(ext.uri, Param)
+    func, uri_name = ext.uri.func, ext.uri.name
 
     def passed(call: CallV, value: Value | None, key: str) -> Value | None:
         if isinstance(value, Param) and value.func == func:
@@ -222,7 +236,7 @@ def uri_helper(res: Resolver, ext: PyExt) -> tuple[Fn, list[PyExt]] | None:
         return value
 
     sites = sorted(_calls_of(res, fn), key=lambda c: (c.loc.path, c.loc.line, c.loc.col))
-    return fn, [
+    return [
         dataclasses.replace(
             ext,
             loc=c.loc,
@@ -232,7 +246,7 @@ def uri_helper(res: Resolver, ext: PyExt) -> tuple[Fn, list[PyExt]] | None:
             required=passed(c, ext.required, "required"),
         )
         for c in sites
-        if (uri := bound_value(fn, c, ext.uri.name)) is not None
+        if (uri := bound_value(fn, c, uri_name)) is not None
     ]
 
 
@@ -365,7 +379,9 @@ def decls_of(res: Resolver, facts: dict[str, FileFacts]) -> tuple[list[ExtDecl],
         decls.extend(f.exts)
         for ext in f.py_exts:
             if (by_site := uri_helper(res, ext)) is not None:
-                constructed.add(by_site[0].qualname.rpartition(".")[2])  # its sites, unread ones too
+                constructed.update(
+                    f.qualname.rpartition(".")[2] for f in by_site[0]
+                )  # their sites, unread too
             for one in (it for site in (by_site[1] if by_site else [ext]) for it in _per_item(res, site)):
                 if by_site and _read_from_input(one.params):
                     continue  # a peer's card read at run time (`ext(URI, raw["params"])`): none of ours
