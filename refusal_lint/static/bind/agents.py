@@ -12,7 +12,7 @@ import sys
 
 from refusal_lint.config import Config
 from refusal_lint.core import prompttext
-from refusal_lint.core.facts import Attr, DictV, Each, FileFacts, Seq, Str, Sub
+from refusal_lint.core.facts import FileFacts
 from refusal_lint.core.kinds import PromptForm
 from refusal_lint.core.model import Finding, Loc, Prompt, PromptLine, RuleSet
 from refusal_lint.static.bind import scoping
@@ -21,6 +21,7 @@ from refusal_lint.static.bind.bound import Bound, Unclaimed, decls_of
 from refusal_lint.static.bind.guards.bound import bind_error, bind_guard
 from refusal_lint.static.bind.guards.ids import GuardIds
 from refusal_lint.static.bind.guards.subclasses import with_subclass_guards
+from refusal_lint.static.bind.maps import copies, maps_of, tables_of
 from refusal_lint.static.bind.modules import ModuleIndex
 from refusal_lint.static.bind.prompts import Maps, py_prompts
 from refusal_lint.static.bind.resolve import Resolver
@@ -56,11 +57,11 @@ def bind(root: str, cfg: Config, facts: dict[str, FileFacts], index: ModuleIndex
     # the call sites in that agent's files, and what stands in the helper itself (its
     # payload's shape, RL306) once, under the first agent.
     shared = sorted(p for p, f in facts.items() if agents and p not in owned and f.fires() and not f.claims())
-    tables = _tables(res) if agents else ([], [], [])
+    tables = tables_of(res) if agents else ([], [], [])
     for agent in agents:
         ids = {agent.card.params_id} if agent.card and agent.card.params_id else set()
         # A prompt fed from the params map, or from a module's copy of it (same rule ids), is derived.
-        maps = _maps_of(res, agent.card, ids, tables)
+        maps = maps_of(res, agent.card, ids, tables)
         found = (
             _prompts(res, facts, agent.files, maps, agent.card)
             if agent.prompt_spec is None
@@ -68,7 +69,7 @@ def bind(root: str, cfg: Config, facts: dict[str, FileFacts], index: ModuleIndex
         )
         agent.prompts = counted(found, agent)
         # A protocol error carrying an entry of the params map or of a copy of it is a refusal.
-        sent = (ids, params_ids | _copies(res, agent.card, tables))
+        sent = (ids, params_ids | copies(res, agent.card, tables))
         for path in sorted(agent.files):
             _fire(res, guard_ids, facts[path], agent, sent)
         for path in shared:
@@ -219,74 +220,6 @@ def _says(g: BoundGuard) -> tuple[bool, str, tuple[str, ...], bool, str]:
     return (g.reason is not None, g.reason or "", g.extra_keys, g.media_near is not None, g.media_near or "")
 
 
-_Tables = tuple[list[tuple[str, frozenset[str]]], list[DictV], list[DictV]]
-
-
-def _tables(res: Resolver) -> _Tables:
-    """The tree's module-level dicts (each one's ident and string keys), the params maps its
-    Python cards resolve to, and the dicts themselves: found once, for every agent's
-    `_maps_of` and `_copies`."""
-    dicts = [d for defs in res.defs.values() for d in defs.values() if isinstance(d, DictV)]
-    keyed = [(d.ident, frozenset(k.value for it in d.items if isinstance(k := it.key, Str))) for d in dicts]
-    params = [
-        p
-        for f in res.facts.values()
-        for ext in f.py_exts
-        if ext.params is not None and isinstance(p := res.resolve(ext.params), DictV)
-    ]
-    return keyed, params, dicts
-
-
-def _copies(res: Resolver, card: RuleSet | None, tables: _Tables) -> set[str]:
-    """The module dicts of reasons (every value a string) keyed by exactly the card's ids,
-    Enum members' too: a protocol error carrying an entry of one carries a refusal (RL305),
-    as one of the params map does."""
-    want = {r.rule_id for r in card.rules} if card else set()
-    return {
-        d.ident
-        for d in tables[2]
-        if want
-        and len(d.items) == len(want)
-        and {k.value if (k := res.resolve_str(it.key)) else "" for it in d.items} == want
-        and all(isinstance(res.resolve(it.value), Str) for it in d.items)
-    }
-
-
-def _maps_of(res: Resolver, card: RuleSet | None, ids: set[str], tables: _Tables) -> Maps:
-    """The maps a prompt of the card's agent may be filled from (prompts.Maps): its params
-    map (`ids`) and module-level dicts whose keys are exactly the card's rule ids; the
-    tables the params map is built from by a comprehension (`{r.id: r.reason for r in
-    TABLE}`: a prompt iterating TABLE agrees with the card by construction, as one iterating
-    the map); and, apart, the dicts keyed by some of its ids but not all (a stale copy)."""
-    want = {r.rule_id for r in card.rules} if card else set()
-    if card is None or not want:
-        return Maps(frozenset(ids))
-    out: set[str] = set(ids)
-    other: set[str] = set()
-    dicts, params, _ = tables
-    for ident, keys in dicts:
-        if keys == want:
-            out.add(ident)
-        elif keys & want and ident not in ids:
-            other.add(ident)
-    for p in params:
-        if p.ident == card.params_id:
-            out.update(_iterated(res, p))
-    return Maps(frozenset(out), frozenset(other - out))
-
-
-def _iterated(res: Resolver, params: DictV) -> set[str]:
-    """The tables a dict comprehension's items are read from (what its `for` iterates)."""
-    out: set[str] = set()
-    for it in params.items:
-        for v in (it.key, it.value):
-            while isinstance(v, (Attr, Sub)):
-                v = v.base
-            if isinstance(v, Each) and isinstance(table := res.resolve(v.over), (DictV, Seq)):
-                out.add(table.loc.ident)
-    return out
-
-
 def prompt_order(agent: Agent, path: str) -> tuple[bool, str]:
     """The order candidates are looked for in: near the card (under its agent's root) first."""
     return (not agent.under_root(path), path)
@@ -340,7 +273,7 @@ def _prompts(
         # candidates. A template's first line and its fill's are one (`50%%` is `50%` filled).
         key = (p.loc.path, p.loc.line, as_filled(p.lines[0].text) if p.lines else "")
         mine = {(p.loc.path, pl.line) for pl in p.lines}
-        if key in seen:
+        if key in seen and not _siblings(p, out[seen[key]]):
             # One template, two candidates: `TEMPLATE = "...{rules}"` and `SYSTEM_PROMPT =
             # TEMPLATE.format(rules=RULES)`. The fill says more than the template.
             if _fills(p, out[seen[key]]):
@@ -359,6 +292,22 @@ def _prompts(
             starts.add(at)
         out.append(p)
     return out
+
+
+def _siblings(p: Prompt, q: Prompt) -> bool:
+    """Two fills of one template from two maps (`T % RULES`, `T % OLD`): each states its own
+    items, so a stale one is not hidden by one that agrees. (A line holding a slot is the
+    template's, not a fill.)"""
+    pairs = [(a.text, b.text) for a, b in zip(p.lines, q.lines, strict=False) if not _same(a.text, b.text)]
+    return (
+        len(p.lines) == len(q.lines)
+        and bool(pairs)
+        and not any(prompttext.PLACEHOLDER.search(t) for pair in pairs for t in pair)
+    )
+
+
+def _same(a: str, b: str) -> bool:  # one line, as written and as filled (`100%%`, `100%`)?
+    return a == b or any(filled(a, style) == b or filled(b, style) == a for style in STYLES)
 
 
 def _fills(p: Prompt, q: Prompt) -> bool:
