@@ -521,3 +521,22 @@ def test_a_near_miss_inside_a_link_is_no_finding() -> None:
     text still is a near miss."""
     lines = _lines("Our policy: https://wiki.example.com/policies/seg_mix (see seg_mix there).")
     assert [(u.token, u.col) for u in prompttext.unknown_ids(lines, CARD_IDS)] == [("seg_mix", 60)]
+
+
+@pytest.mark.parametrize(
+    ("line", "unknown"),
+    [
+        # a tool named for the rule it guards, named as a tool: no near miss
+        ("Call the invalid_cut tool when a cut is asked for.", []),
+        ("Use `invalid_cut()` first.", []),
+        ("Use the `invalid_cut` function first.", []),
+        ("The tool invalid_cut checks the cut.", []),
+        # the same token as prose, or as a rule line's id, is one
+        ("Never accept an invalid_cut.", ["invalid_cut"]),
+        ("- invalid_cut: That cut is not defined.", ["invalid_cut"]),
+        ("Call the InvalidCut tool.", ["InvalidCut"]),  # no snake-case tool name
+    ],
+)
+def test_a_tool_named_for_its_rule_is_no_near_miss(line: str, unknown: list[str]) -> None:
+    lines = _lines(f"Refuse these, naming the rule:\n- seg-mix: No.\n{line}\n")
+    assert [u.token for u in prompttext.unknown_ids(lines, CARD_IDS)] == unknown

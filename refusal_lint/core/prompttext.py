@@ -307,6 +307,15 @@ def _prose(token: str) -> bool:
 
 _SLOT_MARKS = frozenset("{%$")
 _URL = re.compile(r"[a-z][a-z0-9+.-]*://\S+", re.I)  # a link's path names a page, not a rule
+# A tool's name (`cash_advance`, the function rule `cash-advance` guards), named as one:
+# called, or called a tool. No near miss of the rule.
+_TOOL_AFTER = re.compile(r"`?(?:\(|\s*(?:tool|function|method)s?\b)", re.I)
+_TOOL_BEFORE = re.compile(r"\b(?:tool|function|method)s?\s+`?$", re.I)
+
+
+def _tool_named(text: str, start: int, end: int) -> bool:
+    before = text[max(0, start - 12) : start]
+    return "_" in text[start:end] and bool(_TOOL_AFTER.match(text, end) or _TOOL_BEFORE.search(before))
 
 
 def unknown_ids(
@@ -349,7 +358,7 @@ def unknown_ids(
                 prose = True
                 if i + len(lead) not in listing or not _LIST_ITEM.match(pl.text):
                     continue
-            if rid is None or capitalised(token, ids):
+            if rid is None or capitalised(token, ids) or _tool_named(pl.text, m.start(), m.end()):
                 continue
             if any(a <= m.start() < b for a, b in slots):
                 continue

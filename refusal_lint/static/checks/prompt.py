@@ -55,7 +55,8 @@ RL202 = Code(
     what="""a rule line (or a near miss of a card id, such as `seg_mix`) in the prompt names a
 rule the card does not have. The message suggests the nearest card rule. A card id with
 only its first letter capitalised (`Seg-mix requests ...`, a sentence that starts with it)
-is prose, not a near miss.""",
+is prose, not a near miss; nor is a tool's snake_case name said as one (`Call the
+seg_mix tool`, `seg_mix()`).""",
     why="the model will refuse with a rule no caller can look up.",
     fix="rename it to the card's id, or add the rule to the card.",
     example="""==> prompt.md <==
