@@ -861,3 +861,39 @@ def test_diff_of_a_latin1_module_applies_with_git_apply(tmp_path: Path) -> None:
     patch.write_bytes(diff.stdout_bytes)
     subprocess.run(["git", "apply", str(patch)], cwd=tmp_path, check=True, capture_output=True)
     assert tools.read_bytes() == source.replace("Old caf\xe9 reason.", "No mixing.").encode("latin-1")
+
+
+@pytest.mark.parametrize("git", [True, False])
+def test_a_src_layouts_folders_and_files_give_the_findings_of_the_whole_run(repo: Repo, git: bool) -> None:
+    """A src layout (`src/survey/card.py`, its prompt in `prompts/` beside `src/`): the
+    agent's root is the folder holding `src/`, so `check src`, `check src/survey` and a file
+    run check the project and report what the whole run does. They were a tree of their
+    own, the prompt outside it: a false RL200 and the drift missed."""
+    if git and shutil.which("git") is None:
+        pytest.skip("needs git")
+    repo.write("pyproject.toml", '[project]\nname = "survey"\nversion = "1.0"\n')
+    repo.write("src/survey/__init__.py", "")
+    repo.write("src/survey/card.py", _SRC_CARD)
+    repo.tools(ids=("seg-mix", "invalid-cuts"), rel="src/survey/tools.py")
+    repo.prompt(rel="prompts/system.md")
+    prompt = repo.root / "prompts" / "system.md"
+    prompt.write_text(prompt.read_text().replace("ask for one family", "ask for two families"))
+    if git:
+        _git_init(repo.root)
+    whole = _found(repo.root, ".")
+    assert {code for *_, code, _ in whole} == {"RL203", "RL302", "RL301"}
+    for args in (["src"], ["src/survey"], ["src/survey/tools.py"], ["src/survey/card.py"]):
+        assert _found(repo.root, *args) == whole, args
+    assert _found(repo.root / "src", ".") == whole
+
+
+_SRC_CARD = """from a2a.types import AgentExtension
+
+REFUSALS = AgentExtension(
+    uri="https://standards.upperhandai.com/ext/refusals/v1",
+    params={
+        "seg-mix": "Segmentation families cannot be crossed; ask for one family per cut.",
+        "invalid-cut": "That demographic cut is not defined for this study.",
+    },
+)
+"""

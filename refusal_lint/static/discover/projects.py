@@ -60,7 +60,11 @@ def names_its_files(folder: str, cfg: Config) -> bool:
             place = os.path.dirname(place)
             if card_in(place) is not None or python_card_in(place):
                 return True
-    return here != top and under(here, top) and _needs_project(here, top)
+    if here == top or not under(here, top):
+        return False
+    # A src layout's folder (`src/`, `src/app/`): its agent's root is the folder holding
+    # `src/` (bind/scoping.agent_roots), where its prompts and tests stand.
+    return "src" in os.path.relpath(here, top).split(os.sep) or _needs_project(here, top)
 
 
 def _needs_project(folder: str, top: str) -> bool:

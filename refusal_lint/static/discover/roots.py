@@ -16,7 +16,7 @@ def project_root(path: str, cfg: Config) -> str:
     """The project a file belongs to: the folder of the run's config file when the file is
     under it, else the top of the git work tree holding it, else the folder of the agent
     around it (its card at the A2A place), else the folder its package imports from (its
-    own folder where it is in no package)."""
+    own folder where it is in no package; the one holding `src/` in a src layout)."""
     folder = os.path.dirname(os.path.abspath(path))
     if cfg.source and under(folder, os.path.abspath(cfg.base)):
         return os.path.abspath(cfg.base)
@@ -39,7 +39,8 @@ def project_root(path: str, cfg: Config) -> str:
     while card_in(here) is None:
         parent = os.path.dirname(here)
         if parent == here:
-            return _import_root(folder)
+            top = _import_root(folder)  # in a src layout, the folder holding src/
+            return os.path.dirname(top) if os.path.basename(top) == "src" else top
         here = parent
     return here
 
