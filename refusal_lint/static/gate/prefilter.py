@@ -112,8 +112,9 @@ def _may_declare(node: ast.Call | None, bound: Callable[[str], bool]) -> bool:
     return not isinstance(uri, ast.Call)
 
 
-# `NAME =`, `NAME: T =`, `NAME :=` (not `==`, not `x.NAME =`); and `for ... NAME`, `as NAME`.
-_ASSIGNED = rb"(?<![\w.])%s\s*(?::[^=\n]*)?:?=(?!=)|\b(?:for|as)\s+[^\n]*?\b%s\b"
+# `NAME =`, `NAME: T =`, `NAME :=` (not `==`, not `x.NAME =`), unpacked (`NAME, X =`, `(X,
+# NAME) =`: a superset, `f(NAME, x=1)` too); and `for ... NAME`, `as NAME`.
+_ASSIGNED = rb"(?<![\w.])%s(?:\s*(?::[^=\n]*)?:?|[ \t]*[,)\]][^=\n]*)=(?!=)|\b(?:for|as)\s+[^\n]*?\b%s\b"
 
 
 def _binds(data: bytes, names: frozenset[str], name: str) -> bool:

@@ -22,13 +22,15 @@ from refusal_lint.static.gate.imports import bindings_of
 from refusal_lint.static.gate.text.listing import listed_anywhere, refusing_spans
 from refusal_lint.static.gate.text.lowered import name_at
 
-# A binding: an assignment (`NAME =`, `NAME: T =`, `A = NAME =`), a class (whose
-# attributes binding reads: `Policy.RULES`) or a function (a prompt function binding reads
-# the returns of: `instruction=build_instruction()`), at the start of a line or after a `;`.
+# A binding: an assignment (`NAME =`, `NAME: T =`, `A = NAME =`, and unpacking: `X, NAME =`,
+# `(X, NAME) =`, `X, *NAME =`), a class (whose attributes binding reads: `Policy.RULES`) or a
+# function (a prompt function binding reads the returns of: `instruction=build_instruction()`),
+# at the start of a line or after a `;`.
+_NAME = rb"[ \t([]*\*?[A-Za-z_][A-Za-z0-9_]*[ \t)\]]*"
 _TOP = re.compile(
     rb"(?:^([ \t]*)|;[ \t]*)(?:class[ \t]+([A-Za-z_][A-Za-z0-9_]*)"
     rb"|(?:async[ \t]+)?def[ \t]+([A-Za-z_][A-Za-z0-9_]*)"
-    rb"|((?:[A-Za-z_][A-Za-z0-9_]*[ \t]*(?::[^=\n]*)?(?:\+|\|)?=(?!=)[ \t]*)+))",
+    rb"|((?:" + _NAME + rb"(?:," + _NAME + rb")*,?[ \t]*(?::[^=\n]*)?(?:\+|\|)?=(?!=)[ \t]*)+))",
     re.M,
 )
 LISTED = "listed"  # a rule line may stand in the text
@@ -73,8 +75,10 @@ def bound_at(data: bytes, head: str) -> list[int]:
         end = at + len(word)
         line_start = data.rfind(b"\n", 0, at) + 1
         before = data[line_start:at].rstrip(b" \t")
-        if AFTER_TARGET.match(data, end) is None and not (
-            before.endswith((b"class", b"def")) and len(before) < at - line_start
+        if (
+            AFTER_TARGET.match(data, end) is None
+            and _IN_TARGETS.match(data, end) is None
+            and not (before.endswith((b"class", b"def")) and len(before) < at - line_start)
         ):
             continue
         line_end = data.find(b"\n", end)
@@ -94,6 +98,7 @@ def _bound_names(m: re.Match[bytes]) -> list[str]:
     return [named.decode()] if named else assigned_names(m[4])
 
 
+_IN_TARGETS = re.compile(rb"[ \t]*[,)\]]")  # `LEAD, X = ...`, `(X, RULES) = ...`: _TOP decides
 _COMMON = 64  # a name written more often than this is looked up among all of the module's
 
 
@@ -122,10 +127,9 @@ def class_attrs(data: bytes, name: str) -> list[str]:
     out: set[str] = set()
     for at in name_at(data, word):
         line = data.rfind(b"\n", 0, at) + 1
-        if line == at or data[line:at].strip(b" \t"):
-            continue  # not indented, or not first on its line
-        if AFTER_TARGET.match(data, at + len(word)) is None:
-            continue
+        bound = _TOP.match(data, line) if data[line : line + 1] in (b" ", b"\t") else None
+        if bound is None or name not in _bound_names(bound):
+            continue  # not indented, or not among the targets its line assigns
         code = code or code_of(data)
         block = code.enclosing(line) if code.token_at(at) < 0 else None
         header = _CLASS_NAME.match(data, block[0]) if block is not None else None
@@ -191,12 +195,10 @@ def spans_of(code: Code, start: int) -> list[tuple[int, int]]:
 def member(data: bytes, start: int, end: int, attr: str) -> int | None:
     """The line of a class body (between `start` and `end`) whose statement assigns `attr`,
     or where the method called `attr` starts; None where there is none."""
-    word = re.escape(attr.encode())
-    pattern = re.compile(
-        rb"^[ \t]+(?:" + word + rb"[ \t]*(?::[^=\n]*)?=(?!=)|(?:async[ \t]+)?def[ \t]+" + word + rb"\b)", re.M
-    )
-    m = pattern.search(data, start, end)
-    return None if m is None else data.rfind(b"\n", 0, m.start()) + 1
+    for m in _TOP.finditer(data, start, end):
+        if m[1] and attr in _bound_names(m):
+            return data.rfind(b"\n", 0, m.start()) + 1
+    return None
 
 
 class Reach:
