@@ -40,6 +40,8 @@ class Recognisers(ExtractorState):
         """The name a call is recognised by: a card class or guard as itself under another
         name; `super().__init__` in a protocol error's subclass as that error."""
         name = self.card_class(node.func) or last_name(node.func) or ""
+        if name == "cls" and isinstance(node.func, ast.Name) and self.in_method():
+            return self.classes[-1][0]  # a classmethod's `cls(rule)`: a construction of its class
         if name == "__init__" and self.class_bases:
             name = vocab.super_error(node, self.class_bases[-1]) or name
         return name

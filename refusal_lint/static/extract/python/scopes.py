@@ -307,6 +307,10 @@ class ScopeTracker(Walker):
         if not self.scopes and node.name is not None:
             self.module_passthrough.add(node.name)
 
+    def in_method(self) -> bool:
+        """Is the walk in a function defined in a class's body itself (a method)?"""
+        return bool(self.classes) and self.class_depths[-1] == len(self.scopes) - 1
+
     def class_prefix(self) -> str:
         """`Outer.Inner.` inside class bodies, `` at module level: how their names are defined."""
         return "".join(c[0] + "." for c in self.classes)

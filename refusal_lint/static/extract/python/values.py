@@ -96,7 +96,7 @@ class ValueBuilder(ScopeTracker):
         if name_path is None:
             return Dyn(loc, self.refs_in(node.value) if isinstance(node, ast.Attribute) else ())
         head, _, rest = name_path.partition(".")
-        if head == "cls" and not rest and self.classes and self.class_depths[-1] == len(self.scopes) - 1:
+        if head == "cls" and not rest and self.in_method():
             return Ref(self.path, self.class_prefix()[:-1], loc)  # a classmethod's `cls(...)`: the class
         each = self.loop_value(head, loc)
         if each is not None:
