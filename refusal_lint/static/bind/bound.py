@@ -194,7 +194,7 @@ def helper_params(res: Resolver, ext: PyExt) -> tuple[str, list[tuple[PyExt, Val
     for it (`Bound.constructed`), in either mode."""
     by_file = _ctor_sites(res, ext)
     if by_file is not None:
-        return ext.owner or "", _split(res, ext, by_file)
+        return ext.owner or "", _split(res, ext, by_file) if by_file else []
     fn = _param_of(res, ext.params)
     if fn is None or not isinstance(ext.params, Param):
         return None
@@ -202,6 +202,9 @@ def helper_params(res: Resolver, ext: PyExt) -> tuple[str, list[tuple[PyExt, Val
     for call in _calls_of(res, fn):
         if (arg := bound_value(fn, call, name)) is not None:
             by_file.setdefault(call.loc.path, []).append((call.loc, arg))
+    default = next((v for p, v in fn.defaults if p == name), None)
+    if not by_file and not isinstance(res.resolve(default), DictV):
+        return fn.qualname.rpartition(".")[2], []  # a factory no code calls builds no card
     return fn.qualname.rpartition(".")[2], _split(res, ext, by_file)
 
 
@@ -386,10 +389,10 @@ def decls_of(res: Resolver, facts: dict[str, FileFacts]) -> tuple[list[ExtDecl],
                 if by_site and _read_from_input(one.params):
                     continue  # a peer's card read at run time (`ext(URI, raw["params"])`): none of ours
                 helper = helper_params(res, one)
+                constructed.update([helper[0]] if helper else [])  # its sites, unread ones too
                 for piece, params in helper[1] if helper else [(one, None)]:
                     if (d := py_ext_decl(res, piece, params)) is not None:
                         decls.append(d)
-                        constructed.update([helper[0]] if helper else [])
                     elif (module := foreign_uri(res, piece)) is not None:
                         foreign.append((piece.loc, module))
     return decls, frozenset(constructed), foreign
