@@ -186,26 +186,46 @@ def _place(site: tuple[Loc, Value]) -> tuple[int, int]:
     return site[0].line, site[0].col
 
 
-def helper_params(res: Resolver, ext: PyExt) -> tuple[str, list[tuple[PyExt, Value | None]]] | None:
+def helper_params(res: Resolver, ext: PyExt) -> tuple[list[str], list[tuple[PyExt, Value | None]]] | None:
     """The declarations a helper's params make (`_split`): `params=self.rules` in a helper
     class (what its constructions pass), `params=rules` a parameter of a repo function (`def
     refusals_extension(rules): return AgentExtension(uri=URI, params=rules)`: what its
-    call sites pass, or its default); and the helper's name, whose call sites are read
-    for it (`Bound.constructed`), in either mode."""
+    call sites pass, or its default; through helpers passing theirs on); and the helpers'
+    names, whose call sites are read for them (`Bound.constructed`), in either mode."""
     by_file = _ctor_sites(res, ext)
     if by_file is not None:
-        return ext.owner or "", _split(res, ext, by_file) if by_file else []
+        return [ext.owner or ""], _split(res, ext, by_file) if by_file else []
     fn = _param_of(res, ext.params)
     if fn is None or not isinstance(ext.params, Param):
         return None
-    name, by_file = ext.params.name, Sites()
+    names, by_file = [_short(fn)], Sites()
     for call in _calls_of(res, fn):
-        if (arg := bound_value(fn, call, name)) is not None:
-            by_file.setdefault(call.loc.path, []).append((call.loc, arg))
-    default = next((v for p, v in fn.defaults if p == name), None)
+        if (arg := bound_value(fn, call, ext.params.name)) is not None:
+            for loc, passed in _passed_on(res, call.loc, arg, names, 0):
+                by_file.setdefault(loc.path, []).append((loc, passed))
+    default = next((v for p, v in fn.defaults if p == ext.params.name), None)
     if not by_file and not isinstance(res.resolve(default), DictV):
-        return fn.qualname.rpartition(".")[2], []  # a factory no code calls builds no card
-    return fn.qualname.rpartition(".")[2], _split(res, ext, by_file)
+        return names, []  # a factory no code calls builds no card
+    return names, _split(res, ext, by_file)
+
+
+def _passed_on(res: Resolver, loc: Loc, arg: Value, names: list[str], depth: int) -> list[tuple[Loc, Value]]:
+    """A site's params, or where a helper passes on its own parameter (`make_card(name,
+    rules)` calling `refusals_extension(rules)`), what that helper's sites pass in turn."""
+    outer = _param_of(res, arg)
+    if outer is None or not isinstance(arg, Param) or depth >= _HELPER_DEPTH:
+        return [(loc, arg)]
+    names.append(_short(outer))
+    return [
+        found
+        for call in _calls_of(res, outer)
+        if (value := bound_value(outer, call, arg.name)) is not None
+        for found in _passed_on(res, call.loc, value, names, depth + 1)
+    ]
+
+
+def _short(fn: Fn) -> str:
+    return fn.qualname.rpartition(".")[2]
 
 
 def uri_helper(res: Resolver, ext: PyExt, depth: int = 0) -> tuple[list[Fn], list[PyExt]] | None:
@@ -389,7 +409,7 @@ def decls_of(res: Resolver, facts: dict[str, FileFacts]) -> tuple[list[ExtDecl],
                 if by_site and _read_from_input(one.params):
                     continue  # a peer's card read at run time (`ext(URI, raw["params"])`): none of ours
                 helper = helper_params(res, one)
-                constructed.update([helper[0]] if helper else [])  # its sites, unread ones too
+                constructed.update(helper[0] if helper else [])  # their sites, unread ones too
                 for piece, params in helper[1] if helper else [(one, None)]:
                     if (d := py_ext_decl(res, piece, params)) is not None:
                         decls.append(d)
