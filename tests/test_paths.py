@@ -897,3 +897,32 @@ REFUSALS = AgentExtension(
     },
 )
 """
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+@pytest.mark.parametrize("rule", ["seg-mix", "seg-mixx"])
+def test_an_agent_folder_run_reads_a_shared_helper_binding_finds_elsewhere(repo: Repo, rule: str) -> None:
+    """`check agents/alpha` in a git work tree, whose guard calls a helper of `libs/common/`
+    (on the path at run time, so no folder above the agent holds it; binding finds it by
+    its name anywhere in the tree): the folder names its files, as the whole run reads
+    them. It was a tree of its own, the helper outside it: a false RL301, and a renamed id
+    missed."""
+    repo.card(rel="agents/alpha/.well-known/agent-card.json")
+    repo.prompt(rel="agents/alpha/prompt.md")
+    repo.write(
+        "agents/alpha/app/tools.py",
+        "from common import build_refusal\n\n\n"
+        "async def crosstab(updater, cut):\n"
+        f'    await build_refusal(updater, "{rule}", detail=cut)\n'
+        '    await build_refusal(updater, "invalid-cut", detail=cut)\n',
+    )
+    repo.write(
+        "libs/common/__init__.py",
+        "async def build_refusal(updater, rule, detail=None):\n"
+        '    await updater.add_artifact([{"kind": "data", "data": {"rule": rule, "detail": detail}}])\n',
+    )
+    _git_init(repo.root)
+    whole = _found(repo.root, ".")
+    assert {code for *_, code, _ in whole} == (set() if rule == "seg-mix" else {"RL301", "RL302"})
+    assert _found(repo.root, "agents/alpha") == whole
+    assert _found(repo.root / "agents" / "alpha", ".") == whole

@@ -74,10 +74,30 @@ def _needs_project(folder: str, top: str) -> bool:
     it holds no card at all (a shared `common/` or `libs/`: alone, its guards could only be
     RL001)? A module is looked for as Python finds it, beside the importer and in each
     folder above it up to the project's top, the nearest first."""
-    from refusal_lint.static.discover.walk import NEVER_ENTER
     from refusal_lint.static.gate.imports import imports_of
 
     card = False
+    elsewhere = _Elsewhere(top, folder)
+    for place, names in _python_walk(folder):
+        card = card or not CARD_NAMES.isdisjoint(names)
+        for name in names:
+            if not name.endswith(".py"):
+                continue
+            text = head(os.path.join(place, name))
+            card = card or builds_card(text)
+            for level, dotted in imports_of(text):
+                found = _module_file(place, level, dotted, top)
+                if (found is not None and not under(found, folder)) or (
+                    found is None and elsewhere(level, dotted)
+                ):
+                    return True
+    return not card
+
+
+def _python_walk(folder: str) -> Iterable[tuple[str, list[str]]]:
+    """Each folder under `folder` a run enters, with its files' names."""
+    from refusal_lint.static.discover.walk import NEVER_ENTER
+
     for place, dirs, names in os.walk(folder):
         dirs[:] = [
             d
@@ -87,17 +107,37 @@ def _needs_project(folder: str, top: str) -> bool:
         if "pyvenv.cfg" in names:
             dirs[:] = []
             continue
-        card = card or not CARD_NAMES.isdisjoint(names)
-        for name in names:
-            if not name.endswith(".py"):
-                continue
-            text = head(os.path.join(place, name))
-            card = card or builds_card(text)
-            for level, dotted in imports_of(text):
-                found = _module_file(place, level, dotted, top)
-                if found is not None and not under(found, folder):
-                    return True
-    return not card
+        yield place, names
+
+
+class _Elsewhere:
+    """Is a module imported absolutely one of the project's outside `folder`, as binding
+    finds it (bind/modules.py: by its path's tail anywhere in the tree, `libs/common/`
+    for `import common`)? The project's Python files are listed once, when first asked."""
+
+    def __init__(self, top: str, folder: str) -> None:
+        self.top, self.folder = top, folder
+        self.tails: set[str] | None = None
+
+    def __call__(self, level: int, dotted: str) -> bool:
+        if level or not dotted:
+            return False
+        if self.tails is None:
+            self.tails = set()
+            for place, names in _python_walk(self.top):
+                if not under(place, self.folder):
+                    rel = os.path.relpath(place, self.top).replace(os.sep, "/")
+                    parts = [] if rel == "." else rel.split("/")
+                    for name in names:
+                        if name.endswith(".py"):
+                            self.tails.update(_tails([*parts, name]))
+        tail = dotted.replace(".", "/")
+        return f"{tail}.py" in self.tails or f"{tail}/__init__.py" in self.tails
+
+
+def _tails(parts: list[str]) -> list[str]:
+    """`a/b/c.py`'s tails: `c.py`, `b/c.py`, `a/b/c.py`."""
+    return ["/".join(parts[i:]) for i in range(len(parts))]
 
 
 def _module_file(place: str, level: int, dotted: str, top: str) -> str | None:
