@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import posixpath
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
@@ -281,11 +282,31 @@ def rule_sets(decls: Iterable[ExtDecl]) -> list[RuleSet]:
         if i == len(out):
             out.append(card)
             continue
-        first = out[i]
-        known = first.rule_map()
-        added = tuple(r for r in card.rules if r.rule_id not in known)
-        out[i] = dataclasses.replace(first, rules=first.rules + added, usable=first.usable or card.usable)
+        out[i] = _extended(out[i], card)
+    # An extended card built in another file from the public card's map (`{**PUBLIC, ...}`):
+    # it holds the public card's rules themselves, where they stand, so it is no stale copy.
+    for card in list(out):
+        base = next((b for b in out if b is not card and _builds_on(card, b)), None)
+        if base is not None and card in out:
+            out[out.index(base)] = _extended(base, card)
+            out.remove(card)
     return out
+
+
+def _extended(first: RuleSet, card: RuleSet) -> RuleSet:
+    """A public card's rule set with the rules its extended card adds."""
+    known = first.rule_map()
+    added = tuple(r for r in card.rules if r.rule_id not in known)
+    return dataclasses.replace(first, rules=first.rules + added, usable=first.usable or card.usable)
+
+
+def _builds_on(card: RuleSet, base: RuleSet) -> bool:
+    """Does `card`, beside `base` in one folder, hold each of `base`'s rules at its place
+    (spread from its map), and more? (Two agents' cards each stand in a folder of their own.)"""
+    if posixpath.dirname(card.loc.path) != posixpath.dirname(base.loc.path) or not base.rules:
+        return False
+    own = {(r.rule_id, r.loc) for r in card.rules}
+    return len(card.rules) > len(base.rules) and all((r.rule_id, r.loc) in own for r in base.rules)
 
 
 def check_decls(decls: Iterable[ExtDecl]) -> list[Finding]:
