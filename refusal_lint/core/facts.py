@@ -187,7 +187,7 @@ class Fn:
 @dataclass(frozen=True)
 class Op:
     """A string transform applied to a value: dedent, strip, lstrip, rstrip, cleandoc, value;
-    `JOIN` + a separator: the separator's `.join` of a list bound elsewhere."""
+    `JOIN` + a separator: the separator's `.join` of a list bound elsewhere; `OR`."""
 
     op: str
     base: Value
@@ -195,7 +195,7 @@ class Op:
 
 
 Value = Str | Const | Ref | Param | Dyn | Join | Sub | DictV | Op | Seq | CallV | Each | Attr | Fmt | Fn
-JOIN = "join:"  # Op.op of `sep.join(NAME)`: JOIN + sep
+JOIN, OR = "join:", "or"  # Op.op of `sep.join(NAME)` (JOIN + sep); of `a or b` (base: Seq((a, b)))
 
 # ---- card declarations --------------------------------------------------------------------
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator
 
-from refusal_lint.core.facts import Attr, CallV, DictV, Dyn, Each, Fn, Param, PyExt, Seq, Sub, Value
+from refusal_lint.core.facts import OR, Attr, CallV, DictV, Dyn, Each, Fn, Op, Param, PyExt, Seq, Sub, Value
 from refusal_lint.core.kinds import FnKind
 from refusal_lint.core.model import Loc
 from refusal_lint.static.bind.classes import bound_value
@@ -87,18 +87,30 @@ def helper_params(res: Resolver, ext: PyExt) -> tuple[list[str], list[tuple[PyEx
     by_file = _ctor_sites(res, ext)
     if by_file is not None:
         return [ext.owner or ""], _split(res, ext, by_file) if by_file else []
-    fn = _param_of(res, ext.params)
-    if fn is None or not isinstance(ext.params, Param):
+    param, fallback = _either(ext.params)
+    fn = _param_of(res, param)
+    if fn is None or not isinstance(param, Param):
         return None
     names, by_file = [_short(fn)], Sites()
     for call in _calls_of(res, fn):
-        if (arg := bound_value(fn, call, ext.params.name)) is not None:
+        if (arg := bound_value(fn, call, param.name)) is not None:
             for loc, passed in _passed_on(res, call.loc, arg, names, 0):
-                by_file.setdefault(loc.path, []).append((loc, passed))
-    default = next((v for p, v in fn.defaults if p == ext.params.name), None)
-    if not by_file and not isinstance(res.resolve(default), DictV):
+                by_file.setdefault(loc.path, []).append((loc, _or(passed, fallback)))
+    default = next((v for p, v in fn.defaults if p == param.name), None)
+    if not by_file and not isinstance(res.resolve(default and _or(default, fallback)), DictV):
         return names, []  # a factory no code calls builds no card
     return names, _split(res, ext, by_file)
+
+
+def _either(params: Value | None) -> tuple[Value | None, Value | None]:
+    """`rules or DEFAULT_RULES`: the parameter, and the default taken where it is empty."""
+    if isinstance(params, Op) and params.op == OR and isinstance(params.base, Seq):
+        return params.base.items[0], params.base.items[1]
+    return params, None
+
+
+def _or(value: Value, fallback: Value | None) -> Value:
+    return value if fallback is None else Op(OR, Seq((value, fallback), value.loc), value.loc)
 
 
 def _passed_on(res: Resolver, loc: Loc, arg: Value, names: list[str], depth: int) -> list[tuple[Loc, Value]]:

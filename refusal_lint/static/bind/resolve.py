@@ -10,6 +10,7 @@ from collections.abc import Set as AbstractSet
 
 from refusal_lint.core.facts import (
     JOIN,
+    OR,
     Attr,
     CallV,
     Const,
@@ -33,7 +34,7 @@ from refusal_lint.core.kinds import FileKind, FnKind
 from refusal_lint.core.model import Loc
 from refusal_lint.static.bind.classes import bind_arg, inherited
 from refusal_lint.static.bind.modules import ModuleIndex
-from refusal_lint.static.bind.strs import fed_by, filled_in, join_strs, moved, shift
+from refusal_lint.static.bind.strs import fed_by, filled_in, is_empty, join_strs, moved, transformed
 from refusal_lint.static.extract import vocab
 
 MAX_DEPTH = 40
@@ -163,29 +164,20 @@ class Resolver:
             return self.resolve(joined, depth + 1)
         if isinstance(value, Fn) and value.bases:
             return inherited(value, lambda base: self.resolve(base, depth + 1))
+        if isinstance(value, Op) and value.op == OR and isinstance(value.base, Seq):
+            return self._either(value, value.base.items, depth)
         if isinstance(value, Op):
             base = self.resolve(value.base, depth + 1)
-            if not isinstance(base, Str):
-                return base
-            if value.op == "dedent":
-                import textwrap
-
-                new = textwrap.dedent(base.value)
-                return Str(new, base.loc, base.lines, literal=False, paths=base.paths)
-            if value.op == "cleandoc":
-                import inspect
-
-                new = inspect.cleandoc(base.value)
-            else:
-                new = getattr(base.value, value.op)()
-            return Str(
-                new,
-                base.loc,
-                shift(base.value, new, base.lines),
-                literal=False,
-                paths=shift(base.value, new, base.paths) if base.paths else (),
-            )
+            return transformed(value.op, base) if isinstance(base, Str) else base
         return value
+
+    def _either(self, value: Op, both: tuple[Value, ...], depth: int) -> Value | None:
+        """`rules or DEFAULT_RULES`: the first, where it is known and not empty; the second,
+        where it is empty (`None`, `{}`, `""`); unknown where the first is."""
+        first = self.resolve(both[0], depth + 1)
+        if is_empty(first):
+            return self.resolve(both[1], depth + 1)
+        return first if isinstance(first, (DictV, Str, Seq)) else Dyn(value.loc, self.refs(value.base))
 
     def joined(self, op: Op, depth: int = 0) -> Join | Str | None:
         """`sep.join(NAME)` as the Join of NAME's items, where NAME is a literal list or tuple."""

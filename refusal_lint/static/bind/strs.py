@@ -7,7 +7,8 @@ import re
 from collections.abc import Callable
 from typing import TypeVar
 
-from refusal_lint.core.facts import DictV, Fmt, Item, Seq, Str, Value
+from refusal_lint.core.facts import Const, DictV, Fmt, Item, Seq, Str, Value
+from refusal_lint.core.kinds import ValueKind
 from refusal_lint.core.model import Loc
 
 T = TypeVar("T")
@@ -172,3 +173,29 @@ def fed_by(
         return found if isinstance(found, Str) else None
 
     return value_of
+
+
+def transformed(op: str, base: Str) -> Str:
+    """`base` after a string transform (`Op`): dedent, cleandoc, strip, ...; its lines and
+    paths shifted to where the text still stands."""
+    if op == "dedent":
+        import textwrap
+
+        return Str(textwrap.dedent(base.value), base.loc, base.lines, literal=False, paths=base.paths)
+    if op == "cleandoc":
+        import inspect
+
+        new = inspect.cleandoc(base.value)
+    else:
+        new = getattr(base.value, op)()
+    paths = shift(base.value, new, base.paths) if base.paths else ()
+    return Str(new, base.loc, shift(base.value, new, base.lines), literal=False, paths=paths)
+
+
+def is_empty(value: Value | None) -> bool:
+    """`None`, `{}`, `[]`, `""`: what `x or default` passes over."""
+    if isinstance(value, Const):
+        return value.kind == ValueKind.NULL
+    return (isinstance(value, (DictV, Seq)) and not value.items) or (
+        isinstance(value, Str) and not value.value
+    )

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 
 from refusal_lint.core.facts import (
     JOIN,
+    OR,
     Attr,
     CallV,
     Const,
@@ -34,8 +35,9 @@ from refusal_lint.static.extract.python.source import Token, evaluate, value_lin
 from refusal_lint.static.extract.python.walk import (
     arguments,
     children,
+    empty,
     operands,
-    or_empty,
+    or_default,
     positional,
     template_of,
 )
@@ -218,10 +220,12 @@ class ValueBuilder(ScopeTracker):
             base = self.value(template)
             if isinstance(base, (Str, Join, Ref)):
                 return Fmt(base, (self.value(node.right),), loc, "%")
-        if isinstance(node, ast.BoolOp) and or_empty(node):
-            # `params or {}`, `custom or ""`: the name's value, where it is empty the same as
-            # its default. (Not `raw.get("params") or {}`: what a call returns is not known.)
-            return self.value(node.values[0])
+        if isinstance(node, ast.BoolOp) and (fallback := or_default(node)) is not None:
+            # `params or {}`: the name's value, where it is empty the same as its default;
+            # `rules or DEFAULT_RULES`: the default where the name is empty (resolve.py).
+            # (Not `raw.get("params") or {}`: what a call returns is not known.)
+            name = self.value(node.values[0])
+            return name if empty(fallback) else Op(OR, Seq((name, self.value(fallback)), loc), loc)
         if isinstance(node, ast.Call):
             first = self.first_of(node)
             return first if first is not None else self.call_value(node, loc)

@@ -177,13 +177,13 @@ def operands(node: ast.BinOp, op: type[ast.operator]) -> list[ast.expr]:
     return [first, *reversed(right)]
 
 
-def or_empty(node: ast.BoolOp) -> bool:
-    """`name or {}` (`or ""`, `or None`, `or dict()`): the name, where empty the same as the default."""
+def or_default(node: ast.BoolOp) -> ast.expr | None:
+    """`name or default` (`rules or {}`, `rules or DEFAULT_RULES`): the default."""
     first, *rest = node.values
-    return isinstance(node.op, ast.Or) and isinstance(first, ast.Name) and len(rest) == 1 and _empty(rest[0])
+    return rest[0] if isinstance(node.op, ast.Or) and isinstance(first, ast.Name) and len(rest) == 1 else None
 
 
-def _empty(node: ast.expr) -> bool:
+def empty(node: ast.expr) -> bool:
     """`{}`, `[]`, `()`, `""`, `None`, `dict()`: a default that adds nothing."""
     if isinstance(node, ast.Constant):
         return node.value is None or node.value in ("", b"")
