@@ -1,9 +1,8 @@
 """The cheap pre-check before extraction, on the tree CPython's parser builds in C.
 
 It finds syntax errors where DESIGN wants them reported (the line `ast.parse` gives), and proves
-most files that mention refusals hold no fact that can matter, so the extractor never walks them.
-It must stay a superset of what extraction can find and binding can use: in doubt, it says yes.
-"""
+most files that mention refusals hold no fact that can matter, so the extractor never walks them:
+a superset of what extraction can find and binding can use (in doubt, it says yes)."""
 
 from __future__ import annotations
 
@@ -11,7 +10,7 @@ import ast
 
 from refusal_lint.core import spec
 from refusal_lint.static.extract import vocab
-from refusal_lint.static.extract.python.walk import field_children, walk_fields
+from refusal_lint.static.extract.python.walk import field_children, unpacked, walk_fields
 from refusal_lint.static.gate.treenames import (
     SCOPES,
     aliases,
@@ -363,11 +362,12 @@ def _prompt_node(node: ast.AST, params: frozenset[str], renamed: dict[str, str])
         if vocab.is_system_call(name) or vocab.is_system_template(receiver, name):
             return any(_prose(v, params) for v in (*node.args, *(k.value for k in node.keywords)))
     elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and node.value is not None:
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-        for t in targets:
-            name = t.id if isinstance(t, ast.Name) else t.attr if isinstance(t, ast.Attribute) else ""
-            keyed = vocab.prompt_key_assigned(t) is not None
-            if ((name and vocab.is_prompt_name(name)) or keyed) and _prose(node.value, params):
+        pairs = [(t, node.value) for t in (node.targets if isinstance(node, ast.Assign) else [node.target])]
+        while pairs:  # `SYSTEM_PROMPT, MODEL = "...", "..."` unpacked, as defs.py reads it
+            t, value = pairs.pop()
+            pairs += unpacked(t, value)
+            named = vocab.is_prompt_name(t.id if isinstance(t, ast.Name) else getattr(t, "attr", ""))
+            if (named or vocab.prompt_key_assigned(t) is not None) and _prose(value, params):
                 return True
     elif isinstance(node, ast.Dict):
         keys = _keys(node)

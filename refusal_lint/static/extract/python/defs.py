@@ -43,10 +43,10 @@ from refusal_lint.static.extract.python.scopes import (
     last_name,
     rebound,
     str_key,
-    unpacked,
 )
 from refusal_lint.static.extract.python.source import Source
 from refusal_lint.static.extract.python.state import ExtractorState, defaults_of, deps_context, params_of
+from refusal_lint.static.extract.python.walk import unpacked
 
 SUPPRESS = re.compile(r"#\s*refusal-lint:\s*ignore(?:\[([A-Za-z0-9,\s]*)\])?")
 

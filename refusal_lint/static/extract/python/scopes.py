@@ -14,7 +14,7 @@ from refusal_lint.core.kinds import ValueKind
 from refusal_lint.core.model import Loc
 from refusal_lint.static.extract import vocab
 from refusal_lint.static.extract.python.source import Source
-from refusal_lint.static.extract.python.walk import Walker
+from refusal_lint.static.extract.python.walk import Walker, unpacked
 
 FUNCTION_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -104,17 +104,6 @@ def rebound(value: Any, ref: Ref, old: Value) -> Any:
         changed = {f.name: rebound(getattr(value, f.name), ref, old) for f in dataclasses.fields(value)}
         return dataclasses.replace(value, **changed)
     return value
-
-
-def unpacked(target: ast.AST, value: ast.expr | None) -> list[tuple[ast.expr, ast.expr]]:
-    """Each name and the value it takes where a tuple of names is bound to a tuple of as many
-    values (`a, b = "x", "y"`); none otherwise (a starred name, a call's result)."""
-    if not (isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List))):
-        return []
-    items = (*target.elts, *value.elts)
-    if len(target.elts) != len(value.elts) or any(isinstance(e, ast.Starred) for e in items):
-        return []
-    return list(zip(target.elts, value.elts, strict=True))
 
 
 def dotted(node: ast.AST | None) -> str | None:

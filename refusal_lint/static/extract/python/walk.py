@@ -192,3 +192,14 @@ def empty(node: ast.expr) -> bool:
     if isinstance(node, ast.Call) and not node.args and not node.keywords:
         return isinstance(node.func, ast.Name) and node.func.id in ("dict", "list")
     return False
+
+
+def unpacked(target: ast.AST, value: ast.expr | None) -> list[tuple[ast.expr, ast.expr]]:
+    """Each name and the value it takes where a tuple of names is bound to a tuple of as many
+    values (`a, b = "x", "y"`); none otherwise (a starred name, a call's result)."""
+    if not (isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List))):
+        return []
+    items = (*target.elts, *value.elts)
+    if len(target.elts) != len(value.elts) or any(isinstance(e, ast.Starred) for e in items):
+        return []
+    return list(zip(target.elts, value.elts, strict=True))

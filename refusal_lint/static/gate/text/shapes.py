@@ -37,11 +37,24 @@ def _cased(words: set[str]) -> bytes:
     return b"(?:" + alternatives({v for w in words for v in (w, w.capitalize(), w.upper())}) + b")"
 
 
+_TARGET = rb"\*?[A-Za-z_][A-Za-z0-9_]*"
+_NEXT_TARGET = rb"[ \t]*[)\]]*[ \t]*,[ \t]*[(\[]*[ \t]*"
 _PROMPT_SHAPE = re.compile(
     # A name holding a prompt word, assigned or passed (`SYSTEM_PROMPT =`, `instruction=`):
     # matched from the word on, so the search runs from literal prefixes.
     _cased(_NAME_WORDS)
     + rb"[A-Za-z0-9_]*[ \t]*(?::[^=\n]*)?=(?!=)"
+    # Among the targets a line starts with, unpacked or bracketed, its `=` maybe on the next
+    # line (`SYSTEM_PROMPT, MODEL = ...`, `(SYSTEM_PROMPT) = ...`, `SYSTEM_PROMPT \`).
+    + rb"|(?<![^\n])[ \t]*[(\[]*[ \t]*(?:"
+    + _TARGET
+    + _NEXT_TARGET
+    + rb")*\*?[A-Za-z0-9_]*"
+    + _cased(_NAME_WORDS)
+    + rb"[A-Za-z0-9_]*(?:"
+    + _NEXT_TARGET
+    + _TARGET
+    + rb")*[ \t]*[)\]]*[ \t]*(?:\\\r?\n[ \t]*)?=(?!=)"
     # A keyword the table names that holds no such word (`system=`, `goal=`, `preamble=`).
     + rb"|(?<![A-Za-z0-9_.])"
     + _cased(_BARE_KWARGS)
@@ -139,6 +152,9 @@ def prompt_shapes(data: bytes) -> Iterator[re.Match[bytes]]:
         begin = line_start
         end = data.find(b"\n", at)
         end = len(data) if end < 0 else end
+        while 0 < end < len(data) and data[max(0, end - 2) : end].rstrip(b"\r").endswith(b"\\"):
+            end = data.find(b"\n", end + 1)  # a line continued (`SYSTEM_PROMPT \`)
+            end = len(data) if end < 0 else end
         value = at - 1 if at > 0 and data[at - 1] in b"\"'" else _dotted_start(data, at)
         if value < at:
             # A tuple's `(`, a role key's `:` or a role keyword's `=` may stand on an
