@@ -8,7 +8,22 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator
 
-from refusal_lint.core.facts import OR, Attr, CallV, DictV, Dyn, Each, Fn, Op, Param, PyExt, Seq, Sub, Value
+from refusal_lint.core.facts import (
+    OR,
+    Attr,
+    CallV,
+    DictV,
+    Dyn,
+    Each,
+    Fn,
+    Op,
+    Param,
+    PyExt,
+    Ref,
+    Seq,
+    Sub,
+    Value,
+)
 from refusal_lint.core.kinds import FnKind
 from refusal_lint.core.model import Loc
 from refusal_lint.static.bind.classes import bound_value
@@ -98,7 +113,7 @@ def helper_params(res: Resolver, ext: PyExt) -> tuple[list[str], list[tuple[PyEx
                 by_file.setdefault(loc.path, []).append((loc, _or(passed, fallback)))
     default = next((v for p, v in fn.defaults if p == param.name), None)
     if not by_file and not isinstance(res.resolve(default and _or(default, fallback)), DictV):
-        return names, []  # a factory no code calls builds no card
+        return names, [] if not _named(res, fn) else [(ext, None)]  # no code calls it: no card
     return names, _split(res, ext, by_file)
 
 
@@ -117,8 +132,8 @@ def _passed_on(res: Resolver, loc: Loc, arg: Value, names: list[str], depth: int
     """A site's params, or where a helper passes on its own parameter (`make_card(name,
     rules)` calling `refusals_extension(rules)`), what that helper's sites pass in turn."""
     outer = _param_of(res, arg)
-    if outer is None or not isinstance(arg, Param) or depth >= _HELPER_DEPTH:
-        return [(loc, arg)]
+    if outer is None or not isinstance(arg, Param) or "." in arg.name or depth >= _HELPER_DEPTH:
+        return [(loc, arg)]  # (`self.rules` is no parameter the method's callers pass)
     names.append(_short(outer))
     return [
         found
@@ -216,25 +231,42 @@ def _param_of(res: Resolver, value: Value | None) -> Fn | None:
     return fn if isinstance(fn, Fn) and fn.kind != FnKind.CLASS else None
 
 
-def _calls_of(res: Resolver, fn: Fn) -> list[CallV]:
-    """The calls of `fn` read so far: in a function's body, or in a module-level value
-    (`EXTENSIONS = [...]`)."""
-    held = [
+def _held(res: Resolver) -> list[Value]:
+    """The values binding reads calls out of: calls in a function's body (a call named for
+    refusals, `refusals_extension(rules)`, is read as a guard first), module-level values."""
+    return [
         *(c for f in res.facts.values() for c in f.calls),
+        *(g.call for f in res.facts.values() for g in f.guards if g.call is not None),
         *(v for d in res.defs.values() for v in d.values()),
     ]
+
+
+def _calls_of(res: Resolver, fn: Fn) -> list[CallV]:
+    """The calls of `fn` read so far (`EXTENSIONS = [...]`, a function's body)."""
     # One call may be both (`CARD = AgentCard(...)` in a function): each once, by its place.
-    calls = {call.loc: call for call in (c for top in held for c in _nested(top)) if res.callee(call) == fn}
-    return list(calls.values())
+    nested = (c for top in _held(res) for c in _nested(top) if isinstance(c, CallV))
+    return list({call.loc: call for call in nested if res.callee(call) == fn}.values())
 
 
-def _nested(value: Value) -> Iterator[CallV]:
-    """The calls a value holds (`AgentCard(capabilities=...(extensions=[helper(RULES)]))`)."""
+def _named(res: Resolver, fn: Fn) -> bool:
+    """Is `fn` passed as a value (`partial(fn, required=True)`, a dispatch table): called
+    where binding cannot see, not by no code?"""
+    return any(
+        isinstance(v, Ref) and res.resolve(v) == fn for top in _held(res) for v in _nested(top, refs=True)
+    )
+
+
+def _nested(value: Value, refs: bool = False) -> Iterator[Value]:
+    """The calls a value holds (`AgentCard(capabilities=...(extensions=[helper(RULES)]))`),
+    and with `refs` the names passed among them."""
     stack = [value]
     while stack:
         v = stack.pop()
-        if isinstance(v, CallV):
+        if isinstance(v, CallV) or (refs and isinstance(v, Ref)):
             yield v
+        if isinstance(v, CallV):
             stack.extend((*v.args, *(a for _, a in v.kwargs)))
         elif isinstance(v, Seq):
             stack.extend(v.items)
+        elif isinstance(v, DictV) and refs:
+            stack.extend(it.value for it in v.items)

@@ -10,6 +10,7 @@ from collections.abc import Set as AbstractSet
 
 from refusal_lint.core.facts import (
     JOIN,
+    OR,
     Attr,
     CallV,
     DictV,
@@ -78,6 +79,7 @@ def _texts(res: Resolver, value: Value, form: PromptForm) -> tuple[PromptForm, l
     """The values holding a prompt's text, and how it was found: a prompt function's
     returned strings where the value is a repo function or a call of one
     (`instruction=self._instruction`), else the value itself."""
+    value = _known_or_default(res, value)
     resolved = res.resolve(value)
     if isinstance(resolved, CallV):
         called, resolved = resolved, res.callee(resolved)
@@ -96,6 +98,15 @@ def _texts(res: Resolver, value: Value, form: PromptForm) -> tuple[PromptForm, l
         # (`system=[{"type": "text", "text": ...}]`): each its own candidate.
         return form, [_block_text(res, item) for item in resolved.items]
     return form, [value]
+
+
+def _known_or_default(res: Resolver, value: Value) -> Value:
+    """`os.getenv("SYSTEM_PROMPT") or DEFAULT_PROMPT` (or a name bound to it): the default,
+    where what comes first is known only at run time; the prompt the code ships."""
+    bound = res.lookup(value.module, value.name) if isinstance(value, Ref) else value
+    if isinstance(bound, Op) and bound.op == OR and isinstance(bound.base, Seq):
+        return value if isinstance(res.resolve(bound), (Str, Seq, DictV)) else bound.base.items[1]
+    return value
 
 
 def _message_texts(res: Resolver, call: CallV, depth: int) -> list[Value]:

@@ -221,11 +221,14 @@ class ValueBuilder(ScopeTracker):
             if isinstance(base, (Str, Join, Ref)):
                 return Fmt(base, (self.value(node.right),), loc, "%")
         if isinstance(node, ast.BoolOp) and (fallback := or_default(node)) is not None:
-            # `params or {}`: the name's value, where it is empty the same as its default;
-            # `rules or DEFAULT_RULES`: the default where the name is empty (resolve.py).
-            # (Not `raw.get("params") or {}`: what a call returns is not known.)
-            name = self.value(node.values[0])
-            return name if empty(fallback) else Op(OR, Seq((name, self.value(fallback)), loc), loc)
+            # `params or {}`: the name's value, where it is empty the same as its default
+            # (not `raw.get("params") or {}`: what a call returns is not known); `rules or
+            # DEFAULT_RULES`: the default where the first is empty (resolve.py), or unknown
+            # for a prompt (`os.getenv("PROMPT") or DEFAULT_PROMPT`: bind/prompts.py).
+            given = node.values[0]
+            if empty(fallback):
+                return self.value(given) if isinstance(given, ast.Name) else Dyn(loc, self.refs_in(node))
+            return Op(OR, Seq((self.value(given), self.value(fallback)), loc), loc)
         if isinstance(node, ast.Call):
             first = self.first_of(node)
             return first if first is not None else self.call_value(node, loc)

@@ -178,9 +178,8 @@ def operands(node: ast.BinOp, op: type[ast.operator]) -> list[ast.expr]:
 
 
 def or_default(node: ast.BoolOp) -> ast.expr | None:
-    """`name or default` (`rules or {}`, `rules or DEFAULT_RULES`): the default."""
-    first, *rest = node.values
-    return rest[0] if isinstance(node.op, ast.Or) and isinstance(first, ast.Name) and len(rest) == 1 else None
+    """`x or default` (`rules or {}`, `rules or DEFAULT_RULES`): the default."""
+    return node.values[1] if isinstance(node.op, ast.Or) and len(node.values) == 2 else None
 
 
 def empty(node: ast.expr) -> bool:
