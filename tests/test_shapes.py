@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import TESTDATA, check_json, fixture_repo
+from conftest import TESTDATA, Repo, check_json, fixture_repo
 
 FORMS = {
     "prompt-instance-attr": [("survey/analyst.py", 13, "assignment")],
@@ -85,3 +85,29 @@ def test_prompt_far_from_the_card_is_still_found(tmp_path: Path) -> None:
     assert data["findings"] == []
     (agent,) = data["agents"]
     assert [(p["path"], p["form"]) for p in agent["prompts"]] == [("survey/agent.py", "prompt-function")]
+
+
+ODD_LAYOUTS = {
+    "unpacked": 'SYSTEM_PROMPT, MODEL = "{p}", "gpt-4o"\n',
+    "bracketed": '(SYSTEM_PROMPT) = "{p}"\n',
+    "continued": 'SYSTEM_PROMPT \\\n    = "{p}"\n',
+    "keyword-split": 'agent = Agent(\n    name="a",\n    instructions\n    =\n    "{p}",\n)\n',
+    "dict-key-split": 'CONFIG = {{\n    "system_prompt"\n    : "{p}",\n}}\n',
+    "bracketed-attribute": 'class Cfg:\n    def __init__(self):\n        (self.system_prompt) = "{p}"\n',
+}
+
+
+@pytest.mark.parametrize("layout", sorted(ODD_LAYOUTS))
+def test_a_prompt_laid_out_oddly_is_found_in_both_modes(
+    repo: Repo, layout: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """However the source lays a prompt's name and value out (unpacked, bracketed, over
+    continued lines: what the parser reads as one), the text gates pass it, so the default
+    run finds the candidate the exhaustive one does: RL201, not RL200 (audit V A1-A7)."""
+    repo.card()
+    repo.tools()
+    repo.write("agent/prompt_setup.py", ODD_LAYOUTS[layout].format(p="You are the survey analyst."))
+    found = [(f["code"], f["rule_id"]) for f in check_json(repo.root)["findings"]]
+    assert found == [("RL201", "seg-mix"), ("RL201", "invalid-cut")]
+    monkeypatch.setenv("REFUSAL_LINT_EXHAUSTIVE", "1")
+    assert [(f["code"], f["rule_id"]) for f in check_json(repo.root)["findings"]] == found

@@ -43,7 +43,7 @@ _PROMPT_SHAPE = re.compile(
     # A name holding a prompt word, assigned or passed (`SYSTEM_PROMPT =`, `instruction=`):
     # matched from the word on, so the search runs from literal prefixes.
     _cased(_NAME_WORDS)
-    + rb"[A-Za-z0-9_]*[ \t]*(?::[^=\n]*)?=(?!=)"
+    + rb"[A-Za-z0-9_]*[ \t]*[)\]]*[ \t\r\n]*(?::[^=\n]*)?=(?!=)"
     # Among the targets a line starts with, unpacked or bracketed, its `=` maybe on the next
     # line (`SYSTEM_PROMPT, MODEL = ...`, `(SYSTEM_PROMPT) = ...`, `SYSTEM_PROMPT \`).
     + rb"|(?<![^\n])[ \t]*[(\[]*[ \t]*(?:"
@@ -58,13 +58,13 @@ _PROMPT_SHAPE = re.compile(
     # A keyword the table names that holds no such word (`system=`, `goal=`, `preamble=`).
     + rb"|(?<![A-Za-z0-9_.])"
     + _cased(_BARE_KWARGS)
-    + rb"[ \t]*=(?!=)"
+    + rb"[ \t\r\n]*=(?!=)"
     # A dict or config key (`"system_prompt":`), or one assigned (`t["system_prompt"] =`).
     + rb"|[\"'](?:[^\"'\n]*(?:"
     + alternatives(_NAME_WORDS)
     + rb")[^\"'\n]*|"
     + alternatives(vocab.PROMPT_KWARGS)
-    + rb")[\"'](?:[ \t]*:|[ \t]*\][ \t]*\+?=(?!=))"
+    + rb")[\"'](?:[ \t\r\n]*:|[ \t]*\][ \t]*\+?=(?!=))"
     # Chat messages: `{"role": "system", ...}`, `("system", ...)`.
     + rb"|[\"']role[\"'][ \t]*:[ \t\r\n]*[\"'](?:"
     + alternatives(vocab.CHAT_SYSTEM_ROLES)
@@ -104,6 +104,7 @@ _PROMPT_SHAPE = re.compile(
     + rb")\b"
 )
 _WORDS = Words(_PROMPT_WORDS)
+_ENDS_AT_NAME = re.compile(rb"[A-Za-z0-9_]*[\"']?[ \t)\]]*\r?$")  # the line ends past the name
 
 
 def prompt_words(data: bytes) -> bool:
@@ -152,8 +153,13 @@ def prompt_shapes(data: bytes) -> Iterator[re.Match[bytes]]:
         begin = line_start
         end = data.find(b"\n", at)
         end = len(data) if end < 0 else end
-        while 0 < end < len(data) and data[max(0, end - 2) : end].rstrip(b"\r").endswith(b"\\"):
-            end = data.find(b"\n", end + 1)  # a line continued (`SYSTEM_PROMPT \`)
+        tail = at  # the next line holds what follows the name where its line ends there
+        while 0 < end < len(data) and (
+            data[max(0, end - 2) : end].rstrip(b"\r").endswith(b"\\")  # `SYSTEM_PROMPT \`
+            or _ENDS_AT_NAME.match(data, tail, end) is not None  # `instructions` / `=` / `"..."`
+        ):
+            tail = end + 1
+            end = data.find(b"\n", tail)
             end = len(data) if end < 0 else end
         value = at - 1 if at > 0 and data[at - 1] in b"\"'" else _dotted_start(data, at)
         if value < at:
