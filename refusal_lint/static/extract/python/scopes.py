@@ -76,13 +76,20 @@ def grown(base: Value, growth: list[tuple[str, Value]]) -> Value | None:
             base = Seq((*base.items, *more), base.loc)
         elif isinstance(base, (Str, Join, Fmt, Op)) and how == "+=":
             base = Join((*(base.parts if isinstance(base, Join) else (base,)), added), base.loc)
-        elif how == "update" and (isinstance(base, DictV) or _empty_struct(base)):
-            # `params = Struct(); params.update(RULES)` (protobuf), `d.update(EXTRA)`: `{**d, **RULES}`.
-            items = base.items if isinstance(base, DictV) else ()
-            base = DictV((*items, Item(Const(ValueKind.SPREAD, added.loc), added, added.loc)), base.loc)
+        elif how == "update" and (isinstance(base, (DictV, Ref)) or _empty_struct(base)):
+            # `params = Struct(); params.update(RULES)` (protobuf), `d.update(EXTRA)`: `{**d, **RULES}`;
+            # a copy of a map (`dict(PUBLIC)`, read as PUBLIC) updated: `{**PUBLIC, **EXTRA}`.
+            items = (
+                base.items if isinstance(base, DictV) else (_spread(base),) if isinstance(base, Ref) else ()
+            )
+            base = DictV((*items, _spread(added)), base.loc)
         else:
             return None
     return base
+
+
+def _spread(value: Value) -> Item:  # `**value` in a dict display
+    return Item(Const(ValueKind.SPREAD, value.loc), value, value.loc)
 
 
 def _empty_struct(value: Value) -> bool:
