@@ -531,8 +531,14 @@ def test_a_near_miss_inside_a_link_is_no_finding() -> None:
         ("Use `invalid_cut()` first.", []),
         ("Use the `invalid_cut` function first.", []),
         ("The tool invalid_cut checks the cut.", []),
+        ("Tools: invalid_cut, crosstab.", []),
+        ("Use invalid_cut to check a cut.", []),
+        ("The invalid_cut and crosstab tools are read-only.", []),
+        ("Call invalid_cut when a cut is asked for.", []),
+        ("See tools.invalid_cut for the list.", []),
         # the same token as prose, or as a rule line's id, is one
         ("Never accept an invalid_cut.", ["invalid_cut"]),
+        ("Never accept an invalid_cut. Our tools check cuts.", ["invalid_cut"]),
         ("- invalid_cut: That cut is not defined.", ["invalid_cut"]),
         ("Call the InvalidCut tool.", ["InvalidCut"]),  # no snake-case tool name
     ],

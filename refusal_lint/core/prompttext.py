@@ -1,9 +1,7 @@
 """Reading a prompt the way DESIGN §2 defines it: mentions, rule lines, rule-listing places.
 
-Precision over recall: ordinary hyphenated prose, `Note:` and `Example:` lines must never
-become findings, so unknown ids come only from places that plainly list rules, or from
-near misses of the card's own ids.
-"""
+Precision over recall: ordinary hyphenated prose, `Note:` and `Example:` lines must never become
+findings, so unknown ids come only from places that plainly list rules, or near misses of card ids."""
 
 from __future__ import annotations
 
@@ -307,15 +305,21 @@ def _prose(token: str) -> bool:
 
 _SLOT_MARKS = frozenset("{%$")
 _URL = re.compile(r"[a-z][a-z0-9+.-]*://\S+", re.I)  # a link's path names a page, not a rule
-# A tool's name (`cash_advance`, the function rule `cash-advance` guards), named as one:
-# called, or called a tool. No near miss of the rule.
-_TOOL_AFTER = re.compile(r"`?(?:\(|\s*(?:tool|function|method)s?\b)", re.I)
-_TOOL_BEFORE = re.compile(r"\b(?:tool|function|method)s?\s+`?$", re.I)
+# A tool's name (rule `cash-advance` guards `cash_advance`), no near miss where called or used
+# (`cash_advance()`, `Use cash_advance to`) or in a sentence of tools (`Tools: cash_advance.`).
+_TOOL_BEFORE = re.compile(r"\b(?:call|use|invoke|run|tools?)[ \t]*[.:]?[ \t]+`?$|\btools?\.$", re.I)
+_TOOL_WORD = re.compile(r"\b(?:tool|function|method)s?\b", re.I)
+_SENTENCE = re.compile(r"[.;!?](?:\s|$)|\n")
 
 
 def _tool_named(text: str, start: int, end: int) -> bool:
-    before = text[max(0, start - 12) : start]
-    return "_" in text[start:end] and bool(_TOOL_AFTER.match(text, end) or _TOOL_BEFORE.search(before))
+    if "_" not in text[start:end]:
+        return False
+    if text[end : end + 1] == "(" or _TOOL_BEFORE.search(text[max(0, start - 12) : start]):
+        return True
+    begin = max((m.end() for m in _SENTENCE.finditer(text, 0, start)), default=0)
+    stop = next((m.start() for m in _SENTENCE.finditer(text, end)), len(text))
+    return _TOOL_WORD.search(text, begin, stop) is not None
 
 
 def unknown_ids(
