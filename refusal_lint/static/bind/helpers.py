@@ -71,21 +71,27 @@ def _ctor_sites(res: Resolver, ext: PyExt) -> Sites | None:
 
 def _split(res: Resolver, ext: PyExt, by_file: Sites) -> list[tuple[PyExt, Value | None]]:
     """The declarations a helper's sites make (what each passes as the params, by file): one,
-    where they pass one map or all stand in one file (a public card and an extended card);
-    else one a file, at its first site, each of its own map (agents sharing the helper)."""
+    where they pass one map; else one a file, at its first site, each of its own map (agents
+    sharing the helper); in a file whose sites pass two (a public card and its extended
+    card), one a site, which rule_sets joins as the file's cards are."""
 
     def agreed(args: list[Value]) -> Value | None:
         maps = {d.ident if isinstance(d := res.resolve(a), DictV) else "" for a in args}
         return args[0] if len(maps) == 1 and "" not in maps else None
 
+    def at(site: Loc) -> PyExt:
+        return dataclasses.replace(ext, loc=site, card=site.ident)
+
     every = [a for path in sorted(by_file) for _, a in sorted(by_file[path], key=_place)]
-    if len(by_file) <= 1 or agreed(every) is not None:
+    if len(every) <= 1 or agreed(every) is not None:
         return [(ext, agreed(every) if every else None)]
     out: list[tuple[PyExt, Value | None]] = []
     for path in sorted(by_file):
         sites = sorted(by_file[path], key=_place)
-        first = sites[0][0]
-        out.append((dataclasses.replace(ext, loc=first, card=first.ident), agreed([a for _, a in sites])))
+        one = agreed([a for _, a in sites])
+        out += (
+            [(at(sites[0][0]), one)] if one is not None or len(sites) == 1 else [(at(s), a) for s, a in sites]
+        )
     return out
 
 
