@@ -141,9 +141,12 @@ def _passed_on(res: Resolver, loc: Loc, arg: Value, names: list[str], depth: int
     if outer is None or not isinstance(arg, Param) or "." in arg.name or depth >= _HELPER_DEPTH:
         return [(loc, arg)]  # (`self.rules` is no parameter the method's callers pass)
     names.append(_short(outer))
+    calls = _calls_of(res, outer)
+    if not calls and _named(res, outer):
+        return [(loc, arg)]  # called where binding cannot see (`partial(make_card, ...)`): unknown
     return [
         found
-        for call in _calls_of(res, outer)
+        for call in calls
         if (value := bound_value(outer, call, arg.name)) is not None
         for found in _passed_on(res, call.loc, value, names, depth + 1)
     ]
