@@ -926,3 +926,21 @@ def test_an_agent_folder_run_reads_a_shared_helper_binding_finds_elsewhere(repo:
     assert {code for *_, code, _ in whole} == (set() if rule == "seg-mix" else {"RL301", "RL302"})
     assert _found(repo.root, "agents/alpha") == whole
     assert _found(repo.root / "agents" / "alpha", ".") == whole
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_a_self_contained_case_folder_stays_a_tree_of_its_own(repo: Repo) -> None:
+    """A test case kept inside a larger repository imports `refusals` from a library; the
+    repository holds a `refusals.py` only inside a package (`survey_agent.refusals`), which
+    Python never finds as `refusals`: the folder is still a tree of its own, not the
+    repository's (DESIGN §1), and reads only its own files."""
+    repo.write("pkg/survey_agent/__init__.py", "")
+    repo.write("pkg/survey_agent/refusals.py", "def refuse(rule):\n    return {'rule': rule}\n")
+    repo.card(rel="cases/one/.well-known/agent-card.json")
+    repo.prompt(rel="cases/one/prompt.md")
+    guards = 'refuse("seg-mix")\nrefuse("invalid-cut")\n'
+    repo.write("cases/one/tools.py", "from refusals import refuse\n\n" + guards)
+    _git_init(repo.root)
+    data = _json(repo.root, "cases/one")
+    assert data["findings"] == []
+    assert data["summary"]["files_scanned"] == 3

@@ -111,9 +111,10 @@ def _python_walk(folder: str) -> Iterable[tuple[str, list[str]]]:
 
 
 class _Elsewhere:
-    """Is a module imported absolutely one of the project's outside `folder`, as binding
-    finds it (bind/modules.py: by its path's tail anywhere in the tree, `libs/common/`
-    for `import common`)? The project's Python files are listed once, when first asked."""
+    """Is a module imported absolutely one of the project's outside `folder`, as Python
+    finds it on its path (`libs/common/` for `import common`, libs/ holding no
+    `__init__.py`; not `survey_agent/refusals.py` for `import refusals`), which binding
+    reads by its path's tail? The project's Python files are listed once, when first asked."""
 
     def __init__(self, top: str, folder: str) -> None:
         self.top, self.folder = top, folder
@@ -125,19 +126,20 @@ class _Elsewhere:
         if self.tails is None:
             self.tails = set()
             for place, names in _python_walk(self.top):
-                if not under(place, self.folder):
-                    rel = os.path.relpath(place, self.top).replace(os.sep, "/")
-                    parts = [] if rel == "." else rel.split("/")
-                    for name in names:
-                        if name.endswith(".py"):
-                            self.tails.update(_tails([*parts, name]))
+                if under(place, self.folder):
+                    continue
+                rel = os.path.relpath(place, self.top).replace(os.sep, "/")
+                parts = [] if rel == "." else rel.split("/")
+                roots = [i for i in range(len(parts) + 1) if not _package(self.top, parts[:i])]
+                for name in (n for n in names if n.endswith(".py")):
+                    self.tails.update("/".join([*parts[i:], name]) for i in roots)
         tail = dotted.replace(".", "/")
         return f"{tail}.py" in self.tails or f"{tail}/__init__.py" in self.tails
 
 
-def _tails(parts: list[str]) -> list[str]:
-    """`a/b/c.py`'s tails: `c.py`, `b/c.py`, `a/b/c.py`."""
-    return ["/".join(parts[i:]) for i in range(len(parts))]
+def _package(top: str, parts: list[str]) -> bool:
+    """Is the folder a package (an `__init__.py` in it): no root Python imports from?"""
+    return bool(parts) and os.path.isfile(os.path.join(top, *parts, "__init__.py"))
 
 
 def _module_file(place: str, level: int, dotted: str, top: str) -> str | None:
