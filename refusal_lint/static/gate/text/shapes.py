@@ -37,24 +37,11 @@ def _cased(words: set[str]) -> bytes:
     return b"(?:" + alternatives({v for w in words for v in (w, w.capitalize(), w.upper())}) + b")"
 
 
-_TARGET = rb"\*?[A-Za-z_][A-Za-z0-9_]*"
-_NEXT_TARGET = rb"[ \t]*[)\]]*[ \t]*,[ \t]*[(\[]*[ \t]*"
 _PROMPT_SHAPE = re.compile(
     # A name holding a prompt word, assigned or passed (`SYSTEM_PROMPT =`, `instruction=`):
     # matched from the word on, so the search runs from literal prefixes.
     _cased(_NAME_WORDS)
     + rb"[A-Za-z0-9_]*[ \t]*[)\]]*[ \t\r\n]*(?::[^=\n]*)?=(?!=)"
-    # Among the targets a line starts with, unpacked or bracketed, its `=` maybe on the next
-    # line (`SYSTEM_PROMPT, MODEL = ...`, `(SYSTEM_PROMPT) = ...`, `SYSTEM_PROMPT \`).
-    + rb"|(?<![^\n])[ \t]*[(\[]*[ \t]*(?:"
-    + _TARGET
-    + _NEXT_TARGET
-    + rb")*\*?[A-Za-z0-9_]*"
-    + _cased(_NAME_WORDS)
-    + rb"[A-Za-z0-9_]*(?:"
-    + _NEXT_TARGET
-    + _TARGET
-    + rb")*[ \t]*[)\]]*[ \t]*(?:\\\r?\n[ \t]*)?=(?!=)"
     # A keyword the table names that holds no such word (`system=`, `goal=`, `preamble=`).
     + rb"|(?<![A-Za-z0-9_.])"
     + _cased(_BARE_KWARGS)
@@ -104,6 +91,12 @@ _PROMPT_SHAPE = re.compile(
     + rb")\b"
 )
 _WORDS = Words(_PROMPT_WORDS)
+# The targets a line starts with, unpacked or bracketed, its `=` maybe on the next line
+# (`SYSTEM_PROMPT, MODEL = ...`, `(SYSTEM_PROMPT) = ...`, `SYSTEM_PROMPT \`): a prompt shape
+# where the word stands among them. Matched at the line's start only.
+_TARGET = rb"[(\[ \t]*\*?[A-Za-z_][A-Za-z0-9_.]*[)\] \t]*"  # one class of blanks each side
+_TARGETS = re.compile(_TARGET + rb"(?:," + _TARGET + rb")*(?:,[ \t]*)?(?:\\\r?\n[ \t]*)?=(?!=)")
+_UNPACKED = re.compile(rb"[,()\[\]\\]")  # not a plain `NAME =`, which _PROMPT_SHAPE finds
 _ENDS_AT_NAME = re.compile(rb"[A-Za-z0-9_]*[\"']?[ \t)\]]*\r?$")  # the line ends past the name
 
 
@@ -153,13 +146,11 @@ def prompt_shapes(data: bytes) -> Iterator[re.Match[bytes]]:
         begin = line_start
         end = data.find(b"\n", at)
         end = len(data) if end < 0 else end
-        tail = at  # the next line holds what follows the name where its line ends there
-        while 0 < end < len(data) and (
-            data[max(0, end - 2) : end].rstrip(b"\r").endswith(b"\\")  # `SYSTEM_PROMPT \`
-            or _ENDS_AT_NAME.match(data, tail, end) is not None  # `instructions` / `=` / `"..."`
-        ):
-            tail = end + 1
-            end = data.find(b"\n", tail)
+        # The next line holds what follows the name where its line ends there (`instructions`
+        # / `=` / `"..."`), or goes on past a backslash (`SYSTEM_PROMPT \`).
+        more = end < len(data) and _ENDS_AT_NAME.match(data, at, end) is not None
+        while more or (0 < end < len(data) and data[max(0, end - 2) : end].rstrip(b"\r").endswith(b"\\")):
+            more, end = False, data.find(b"\n", end + 1)
             end = len(data) if end < 0 else end
         value = at - 1 if at > 0 and data[at - 1] in b"\"'" else _dotted_start(data, at)
         if value < at:
@@ -170,6 +161,15 @@ def prompt_shapes(data: bytes) -> Iterator[re.Match[bytes]]:
                 begin = min(begin, k if data[k] == 40 else data.rfind(b"\n", 0, k) + 1)
         if lo <= begin and end <= hi:
             continue
+        targets = _TARGETS.match(data, line_start, end)
+        if (
+            targets is not None
+            and line_start >= taken
+            and at < targets.end()
+            and _UNPACKED.search(targets[0])
+        ):
+            taken = targets.end()
+            yield targets
         for m in _PROMPT_SHAPE.finditer(data, begin, end):
             if m.start() >= taken:  # not one a region before found
                 taken = m.end()
