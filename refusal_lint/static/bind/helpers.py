@@ -6,6 +6,7 @@ item of a table it is called over, a declaration of what it passes."""
 from __future__ import annotations
 
 import dataclasses
+import weakref
 from collections.abc import Iterator
 
 from refusal_lint.core.facts import (
@@ -250,11 +251,24 @@ def _held(res: Resolver) -> list[Value]:
     ]
 
 
+# Each binding's calls by the repo function they reach, made once: every helper, and each
+# helper a helper's site passes on to, asks for its calls (a scan of the tree's calls each).
+_BY_CALLEE: weakref.WeakKeyDictionary[Resolver, dict[tuple[str, str], dict[Loc, CallV]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
 def _calls_of(res: Resolver, fn: Fn) -> list[CallV]:
     """The calls of `fn` read so far (`EXTENSIONS = [...]`, a function's body)."""
-    # One call may be both (`CARD = AgentCard(...)` in a function): each once, by its place.
-    nested = (c for top in _held(res) for c in _nested(top) if isinstance(c, CallV))
-    return list({call.loc: call for call in nested if res.callee(call) == fn}.values())
+    index = _BY_CALLEE.get(res)
+    if index is None:
+        index = _BY_CALLEE[res] = {}
+        for call in (c for top in _held(res) for c in _nested(top) if isinstance(c, CallV)):
+            if (callee := res.callee(call)) is not None:
+                # One call may be both (`CARD = AgentCard(...)` in a function): once, by its place.
+                index.setdefault((callee.path, callee.qualname), {})[call.loc] = call
+    found = index.get((fn.path, fn.qualname), {})
+    return [call for call in found.values() if res.callee(call) == fn]
 
 
 def _named(res: Resolver, fn: Fn) -> bool:
