@@ -125,21 +125,19 @@ class _Elsewhere:
             return False
         if self.tails is None:
             self.tails = set()
-            for place, names in _python_walk(self.top):
-                if under(place, self.folder):
-                    continue
+            packages: set[str] = set()  # folders holding `__init__.py`: no root imports are made from
+            for place, names in _python_walk(self.top):  # top-down: a folder's parents come first
                 rel = os.path.relpath(place, self.top).replace(os.sep, "/")
                 parts = [] if rel == "." else rel.split("/")
-                roots = [i for i in range(len(parts) + 1) if not _package(self.top, parts[:i])]
+                if "__init__.py" in names and parts:
+                    packages.add(rel)
+                if under(place, self.folder):
+                    continue
+                roots = [i for i in range(len(parts) + 1) if "/".join(parts[:i]) not in packages]
                 for name in (n for n in names if n.endswith(".py")):
                     self.tails.update("/".join([*parts[i:], name]) for i in roots)
         tail = dotted.replace(".", "/")
         return f"{tail}.py" in self.tails or f"{tail}/__init__.py" in self.tails
-
-
-def _package(top: str, parts: list[str]) -> bool:
-    """Is the folder a package (an `__init__.py` in it): no root Python imports from?"""
-    return bool(parts) and os.path.isfile(os.path.join(top, *parts, "__init__.py"))
 
 
 def _module_file(place: str, level: int, dotted: str, top: str) -> str | None:
