@@ -25,8 +25,9 @@ def agents_of(
     if cfg.agents:
         return _configured_agents(cfg, root, cards, facts, roles), []
     unclaimed: list[Unclaimed] = []
-    places = agent_roots([*(c.loc.path for c in cards), *_broken_card_files(facts)])
-    every = [*cards, *_broken_cards(cards, facts, places)]
+    broken = _broken_card_files(facts)
+    places = agent_roots([*(c.loc.path for c in cards), *broken])
+    every = [*cards, *_broken_cards(cards, broken, places)]
     agents = _discovered_agents(root, every, facts, unclaimed, places)
     return [*agents, *(t for a in agents for t in _twins(a, cards, places))], unclaimed
 
@@ -66,14 +67,14 @@ def _broken_card_files(facts: dict[str, FileFacts]) -> list[str]:
     return [p for p, b in sorted(problems.items()) if b and b.card and b.kind == ProblemKind.UNPARSABLE]
 
 
-def _broken_cards(cards: list[RuleSet], facts: dict[str, FileFacts], places: dict[str, str]) -> list[RuleSet]:
+def _broken_cards(cards: list[RuleSet], broken: list[str], places: dict[str, str]) -> list[RuleSet]:
     """A card file no parser reads (RL002) still marks its agent's folder: its files are
     judged against no other agent's card (DESIGN §3: a card finding never cascades), and
     its guards against no card at all (RL001). Not where it stands above a card that reads
     (a card built in code and exported to `.well-known/`: the broken copy is that agent's)."""
     roots = [places[c.loc.path] for c in cards]
     out = []
-    for path in _broken_card_files(facts):
+    for path in broken:
         top = places[path]
         if not any(r == top or not top or r.startswith(top + "/") for r in roots):
             out.append(RuleSet(Loc(path), (), usable=False, broken=True))
