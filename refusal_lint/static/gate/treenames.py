@@ -55,7 +55,9 @@ def module_names(tree: ast.Module) -> set[str]:
     out: set[str] = set()
     for stmt in module_statements(tree):
         if isinstance(stmt, ast.Assign):
-            out.update(n.id for t in stmt.targets for n in _unpacked(t))
+            # its targets' names, unpacked too (`X, (Y, RULES) = ...`); not `x[i]`'s or `a.b`'s
+            names = (n for t in stmt.targets for n in walk_fields(t) if isinstance(n, ast.Name))
+            out.update(n.id for n in names if isinstance(n.ctx, ast.Store))
         elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
             out.add(stmt.target.id)
         elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
@@ -63,15 +65,6 @@ def module_names(tree: ast.Module) -> set[str]:
         elif isinstance(stmt, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
             out.add(stmt.name)
     return out
-
-
-def _unpacked(target: ast.expr) -> list[ast.Name]:
-    """The names a target binds: itself, or those it unpacks into (`X, (Y, RULES) = ...`)."""
-    if isinstance(target, ast.Starred):
-        return _unpacked(target.value)
-    if isinstance(target, (ast.Tuple, ast.List)):
-        return [n for el in target.elts for n in _unpacked(el)]
-    return [target] if isinstance(target, ast.Name) else []
 
 
 def aliases(tree: ast.Module) -> dict[str, str]:
