@@ -117,6 +117,29 @@ def test_matrix_paths_are_relative_to_the_current_folder(tmp_path: Path) -> None
     assert (tmp_path / card).is_file() and card.startswith("sub/agent/")
 
 
+@pytest.mark.parametrize(
+    ("cwd", "arg", "folder"),
+    [
+        ("", ".", "svc/agent/"),
+        ("", "svc", "svc/agent/"),
+        ("svc", "agent", "agent/"),
+        ("svc/agent", ".", "./"),
+        ("svc/agent/survey_agent", "..", "{tmp}/svc/agent/"),
+    ],
+)
+def test_a_folder_a_message_names_is_shown_as_the_paths_are(
+    tmp_path: Path, cwd: str, arg: str, folder: str
+) -> None:
+    """RL200 names the agent's folder from the current folder, as the finding's own path is
+    shown: not from the folder the run started at (`check svc` said `agent/`)."""
+    agent = tmp_path / "svc" / "agent"
+    shutil.copytree(TESTDATA / "survey-agent", agent, ignore=shutil.ignore_patterns("*.txt", "*.md"))
+    [found] = _json(tmp_path / cwd, arg)["findings"]
+    assert found["code"] == "RL200"
+    assert (tmp_path / cwd / found["path"]).is_file()
+    assert f"under `{folder.format(tmp=tmp_path.as_posix())}`" in found["message"]
+
+
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 def test_diff_applies_with_git_apply_from_a_parent_folder(tmp_path: Path) -> None:
     shutil.copytree(TESTDATA / "py-rl303", tmp_path / "sub" / "agent", ignore=shutil.ignore_patterns("*.txt"))

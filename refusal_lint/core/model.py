@@ -27,6 +27,18 @@ class Loc:
         return f"{self.path}:{self.line}:{self.col}"
 
 
+# A path a finding's message names (a folder, a card), relative to the run's root as a Loc's
+# is: marked, so that the reports show it as they show the finding's own path, from the
+# current folder (report/display.py, the one place paths are rebased). The mark (ASCII's
+# unit separator) stands in no path.
+PATH_MARK = "\x1f"
+
+
+def message_path(path: str) -> str:
+    """`path` as a finding's message names it."""
+    return f"{PATH_MARK}{path}{PATH_MARK}"
+
+
 @dataclass(frozen=True)
 class Edit:
     """What --fix would change for one finding: a Python string literal, or text on a line."""

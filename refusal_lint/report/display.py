@@ -9,7 +9,7 @@ import os
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
-from refusal_lint.core.model import Edit, Finding, Loc, PromptLine
+from refusal_lint.core.model import PATH_MARK, Edit, Finding, Loc, PromptLine
 
 T = TypeVar("T")
 
@@ -71,6 +71,8 @@ def _relocate(obj: Any, show: Callable[[str], str], seen: dict[int, Any]) -> Any
         changes = {
             f.name: _relocate(getattr(obj, f.name), show, seen) for f in dataclasses.fields(obj) if f.init
         }
+        if isinstance(obj, Finding):
+            changes["message"] = _message(obj.message, show)
         out = dataclasses.replace(obj, **changes)
     elif isinstance(obj, list):
         out = [_relocate(x, show, seen) for x in obj]
@@ -81,3 +83,10 @@ def _relocate(obj: Any, show: Callable[[str], str], seen: dict[int, Any]) -> Any
         out = obj  # sets of root-relative paths (an agent's files) are bookkeeping, not shown
     seen[id(obj)] = out
     return out
+
+
+def _message(text: str, show: Callable[[str], str]) -> str:
+    """A message with each path it names (model.message_path) shown, unmarked."""
+    parts = text.split(PATH_MARK)
+    parts[1::2] = [show(p) for p in parts[1::2]]
+    return "".join(parts)

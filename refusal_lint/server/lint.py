@@ -56,6 +56,7 @@ def lint(root: str, buffers: Mapping[str, str], memory: Memory) -> Snapshot:
     unchanged on disk is answered by its stats, a buffer by its content."""
     import dataclasses
 
+    from refusal_lint.report import display
     from refusal_lint.static import pipeline
     from refusal_lint.static.configure import (
         configure,  # the same config and settings as `check ... --no-cache`
@@ -75,12 +76,14 @@ def lint(root: str, buffers: Mapping[str, str], memory: Memory) -> Snapshot:
         result = pipeline.run(targets, cfg, dataclasses.replace(settings, contents=overlay, memory=memory))
     except UsageError as exc:
         return Snapshot(root, error=str(exc))
+    # Paths stay the workspace's own, as the server sends them; a message's are unmarked.
+    findings = display.relocate(result.findings, str)
     by_path: dict[str, list[Finding]] = {}
-    for f in result.findings:
+    for f in findings:
         by_path.setdefault(os.path.normpath(os.path.join(result.root, f.loc.path)), []).append(f)
     return Snapshot(
         result.root,
-        tuple(result.findings),
+        tuple(findings),
         tuple(result.agents),
         by_path={p: tuple(fs) for p, fs in by_path.items()},
     )

@@ -14,7 +14,7 @@ from refusal_lint.config import Config
 from refusal_lint.core import prompttext
 from refusal_lint.core.facts import FileFacts
 from refusal_lint.core.kinds import PromptForm
-from refusal_lint.core.model import Finding, Loc, Prompt, PromptLine, RuleSet
+from refusal_lint.core.model import Finding, Loc, Prompt, PromptLine, RuleSet, message_path
 from refusal_lint.static.bind import scoping
 from refusal_lint.static.bind.agent import Agent, BoundError, BoundGuard
 from refusal_lint.static.bind.bound import Bound, Unclaimed, decls_of
@@ -190,7 +190,7 @@ def check(bound: Bound, facts: dict[str, FileFacts], roles: Roles, walked: froze
         if a.card is not None and (a.copy_of or a.name in twinned)
     }
     findings = [
-        dataclasses.replace(f, message=f"{f.message} (card `{cards[f.agent]}`)", edit=None)
+        dataclasses.replace(f, message=f"{f.message} (card `{message_path(cards[f.agent])}`)", edit=None)
         if f.agent in cards and f.loc.path != cards[f.agent]
         else f
         for f in findings

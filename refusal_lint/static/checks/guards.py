@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from refusal_lint.core import prompttext, spec
 from refusal_lint.core.kinds import EditKind, GuardStatus, Severity
-from refusal_lint.core.model import Code, Edit, Finding, Loc, Rule, RuleSet
+from refusal_lint.core.model import Code, Edit, Finding, Loc, Rule, RuleSet, message_path
 from refusal_lint.static.checks.base import Check, Run, one_line
 
 if TYPE_CHECKING:
@@ -303,8 +303,8 @@ def check_cardless(guards: list[BoundGuard], foreign: tuple[tuple[Loc, str], ...
     if foreign:
         loc, module = foreign[0]
         hint = (
-            f" (if the extension at {loc.path}:{loc.line} is it, its `uri` comes from `{module}`,"
-            " not in the tree checked: check the folder that import starts from)"
+            f" (if the extension at {message_path(loc.path)}:{loc.line} is it, its `uri` comes from"
+            f" `{module}`, not in the tree checked: check the folder that import starts from)"
         )
     return [
         RL001.finding(

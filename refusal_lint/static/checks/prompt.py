@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from refusal_lint.core import prompttext, spec
 from refusal_lint.core.filekinds import prompt_by_name
 from refusal_lint.core.kinds import EditKind, Severity
-from refusal_lint.core.model import Code, Edit, Finding, Loc, Prompt, Rule, RuleSet
+from refusal_lint.core.model import Code, Edit, Finding, Loc, Prompt, Rule, RuleSet, message_path
 from refusal_lint.static.checks.base import Check, Run, one_line
 
 if TYPE_CHECKING:
@@ -143,7 +143,7 @@ def _missing(card: RuleSet, configured: str | None, root: str) -> Finding:
     why = (
         f"the configured prompt `{configured}` was not found"
         if configured
-        else f"no system prompt found for this agent under `{root or '.'}/` (looked for prompt "
+        else f"no system prompt found for this agent under `{message_path(root or '.')}/` (looked for prompt "
         "files, YAML/JSON prompt keys, Python prompt arguments, assignments, chat messages and "
         "prompt functions); point `prompt:` in the config at it: `file`, `file.yaml#key.path` "
         "or `module.py:NAME`"
