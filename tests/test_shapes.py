@@ -94,6 +94,8 @@ ODD_LAYOUTS = {
     "keyword-split": 'agent = Agent(\n    name="a",\n    instructions\n    =\n    "{p}",\n)\n',
     "dict-key-split": 'CONFIG = {{\n    "system_prompt"\n    : "{p}",\n}}\n',
     "bracketed-attribute": 'class Cfg:\n    def __init__(self):\n        (self.system_prompt) = "{p}"\n',
+    "unpacked-attribute": "class Cfg:\n    def __init__(self, m):\n"
+    '        self.system_prompt, self.model = "{p}", m\n',
 }
 
 

@@ -121,7 +121,10 @@ class Definitions(ExtractorState):
                 self.defs[name] = DictV((*old.items, *items), old.loc)
 
     def instance_prompt(self, target: ast.expr, value: ast.expr | None) -> None:
-        """`self._system_prompt = (...)` in a method: an instance attribute holding a prompt."""
+        """`self._system_prompt = (...)` in a method: an instance attribute holding a prompt
+        (also unpacked: `self.system_prompt, self.model = PROMPT, model`)."""
+        for t, v in unpacked(target, value):
+            self.instance_prompt(t, v)
         if (
             value is not None
             and self.classes
