@@ -32,11 +32,15 @@ def read_body(node: ast.ClassDef, segment: Callable[[ast.AST], str]) -> Body:
     for stmt in node.body:
         end = (stmt.end_lineno or stmt.lineno, stmt.end_col_offset or 0)
         if isinstance(stmt, ast.Assign):
+            call = stmt.value if isinstance(stmt.value, ast.Call) else None
+            field_call = call is not None and last_name(call.func) in vocab.ATTRS_FIELDS
             for t in stmt.targets:
-                if isinstance(t, ast.Name):
-                    out.attrs.setdefault(t.id, end)
-                    if isinstance(stmt.value, ast.Call) and last_name(stmt.value.func) in vocab.ATTRS_FIELDS:
-                        out.fields.append(t.id)  # attrs: `rule = attr.ib()`, unannotated
+                if isinstance(t, ast.Name) and field_call:
+                    out.fields.append(t.id)  # attrs: `rule = attr.ib()`, unannotated
+                # `RULES, VERSION = {...}, "1.0"` binds each name it unpacks to
+                for n in ast.walk(t):
+                    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                        out.attrs.setdefault(n.id, end)
         elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
             out.attrs.setdefault(stmt.target.id, end)
             if "ClassVar" not in segment(stmt.annotation):
