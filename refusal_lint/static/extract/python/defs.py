@@ -36,14 +36,7 @@ from refusal_lint.static.extract.python.classes import (
     namedtuple_fields,
     read_body,
 )
-from refusal_lint.static.extract.python.scopes import (
-    GROWERS,
-    Scope,
-    grown,
-    last_name,
-    rebound,
-    str_key,
-)
+from refusal_lint.static.extract.python.scopes import GROWERS, Scope, grown, last_name, rebound, str_key
 from refusal_lint.static.extract.python.source import Source
 from refusal_lint.static.extract.python.state import ExtractorState, defaults_of, deps_context, params_of
 from refusal_lint.static.extract.python.walk import unpacked
