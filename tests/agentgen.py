@@ -901,6 +901,24 @@ def guard_script_folder(ids: list[str], rules_mod: str | None) -> Files:
     }
 
 
+def guard_exception_classes(ids: list[str], rules_mod: str | None) -> Files:
+    """An exception class per rule, its id a class attribute, raised bare (or with a message)
+    from another module that names no refusal, caught and sent on by a handler."""
+    classes = "".join(f"\n\nclass Rule{n}(AgentRefusal):\n    rule = {i!r}\n" for n, i in enumerate(ids))
+    raised = [f"errors.Rule{n}" if n % 2 else f"Rule{n}(kind)" for n in range(len(ids))]
+    raises = "".join(f"    if kind == {i!r}:\n        raise {r}\n" for i, r in zip(ids, raised, strict=True))
+    names = ", ".join(f"Rule{n}" for n in range(len(ids)))
+    return {
+        "tools/__init__.py": "",
+        "tools/errors.py": f"class AgentRefusal(Exception):\n    rule = ''\n{classes}",
+        "tools/checks.py": f"from tools import errors\nfrom tools.errors import {names}\n\n\n"
+        f"def check(kind):\n{raises}    return kind\n",
+        "tools/handler.py": "from tools.checks import check\nfrom tools.errors import AgentRefusal\n\n\n"
+        "def handle(kind):\n    try:\n        return check(kind)\n    except AgentRefusal as exc:\n"
+        "        return {'rule': exc.rule, 'detail': str(exc)}\n",
+    }
+
+
 GUARDS: dict[str, Callable[[list[str], str | None], Files]] = {
     "literal": guard_literal,
     "raise-class": guard_raise_class,
@@ -917,6 +935,7 @@ GUARDS: dict[str, Callable[[list[str], str | None], Files]] = {
     "method-unknown-receiver": guard_method_unknown_receiver,
     "rules-subscript": guard_rules_subscript,
     "script-folder": guard_script_folder,
+    "exception-classes": guard_exception_classes,
 }
 
 

@@ -138,6 +138,7 @@ EXPLICIT = [
         Spec("json", BOTH, FULL, (("method-unknown-receiver", BOTH),)), id="method-unknown-receiver"
     ),
     pytest.param(Spec("py-sibling", BOTH, FULL, (("script-folder", BOTH),)), id="script-folder-guards"),
+    pytest.param(Spec("json", BOTH, FULL, (("exception-classes", BOTH),)), id="exception-class-rules"),
     pytest.param(Spec("py-package", BOTH, FULL, (("rules-subscript", BOTH),)), id="rules-subscript"),
     pytest.param(Spec("py-merged", BOTH, FULL, (("rules-subscript", BOTH),)), id="card-params-merged"),
     pytest.param(

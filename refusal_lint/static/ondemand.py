@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from refusal_lint.core.filekinds import kind_of
 from refusal_lint.core.kinds import FileKind
-from refusal_lint.static.gate.guardcall import CLASS_BASES
+from refusal_lint.static.gate.guardcall import CALLED, CLASS_BASES
 from refusal_lint.static.gate.imports import aliases_of, imported, module_stems
 from refusal_lint.static.gate.text.lowered import word_matches
 
@@ -228,7 +228,7 @@ def callers(ex: Extraction, helpers: frozenset[str], py_paths: list[str]) -> set
     bind such a name, which binding reads to know it is the helper's."""
     unread = _unread(ex, py_paths)
     names, binders = _aliased(ex, helpers, unread)
-    return _naming(ex, names, unread, "calls", lambda word: word + rb"\s*\(") | binders
+    return _naming(ex, names, unread, "calls", lambda word: word + CALLED) | binders
 
 
 def definers(ex: Extraction, bound: Bound, py_paths: list[str]) -> set[str]:
@@ -397,4 +397,4 @@ class _Judge:
 
         loc = Loc(path)
         fns = self.ids.callees(CallV(Ref(path, callee.dotted, loc), (), (), loc))
-        return bool(fns) and all(self.ids.id_param(fn) is None for fn in fns)
+        return bool(fns) and all(self.ids.id_param(fn) is None and not self.ids.class_rule(fn) for fn in fns)

@@ -50,6 +50,9 @@ def _word_before(data: bytes, start: int) -> tuple[int, bytes]:
     return (data[k] if k >= 0 else -1), data[j + 1 : k + 1]
 
 
+# After a name, its call, or the end of a bare `raise RawMeat` (`from exc` too), which builds
+# the class as a call does: a superset.
+CALLED = rb"(?:\s*\(|[ \t]*(?:\r?\n|$|from[ \t]|;|#))"
 # A class statement up to its bases' text (`class OutOfScope(errors.`): a base named after it.
 CLASS_BASES = rb"class[ \t]+[A-Za-z0-9_]+[ \t]*\([^)]*"
 _GUARD_SUBCLASS = re.compile(CLASS_BASES + rb"(?:[Rr]efus|REFUS)")

@@ -94,9 +94,28 @@ class GuardIds(CallSites):
                 for name in rest.split(".") if rest else ():
                     value = Attr(value, name, value.loc)  # `exc.rule` of `refusal_parts(exc)`
                 return True, value
+        for fn in fns:
+            if (attr := self.class_rule(fn)) is not None:
+                return True, attr  # `raise RawMeat()`, `class RawMeat(RecipeRefusal): rule = "raw-meat"`
         if g.configured:  # the config names it a guard: its first argument is the id, as a library's
             return g.rule is not None, g.rule
         return False, None  # `def refusal(model, token)`: no rule parameter, no guard
+
+    def class_rule(self, fn: Fn, depth: int = 0) -> Ref | None:
+        """The `rule`/`rule_id` class attribute of a repo class built with no rule parameter
+        (an exception hierarchy keeping its ids on the classes): its own, else its nearest
+        repo base's. Each construction fires it, whatever message the call passes."""
+        if fn.kind != FnKind.CLASS or depth > MAX_HOPS:
+            return None
+        for name in RULE_PARAMS:
+            if f"{fn.qualname}.{name}" in self.res.defs.get(fn.path, {}):
+                return Ref(fn.path, f"{fn.qualname}.{name}", fn.loc)
+        for base in fn.bases:
+            found = self.res.resolve(base)
+            own = self.res.defs.get(found.path, {}).get(found.qualname) if isinstance(found, Fn) else None
+            if isinstance(own, Fn) and (attr := self.class_rule(own, depth + 1)) is not None:
+                return attr
+        return None
 
     def _unpartial(self, call: CallV) -> CallV | None:
         """`refuse_balance(detail=...)` with `refuse_balance = partial(refuse, "x-y")`: the

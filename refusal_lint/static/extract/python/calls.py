@@ -129,9 +129,10 @@ class Recognisers(ExtractorState):
             self.guard(made, loc, configured=not vocab.is_guard_name(made_name) and not self.aliased(made))
         if name and self.is_guard_call(node, name):
             self.guard(node, loc, configured=not vocab.is_guard_name(name) and not self.aliased(node))
-        elif node.args or node.keywords:
+        elif node.args or node.keywords or name[:1].isupper():  # a class's: its attribute may be the id
             call = self.call_of(node, loc)
-            if call is not None and any(_may_carry_id(v) for v in (*call.args, *(v for _, v in call.kwargs))):
+            values = () if call is None else (*call.args, *(v for _, v in call.kwargs))
+            if call is not None and (name[:1].isupper() or any(_may_carry_id(v) for v in values)):
                 self.calls.append(call)
 
     def guard(self, node: ast.Call, loc: Loc, configured: bool = False) -> None:
@@ -149,7 +150,7 @@ class Recognisers(ExtractorState):
             return Guard(loc, GuardKind.CALL, self.argument(rule), reason_value, call=call)
         if rule is None and (passed := self.forwarded(node)) is not None:
             return Guard(loc, GuardKind.CALL, passed, reason_value, call=call)  # `refuse(*args, **kw)`
-        if rule is None and isinstance(node.func, ast.Attribute):
+        if rule is None and isinstance(node.func, ast.Attribute) and not node.func.attr[:1].isupper():
             # `Rule.SEG_MIX.refuse(detail=...)`: the receiver is the rule, if it is one.
             receiver = self.value(node.func.value)
             if isinstance(receiver, (Ref, Str)):

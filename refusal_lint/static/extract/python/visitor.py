@@ -16,11 +16,20 @@ from refusal_lint.core.model import Loc
 from refusal_lint.static.extract.python.calls import Recognisers
 from refusal_lint.static.extract.python.content import ContentPrompts
 from refusal_lint.static.extract.python.defs import Definitions, suppressions
+from refusal_lint.static.extract.python.scopes import last_name
 from refusal_lint.static.extract.python.source import Source
 
 
 class _Extractor(ContentPrompts, Definitions, Recognisers):
     """Definitions and recognisers over one shared state, in one visit of the module."""
+
+    def visit_Raise(self, node: ast.Raise) -> None:
+        """`raise RawMeat` builds the class with no arguments: read as `raise RawMeat()` (its
+        children are walked after this, the call among them), as Python runs it. A lowercase
+        name is an instance (`raise exc`), raised as it is."""
+        exc = node.exc
+        if isinstance(exc, ast.Name | ast.Attribute) and (last_name(exc) or "")[:1].isupper():
+            node.exc = ast.copy_location(ast.Call(exc, [], []), exc)
 
 
 def extract(
