@@ -155,9 +155,9 @@ class Recognisers(ExtractorState):
             receiver = self.value(node.func.value)
             if isinstance(receiver, (Ref, Str)):
                 return Guard(loc, GuardKind.CALL, receiver, reason_value, receiver=True)
-        elif rule is None and call is not None:
+        elif call is not None:
             # `refuse(updater, rule=...)` is handled above; a repo helper may still bind the id
-            # by a parameter of its own: keep the call for the binder.
+            # by a parameter of its own (`emit(RULES_MAP, "seg-mix")`): keep the call for the binder.
             return Guard(loc, GuardKind.CALL, None, reason_value, call=call)
         return None
 
