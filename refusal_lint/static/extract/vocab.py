@@ -340,6 +340,20 @@ def is_log_call(name: str, func: object) -> bool:
     return name == "print" or (name in LOG_METHODS and isinstance(func, ast.Attribute))
 
 
+# A test's block that expects what it runs to fail (`pytest.raises`, unittest's assertRaises):
+# a guard called there with an id the card lacks is the failure tested, no guard.
+EXPECTS_FAILURE = frozenset({"raises", "assertRaises", "assertRaisesRegex"})
+
+
+def expects_failure(node: ast.withitem) -> bool:
+    call = node.context_expr
+    return (
+        isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Attribute)
+        and call.func.attr in EXPECTS_FAILURE
+    )
+
+
 def is_exception_name(name: str) -> bool:
     """A class raised with a message (`ValueError`, `ToolException`), not a refusal."""
     return name in _BUILTIN_EXC or (name[:1].isupper() and name.endswith(_EXCEPTION_WORDS))

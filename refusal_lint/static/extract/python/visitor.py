@@ -10,9 +10,10 @@ from __future__ import annotations
 import ast
 import dataclasses
 
-from refusal_lint.core.facts import FileFacts, Str
+from refusal_lint.core.facts import FileFacts, Guard, Str
 from refusal_lint.core.kinds import FileKind
 from refusal_lint.core.model import Loc
+from refusal_lint.static.extract import vocab
 from refusal_lint.static.extract.python.calls import Recognisers
 from refusal_lint.static.extract.python.content import ContentPrompts
 from refusal_lint.static.extract.python.defs import Definitions, suppressions
@@ -22,6 +23,23 @@ from refusal_lint.static.extract.python.source import Source
 
 class _Extractor(ContentPrompts, Definitions, Recognisers):
     """Definitions and recognisers over one shared state, in one visit of the module."""
+
+    _expecting: list[ast.AST] | None = None  # the `with pytest.raises(...)` blocks open
+
+    def visit_With(self, node: ast.With | ast.AsyncWith) -> None:
+        if any(vocab.expects_failure(item) for item in node.items):
+            self._expecting = [*(self._expecting or ()), node]
+
+    def leave_With(self, original_node: ast.With | ast.AsyncWith) -> None:
+        if self._expecting and self._expecting[-1] is original_node:
+            self._expecting.pop()
+
+    visit_AsyncWith, leave_AsyncWith = visit_With, leave_With
+
+    def add_guard(self, guard: Guard) -> None:
+        """A guard in a test's block that expects a failure is the failure tested, no guard."""
+        if not self._expecting:
+            super().add_guard(guard)
 
     def visit_Raise(self, node: ast.Raise) -> None:
         """`raise RawMeat` builds the class with no arguments: read as `raise RawMeat()` (its
