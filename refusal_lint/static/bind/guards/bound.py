@@ -107,6 +107,8 @@ def bind_guard(res: Resolver, ids: GuardIds, g: Guard, params_ids: set[str]) -> 
     fired = ids.fired(value, g.loc)
     if fired is None:
         return []  # not a rule id at all (RefusalsExtension(RULES) passes a dict)
+    if value in ids.class_attrs:  # a class's `rule = "raw-meat"`: it stands where its literal is
+        fired = [dataclasses.replace(f, loc=f.rule.loc) if f.rule is not None else f for f in fired]
     if g.receiver and not all(f.status == GuardStatus.ID for f in fired):
         return []  # `tracker.refuse()` on some object, not on a rule id
     out: list[BoundGuard] = []

@@ -66,6 +66,7 @@ class GuardIds(CallSites):
         self._reach: dict[tuple[str, str], frozenset[str]] = {}
         self._subclasses: dict[tuple[str, str], list[Fn]] | None = None
         self.overridden: set[str] = set()  # classes whose attribute a guard reads (`_overrides`)
+        self.class_attrs: set[Ref] = set()  # the `rule` class attributes guards fire (class_rule)
 
     # ---- the id argument -----------------------------------------------------------------
 
@@ -109,12 +110,14 @@ class GuardIds(CallSites):
             return None
         for name in RULE_PARAMS:
             if f"{fn.qualname}.{name}" in self.res.defs.get(fn.path, {}):
-                return Ref(fn.path, f"{fn.qualname}.{name}", fn.loc)
+                attr = Ref(fn.path, f"{fn.qualname}.{name}", fn.loc)
+                self.class_attrs.add(attr)
+                return attr
         for base in fn.bases:
             found = self.res.resolve(base)
             own = self.res.defs.get(found.path, {}).get(found.qualname) if isinstance(found, Fn) else None
-            if isinstance(own, Fn) and (attr := self.class_rule(own, depth + 1)) is not None:
-                return attr
+            if isinstance(own, Fn) and (inherited := self.class_rule(own, depth + 1)) is not None:
+                return inherited
         return None
 
     def _unpartial(self, call: CallV) -> CallV | None:
