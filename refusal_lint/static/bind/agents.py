@@ -168,14 +168,22 @@ def _yields_fact(
     """Does a file no agent claims yield a fact some agent's checks would read (RL004): a
     guard that fires or a payload, an error use, a prompt candidate that counts (names a
     card rule or a near miss, lists rules, is derived)? Not a call binding to no guard
-    (`refuse_politely("Sorry")`), a foreign extension, a prompt of unrelated code."""
-    if any(bind_guard(res, guard_ids, g, set()) for g in f.guards):
+    (`refuse_politely("Sorry")`), a foreign extension, a prompt of unrelated code, nor a
+    multi-agent host's rendering of a refusal it received (`{"rule": part.data["rule"],
+    ...}`: an id passed through, in a well-formed payload)."""
+    if any(_fires(bg) for g in f.guards for bg in bind_guard(res, guard_ids, g, set())):
         return True
     if any(bind_error(res, guard_ids, e, params_ids) for e in f.protocol_errors):
         return True
     maps = Maps(frozenset(params_ids))
     found = [p for pp in f.py_prompts for p in py_prompts(res, pp.value, maps, pp.form)]
     return any(p.derived or _matters(p.lines, ids, p.lead) for p in (*f.prompts, *found))
+
+
+def _fires(bg: BoundGuard) -> bool:
+    """A bound guard some agent's checks would read: an id fired or unresolved, or a
+    payload's shape at fault."""
+    return bg.status != GuardStatus.PASSTHROUGH or bool(bg.extra_keys) or bg.media_near is not None
 
 
 def _ours(path: str, agent: Agent, claimed: set[str]) -> bool:
