@@ -374,6 +374,31 @@ def prompt_kwarg_imported_policy(rules: dict[str, str]) -> Files:
     }
 
 
+def prompt_helper_arguments(rules: dict[str, str]) -> Files:
+    """`prompt=with_policy(LEAD, POLICY)`, a repo helper returning `base + policy`; POLICY's
+    rule lines, imported, have no lead-in of their own."""
+    return {
+        "bot/__init__.py": "",
+        "bot/rules_text.py": f"POLICY = {chr(10).join(_rule_lines(rules))!r}\n",
+        "bot/graph.py": _py(
+            f"""
+            from langgraph.prebuilt import create_react_agent
+
+            from bot.rules_text import POLICY
+
+
+            def with_policy(base, policy):
+                return base + "\\n" + policy
+
+
+            def build(model):
+                lead = {_LEAD + " " + _REFUSE!r}
+                return create_react_agent(model, tools=[], prompt=with_policy(lead, POLICY))
+            """
+        ),
+    }
+
+
 def prompt_local_imported_policy(rules: dict[str, str]) -> Files:
     """A function's locals carry an imported POLICY into `instructions=` (`base = dedent(POLICY)`,
     then `text = LEAD + base`)."""
@@ -688,6 +713,7 @@ PROMPTS: dict[str, Callable[[dict[str, str]], Files]] = {
     "kwarg": prompt_kwarg,
     "kwarg-imported-policy": prompt_kwarg_imported_policy,
     "local-imported-policy": prompt_local_imported_policy,
+    "helper-arguments": prompt_helper_arguments,
     "package-policy": prompt_package_policy,
     "list-kwarg": prompt_list_kwarg,
     "other-kwargs": prompt_other_kwargs,

@@ -139,6 +139,10 @@ EXPLICIT = [
     ),
     pytest.param(Spec("py-sibling", BOTH, FULL, (("script-folder", BOTH),)), id="script-folder-guards"),
     pytest.param(Spec("json", BOTH, FULL, (("exception-classes", BOTH),)), id="exception-class-rules"),
+    pytest.param(
+        Spec("json", BOTH, (("helper-arguments", ("seg-mix", "pii-export")),), GUARDED),
+        id="prompt-composed-by-helper-arguments",
+    ),
     pytest.param(Spec("py-package", BOTH, FULL, (("rules-subscript", BOTH),)), id="rules-subscript"),
     pytest.param(Spec("py-merged", BOTH, FULL, (("rules-subscript", BOTH),)), id="card-params-merged"),
     pytest.param(

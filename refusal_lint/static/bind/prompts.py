@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Set as AbstractSet
+from typing import Any
 
 from refusal_lint.core.facts import (
     JOIN,
@@ -19,6 +20,7 @@ from refusal_lint.core.facts import (
     Fn,
     Join,
     Op,
+    Param,
     Ref,
     Seq,
     Str,
@@ -27,6 +29,7 @@ from refusal_lint.core.facts import (
 )
 from refusal_lint.core.kinds import FnKind, PromptForm
 from refusal_lint.core.model import Loc, Prompt, PromptLine
+from refusal_lint.static.bind.classes import bound_value
 from refusal_lint.static.bind.resolve import MAX_DEPTH, Resolver
 from refusal_lint.static.bind.strs import join_strs, unescaped
 from refusal_lint.static.extract import vocab
@@ -81,15 +84,18 @@ def _texts(res: Resolver, value: Value, form: PromptForm) -> tuple[PromptForm, l
     (`instruction=self._instruction`), else the value itself."""
     value = _known_or_default(res, value)
     resolved = res.resolve(value)
+    called = None
     if isinstance(resolved, CallV):
         called, resolved = resolved, res.callee(resolved)
         if resolved is None and (texts := _message_texts(res, called, 0)):
             return form, texts
     if isinstance(resolved, Fn) and resolved.kind != FnKind.CLASS:
         # A returned list of instruction strings (Agno's `instructions=get_instructions`):
-        # each item its own text, as a list passed whole is.
+        # each item its own text, as a list passed whole is. Called, its parameters are
+        # what the call passes (`with_policy(BASE, POLICY)` returning `base + policy`).
         out: list[Value] = []
         for r in resolved.returns:
+            r = _passed(r, resolved, called) if called is not None else r
             seq = res.resolve(r)
             out.extend([_block_text(res, item) for item in seq.items] if isinstance(seq, Seq) else [r])
         return PromptForm.PROMPT_FUNCTION, out
@@ -98,6 +104,28 @@ def _texts(res: Resolver, value: Value, form: PromptForm) -> tuple[PromptForm, l
         # (`system=[{"type": "text", "text": ...}]`): each its own candidate.
         return form, [_block_text(res, item) for item in resolved.items]
     return form, [value]
+
+
+def _passed(value: Value, fn: Fn, call: CallV, depth: int = 0) -> Value:
+    """`value` with each parameter of `fn` it reads (a whole one, not `x.attr`) replaced by
+    what `call` passes it, where the call passes it or it has a default."""
+    if isinstance(value, Param):
+        bound = bound_value(fn, call, value.name) if value.func == fn.qualname else None
+        return bound if bound is not None else value
+    if not dataclasses.is_dataclass(value) or depth > MAX_DEPTH:
+        return value
+    changes: dict[str, Any] = {}
+    for f in dataclasses.fields(value):
+        old = getattr(value, f.name)
+        items = old if isinstance(old, tuple) else (old,)
+        new = tuple(_passed(v, fn, call, depth + 1) if _is_value(v) else v for v in items)
+        if new != items:
+            changes[f.name] = new if isinstance(old, tuple) else new[0]
+    return dataclasses.replace(value, **changes) if changes else value
+
+
+def _is_value(obj: object) -> bool:
+    return dataclasses.is_dataclass(obj) and not isinstance(obj, (Loc, type))
 
 
 def _known_or_default(res: Resolver, value: Value) -> Value:
