@@ -194,10 +194,20 @@ def spans_of(code: Code, start: int) -> list[tuple[int, int]]:
 
 def member(data: bytes, start: int, end: int, attr: str) -> int | None:
     """The line of a class body (between `start` and `end`) whose statement assigns `attr`,
-    or where the method called `attr` starts; None where there is none."""
-    for m in _TOP.finditer(data, start, end):
-        if m[1] and attr in _bound_names(m):
-            return data.rfind(b"\n", 0, m.start()) + 1
+    or where the method called `attr` starts; None where there is none. `_TOP.finditer`'s
+    first such match, tried only at the start of a line that holds `attr` (every name a
+    match binds stands in it, and no match spans a line, so finditer tries each line's
+    start): its `^` makes sre try every offset of a class body otherwise."""
+    word = attr.encode()
+    at = data.find(word, start, end) if word else -1  # no match binds "": none is found
+    while at >= 0:
+        line = data.rfind(b"\n", 0, at) + 1
+        if line >= start:  # a line starting before `start` finditer never tries at its `^`
+            m = _TOP.match(data, line, end)
+            if m is not None and m[1] and attr in _bound_names(m):
+                return line
+        nl = data.find(b"\n", at, end)
+        at = data.find(word, nl + 1, end) if nl >= 0 else -1
     return None
 
 
