@@ -39,9 +39,9 @@ def weak(rel: str, data: bytes) -> bool:
         if not (lists_rules(data) or derived):
             # A lead-in written across literals (`"you must " "not"`) reads whole only with
             # their seams out, a pass over every quote: asked of a prompt candidate only.
-            if not shapes.python_prompt_candidate(data) or not lists_rules(seamless(data)):
+            if not shapes.shapes_of(data) or not lists_rules(seamless(data)):
                 return False
-        elif not shapes.python_prompt_candidate(data):
+        elif not shapes.shapes_of(data):
             return False
         return derived or python_lists_rules(data)
     if kind == FileKind.TEXT:
@@ -156,7 +156,7 @@ def leads(data: bytes) -> dict[str, list[str]]:
     from refusal_lint.static.gate.composed.reach import LISTED
     from refusal_lint.static.gate.composed.statements import KEYWORDS
 
-    found = [*shapes.prompt_shapes(data)]
+    found = shapes.shapes_of(data)  # found by weak() already, most often
     if not found:
         return {}
     out = passed(data, found)

@@ -121,6 +121,19 @@ def python_prompt_candidate(data: bytes) -> bool:
     return next(prompt_shapes(data), None) is not None
 
 
+_kept: tuple[bytes, list[re.Match[bytes]]] | None = None
+
+
+def shapes_of(data: bytes) -> list[re.Match[bytes]]:
+    """`prompt_shapes(data)` as a list, kept while `data` is the last asked (the slot holds
+    it, so no other object can take its identity): a file's prompt-stage questions
+    (answers.weak, then leads) find its shapes once, not once each."""
+    global _kept
+    if _kept is None or _kept[0] is not data:
+        _kept = (data, [*prompt_shapes(data)])
+    return _kept[1]
+
+
 def prompt_shapes(data: bytes) -> Iterator[re.Match[bytes]]:
     """The prompt shapes of a Python file, left to right: `_PROMPT_SHAPE`'s matches, tried
     only around the prompt words its matches hold: a match holds one, and lies on that
