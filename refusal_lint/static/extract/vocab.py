@@ -144,9 +144,24 @@ def guard_subclass(name: str, bases: Iterable[str]) -> bool:
 
 
 def builds_guard(node: ast.ClassDef) -> bool:
-    """`guard_subclass`, of a class statement without an `__init__` of its own."""
+    """`guard_subclass`, of a class statement without an `__init__` of its own; or a guard
+    class keeping its id in a class attribute, which each construction fires."""
     own = any(isinstance(n, _FUNCTIONS) and n.name == "__init__" for n in node.body)
-    return not own and guard_subclass(node.name, [_base_name(b) for b in node.bases])
+    return (not own and guard_subclass(node.name, [_base_name(b) for b in node.bases])) or (
+        is_guard_name(node.name) and keeps_rule(node)
+    )
+
+
+def keeps_rule(node: ast.ClassDef) -> bool:
+    """A class body binding `rule`/`rule_id` to a string (`rule = "pii-export"`): the id of
+    an exception class built with no rule parameter (bind/guards/ids.py class_rule)."""
+    for stmt in node.body:
+        target = stmt.targets[0] if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else None
+        target = stmt.target if isinstance(stmt, ast.AnnAssign) else target
+        value = stmt.value if isinstance(stmt, (ast.Assign, ast.AnnAssign)) else None
+        if isinstance(target, ast.Name) and target.id in RULE_KWARGS and isinstance(value, ast.Constant):
+            return isinstance(value.value, str)
+    return False
 
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -346,12 +361,12 @@ EXPECTS_FAILURE = frozenset({"raises", "assertRaises", "assertRaisesRegex"})
 
 
 def expects_failure(node: ast.withitem) -> bool:
+    """`with pytest.raises(...)`, `with raises(...)` (imported), `with self.assertRaises(...)`."""
     call = node.context_expr
-    return (
-        isinstance(call, ast.Call)
-        and isinstance(call.func, ast.Attribute)
-        and call.func.attr in EXPECTS_FAILURE
-    )
+    if not isinstance(call, ast.Call):
+        return False
+    func = call.func
+    return (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")) in EXPECTS_FAILURE
 
 
 def is_exception_name(name: str) -> bool:

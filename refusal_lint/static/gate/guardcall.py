@@ -166,8 +166,15 @@ def guard_call(data: bytes, ids: frozenset[str]) -> bool:
             if end < 0 or pyscan.call_text_may_fire(data[m.start() : end + 1], receiver=False, ids=ids):
                 return True
     # A subclass of a guard: built by its base's constructor (vocab.builds_guard), or firing
-    # an id through it (vocab.super_init).
-    return _GUARD_SUBCLASS.search(data) is not None
+    # an id through it (vocab.super_init); a guard class keeping its id in a class attribute
+    # (`class PiiRefusal(Exception): rule = "pii-export"`, vocab.keeps_rule), raised anyhow.
+    if _GUARD_SUBCLASS.search(data) is not None:
+        return True
+    return _GUARD_CLASS.search(data) is not None and next(word_matches(_RULE_ATTR, data), None) is not None
+
+
+_GUARD_CLASS = re.compile(rb"class[ \t]+[A-Za-z0-9_]*(?:[Rr]efus|REFUS)")
+_RULE_ATTR = re.compile(rb"rule(?:_id)?[ \t]*(?::[^=\n]*)?=(?!=)")  # at a word's start (word_matches)
 
 
 # `except Refusal as exc:`, `if isinstance(exc, Refusal):`, `if "rule" in item:` (what

@@ -34,7 +34,7 @@ from refusal_lint.core.model import Loc
 from refusal_lint.static.bind.classes import RULE_PARAMS, bind_arg, bound_value, subclass_map
 from refusal_lint.static.bind.guards.sites import CallSites
 from refusal_lint.static.bind.resolve import Resolver
-from refusal_lint.static.extract.vocab import PARTIAL, is_guard_name
+from refusal_lint.static.extract.vocab import PARTIAL, is_exception_name, is_guard_name
 
 
 def _last(func: Value) -> str:
@@ -95,30 +95,43 @@ class GuardIds(CallSites):
                 for name in rest.split(".") if rest else ():
                     value = Attr(value, name, value.loc)  # `exc.rule` of `refusal_parts(exc)`
                 return True, value
-        for fn in fns:
+        passed = any(k in RULE_PARAMS for k, _ in call.kwargs)
+        for fn in fns if not passed else ():
             if (attr := self.class_rule(fn)) is not None:
                 return True, attr  # `raise RawMeat()`, `class RawMeat(RecipeRefusal): rule = "raw-meat"`
         if g.configured:  # the config names it a guard: its first argument is the id, as a library's
             return g.rule is not None, g.rule
         return False, None  # `def refusal(model, token)`: no rule parameter, no guard
 
-    def class_rule(self, fn: Fn, depth: int = 0) -> Ref | None:
-        """The `rule`/`rule_id` class attribute of a repo class built with no rule parameter
-        (an exception hierarchy keeping its ids on the classes): its own, else its nearest
-        repo base's. Each construction fires it, whatever message the call passes."""
-        if fn.kind != FnKind.CLASS or depth > MAX_HOPS:
+    def class_rule(self, fn: Fn) -> Ref | None:
+        """The `rule`/`rule_id` class attribute of a repo exception class built with no rule
+        parameter (a hierarchy keeping its ids on its classes, as DRF's `default_code`): its
+        own, else its nearest repo base's, where it is a string. Each construction fires it,
+        whatever message the call passes. Not a model's column, an enum's member, a metric's
+        setting: classes that are no exceptions."""
+        found: Ref | None = None
+        exception = False
+        todo, seen = [fn], 0
+        while todo and seen <= MAX_HOPS:
+            cls, seen = todo.pop(0), seen + 1
+            own = self.res.defs.get(cls.path, {}).get(cls.qualname)  # with its own bases
+            if not (isinstance(own, Fn) and own.kind == FnKind.CLASS):
+                continue
+            names = [
+                f"{own.qualname}.{n}" for n in RULE_PARAMS if f"{own.qualname}.{n}" in self.res.defs[own.path]
+            ]
+            if found is None and names:
+                found = Ref(own.path, names[0], own.loc)
+            for base in own.bases:
+                exception = exception or (
+                    isinstance(base, Ref) and is_exception_name(base.name.rpartition(".")[2])
+                )
+                if isinstance(b := self.res.resolve(base), Fn):
+                    todo.append(b)
+        if found is None or not exception or not isinstance(self.res.resolve(found), Str):
             return None
-        for name in RULE_PARAMS:
-            if f"{fn.qualname}.{name}" in self.res.defs.get(fn.path, {}):
-                attr = Ref(fn.path, f"{fn.qualname}.{name}", fn.loc)
-                self.class_attrs.add(attr)
-                return attr
-        for base in fn.bases:
-            found = self.res.resolve(base)
-            own = self.res.defs.get(found.path, {}).get(found.qualname) if isinstance(found, Fn) else None
-            if isinstance(own, Fn) and (inherited := self.class_rule(own, depth + 1)) is not None:
-                return inherited
-        return None
+        self.class_attrs.add(found)
+        return found
 
     def _unpartial(self, call: CallV) -> CallV | None:
         """`refuse_balance(detail=...)` with `refuse_balance = partial(refuse, "x-y")`: the
