@@ -58,7 +58,6 @@ def bind(root: str, cfg: Config, facts: dict[str, FileFacts], index: ModuleIndex
     # payload's shape, RL306) once, under the first agent.
     shared = sorted(p for p, f in facts.items() if agents and p not in owned and f.fires() and not f.claims())
     tables = tables_of(res) if agents else ([], [], [])
-    strays: set[str] = set()  # call sites of a shared helper in no agent's files
     for agent in agents:
         ids = {agent.card.params_id} if agent.card and agent.card.params_id else set()
         # A prompt fed from the params map, or from a module's copy of it (same rule ids), is derived.
@@ -74,12 +73,12 @@ def bind(root: str, cfg: Config, facts: dict[str, FileFacts], index: ModuleIndex
         for path in sorted(agent.files):
             _fire(res, guard_ids, facts[path], agent, sent)
         for path in shared:
-            strays |= _serve(res, guard_ids, facts[path], agent, agent is agents[0], sent)
+            _serve(res, guard_ids, facts[path], agent, agent is agents[0], sent)
         # A shared helper's call sites in another agent's files fire that agent's rules, not
         # this one's (a monorepo's common/refusals.py in both agents' globs).
         agent.guards = [g for g in _unique(agent.guards) if _ours(g.loc.path, agent, claimed)]
         agent.protocol_errors = [e for e in agent.protocol_errors if _ours(e.loc.path, agent, claimed)]
-    unclaimed = _unquoted([*unclaimed, *_strays(agents, shared, strays - claimed)], agents, facts)
+    unclaimed = _unquoted([*unclaimed, *_orphans(agents, shared)], agents, facts)
     guards: list[BoundGuard] = []
     errors: list[BoundError] = []
     if not agents:
@@ -124,33 +123,29 @@ def _serve(
     agent: Agent,
     first: bool,
     maps: tuple[set[str], set[str]],
-) -> set[str]:
+) -> None:
     """A shared helper's guards and protocol errors, bound for `agent`: those at the call
-    sites in its files, and (`first` agent) those standing in the helper itself; and the
-    helper among the agent's `helpers` where it serves the agent so. The files of the other
-    call sites (another agent's, or no agent's)."""
+    sites in its files, and (`first` agent) those standing elsewhere; and the helper among
+    the agent's `helpers` where it serves the agent so."""
     served = [bg for g in f.guards for bg in bind_guard(res, guard_ids, g, maps[0])]
     sent = [be for e in f.protocol_errors for be in bind_error(res, guard_ids, e, maps[1])]
     if any(loc.path in agent.files for loc in [*(b.loc for b in served), *(b.loc for b in sent)]):
         agent.helpers.add(f.path)
-    agent.guards.extend(
-        bg for bg in served if bg.loc.path in agent.files or (first and bg.loc.path == f.path)
-    )
+    agent.guards.extend(bg for bg in served if bg.loc.path in agent.files or first)
     agent.protocol_errors.extend(be for be in sent if be.loc.path in agent.files or first)
-    return {bg.loc.path for bg in served if bg.loc.path not in agent.files and bg.loc.path != f.path}
 
 
-def _strays(agents: list[Agent], shared: list[str], sites: set[str]) -> list[Unclaimed]:
-    """Files no agent claims that fire ids for none: a shared helper's call sites there, and a
-    file like a helper that serves no agent but fires ids of its own (the helper's tests
-    beside it: `emit_refusal(updater, {...}, "demo-rule")`). RL004, as a file holding a guard
-    of its own is, not the first agent's guards."""
+def _orphans(agents: list[Agent], shared: list[str]) -> list[Unclaimed]:
+    """Files no agent claims that look like a shared helper (their guards' ids are parameters)
+    but serve no agent and fire ids of their own: the helper's tests beside it
+    (`emit_refusal(updater, {...}, "demo-rule")`). RL004, as a file holding a literal guard
+    is, not the first agent's guards."""
     served = {p for a in agents for p in a.helpers}
     own = {g.loc.path for g in agents[0].guards if g.status == GuardStatus.ID} if agents else set()
     orphans = own & (set(shared) - served)
     if orphans:
         agents[0].guards = [g for g in agents[0].guards if g.loc.path not in orphans]
-    return [Unclaimed(p, shared=False) for p in sorted(sites | orphans)]
+    return [Unclaimed(p, shared=False) for p in sorted(orphans)]
 
 
 def _unquoted(

@@ -37,9 +37,16 @@ class _Extractor(ContentPrompts, Definitions, Recognisers):
     visit_AsyncWith, leave_AsyncWith = visit_With, leave_With
 
     def add_guard(self, guard: Guard) -> None:
-        """A guard in a test's block that expects a failure is the failure tested, no guard."""
+        """A guard in a test's block that expects a failure is the failure tested, no guard;
+        so is a call there that a helper would bind (`emit(updater, "no-such-rule")`)."""
         if not self._expecting:
             super().add_guard(guard)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        kept = len(self.calls)
+        super().visit_Call(node)
+        if self._expecting:
+            del self.calls[kept:]
 
     def visit_Raise(self, node: ast.Raise) -> None:
         """`raise RawMeat` builds the class with no arguments: read as `raise RawMeat()` (its
