@@ -57,6 +57,7 @@ WRAPPERS = frozenset({"MappingProxyType", "dict", "Final", "frozendict", "str"})
 # The synthetic attribute under which an Enum class keeps its members' values, in order (a
 # loop over the class takes each: resolve.py's `elements`).
 ENUM_MEMBERS = "__members__"
+CLASS_BASES = "__bases__"  # a class's bases as written, its own `__init__` or not (guards/ids.class_rule)
 # A text buffer written piece by piece (`out.write(...)`, then `out.getvalue()`): its text.
 TEXT_BUFFERS = frozenset({"StringIO"})
 # A class field's default made by a call (`field(default=X)`, attrs' `field(default=X)`,

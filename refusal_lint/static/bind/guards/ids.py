@@ -34,7 +34,7 @@ from refusal_lint.core.model import Loc
 from refusal_lint.static.bind.classes import RULE_PARAMS, bind_arg, bound_value, subclass_map
 from refusal_lint.static.bind.guards.sites import CallSites
 from refusal_lint.static.bind.resolve import Resolver
-from refusal_lint.static.extract.vocab import PARTIAL, is_exception_name, is_guard_name
+from refusal_lint.static.extract.vocab import CLASS_BASES, PARTIAL, is_exception_name, is_guard_name
 
 
 def _last(func: Value) -> str:
@@ -122,7 +122,8 @@ class GuardIds(CallSites):
             ]
             if found is None and names:
                 found = Ref(own.path, names[0], own.loc)
-            for base in own.bases:
+            written = self.res.defs[own.path].get(f"{own.qualname}.{CLASS_BASES}")  # with an `__init__` too
+            for base in written.items if isinstance(written, Seq) else own.bases:
                 exception = exception or (
                     isinstance(base, Ref) and is_exception_name(base.name.rpartition(".")[2])
                 )

@@ -257,6 +257,7 @@ class Definitions(ExtractorState):
             name = self.class_prefix() + node.name
             loc = self.src.name_loc(node)
             self.defs[name] = Fn(self.path, name, FnKind.CLASS, ctor[0], ctor[1], (), loc, bases)
+            self.defs[f"{name}.{vocab.CLASS_BASES}"] = Seq(tuple(self.value(b) for b in node.bases), loc)
         if not self.scopes and is_enum(node):
             self.enum_members(node)
         self.classes.append((node.name, body.attrs))
