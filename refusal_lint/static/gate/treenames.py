@@ -8,7 +8,7 @@ import ast
 from collections.abc import Iterable, Iterator
 
 from refusal_lint.static.extract import vocab
-from refusal_lint.static.extract.python.walk import field_children, walk_fields
+from refusal_lint.static.extract.python.walk import bound_names, field_children, walk_fields
 
 
 def last(node: ast.expr) -> str:
@@ -55,9 +55,7 @@ def module_names(tree: ast.Module) -> set[str]:
     out: set[str] = set()
     for stmt in module_statements(tree):
         if isinstance(stmt, ast.Assign):
-            # its targets' names, unpacked too (`X, (Y, RULES) = ...`); not `x[i]`'s or `a.b`'s
-            names = (n for t in stmt.targets for n in walk_fields(t) if isinstance(n, ast.Name))
-            out.update(n.id for n in names if isinstance(n.ctx, ast.Store))
+            out.update(n for t in stmt.targets for n in bound_names(t))
         elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
             out.add(stmt.target.id)
         elif isinstance(stmt, (ast.Import, ast.ImportFrom)):

@@ -13,6 +13,7 @@ from refusal_lint.core.facts import Dyn, Fn, PyExt, Ref, Str, Value
 from refusal_lint.core.model import Loc
 from refusal_lint.static.extract import vocab
 from refusal_lint.static.extract.python.scopes import FUNCTION_DEFS, dotted, last_name
+from refusal_lint.static.extract.python.walk import bound_names
 
 
 def is_enum(node: ast.ClassDef) -> bool:
@@ -37,10 +38,8 @@ def read_body(node: ast.ClassDef, segment: Callable[[ast.AST], str]) -> Body:
             for t in stmt.targets:
                 if isinstance(t, ast.Name) and field_call:
                     out.fields.append(t.id)  # attrs: `rule = attr.ib()`, unannotated
-                # `RULES, VERSION = {...}, "1.0"` binds each name it unpacks to
-                for n in ast.walk(t):
-                    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
-                        out.attrs.setdefault(n.id, end)
+                for name in bound_names(t):  # `RULES, VERSION = {...}, "1.0"` binds both
+                    out.attrs.setdefault(name, end)
         elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
             out.attrs.setdefault(stmt.target.id, end)
             if "ClassVar" not in segment(stmt.annotation):

@@ -193,6 +193,12 @@ def empty(node: ast.expr) -> bool:
     return False
 
 
+def bound_names(target: ast.expr) -> list[str]:
+    """The names an assignment's target binds, unpacked too (`X, (Y, *RULES) = ...`); not
+    `x[i]`'s or `a.b`'s."""
+    return [n.id for n in walk_fields(target) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
+
+
 def unpacked(target: ast.AST, value: ast.expr | None) -> list[tuple[ast.expr, ast.expr]]:
     """Each name and the value it takes where a tuple of names is bound to a tuple of as many
     values (`a, b = "x", "y"`); none otherwise (a starred name, a call's result)."""
