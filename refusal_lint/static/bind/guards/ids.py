@@ -95,10 +95,10 @@ class GuardIds(CallSites):
                 for name in rest.split(".") if rest else ():
                     value = Attr(value, name, value.loc)  # `exc.rule` of `refusal_parts(exc)`
                 return True, value
-        passed = any(k in RULE_PARAMS for k, _ in call.kwargs)
-        for fn in fns if not passed else ():
-            if (attr := self.class_rule(fn)) is not None:
-                return True, attr  # `raise RawMeat()`, `class RawMeat(RecipeRefusal): rule = "raw-meat"`
+        if not any(k in RULE_PARAMS for k, _ in call.kwargs):  # a passed `rule=` is the call's own
+            for fn in fns:
+                if (attr := self.class_rule(fn)) is not None:
+                    return True, attr  # `raise RawMeat()`, `class RawMeat(RecipeRefusal): rule = "raw-meat"`
         if g.configured:  # the config names it a guard: its first argument is the id, as a library's
             return g.rule is not None, g.rule
         return False, None  # `def refusal(model, token)`: no rule parameter, no guard
@@ -114,16 +114,15 @@ class GuardIds(CallSites):
         todo, seen = [fn], 0
         while todo and seen <= MAX_HOPS:
             cls, seen = todo.pop(0), seen + 1
-            own = self.res.defs.get(cls.path, {}).get(cls.qualname)  # with its own bases
+            own = self.res.defs.get(cls.path, {}).get(cls.qualname)  # the callee carries its ctor's bases
             if not (isinstance(own, Fn) and own.kind == FnKind.CLASS):
                 continue
-            names = [
-                f"{own.qualname}.{n}" for n in RULE_PARAMS if f"{own.qualname}.{n}" in self.res.defs[own.path]
-            ]
-            if found is None and names:
-                found = Ref(own.path, names[0], own.loc)
-            written = self.res.defs[own.path].get(f"{own.qualname}.{CLASS_BASES}")  # with an `__init__` too
-            for base in written.items if isinstance(written, Seq) else own.bases:
+            defs = self.res.defs[own.path]
+            named = next((f"{own.qualname}.{n}" for n in RULE_PARAMS if f"{own.qualname}.{n}" in defs), None)
+            if found is None and named is not None:
+                found = Ref(own.path, named, own.loc)
+            written = defs.get(f"{own.qualname}.{CLASS_BASES}")  # kept with an `__init__` too
+            for base in written.items if isinstance(written, Seq) else ():
                 exception = exception or (
                     isinstance(base, Ref) and is_exception_name(base.name.rpartition(".")[2])
                 )
