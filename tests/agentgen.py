@@ -928,9 +928,12 @@ def guard_script_folder(ids: list[str], rules_mod: str | None) -> Files:
 
 
 def guard_exception_classes(ids: list[str], rules_mod: str | None) -> Files:
-    """An exception class per rule, its id a class attribute, raised bare (or with a message)
-    from another module that names no refusal, caught and sent on by a handler."""
-    classes = "".join(f"\n\nclass Rule{n}(AgentRefusal):\n    rule = {i!r}\n" for n, i in enumerate(ids))
+    """An exception class per rule, its id a class attribute (or set in its own `__init__`),
+    raised bare (or with a message) from another module that names no refusal, caught and
+    sent on by a handler."""
+    init = "    def __init__(self, *args):\n        super().__init__(*args)\n        self.rule = {!r}\n"
+    body = [init.format(i) if n % 3 == 2 else f"    rule = {i!r}\n" for n, i in enumerate(ids)]
+    classes = "".join(f"\n\nclass Rule{n}(AgentRefusal):\n{b}" for n, b in enumerate(body))
     raised = [f"errors.Rule{n}" if n % 2 else f"Rule{n}(kind)" for n in range(len(ids))]
     raises = "".join(f"    if kind == {i!r}:\n        raise {r}\n" for i, r in zip(ids, raised, strict=True))
     names = ", ".join(f"Rule{n}" for n in range(len(ids)))

@@ -6,7 +6,7 @@ import ast
 import builtins
 import functools
 import re
-from collections.abc import Container, Iterable
+from collections.abc import Container
 
 from refusal_lint.core import spec
 
@@ -90,79 +90,8 @@ def words(name: str) -> tuple[str, ...]:
     return tuple(w.lower() for part in name.split("_") for w in _WORD.findall(part))
 
 
-def _is_super_init(node: ast.Call) -> bool:
-    func = node.func
-    return (
-        isinstance(func, ast.Attribute)
-        and func.attr == "__init__"
-        and isinstance(func.value, ast.Call)
-        and isinstance(func.value.func, ast.Name)
-        and func.value.func.id == "super"
-    )
-
-
-def _base_name(base: ast.expr) -> str:
+def base_name(base: ast.expr) -> str:
     return base.attr if isinstance(base, ast.Attribute) else getattr(base, "id", "")
-
-
-def super_init(node: ast.Call, bases: list[ast.expr]) -> ast.Call | None:
-    """`super().__init__(...)` in a class whose base is a guard (`class SegMixRefusal(Refusal)`:
-    one exception class a rule), as the call of that base it is, where the subclass fires its id."""
-    if not _is_super_init(node):
-        return None
-    base = next((b for b in bases if is_guard_name(_base_name(b))), None)
-    if base is None:
-        return None
-    return ast.copy_location(ast.Call(func=base, args=node.args, keywords=node.keywords), node)
-
-
-PARTIAL = "partial"
-
-
-def partial_call(node: ast.Call) -> ast.Call | None:
-    """`partial(refuse, "x-y")` (functools'), as the call it stands for: where its callee is
-    a guard, a guard written here, with the id it binds (bind/guards/ids.py: a call through it
-    fires that id where the partial binds it, not at each call: a call may stand anywhere,
-    stored in a table, passed on, in a file nobody reads)."""
-    if _base_name(node.func) != PARTIAL or not node.args or isinstance(node.args[0], ast.Starred):
-        return None
-    return ast.copy_location(ast.Call(func=node.args[0], args=node.args[1:], keywords=node.keywords), node)
-
-
-def super_error(node: ast.Call, bases: list[ast.expr]) -> str | None:
-    """`super().__init__(...)` in a subclass of a protocol error (`class RefusalError(
-    HTTPException)`): that error's name, as which the subclass sends what it is built with."""
-    if not _is_super_init(node):
-        return None
-    return next((n for b in bases if (n := _base_name(b)) in spec.PROTOCOL_ERRORS), None)
-
-
-def guard_subclass(name: str, bases: Iterable[str]) -> bool:
-    """A class named as no guard is, whose base is one (`class OutOfScope(Refusal)`): with no
-    `__init__` of its own, the base's constructor builds it, so a call of it fires what it
-    passes as a call of the base would (bind/guards/subclasses.py), whatever the class is called."""
-    return not is_guard_name(name) and any(is_guard_name(b.rpartition(".")[2]) for b in bases)
-
-
-def builds_guard(node: ast.ClassDef) -> bool:
-    """`guard_subclass`, of a class statement without an `__init__` of its own; or a guard
-    class keeping its id in a class attribute, which each construction fires."""
-    own = any(isinstance(n, _FUNCTIONS) and n.name == "__init__" for n in node.body)
-    return (not own and guard_subclass(node.name, [_base_name(b) for b in node.bases])) or (
-        is_guard_name(node.name) and keeps_rule(node)
-    )
-
-
-def keeps_rule(node: ast.ClassDef) -> bool:
-    """A class body binding `rule`/`rule_id` to a string (`rule = "pii-export"`): the id of
-    an exception class built with no rule parameter (bind/guards/ids.py class_rule)."""
-    for stmt in node.body:
-        target = stmt.targets[0] if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else None
-        target = stmt.target if isinstance(stmt, ast.AnnAssign) else target
-        value = stmt.value if isinstance(stmt, (ast.Assign, ast.AnnAssign)) else None
-        if isinstance(target, ast.Name) and target.id in RULE_KWARGS and isinstance(value, ast.Constant):
-            return isinstance(value.value, str)
-    return False
 
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -177,7 +106,7 @@ EXTENSION_ATTRS = frozenset({"uri", "params"})
 
 
 def declares_extension(node: ast.ClassDef) -> bool:
-    if not any((n := _base_name(b)).endswith("Extension") and n != "Extension" for b in node.bases):
+    if not any((n := base_name(b)).endswith("Extension") and n != "Extension" for b in node.bases):
         return False
     bound = {s.name for s in node.body if isinstance(s, _FUNCTIONS)}
     for s in node.body:
@@ -192,7 +121,7 @@ def is_extension_call(name: str, func: ast.expr) -> bool:
     """`AgentExtension(...)`, or A2A v1.0's `card.capabilities.extensions.add(uri=...)` (a
     repeated protobuf field's `add` builds the message in place)."""
     return name == EXTENSION_CLASS or (
-        name == "add" and isinstance(func, ast.Attribute) and _base_name(func.value) == "extensions"
+        name == "add" and isinstance(func, ast.Attribute) and base_name(func.value) == "extensions"
     )
 
 

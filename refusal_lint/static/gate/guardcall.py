@@ -159,15 +159,15 @@ def guard_call(data: bytes, ids: frozenset[str]) -> bool:
             or _inside_error(data, start)
         ):
             return True
-    # A partial of a guard (vocab.partial_call), its text read as the call it stands for.
+    # A partial of a guard (guardclass.partial_call), its text read as the call it stands for.
     for m in word_matches(_PARTIAL, data):
         if vocab.is_guard_name(m[2].rpartition(b".")[2].decode("ascii")):
             end = call_end(data, m.start(1))
             if end < 0 or pyscan.call_text_may_fire(data[m.start() : end + 1], receiver=False, ids=ids):
                 return True
-    # A subclass of a guard: built by its base's constructor (vocab.builds_guard), or firing
-    # an id through it (vocab.super_init); a guard class keeping its id in a class attribute
-    # (`class PiiRefusal(Exception): rule = "pii-export"`, vocab.keeps_rule), raised anyhow.
+    # A subclass of a guard: built by its base's constructor (guardclass.builds_guard), or firing
+    # an id through it (guardclass.super_init); a guard class keeping its id in a class attribute
+    # (`class PiiRefusal(Exception): rule = "pii-export"`, guardclass.keeps_rule), raised anyhow.
     if _GUARD_SUBCLASS.search(data) is not None:
         return True
     return _GUARD_CLASS.search(data) is not None and next(word_matches(_RULE_ATTR, data), None) is not None

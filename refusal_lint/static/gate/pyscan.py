@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 
 from refusal_lint.core import spec
-from refusal_lint.static.extract import vocab
+from refusal_lint.static.extract import guardclass, vocab
 from refusal_lint.static.extract.python.walk import field_children, unpacked, walk_fields
 from refusal_lint.static.gate.treenames import (
     SCOPES,
@@ -197,11 +197,11 @@ class _Relevance:
         return False
 
     def fires_in_init(self, node: ast.ClassDef) -> bool:
-        """A subclass of a guard calling its base's constructor with an id (vocab.super_init),
-        or of a protocol error building it with a refusal (vocab.super_error)."""
-        calls = [sub for sub in walk_fields(node) if isinstance(sub, ast.Call)]
-        errors = any(vocab.super_error(c, node.bases) and self.refusal_inside(c) for c in calls)
-        return errors or any((b := vocab.super_init(c, node.bases)) and self.guard_call(b) for c in calls)
+        """A subclass of a guard calling its base's constructor with an id (guardclass.super_init),
+        or of a protocol error building it with a refusal (guardclass.super_error)."""
+        calls, bases = [sub for sub in walk_fields(node) if isinstance(sub, ast.Call)], node.bases
+        errors = any(guardclass.super_error(c, bases) and self.refusal_inside(c) for c in calls)
+        return errors or any((b := guardclass.super_init(c, bases)) and self.guard_call(b) for c in calls)
 
     def callee(self, func: ast.expr) -> str:
         """A callee's last name, a card class or guard imported under another name as itself."""
@@ -213,7 +213,7 @@ class _Relevance:
         return name
 
     def call(self, node: ast.Call) -> bool:
-        if (made := vocab.partial_call(node)) is not None and self.call(made):
+        if (made := guardclass.partial_call(node)) is not None and self.call(made):
             return True
         name = self.callee(node.func)
         kw = {k.arg: k.value for k in node.keywords if k.arg is not None}
@@ -292,7 +292,7 @@ def may_hold_facts(
         if isinstance(node, ast.Call) and check.call(node):
             return True
         if isinstance(node, ast.ClassDef):
-            if vocab.builds_guard(node) or check.fires_in_init(node) or vocab.declares_extension(node):
+            if guardclass.builds_guard(node) or check.fires_in_init(node) or vocab.declares_extension(node):
                 return True
         elif (isinstance(node, ast.Dict) and check.dict(node)) or (
             isinstance(node, (ast.ExceptHandler, ast.If)) and check.handler(node)
@@ -320,7 +320,7 @@ def call_text_may_fire(text: bytes, receiver: bool, ids: frozenset[str] = frozen
     node = call_alone(text)
     if node is None:
         return True
-    node = vocab.partial_call(node) or node  # `partial(refuse, "x-y")`: as `refuse("x-y")`
+    node = guardclass.partial_call(node) or node  # `partial(refuse, "x-y")`: as `refuse("x-y")`
     if receiver and not node.args and not node.keywords:
         return True  # `Rule.SEG_MIX.refuse()`: the receiver may be the rule
     return _Relevance(_NO_MODULE, frozenset(), ids).guard_call(node)

@@ -29,12 +29,13 @@ from refusal_lint.core.facts import (
     Sub,
     Value,
 )
-from refusal_lint.core.kinds import FnKind, GuardKind, GuardStatus
+from refusal_lint.core.kinds import FnKind, GuardKind, GuardStatus, ValueKind
 from refusal_lint.core.model import Loc
 from refusal_lint.static.bind.classes import RULE_PARAMS, bind_arg, bound_value, subclass_map
 from refusal_lint.static.bind.guards.sites import CallSites
 from refusal_lint.static.bind.resolve import Resolver
-from refusal_lint.static.extract.vocab import CLASS_BASES, PARTIAL, is_exception_name, is_guard_name
+from refusal_lint.static.extract.guardclass import PARTIAL
+from refusal_lint.static.extract.vocab import CLASS_BASES, is_exception_name, is_guard_name
 
 
 def _last(func: Value) -> str:
@@ -90,6 +91,10 @@ class GuardIds(CallSites):
             if param is not None:
                 head, _, rest = param.partition(".")
                 value = bound_value(fn, call, head)
+                absent = value is None or (isinstance(value, Const) and value.kind == ValueKind.NULL)
+                if absent and not rest and (attr := self.class_rule(fn)) is not None:
+                    # `raise RawMeat()`, its `rule=None` the class's `rule` (DRF's `default_code`)
+                    return True, attr
                 if value is None:
                     return False, None
                 for name in rest.split(".") if rest else ():
@@ -136,7 +141,7 @@ class GuardIds(CallSites):
     def _unpartial(self, call: CallV) -> CallV | None:
         """`refuse_balance(detail=...)` with `refuse_balance = partial(refuse, "x-y")`: the
         call of `refuse` its arguments make, the partial's first; None where the partial is
-        itself a guard binding the id (vocab.partial_call), which fires it once, there."""
+        itself a guard binding the id (guardclass.partial_call), which fires it once, there."""
         made = self.res.resolve(call.func) if isinstance(call.func, Ref) else None
         if not (isinstance(made, CallV) and made.args and _last(made.func) == PARTIAL):
             return call

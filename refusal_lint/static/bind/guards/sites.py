@@ -23,7 +23,7 @@ class CallSites:
         self.by_name: dict[str, list[CallV]] = {}
         # Guards and call sites whose argument is a parameter of function (path, qualname).
         self.inside: dict[tuple[str, str], list[Guard | CallV]] = {}
-        self._calls_at: dict[Loc, Guard] = {}  # guard calls by place: a partial's (vocab.partial_call)
+        self._calls_at: dict[Loc, Guard] = {}  # guard calls by place: a partial's (guardclass.partial_call)
         for f in facts:
             for call in f.calls:
                 self._index(call)

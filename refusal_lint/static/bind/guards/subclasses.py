@@ -2,6 +2,8 @@
 `__init__` of its own, whose base is a guard (`class OutOfScope(Refusal): ...`) or such a
 class in turn (`class PiiLeak(PolicyViolation)`), is built by that guard's constructor; so
 each call of it is a guard, as a call of the base would be, whatever the class is called.
+So is such a class with an `__init__` of its own that keeps its id in a `rule` attribute
+(`self.rule = "seg-mix"`, ids.class_rule): its constructor takes no id, it holds one.
 Its id binds as a repo callee's does (bind/guards/ids.py): by the `rule`/`rule_id` parameter
 it inherits from a repo base; from a library's base, the `rule=` argument, else the first
 positional one (as `guard-callables` reads a call)."""
@@ -10,12 +12,13 @@ from __future__ import annotations
 
 import dataclasses
 
-from refusal_lint.core.facts import CallV, FileFacts, Fn, Guard, Ref, Value
+from refusal_lint.core.facts import CallV, FileFacts, Fn, Guard, Ref, Seq, Value
 from refusal_lint.core.kinds import FnKind, GuardKind
 from refusal_lint.static.bind.classes import RULE_PARAMS
 from refusal_lint.static.bind.guards.ids import GuardIds
 from refusal_lint.static.bind.resolve import Resolver
-from refusal_lint.static.extract.vocab import guard_subclass, is_guard_name
+from refusal_lint.static.extract.guardclass import guard_subclass
+from refusal_lint.static.extract.vocab import CLASS_BASES, is_guard_name
 
 _DEPTH = 16  # bases followed up one class's hierarchy
 
@@ -36,7 +39,7 @@ def with_subclass_guards(
         for fn in res.defs[module].values():
             if isinstance(fn, Fn) and is_guard_name(fn.qualname.rpartition(".")[2]) and ids.class_rule(fn):
                 ids.constructions(fn)  # guards by name, firing their class's `rule`: each call site read
-            if not (isinstance(fn, Fn) and _subclass(res, fn, 0)):
+            if not (isinstance(fn, Fn) and _subclass(res, ids, fn, 0)):
                 continue
             names.add(fn.qualname.rpartition(".")[2])
             library = not any(isinstance(res.resolve(b), Fn) for b in fn.bases)
@@ -52,20 +55,27 @@ def with_subclass_guards(
     return ids, out, frozenset(names)
 
 
-def _subclass(res: Resolver, fn: Fn, depth: int) -> bool:
+def _subclass(res: Resolver, ids: GuardIds, fn: Fn, depth: int) -> bool:
     """Is `fn` a class built by a guard's constructor, through a base named as a guard or
-    one that is such a class itself (none of them with an `__init__` of its own)?"""
-    if fn.kind != FnKind.CLASS or not fn.bases or depth > _DEPTH:
+    one that is such a class itself (none of them with an `__init__` of its own, unless it
+    holds its id instead of taking one)?"""
+    if fn.kind != FnKind.CLASS or depth > _DEPTH:
         return False
+    bases = fn.bases  # kept where the class has no `__init__` of its own
+    if not bases and ids.id_param(fn) is None and ids.class_rule(fn) is not None:
+        written = res.defs.get(fn.path, {}).get(f"{fn.qualname}.{CLASS_BASES}")
+        bases = written.items if isinstance(written, Seq) else ()
     name = fn.qualname.rpartition(".")[2]
-    if guard_subclass(name, [_name(b) for b in fn.bases]):
+    if not bases:
+        return False
+    if guard_subclass(name, [_name(b) for b in bases]):
         return True
     if is_guard_name(name):
         return False  # its calls are guards by name already
-    for base in fn.bases:
+    for base in bases:
         found = res.resolve(base)  # the class with its inherited constructor: its own is kept
         own = res.defs.get(found.path, {}).get(found.qualname) if isinstance(found, Fn) else None
-        if isinstance(own, Fn) and _subclass(res, own, depth + 1):
+        if isinstance(own, Fn) and _subclass(res, ids, own, depth + 1):
             return True
     return False
 

@@ -27,7 +27,7 @@ from refusal_lint.core.facts import (
 )
 from refusal_lint.core.kinds import GuardKind, PromptForm
 from refusal_lint.core.model import Loc
-from refusal_lint.static.extract import vocab
+from refusal_lint.static.extract import guardclass, vocab
 from refusal_lint.static.extract.python.scopes import last_name, str_key
 from refusal_lint.static.extract.python.state import CardCall, ExtractorState, str_keys
 from refusal_lint.static.extract.python.walk import children, positional
@@ -43,7 +43,7 @@ class Recognisers(ExtractorState):
         if name == "cls" and isinstance(node.func, ast.Name) and self.in_method():
             return self.classes[-1][0]  # a classmethod's `cls(rule)`: a construction of its class
         if name == "__init__" and self.class_bases:
-            name = vocab.super_error(node, self.class_bases[-1]) or name
+            name = guardclass.super_error(node, self.class_bases[-1]) or name
         return name
 
     def visit_Call(self, node: ast.Call) -> None:
@@ -122,9 +122,9 @@ class Recognisers(ExtractorState):
 
     def guard_call(self, node: ast.Call, name: str, loc: Loc) -> None:
         """A guard (`refuse("seg-mix")`), or a call that may pass a rule id to a repo helper."""
-        if self.class_bases and (base := vocab.super_init(node, self.class_bases[-1])) is not None:
+        if self.class_bases and (base := guardclass.super_init(node, self.class_bases[-1])) is not None:
             node, name = base, last_name(base.func) or ""
-        made = vocab.partial_call(node) if name == vocab.PARTIAL else None
+        made = guardclass.partial_call(node) if name == guardclass.PARTIAL else None
         if made is not None and (made_name := self.callee_name(made)) and self.is_guard_call(made, made_name):
             self.guard(made, loc, configured=not vocab.is_guard_name(made_name) and not self.aliased(made))
         if name and self.is_guard_call(node, name):

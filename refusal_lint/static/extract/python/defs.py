@@ -28,7 +28,7 @@ from refusal_lint.core.facts import (
 )
 from refusal_lint.core.kinds import FnKind, PromptForm
 from refusal_lint.core.model import Loc
-from refusal_lint.static.extract import vocab
+from refusal_lint.static.extract import guardclass, vocab
 from refusal_lint.static.extract.python.classes import (
     extension_class,
     init_map,
@@ -258,6 +258,8 @@ class Definitions(ExtractorState):
             loc = self.src.name_loc(node)
             self.defs[name] = Fn(self.path, name, FnKind.CLASS, ctor[0], ctor[1], (), loc, bases)
             self.defs[f"{name}.{vocab.CLASS_BASES}"] = Seq(tuple(self.value(b) for b in node.bases), loc)
+            if (kept := guardclass.kept_rule(node)) and kept[2]:  # `self.rule = "x"` in `__init__`
+                self.defs[f"{name}.{kept[0]}"] = self.value(kept[1])
         if not self.scopes and is_enum(node):
             self.enum_members(node)
         self.classes.append((node.name, body.attrs))
