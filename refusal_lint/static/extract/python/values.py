@@ -34,6 +34,7 @@ from refusal_lint.static.extract.python.scopes import ScopeTracker, dotted, grow
 from refusal_lint.static.extract.python.source import Token, evaluate, value_lines
 from refusal_lint.static.extract.python.walk import (
     arguments,
+    as_dict,
     children,
     empty,
     operands,
@@ -261,7 +262,7 @@ class ValueBuilder(ScopeTracker):
         ):
             return Op(name, self.value(node.func.value), loc)
         if name in vocab.WRAPPERS and len(args) == 1 and plain and not node.keywords:
-            return self.value(args[0])
+            return self.value(as_dict(args[0]) if name == "dict" else args[0])
         if name in vocab.TEXT_BUFFERS and len(args) <= 1 and plain and not node.keywords:
             return self.value(args[0]) if args else Str("", loc, (loc.line,), literal=False)
         if name == "getvalue" and isinstance(node.func, ast.Attribute) and not node.args:
@@ -351,10 +352,10 @@ class ValueBuilder(ScopeTracker):
         return Item(Const(ValueKind.SPREAD, at), self.value(node), at)
 
     def dict_call(self, node: ast.Call, loc: Loc) -> DictV:
-        """`dict(BASE, **EXTRA, key=value)` as the dict display it builds (`dict(seg_mix=...)`
-        too: params whose ids are not kebab-case, RL105); a payload's (`dict(rule=...,
-        reason=...)`) stays a call."""
-        items = [self.spread(a) for a in node.args]
+        """`dict(BASE, **EXTRA, key=value)`, `dict([(k, v), ...])` as the dict display it
+        builds (`dict(seg_mix=...)` too: ids not kebab-case, RL105); a payload's
+        (`dict(rule=..., reason=...)`) stays a call."""
+        items = [self.spread(as_dict(a)) for a in node.args]
         for k in node.keywords:
             if k.arg is None:
                 items.append(self.spread(k.value))

@@ -208,3 +208,14 @@ def unpacked(target: ast.AST, value: ast.expr | None) -> list[tuple[ast.expr, as
     if len(target.elts) != len(value.elts) or any(isinstance(e, ast.Starred) for e in items):
         return []
     return list(zip(target.elts, value.elts, strict=True))
+
+
+def as_dict(node: ast.expr) -> ast.expr:
+    """A literal list or tuple of pairs as the dict display it makes (`dict([("x-y", "..."),
+    ...])`); any other node as it is."""
+    if not (isinstance(node, (ast.List, ast.Tuple)) and node.elts):
+        return node
+    pairs = [e.elts for e in node.elts if isinstance(e, (ast.Tuple, ast.List)) and len(e.elts) == 2]
+    if len(pairs) < len(node.elts) or any(isinstance(n, ast.Starred) for p in pairs for n in p):
+        return node
+    return ast.copy_location(ast.Dict(keys=[k for k, _ in pairs], values=[v for _, v in pairs]), node)
