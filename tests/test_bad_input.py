@@ -258,6 +258,39 @@ def test_a_prompt_file_over_max_file_size_is_unchecked_not_missing(repo: Repo) -
     differential(root)
 
 
+@pytest.mark.parametrize(
+    ("name", "text", "found"),
+    [
+        # A guard firing a misspelt id past the limit: unchecked, never "All checks passed".
+        (
+            "agent/generated.py",
+            "from policy import refuse\nrefuse('seg-mixx')\n",
+            [("RL005", "agent/generated.py")],
+        ),
+        (
+            "agent/big_card.json",
+            '{"uri": "https://standards.upperhandai.com/ext/refusals/v1"}\n',
+            [("RL005", "agent/big_card.json")],
+        ),
+        # Nothing there could matter: a note on stderr only, as for any file that cannot matter.
+        ("agent/tables.py", "TABLE = {}\n", []),
+        ("agent/data.json", "{}\n", []),
+    ],
+)
+def test_a_file_over_max_file_size_is_unchecked_where_its_words_may_matter(
+    repo: Repo, name: str, text: str, found: list[tuple[str, str]]
+) -> None:
+    """A larger file is never reported less than a smaller one: a Python file with a word of
+    refusing, or a JSON/YAML file with a refusal word, too large to read is RL005 in every
+    format (a note on stderr reaches no JSON consumer); the same with the shortcuts off."""
+    root = repo.agent().root
+    (root / ".refusal-lint.yaml").write_text("max-file-size: 1000\n")
+    pad = "#" * 1200 + "\n" if name.endswith(".py") else " " * 1200
+    (root / name).write_text(pad + text if name.endswith(".py") else text.replace("{", "{" + pad, 1))
+    assert [(f["code"], f["path"]) for f in check_json(root, "--no-cache")["findings"]] == found
+    differential(root)
+
+
 WIDE = ["utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be"]
 
 

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from refusal_lint.config import Config
-from refusal_lint.core.filekinds import kind_of, no_prompt_by_content, prompt_by_name
+from refusal_lint.core.filekinds import kind_of, no_prompt_by_content
 from refusal_lint.core.kinds import FileKind
 from refusal_lint.static.cache import (
     DEFERRED,
@@ -22,11 +22,11 @@ from refusal_lint.static.cache import (
 )
 from refusal_lint.static.cache import key as cache_key
 from refusal_lint.static.discover import walk as discover
-from refusal_lint.static.discover.contents import read_bytes
+from refusal_lint.static.discover.contents import pieces, read_bytes
 from refusal_lint.static.discover.roles import Roles
 from refusal_lint.static.discover.roots import module_prefix
 from refusal_lint.static.extract.job import Callee, Job, ScanJob
-from refusal_lint.static.gate import datafiles, imports
+from refusal_lint.static.gate import datafiles, imports, prefilter
 from refusal_lint.static.gate.text import shapes
 from refusal_lint.static.settings import Settings
 
@@ -77,7 +77,8 @@ class Extraction:
 
     def read(self, entry: discover.Entry, configured: bool) -> bytes | None:
         data, note = self._bytes(entry, configured)
-        if data is None and entry.size > self.cfg.max_file_size and prompt_by_name(entry.rel):
+        large = data is None and entry.size > self.cfg.max_file_size
+        if large and prefilter.too_large_matters(entry.rel, pieces(entry.abs, entry.data)):
             from refusal_lint.static.extract.run import too_large  # RL005 for it, not RL200
 
             self.facts[entry.rel] = too_large(entry.rel, entry.size, self.cfg.max_file_size)
@@ -185,10 +186,13 @@ class Extraction:
     def scan(self, entries: list[discover.Entry], context: str, needles: tuple[bytes, ...]) -> None:
         """Python files: unchanged ones answered from the cache unread, the rest read,
         prefiltered and parsed by the workers in batches."""
-        todo = self.changed(entries, context)
+        configured = frozenset(self.roles.cards) | frozenset(self.roles.prompt_modules)
+        changed, limit = self.changed(entries, context), self.cfg.max_file_size
+        todo = [e for e in changed if e.size <= limit or e.rel in configured]
+        for entry in (e for e in changed if e.size > limit and e.rel not in configured):
+            self.read(entry, False)  # over max-file-size: RL005 or a note (`read`), never parsed
         if not todo:
             return
-        configured = frozenset(self.roles.cards) | frozenset(self.roles.prompt_modules)
         known = frozenset(self.cache.entries)
         relevance, stems = self._relevance()
         # Largest first, so the workers finish together (results do not depend on the order).
@@ -307,12 +311,8 @@ class Extraction:
         again = {e.rel for e in entries}
         self.prompt_only = [e for e in self.prompt_only if e.rel not in again]
         self.deferred = {p: d for p, d in self.deferred.items() if p not in again}
-        needles = tuple(
-            sorted(
-                {i.encode() for i in self.ids if len(i) > 2}
-                | {g.rsplit(".", 1)[-1].encode() for g in cfg.guard_callables}
-            )
-        )
+        ids = {i.encode() for i in self.ids if len(i) > 2}
+        needles = tuple(sorted(ids | {g.rsplit(".", 1)[-1].encode() for g in cfg.guard_callables}))
         py_ctx = context(
             "py",
             [n.decode() for n in needles],

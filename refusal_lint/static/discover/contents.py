@@ -9,7 +9,7 @@ the cache never answers such an entry by size and stamp (its content key still w
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING
 
 from refusal_lint.core import sourcetext
@@ -299,3 +299,22 @@ def read_bytes(
             return sourcetext.as_utf8(fh.read(), python), None
     except OSError as exc:
         return None, f"{rel}: cannot read ({exc.strerror or exc})"
+
+
+_PIECE = 1 << 22
+
+
+def pieces(path: str, given: bytes | None) -> Iterator[bytes]:
+    """A file too large to read whole, piece by piece, each starting 64 bytes before the last
+    one ended (a word across a boundary is whole in one); nothing where it cannot be read."""
+    if given is not None:
+        yield from (given[max(0, at - 64) : at + _PIECE] for at in range(0, len(given), _PIECE))
+        return
+    try:
+        with open(path, "rb") as fh:
+            tail = b""
+            while piece := fh.read(_PIECE):
+                yield tail + piece
+                tail = piece[-64:]
+    except OSError:
+        return

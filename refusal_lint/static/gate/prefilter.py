@@ -7,11 +7,11 @@ from __future__ import annotations
 import ast
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import partial
 
 from refusal_lint.core import spec
-from refusal_lint.core.filekinds import CARD_NAMES
+from refusal_lint.core.filekinds import CARD_NAMES, kind_of, prompt_by_name
 from refusal_lint.core.kinds import FileKind
 from refusal_lint.core.sourcetext import before_blanks, spelled
 from refusal_lint.static.extract import vocab
@@ -214,6 +214,19 @@ def card_by_name(rel: str) -> bool:
 def is_card_candidate(rel: str, data: bytes) -> bool:
     """A refusal word in the text (`refusal_text`), or a card's name."""
     return card_by_name(rel) or refusal_text(data)
+
+
+def too_large_matters(rel: str, pieces: Iterable[bytes]) -> bool:
+    """A file over max-file-size, unread: RL005 (its facts unknown) where it may hold the
+    prompt by its name, or a card, guard or payload by its words: in JSON or YAML a refusal
+    word, in Python a word of refusing (`refuse(`) or a card class's name. Else it is passed
+    over with a note, as any file that cannot matter is."""
+    kind = kind_of(rel)
+    if prompt_by_name(rel) or kind in (None, FileKind.TEXT):
+        return prompt_by_name(rel)
+    if kind != FileKind.PYTHON:
+        return any(_refusal_word(p) for p in pieces)
+    return any(b"refus" in (low := p.lower()) or b"agentextension" in low for p in pieces)
 
 
 def refusal_text(data: bytes) -> bool:
