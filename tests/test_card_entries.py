@@ -4,11 +4,13 @@ conftest.py writes the rest): each entry, and the exact report."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
-from conftest import ABSENT, SURVEY_RULES, Repo, extension
+from conftest import ABSENT, SURVEY_RULES, Repo, check_json, extension, run_cli
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from test_differential import differential
 
 from refusal_lint.static.extract.data import cards as datacards
 from refusal_lint.static.extract.data import jsonpos
@@ -214,3 +216,39 @@ def test_an_entry_that_is_the_uri_alone_is_said_once(repo: Repo, beside: bool) -
     report = repo.agent(*entries).check()
     codes = [line.split()[1] for line in report.splitlines() if ": RL" in line]
     assert codes == ["RL101"], report
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        'json.loads((Path(__file__).parent / "rules.json").read_text())',
+        "load_rules()",
+        "dict(zip(IDS, REASONS))",
+    ],
+)
+def test_params_computed_at_run_time_are_noted_not_passed_silently(tmp_path: Path, params: str) -> None:
+    """A card whose params only a run computes has no rules to check and no finding for it:
+    a note says so, so that "All checks passed!" is not taken for agreement; the report
+    itself is unchanged (no rules, no findings), in both modes."""
+    (tmp_path / "agent").mkdir()
+    (tmp_path / "agent/card.py").write_text(
+        "import json\nfrom pathlib import Path\n\n"
+        "from a2a.types import AgentCapabilities, AgentCard, AgentExtension\n\n"
+        "IDS, REASONS = ['seg-mix'], ['One family per cut.']\n\n\ndef load_rules():\n    return {}\n\n\n"
+        "CARD = AgentCard(\n    name='Survey',\n    capabilities=AgentCapabilities(\n        extensions=[\n"
+        "            AgentExtension(\n"
+        f"                uri='https://standards.upperhandai.com/ext/refusals/v1', params={params}\n"
+        "            )\n"
+        "        ]\n    ),\n)\n"
+    )
+    (tmp_path / "agent/tools.py").write_text(
+        "from policy import refuse\n\n\ndef crosstab():\n    return refuse('seg-mixx')\n"
+    )
+    result = run_cli("check", str(tmp_path), "--no-cache", cwd=tmp_path)
+    assert result.exit_code == 0 and result.stdout == "All checks passed!\n"
+    assert result.stderr == (
+        "refusal-lint: note: agent/card.py:18: the refusals extension's params are computed at run time; "
+        "its rules are not checked (write them as a dict literal or a module-level name)\n"
+    )
+    assert check_json(tmp_path, "--no-cache")["findings"] == []
+    differential(tmp_path)

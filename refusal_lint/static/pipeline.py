@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, TypeGuard
 from refusal_lint.config import Config
 from refusal_lint.core.errors import UsageError
 from refusal_lint.core.filekinds import kind_of, prompt_by_name
-from refusal_lint.core.kinds import FileKind
+from refusal_lint.core.kinds import FileKind, ParamsKind
 from refusal_lint.core.nogc import no_gc
 from refusal_lint.static import memo, ondemand
 from refusal_lint.static.discover.projects import Owners, Wanted, names_its_files, python_scope
@@ -179,6 +179,7 @@ def _run(
         bound = _settle(ex, bound, binder, wanted is None)
     if bound is not None and bound.agents and ex.prompt_only:
         bound = _prompt_stage(ex, bound, binder)
+    ex.notes += _unread_params(bound)
     # A file read by two stages (the scan, then the prompt stage) is noted once.
     result = Result(root, [], [], len(walk.files), list(dict.fromkeys(ex.notes)))
     if bound is not None:
@@ -192,6 +193,18 @@ def _run(
     ex.cache.save()
     owners = Owners(wanted, result.agents, roles, cfg, root) if wanted is not None else None
     return result, owners
+
+
+def _unread_params(bound: Bound | None) -> list[str]:
+    """A card whose params are computed at run time (`json.loads(...)`, `load_rules()`) has no
+    rules to check, which no finding says (DESIGN names none for it): a note does, so that
+    "All checks passed!" is not taken for an agreement checked."""
+    return [
+        f"{d.params_loc.path}:{d.params_loc.line}: the refusals extension's params are computed at run time; "
+        "its rules are not checked (write them as a dict literal or a module-level name)"
+        for d in (bound.decls if bound is not None else ())
+        if d.params_kind == ParamsKind.UNRESOLVED and d.params_loc is not None and not d.problems
+    ]
 
 
 def _settle(ex: Extraction, bound: Bound | None, binder: _Binder, whole: bool) -> Bound | None:
