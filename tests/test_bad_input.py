@@ -275,13 +275,14 @@ def test_a_prompt_file_over_max_file_size_is_unchecked_not_missing(repo: Repo) -
         # Nothing there could matter: a note on stderr only, as for any file that cannot matter.
         ("agent/tables.py", "TABLE = {}\n", []),
         ("agent/data.json", "{}\n", []),
+        ("agent/responses.json", '{"answer": "refusal"}\n', []),  # a refusal word, no card's URI
     ],
 )
 def test_a_file_over_max_file_size_is_unchecked_where_its_words_may_matter(
     repo: Repo, name: str, text: str, found: list[tuple[str, str]]
 ) -> None:
     """A larger file is never reported less than a smaller one: a Python file with a word of
-    refusing, or a JSON/YAML file with a refusal word, too large to read is RL005 in every
+    refusing, or a JSON/YAML file with our URI's path, too large to read is RL005 in every
     format (a note on stderr reaches no JSON consumer); the same with the shortcuts off."""
     root = repo.agent().root
     (root / ".refusal-lint.yaml").write_text("max-file-size: 1000\n")

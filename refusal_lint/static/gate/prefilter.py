@@ -218,15 +218,15 @@ def is_card_candidate(rel: str, data: bytes) -> bool:
 
 def too_large_matters(rel: str, pieces: Iterable[bytes]) -> bool:
     """A file over max-file-size, unread: RL005 (its facts unknown) where it may hold the
-    prompt by its name, or a card, guard or payload by its words: in JSON or YAML a refusal
-    word, in Python a word of refusing (`refuse(`) or a card class's name. Else it is passed
+    prompt by its name, or a card, guard or payload by its words: in JSON or YAML our URI's
+    path (`ext/refusal`, which every near miss keeps: a survey export saying "refusal" is no
+    card), in Python a word of refusing (`refuse(`) or a card class's name. Else it is passed
     over with a note, as any file that cannot matter is."""
     kind = kind_of(rel)
     if prompt_by_name(rel) or kind in (None, FileKind.TEXT):
         return prompt_by_name(rel)
-    if kind != FileKind.PYTHON:
-        return any(_refusal_word(p) for p in pieces)
-    return any(b"refus" in (low := p.lower()) or b"agentextension" in low for p in pieces)
+    words = (b"refus", b"agentextension") if kind == FileKind.PYTHON else (b"ext/refusal",)
+    return any(w in low for p in pieces for low in (p.lower(),) for w in words)
 
 
 def refusal_text(data: bytes) -> bool:
