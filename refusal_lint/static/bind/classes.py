@@ -22,7 +22,8 @@ def inherited(fn: Fn, resolve: Callable[[Value], Value | None]) -> Fn:
         if isinstance(found, Fn) and found.kind == FnKind.CLASS:
             params = found.params + tuple(p for p in fn.params if p not in found.params)
             kwonly = found.kwonly + tuple(k for k in fn.kwonly if k not in found.kwonly)
-            return dataclasses.replace(fn, params=params, kwonly=kwonly, bases=())
+            defaults = tuple({**dict(found.defaults), **dict(fn.defaults)}.items())  # its own win
+            return dataclasses.replace(fn, params=params, kwonly=kwonly, bases=(), defaults=defaults)
     return dataclasses.replace(fn, bases=())
 
 

@@ -278,6 +278,8 @@ class Resolver:
             return [it.key for it in items]
         if isinstance(over, Seq) and mode == "iter":
             return list(over.items)
+        if isinstance(over, CallV) and _ordering(over):  # `IDS = frozenset({...})`: as `for r in sorted(X)`
+            return self.elements(self.resolve(over.args[0]), mode)
         if isinstance(over, Fn) and over.kind == FnKind.CLASS and mode == "iter":
             members = self.resolve(self.lookup(over.path, f"{over.qualname}.{vocab.ENUM_MEMBERS}"))
             return list(members.items) if isinstance(members, Seq) else None  # an Enum's members
@@ -385,3 +387,14 @@ class Resolver:
 
 def has_each(value: Value) -> bool:
     return isinstance(value, Each) or (isinstance(value, (Attr, Sub)) and has_each(value.base))
+
+
+def _ordering(call: CallV) -> bool:
+    """`sorted(X)`, `frozenset(X)` and the like: X's elements, in some order."""
+    func = call.func
+    return (
+        isinstance(func, Ref)
+        and func.name in vocab.ORDER_WRAPPERS
+        and len(call.args) == 1
+        and not call.kwargs
+    )

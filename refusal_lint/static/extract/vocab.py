@@ -126,9 +126,12 @@ def is_extension_call(name: str, func: ast.expr) -> bool:
 
 
 def is_guard_name(name: str, extra: frozenset[str] = frozenset()) -> bool:
+    """A refusal word in the name (`refuse`, `build_refusal_parts`), not an assertion that a
+    refusal happened (`assert_refusal(answer, card, rule="x-y")`, an eval's: it fires none)."""
     if name in _BUILTIN_EXC:
         return False
-    return name in extra or any(w in GUARD_WORDS for w in words(name))
+    found = words(name)
+    return name in extra or (any(w in GUARD_WORDS for w in found) and found[:1] != ("assert",))
 
 
 def catches_refusal(node: ast.ExceptHandler | ast.If, extra: frozenset[str] = frozenset()) -> bool:
@@ -266,7 +269,10 @@ def is_system_role(node: ast.expr) -> bool:
 
 def is_system_call(name: str) -> bool:
     """A callee whose name says it takes the system prompt: `SystemMessage`, `from_system`,
-    Mirascope's `Messages.System` (a class: capitalised), `with_instructions`; not `os.system`."""
+    Mirascope's `Messages.System` (a class: capitalised), `with_instructions`; not `os.system`,
+    nor Python's own `SystemExit(main())` (gate/text/shapes.py passes over it too)."""
+    if name in _BUILTIN_EXC:
+        return False
     w = words(name)
     if len(w) > 1 and w[0] in PROMPT_SETTERS and not PROMPT_NAME_WORDS.isdisjoint(w[1:]):
         return True

@@ -138,6 +138,12 @@ class GuardIds(CallSites):
         self.class_attrs.add(found)
         return found
 
+    def default_id(self, fn: Fn) -> bool:
+        """Does a call passing no id fire one: its id parameter's (or field's) default is a
+        string (`rule: Literal["seg-mix"] = "seg-mix"`, a payload class a rule)?"""
+        value = next((v for name, v in fn.defaults if name in RULE_PARAMS), None)
+        return value is not None and isinstance(self.res.resolve(value), Str)
+
     def _unpartial(self, call: CallV) -> CallV | None:
         """`refuse_balance(detail=...)` with `refuse_balance = partial(refuse, "x-y")`: the
         call of `refuse` its arguments make, the partial's first; None where the partial is

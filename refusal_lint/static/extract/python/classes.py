@@ -13,6 +13,7 @@ from refusal_lint.core.facts import Dyn, Fn, PyExt, Ref, Str, Value
 from refusal_lint.core.model import Loc
 from refusal_lint.static.extract import vocab
 from refusal_lint.static.extract.python.scopes import FUNCTION_DEFS, dotted, last_name
+from refusal_lint.static.extract.python.state import defaults_of
 from refusal_lint.static.extract.python.walk import bound_names
 
 
@@ -25,11 +26,19 @@ class Body:
     attrs: dict[str, tuple[int, int]] = field(default_factory=dict)  # name -> where its first binding ends
     fields: list[str] = field(default_factory=list)
     init: ast.FunctionDef | ast.AsyncFunctionDef | None = None
+    # What a call passing none binds: its `__init__`'s defaults, else its fields' written ones
+    # (`rule: Literal["seg-mix"] = "seg-mix"`; a `field(...)` call's are not read).
+    defaults: list[tuple[str, ast.expr]] = field(default_factory=list)
 
 
 def read_body(node: ast.ClassDef, segment: Callable[[ast.AST], str]) -> Body:
-    """The class's attributes, fields and `__init__` (`segment`: an annotation's text)."""
+    """The class's attributes, fields and `__init__` (`segment`: an annotation's text). An
+    exception class's annotations are no fields (`class RefusalError(Exception): rule: str`
+    declares what `__init__` sets), unless a decorator may make them so (`@dataclass`)."""
     out = Body()
+    plain_exception = not node.decorator_list and any(
+        vocab.is_exception_name(last_name(b) or "") for b in node.bases
+    )
     for stmt in node.body:
         end = (stmt.end_lineno or stmt.lineno, stmt.end_col_offset or 0)
         if isinstance(stmt, ast.Assign):
@@ -42,12 +51,16 @@ def read_body(node: ast.ClassDef, segment: Callable[[ast.AST], str]) -> Body:
                     out.attrs.setdefault(name, end)
         elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
             out.attrs.setdefault(stmt.target.id, end)
-            if "ClassVar" not in segment(stmt.annotation):
+            if not plain_exception and "ClassVar" not in segment(stmt.annotation):
                 out.fields.append(stmt.target.id)
+                if stmt.value is not None and not isinstance(stmt.value, ast.Call):
+                    out.defaults.append((stmt.target.id, stmt.value))
         elif isinstance(stmt, FUNCTION_DEFS):
             out.attrs.setdefault(stmt.name, end)
             if stmt.name == "__init__":
                 out.init = stmt
+    if out.init is not None:
+        out.defaults = defaults_of(out.init)
     return out
 
 

@@ -256,7 +256,8 @@ class Definitions(ExtractorState):
                 bases = tuple(self.value(b) for b in node.bases)  # `class CutRefusal(Refusal): ...`
             name = self.class_prefix() + node.name
             loc = self.src.name_loc(node)
-            self.defs[name] = Fn(self.path, name, FnKind.CLASS, ctor[0], ctor[1], (), loc, bases)
+            defaults = tuple((p, self.value(d)) for p, d in body.defaults)  # what a call passing none binds
+            self.defs[name] = Fn(self.path, name, FnKind.CLASS, *ctor, (), loc, bases, defaults=defaults)
             self.defs[f"{name}.{vocab.CLASS_BASES}"] = Seq(tuple(self.value(b) for b in node.bases), loc)
             if (kept := guardclass.kept_rule(node)) and kept[2]:  # `self.rule = "x"` in `__init__`
                 self.defs[f"{name}.{kept[0]}"] = self.value(kept[1])
