@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from conftest import TESTDATA, Repo, check_json, fixture_repo
+from test_differential import differential
 
 FORMS = {
     "prompt-instance-attr": [("survey/analyst.py", 13, "assignment")],
@@ -113,3 +114,19 @@ def test_a_prompt_laid_out_oddly_is_found_in_both_modes(
     assert found == [("RL201", "seg-mix"), ("RL201", "invalid-cut")]
     monkeypatch.setenv("REFUSAL_LINT_EXHAUSTIVE", "1")
     assert [(f["code"], f["rule_id"]) for f in check_json(repo.root)["findings"]] == found
+
+
+@pytest.mark.parametrize("name", ["SystemExit", "SystemError"])
+def test_pythons_own_system_exceptions_take_no_prompt(repo: Repo, name: str) -> None:
+    """`raise SystemExit(main())` is how a script ends, not a system message: its callee's
+    returns are no prompt candidate, and an agent whose only "prompt" that would be has none
+    (RL200), in both modes."""
+    root = repo.agent().root
+    (root / "agent/system_prompt.md").unlink()
+    (root / "agent/cli.py").write_text(
+        "import sys\n\n\ndef main() -> str | None:\n    if len(sys.argv) < 2:\n"
+        "        return 'usage: survey QUESTION (one family per cut)'\n    return None\n\n\n"
+        f"if __name__ == '__main__':\n    raise {name}(main())\n"
+    )
+    assert [f["code"] for f in check_json(root, "--no-cache")["findings"]] == ["RL200"]
+    differential(root)

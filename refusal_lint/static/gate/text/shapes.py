@@ -71,7 +71,7 @@ _PROMPT_SHAPE = re.compile(
     # A call whose name says system (`SystemMessage(`, `from_system(`, `add_system_message(`),
     # or SK's `PromptTemplateConfig(`; or one imported under a name of its own, which the
     # calls then use (`SystemMessage as Sys`: vocab.renamed_as_itself).
-    + rb"|(?:"
+    + rb"|(?:(?!SystemExit\b|SystemError\b)"
     + _cased({vocab.SYSTEM_CALL_WORD})
     + rb"[A-Za-z0-9_]*(?:\.(?:"
     + alternatives(vocab.SYSTEM_TEMPLATE_METHODS)
