@@ -139,6 +139,7 @@ class RuleSet:
     agent_name: str | None = None
     params_id: str = ""  # identity of the params dict (for derived prompts and RULES[...] lookups)
     broken: bool = False  # a card file no parser reads (RL002): its agent's guards fire against no card
+    computed: Loc | None = None  # params only a run computes (`load_rules()`): where; no rules
 
     def rule_map(self) -> dict[str, Rule]:
         return {r.rule_id: r for r in self.rules}

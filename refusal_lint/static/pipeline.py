@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, TypeGuard
 from refusal_lint.config import Config
 from refusal_lint.core.errors import UsageError
 from refusal_lint.core.filekinds import kind_of, prompt_by_name
-from refusal_lint.core.kinds import FileKind, ParamsKind
+from refusal_lint.core.kinds import FileKind
 from refusal_lint.core.nogc import no_gc
 from refusal_lint.static import memo, ondemand
 from refusal_lint.static.discover.projects import Owners, Wanted, names_its_files, python_scope
@@ -110,6 +110,7 @@ def _checked(paths: list[str], cfg: Config, settings: Settings) -> Result:
         result.agents = [a for a in result.agents if id(a) in owning or _in_folders(wanted, a.root)]
         if recorded is not None:
             recorded = [e for e in recorded if owners.keeps(e.path)]  # other agents' entries are not stale
+    result.notes = [*result.notes, *_unread_params(result.agents)]  # a kept result's are not kept
     if recorded is not None and settings.baseline is not None:
         from refusal_lint.static import filter as filtering
 
@@ -179,7 +180,6 @@ def _run(
         bound = _settle(ex, bound, binder, wanted is None)
     if bound is not None and bound.agents and ex.prompt_only:
         bound = _prompt_stage(ex, bound, binder)
-    ex.notes += _unread_params(bound)
     # A file read by two stages (the scan, then the prompt stage) is noted once.
     result = Result(root, [], [], len(walk.files), list(dict.fromkeys(ex.notes)))
     if bound is not None:
@@ -195,15 +195,15 @@ def _run(
     return result, owners
 
 
-def _unread_params(bound: Bound | None) -> list[str]:
-    """A card whose params are computed at run time (`json.loads(...)`, `load_rules()`) has no
-    rules to check, which no finding says (DESIGN names none for it): a note does, so that
-    "All checks passed!" is not taken for an agreement checked."""
+def _unread_params(agents: list[Agent]) -> list[str]:
+    """An agent whose card's params are computed at run time (`json.loads(...)`, `load_rules()`)
+    has no rules to check, which no finding says (DESIGN names none for it): a note does, so
+    that "All checks passed!" is not taken for an agreement checked. Of the agents reported."""
     return [
-        f"{d.params_loc.path}:{d.params_loc.line}: the refusals extension's params are computed at run time; "
+        f"{at.path}:{at.line}: the refusals extension's params are computed at run time; "
         "its rules are not checked (write them as a dict literal or a module-level name)"
-        for d in (bound.decls if bound is not None else ())
-        if d.params_kind == ParamsKind.UNRESOLVED and d.params_loc is not None and not d.problems
+        for a in agents
+        if a.card is not None and (at := a.card.computed) is not None
     ]
 
 

@@ -197,6 +197,7 @@ def _rule_set(decl: ExtDecl) -> RuleSet:
         usable=usable,
         agent_name=decl.agent_name,
         params_id=decl.params_id,
+        computed=decl.params_loc if decl.params_kind == ParamsKind.UNRESOLVED and not decl.problems else None,
     )
 
 
