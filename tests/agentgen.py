@@ -708,7 +708,28 @@ def prompt_loaded_card_split(rules: dict[str, str]) -> Files:
     }
 
 
+def prompt_glued(rules: dict[str, str]) -> Files:
+    """Each id glued from a name and a literal (`"... " + HEAD_0 + "-mix ..."`, `f"{HEAD_1}-cut"`):
+    no piece of the file's text holds it, only the composed value does (passed.glued)."""
+    heads, parts = [], []
+    for n, rid in enumerate(rules):
+        head, sep, tail = rid.partition("-")
+        heads.append(f"HEAD_{n} = {head!r}\n")
+        rest = f"{sep}{tail} when asked. "
+        parts.append(
+            f'f"Refuse with {{HEAD_{n}}}{rest}"' if n % 2 else f'"Refuse with " + HEAD_{n} + {rest!r}'
+        )
+    return {
+        "bot/__init__.py": "",
+        "bot/main.py": "from agents import Agent\n\n"
+        + "".join(heads)
+        + "\nanalyst = Agent(\n    name='analyst',\n"
+        f"    instructions={_LEAD!r} + {' + '.join(parts) or repr('')},\n)\n",
+    }
+
+
 PROMPTS: dict[str, Callable[[dict[str, str]], Files]] = {
+    "glued": prompt_glued,
     "md": prompt_md,
     "kwarg": prompt_kwarg,
     "kwarg-imported-policy": prompt_kwarg_imported_policy,

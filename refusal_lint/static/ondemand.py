@@ -125,7 +125,7 @@ def _relevant(
     strong = {rel for rel in reached if names_ids(rel) or notes.noted(rel, "leads", answers.leads)}
     weak = set()
     for rel in start:
-        if rel not in strong and notes.noted(rel, "lists", partial(answers.weak, rel)):
+        if rel not in strong and notes.noted(rel, "lists", partial(answers.weak, rel, relevance=relevance)):
             weak.add(rel)
         yield
     weak |= yield from _composed(notes, [r for r in start if r not in strong and r not in weak])

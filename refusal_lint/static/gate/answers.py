@@ -23,27 +23,21 @@ from refusal_lint.static.gate.text.lowered import lowered, seamless
 _ESCAPES = (b"\\u", b"\\x", b"\\U")
 
 
-def weak(rel: str, data: bytes) -> bool:
+def weak(rel: str, data: bytes, relevance: Relevance | None = None) -> bool:
     """May this file's prompt shapes count without naming a card id: list rules under words
     of refusing, or (a template, a YAML or JSON string) be derived from the rules by a
     placeholder (`{% for rule_id, reason in rules.items() %}`)? Asked of a file that names
     no card id, which is read without the ids: so a text file can hold a prompt only by its
     name or a derived rule list, and a JSON or YAML file (not one by its name) only under a
-    prompt key, which holds a prompt word (extract/data/prompts.py)."""
+    prompt key, which holds a prompt word (extract/data/prompts.py). A Python file's shapes
+    count too where their values glue a literal to what a run puts beside it, a piece of a
+    card id (`relevance`'s) or of a near miss of one (passed.glued)."""
     kind = kind_of(rel)
     if kind == FileKind.PYTHON:
-        # The most selective tests first: most code has no word of refusing before a rule
-        # line, nor a template naming the rules, nor a loaded card's keys (derived).
-        loaded = len(dataprompts.card_keys(data)) == len(dataprompts.CARD_KEYS)
-        derived = dataprompts.may_derive(data, lowered(data)) or loaded
-        if not (lists_rules(data) or derived):
-            # A lead-in written across literals (`"you must " "not"`) reads whole only with
-            # their seams out, a pass over every quote: asked of a prompt candidate only.
-            if not shapes.shapes_of(data) or not lists_rules(seamless(data)):
-                return False
-        elif not shapes.shapes_of(data):
-            return False
-        return derived or python_lists_rules(data)
+        from refusal_lint.static.gate.composed.passed import glued
+
+        # Or compose a token no piece of them holds (`FAMILY + "-mixx"`), as only reading it shows.
+        return _python_weak(data) or glued(data, shapes.shapes_of(data), relevance)
     if kind == FileKind.TEXT:
         if prompt_by_name(rel):
             return lists_rules(data) or _derivable(data, escaped=False)
@@ -54,6 +48,21 @@ def weak(rel: str, data: bytes) -> bool:
         return _json_candidates_list_rules(data)
     keyed = shapes.prompt_words(data) or any(e in data for e in _ESCAPES)
     return (prompt_by_name(rel) or keyed) and (lists_rules(data) or _derivable(data))
+
+
+def _python_weak(data: bytes) -> bool:
+    # The most selective tests first: most code has no word of refusing before a rule line,
+    # nor a template naming the rules, nor a loaded card's keys (derived).
+    loaded = len(dataprompts.card_keys(data)) == len(dataprompts.CARD_KEYS)
+    derived = dataprompts.may_derive(data, lowered(data)) or loaded
+    if not (lists_rules(data) or derived):
+        # A lead-in written across literals (`"you must " "not"`) reads whole only with
+        # their seams out, a pass over every quote: asked of a prompt candidate only.
+        if not shapes.shapes_of(data) or not lists_rules(seamless(data)):
+            return False
+    elif not shapes.shapes_of(data):
+        return False
+    return derived or python_lists_rules(data)
 
 
 def _derivable(data: bytes, escaped: bool = True) -> bool:
@@ -139,7 +148,7 @@ def answers(
     if python:
         out["imports"] = imported(data, stems)  # for ondemand's walk to the importers, if it takes one
     if prompt and not out["ids"]:
-        out["lists"] = weak(rel, data)
+        out["lists"] = weak(rel, data, relevance)
         if not out["lists"] and python:
             out["leads"] = leads(data)
     return out

@@ -64,6 +64,8 @@ class Relevance:
         self._raw = [i.encode() for i in self.ids if i]
         self._folded = [f for i in self._raw if (f := _fold(i))]
         self._unfoldable = [i for i in self._raw if not _fold(i)]
+        self._longest = max(map(len, self._folded), default=0)
+        self._parts: dict[bytes, bool] = {}  # in_an_id's answers, by folded piece
         # One edit leaves one half of the id intact: look for either half, then at the token.
         # A token shorter than `shortest` can neither be one edit away nor fold to the id.
         self._halves = [
@@ -75,6 +77,21 @@ class Relevance:
         self._fold_token = _fold_token(self._folded) if self._folded else None
         self._id_set = frozenset(self.ids)
         self._last: tuple[bytes, bool] | None = None
+
+    def in_an_id(self, piece: bytes | None) -> bool:
+        """May a token holding `piece` whole, the rest put beside it at run time (`FAMILY +
+        "-mixx"`), be a card id or a near miss of one? `piece` folded is one edit at most
+        from a part of a folded id; a piece of one letter or none, or unknown, may be any."""
+        if piece is None or len(f := _fold(piece)) <= 1:
+            return True
+        if f not in self._parts:
+            self._parts[f] = len(f) <= self._longest + 1 and any(
+                f == x[k : k + n] or spec.one_edit(f.decode("latin-1"), x[k : k + n].decode("latin-1"))
+                for x in self._folded
+                for n in (len(f) - 1, len(f), len(f) + 1)
+                for k in range(max(0, len(x) - n + 1))
+            )
+        return self._parts[f]
 
     def names_ids(self, data: bytes) -> bool:
         """Can this text hold a card id or a near miss of one, as written or as its strings
