@@ -101,6 +101,7 @@ def glue(data: bytes, start: int = 0, end: int = -1) -> Iterator[bytes | None]:
         for m in pattern.finditer(data, start, len(data) if end < 0 else end):
             if sides == "J":
                 yield None
+                continue
             at = m.start() - 1
             if "L" in sides and at >= 0 and data[at] in _TOKEN_BYTES and data[at - 1 : at] != b"\\":
                 first = at
