@@ -22,7 +22,7 @@ from refusal_lint.static.cache import (
 )
 from refusal_lint.static.cache import key as cache_key
 from refusal_lint.static.discover import walk as discover
-from refusal_lint.static.discover.contents import pieces, read_bytes
+from refusal_lint.static.discover.contents import read_bytes, too_large_matters
 from refusal_lint.static.discover.roles import Roles
 from refusal_lint.static.discover.roots import module_prefix
 from refusal_lint.static.extract.job import Callee, Job, ScanJob
@@ -78,7 +78,7 @@ class Extraction:
     def read(self, entry: discover.Entry, configured: bool) -> bytes | None:
         data, note = self._bytes(entry, configured)
         large = data is None and entry.size > self.cfg.max_file_size
-        if large and prefilter.too_large_matters(entry.rel, pieces(entry.abs, entry.data)):
+        if large and too_large_matters(entry, prefilter.too_large_matters):
             from refusal_lint.static.extract.run import too_large  # RL005 for it, not RL200
 
             self.facts[entry.rel] = too_large(entry.rel, entry.size, self.cfg.max_file_size)

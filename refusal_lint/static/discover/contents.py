@@ -9,7 +9,8 @@ the cache never answers such an entry by size and stamp (its content key still w
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from refusal_lint.core import sourcetext
@@ -302,6 +303,14 @@ def read_bytes(
 
 
 _PIECE = 1 << 22
+
+
+@lru_cache(maxsize=64)
+def too_large_matters(entry: discover.Entry, matters: Callable[[str, Iterable[bytes]], bool]) -> bool:
+    """`matters(rel, pieces)` of a file too large to read whole (gate/prefilter.py's), its
+    bytes searched once however many stages ask (the scan, the scan again once a Python
+    card's ids are known, the prompt stage); an entry changed is another key."""
+    return matters(entry.rel, pieces(entry.abs, entry.data))
 
 
 def pieces(path: str, given: bytes | None) -> Iterator[bytes]:

@@ -223,8 +223,10 @@ def too_large_matters(rel: str, pieces: Iterable[bytes]) -> bool:
     card), in Python a word of refusing (`refuse(`) or a card class's name. Else it is passed
     over with a note, as any file that cannot matter is."""
     kind = kind_of(rel)
-    if prompt_by_name(rel) or kind in (None, FileKind.TEXT):
-        return prompt_by_name(rel)
+    if prompt_by_name(rel):
+        return True
+    if kind in (None, FileKind.TEXT):
+        return False
     words = (b"refus", b"agentextension") if kind == FileKind.PYTHON else (b"ext/refusal",)
     return any(w in low for p in pieces for low in (p.lower(),) for w in words)
 
