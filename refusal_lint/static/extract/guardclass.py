@@ -9,9 +9,7 @@ import ast
 from collections.abc import Iterable
 
 from refusal_lint.core import spec
-from refusal_lint.static.extract.vocab import RULE_KWARGS, base_name, is_guard_name
-
-_FUNCTION_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+from refusal_lint.static.extract.vocab import FUNCTION_DEFS, RULE_KWARGS, base_name, is_guard_name
 
 
 def _is_super_init(node: ast.Call) -> bool:
@@ -68,7 +66,7 @@ def builds_guard(node: ast.ClassDef) -> bool:
     """`guard_subclass`, of a class statement without an `__init__` of its own (or keeping
     its id in a `rule` attribute); or a guard class keeping its id so, which each
     construction fires."""
-    own = any(isinstance(n, _FUNCTION_DEFS) and n.name == "__init__" for n in node.body)
+    own = _own_init(node) is not None
     kept = keeps_rule(node)
     subclass = guard_subclass(node.name, [base_name(b) for b in node.bases])
     return (subclass and (not own or kept)) or (is_guard_name(node.name) and kept)
@@ -86,12 +84,16 @@ def kept_rule(node: ast.ClassDef) -> tuple[str, ast.Constant, bool] | None:
         found = _rule_bound(stmt, None)
         if found is not None:
             return (*found, False) if isinstance(found[1].value, str) else None
-    init = next((n for n in node.body if isinstance(n, _FUNCTION_DEFS) and n.name == "__init__"), None)
+    init = _own_init(node)
     for stmt in init.body if init is not None else ():
         found = _rule_bound(stmt, "self")
         if found is not None and isinstance(found[1].value, str):
             return (*found, True)
     return None
+
+
+def _own_init(node: ast.ClassDef) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    return next((n for n in node.body if isinstance(n, FUNCTION_DEFS) and n.name == "__init__"), None)
 
 
 def _rule_bound(stmt: ast.stmt, owner: str | None) -> tuple[str, ast.Constant] | None:

@@ -94,7 +94,7 @@ def base_name(base: ast.expr) -> str:
     return base.attr if isinstance(base, ast.Attribute) else getattr(base, "id", "")
 
 
-_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+FUNCTION_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 # A class declaring an extension by its attributes (CrewAI's `ServerExtension` subclass:
@@ -108,7 +108,7 @@ EXTENSION_ATTRS = frozenset({"uri", "params"})
 def declares_extension(node: ast.ClassDef) -> bool:
     if not any((n := base_name(b)).endswith("Extension") and n != "Extension" for b in node.bases):
         return False
-    bound = {s.name for s in node.body if isinstance(s, _FUNCTIONS)}
+    bound = {s.name for s in node.body if isinstance(s, FUNCTION_DEFS)}
     for s in node.body:
         targets = (
             s.targets if isinstance(s, ast.Assign) else [s.target] if isinstance(s, ast.AnnAssign) else []
@@ -299,10 +299,7 @@ EXPECTS_FAILURE = frozenset({"raises", "assertRaises", "assertRaisesRegex"})
 def expects_failure(node: ast.withitem) -> bool:
     """`with pytest.raises(...)`, `with raises(...)` (imported), `with self.assertRaises(...)`."""
     call = node.context_expr
-    if not isinstance(call, ast.Call):
-        return False
-    func = call.func
-    return (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")) in EXPECTS_FAILURE
+    return isinstance(call, ast.Call) and base_name(call.func) in EXPECTS_FAILURE
 
 
 def is_exception_name(name: str) -> bool:

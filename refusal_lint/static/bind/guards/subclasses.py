@@ -37,10 +37,11 @@ def with_subclass_guards(
     names: set[str] = set()
     for module in sorted(res.defs):
         for fn in res.defs[module].values():
-            named = isinstance(fn, Fn) and is_guard_name(fn.qualname.rpartition(".")[2])
-            if named and isinstance(fn, Fn) and (ids.class_rule(fn) or ids.default_id(fn)):
+            if not isinstance(fn, Fn):
+                continue
+            if is_guard_name(fn.qualname.rpartition(".")[2]) and (ids.class_rule(fn) or ids.default_id(fn)):
                 ids.constructions(fn)  # guards by name firing an id of their class: each call site read
-            if not (isinstance(fn, Fn) and _subclass(res, ids, fn, 0)):
+            if not _subclass(res, ids, fn, 0):
                 continue
             names.add(fn.qualname.rpartition(".")[2])
             library = not any(isinstance(res.resolve(b), Fn) for b in fn.bases)

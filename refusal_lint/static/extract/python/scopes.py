@@ -16,7 +16,7 @@ from refusal_lint.static.extract import vocab
 from refusal_lint.static.extract.python.source import Source
 from refusal_lint.static.extract.python.walk import Walker, unpacked
 
-FUNCTION_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+FUNCTION_DEFS = vocab.FUNCTION_DEFS
 
 
 @dataclass
