@@ -710,7 +710,7 @@ def prompt_loaded_card_split(rules: dict[str, str]) -> Files:
 
 def prompt_glued(rules: dict[str, str]) -> Files:
     """Each id glued from a name and a literal (`"... " + HEAD_0 + "-mix ..."`, `f"{HEAD_1}-cut"`):
-    no piece of the file's text holds it, only the composed value does (passed.glued)."""
+    no piece of the file's text holds it, only the composed value does (gluing.glued)."""
     heads, parts = [], []
     for n, rid in enumerate(rules):
         head, sep, tail = rid.partition("-")
@@ -728,8 +728,30 @@ def prompt_glued(rules: dict[str, str]) -> Files:
     }
 
 
+def prompt_glued_bound(rules: dict[str, str]) -> Files:
+    """The same, each glue where a name the value reads is bound: a constant of another
+    module (even ids) or of the prompt's own (odd ones), the value naming only constants."""
+    own, other, names = [], [], []
+    for n, rid in enumerate(rules):
+        head, sep, tail = rid.partition("-")
+        line = f'LINE_{n} = "Never do that; refuse with " + HEAD_{n} + "{sep}{tail} and say why. "\n'
+        (own if n % 2 else other).append(f"HEAD_{n} = {head!r}\n{line}")
+        names.append(f"LINE_{n}")
+    imports = "".join(f"from bot.policy import {name}\n" for n, name in enumerate(names) if not n % 2)
+    value = " + ".join(names) or repr(_LEAD)
+    return {
+        "bot/__init__.py": "",
+        "bot/policy.py": "".join(other),
+        "bot/main.py": "from agents import Agent\n\n"
+        + imports
+        + "".join(own)
+        + f"\nanalyst = Agent(\n    name='analyst',\n    instructions={value},\n)\n",
+    }
+
+
 PROMPTS: dict[str, Callable[[dict[str, str]], Files]] = {
     "glued": prompt_glued,
+    "glued-bound": prompt_glued_bound,
     "md": prompt_md,
     "kwarg": prompt_kwarg,
     "kwarg-imported-policy": prompt_kwarg_imported_policy,

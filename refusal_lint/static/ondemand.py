@@ -128,11 +128,11 @@ def _relevant(
         if rel not in strong and notes.noted(rel, "lists", partial(answers.weak, rel, relevance=relevance)):
             weak.add(rel)
         yield
-    weak |= yield from _composed(notes, [r for r in start if r not in strong and r not in weak])
+    weak |= yield from _composed(notes, [r for r in start if r not in strong and r not in weak], relevance)
     return strong, weak
 
 
-def _composed(notes: _Notes, rest: list[str]) -> Generator[None, None, set[str]]:
+def _composed(notes: _Notes, rest: list[str], relevance: Relevance) -> Generator[None, None, set[str]]:
     """The Python prompt candidates among `rest` whose rule list may be composed through a
     name (gate/composed/): a lead-in left open, then a name read that may hold rule lines;
     or a prompt's value reading an imported name whose binding may hold what it lacks."""
@@ -145,7 +145,7 @@ def _composed(notes: _Notes, rest: list[str]) -> Generator[None, None, set[str]]
             if reach is None:
                 from refusal_lint.static.gate.composed.reach import Reach
 
-                reach = Reach(notes.noted, notes.index.module)
+                reach = Reach(notes.noted, notes.index.module, relevance.in_an_id)
             if any(reach.lists(rel, names, frozenset(need.split())) for need, names in leads.items()):
                 out.add(rel)
         yield

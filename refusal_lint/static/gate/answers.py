@@ -34,7 +34,7 @@ def weak(rel: str, data: bytes, relevance: Relevance | None = None) -> bool:
     card id (`relevance`'s) or of a near miss of one (passed.glued)."""
     kind = kind_of(rel)
     if kind == FileKind.PYTHON:
-        from refusal_lint.static.gate.composed.passed import glued
+        from refusal_lint.static.gate.composed.gluing import glued
 
         # Or compose a token no piece of them holds (`FAMILY + "-mixx"`), as only reading it shows.
         return _python_weak(data) or glued(data, shapes.shapes_of(data), relevance)

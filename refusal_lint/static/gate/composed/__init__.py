@@ -16,5 +16,8 @@ read after it holds a rule line. So:
   text lacks: a rule line, a word of refusing, or both;
 - statements.py: where a file's statements start and end, and the names their code reads;
 - reach.py: whether those names, followed as binding's lookup follows them through the
-  tree's modules, are bound by statements whose text can hold what is lacking.
+  tree's modules, are bound by statements whose text can hold what is lacking, or glue a
+  piece of a card id (`TAIL = FAMILY + "-mixx"`);
+- gluing.py: whether a prompt's value may compose a card id no piece of it holds (`FAMILY +
+  "-mixx"`), through what its module binds the names it reads to.
 """

@@ -6,7 +6,6 @@ another."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 from refusal_lint.static.gate.composed.leadins import IN_DOUBT
 from refusal_lint.static.gate.composed.reach import (
@@ -31,7 +30,6 @@ from refusal_lint.static.gate.composed.statements import (
     code_of,
 )
 from refusal_lint.static.gate.imports import bindings_of
-from refusal_lint.static.gate.relevance import Relevance
 from refusal_lint.static.gate.text.lowered import name_at
 
 # A value that is a call (`build_instruction()`, `await self.render(ctx)`): its callee.
@@ -55,8 +53,8 @@ def passed(data: bytes, shapes: list[re.Match[bytes]]) -> dict[str, list[str]]:
         i = code.token_at(m.start())
         if i >= 0 and code.starts[i] != m.start():
             continue  # in a string or a comment (a docstring's `system (`), not at its quote
-        start, end = _value(code, m)
-        names = code.names(start, end, values=True) - KEYWORDS | _callee(data, start, end)
+        start, end = value_span(code, m)
+        names = code.names(start, end, values=True) - KEYWORDS | callee(data, start, end)
         if not names:
             continue
         if imported is None:
@@ -67,103 +65,25 @@ def passed(data: bytes, shapes: list[re.Match[bytes]]) -> dict[str, list[str]]:
         # `instructions=text`), or hold the rest (`items = "- x-y: ..."`).
         heads = {n.partition(".")[0] for n in names}
         via_locals = indented and not heads <= imported | INSTANCE
-        own = _function(code, first) if via_locals else None
+        own = function_of(code, first) if via_locals else None
         names = _outward(code, names, imported, own)
         if not names:
             continue
         if indented and not via_locals:
-            own = _function(code, first)
+            own = function_of(code, first)
         has = held(data[start:end] if own is None else data[own[0] : own[1]])
         out.setdefault(" ".join(w for w in (LISTED, REFUSING) if w not in has), set()).update(names)
     return {need: sorted(names) for need, names in sorted(out.items())}
 
 
-# A literal glued to what a run puts beside it, no blank between (each pattern starts at a
-# byte of its own, which the search skips to): its piece ends before (`L`) or starts after
-# (`R`; `+`: after a name's or a call's `+`) the match, or is unknown (`J`, a join whose
-# separator is none or no blank).
-_GLUES = (
-    (re.compile(rb"[\"']\s*\+\s*[A-Za-z_(\[]"), "L"),  # "seg-" + X
-    (re.compile(rb"\+\s*[rRbBuUfF]{0,2}[\"']"), "+"),  # X + "-mixx"
-    (re.compile(rb"\}"), "R"),  # f"{X}-mixx", "{}-mixx".format(X)
-    (re.compile(rb"\{"), "L"),  # f"seg-{X}"
-    (re.compile(rb"%(?:\([^)\n]*\))?[-#0 +]*[0-9]*[sr]"), "LR"),  # "seg-%s-mixx" % X
-    (re.compile(rb"[\"'][^\"'\s\\]*[\"']\s*\.\s*join\b"), "J"),  # "-".join(PARTS)
-)
-_TOKEN_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
-_OPERAND_END = _TOKEN_BYTES | frozenset(b")]")
-
-
-def glue(data: bytes, start: int = 0, end: int = -1) -> Iterator[bytes | None]:
-    """The pieces of literals glued to what a run puts beside them in `data[start:end]`, to
-    their far ends (None: a join's, unknown); none after an escape (`"\\n" + X`)."""
-    for pattern, sides in _GLUES:
-        for m in pattern.finditer(data, start, len(data) if end < 0 else end):
-            if sides == "J":
-                yield None
-                continue
-            at = m.start() - 1
-            if "L" in sides and at >= 0 and data[at] in _TOKEN_BYTES and data[at - 1 : at] != b"\\":
-                first = at
-                while first > 0 and data[first - 1] in _TOKEN_BYTES:
-                    first -= 1
-                yield data[first : at + 1]
-            if sides == "+" and _before(data, m.start()) not in _OPERAND_END:
-                continue  # `"a" + "b"`: both literals, read whole already
-            last = m.end()
-            while sides in ("R", "LR", "+") and last < len(data) and data[last] in _TOKEN_BYTES:
-                last += 1
-            if last > m.end():
-                yield data[m.end() : last]
-
-
-def _before(data: bytes, at: int) -> int:
-    """The last byte before `at` that is no blank (-1: none)."""
-    while at > 0 and data[at - 1] in b" \t\r\n":
-        at -= 1
-    return data[at - 1] if at > 0 else -1
-
-
-def glued(data: bytes, shapes: list[re.Match[bytes]], relevance: Relevance | None) -> bool:
-    """May a prompt value of the file compose a card id or a near miss of one that no piece
-    of it holds (`FAMILY + "-mixx"`, the literal's piece glued to a name's value)? Only the
-    reading that composes the value sees it: the file is read then (DESIGN §2 "What is
-    read": the shortcuts change no output). Its value, and the body of a function of the
-    file it calls (`build_instruction()`); a piece that can be in no id is passed over."""
-    may = relevance.in_an_id if relevance is not None else _anything
-    if not any(may(p) for p in glue(data)):
-        return False  # no glue of the file's can make an id: where it stands does not matter
-    code = code_of(data)
-    for m in shapes:
-        i = code.token_at(m.start())
-        if i >= 0 and code.starts[i] != m.start():
-            continue  # in a string or a comment
-        start, end = _value(code, m)
-        called = (re.escape(name.rpartition(".")[2].encode()) for name in _callee(data, start, end))
-        spans = [(start, end)] + [
-            (d.start(), code.block(d.start())) for name in called for d in _def_of(name).finditer(data)
-        ]
-        if any(may(p) for a, b in spans for p in glue(data, a, b)):
-            return True
-    return False
-
-
-def _anything(piece: bytes | None) -> bool:
-    return True
-
-
-def _def_of(name: bytes) -> re.Pattern[bytes]:
-    return re.compile(rb"^[ \t]*(?:async[ \t]+)?def[ \t]+" + name + rb"\b", re.M)
-
-
-def _callee(data: bytes, start: int, end: int) -> set[str]:
+def callee(data: bytes, start: int, end: int) -> set[str]:
     """The prompt function a value calls (`build_instruction()`, `await self.render(ctx)`),
     which binding follows; none for a call it composes text through (`dedent(X)`)."""
     called = _CALLED.match(data, start, end)
     return set() if called is None or called[1].rpartition(b".")[2] in COMPOSING else {called[1].decode()}
 
 
-def _function(code: Code, first: int) -> tuple[int, int] | None:
+def function_of(code: Code, first: int) -> tuple[int, int] | None:
     """The block whose locals the statement at `first` may read: the `def` or `class`
     holding it, or the outermost function around that (a closure reads its enclosing
     functions' locals, across a class defined in one too; a method, not its class's)."""
@@ -175,7 +95,7 @@ def _function(code: Code, first: int) -> tuple[int, int] | None:
     return own
 
 
-def _value(code: Code, m: re.Match[bytes]) -> tuple[int, int]:
+def value_span(code: Code, m: re.Match[bytes]) -> tuple[int, int]:
     """Where the value of a prompt shape stands: after `name =` or `"key":`, to the end of
     the statement (an assignment) or of the argument or item; a system call's arguments; a
     role's message (`{"role": "system", ...}`, `("system", ...)`, `ChatMessage(role=...,`)
@@ -291,7 +211,7 @@ def _reads(code: Code, start: int) -> set[str]:
         out |= code.composed_names(s, e)
         returned = RETURN.match(code.data, s)
         if returned is not None:
-            out |= _callee(code.data, returned.end(), e)  # `return build_prompt(x)`
+            out |= callee(code.data, returned.end(), e)  # `return build_prompt(x)`
     return out - KEYWORDS
 
 

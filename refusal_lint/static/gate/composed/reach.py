@@ -19,6 +19,7 @@ from refusal_lint.static.gate.composed.statements import (
     code_of,
 )
 from refusal_lint.static.gate.imports import bindings_of
+from refusal_lint.static.gate.text.glues import glue
 from refusal_lint.static.gate.text.listing import listed_anywhere, refusing_spans
 from refusal_lint.static.gate.text.lowered import name_at
 
@@ -35,6 +36,7 @@ _TOP = re.compile(
 )
 LISTED = "listed"  # a rule line may stand in the text
 REFUSING = "refusing"  # a word of refusing may
+NAMED = "named"  # a glued piece of a card id may (text/glues.py): read, whatever else is needed
 INSTANCE = frozenset({"self", "cls"})  # names whose attributes are a class's (`self.RULES`)
 BUDGET = 128  # (module, name) pairs followed from one candidate; past it, it is read in doubt
 
@@ -138,6 +140,20 @@ def class_attrs(data: bytes, name: str) -> list[str]:
     return sorted(out)
 
 
+_DEF_NAME = re.compile(rb"^[ \t]*(?:async[ \t]+)?def[ \t]+([A-Za-z_][A-Za-z0-9_]*)", re.M)
+
+
+@lru_cache(maxsize=16)
+def def_lines(data: bytes) -> dict[str, list[int]]:
+    """Where each function of the module is defined, at any depth (a method, a nested one):
+    its header lines' starts by name, found in one pass (a line of a string that looks like
+    one counts)."""
+    out: dict[str, list[int]] = {}
+    for m in _DEF_NAME.finditer(data):
+        out.setdefault(m[1].decode(), []).append(m.start())
+    return out
+
+
 _CLASS_LINE = re.compile(rb"[ \t]*class[ \t]")
 
 
@@ -151,11 +167,12 @@ def is_def(data: bytes, start: int) -> bool:
     return DEF_LINE.match(data, start) is not None
 
 
-def binding(data: bytes, name: str) -> list[Any]:
+def binding(data: bytes, name: str, may: Callable[[bytes | None], bool]) -> list[Any]:
     """What module-level `name` (or `Class.attr`) holds, as its statements' text shows:
-    [what may stand in it (`held`), the dotted names its code reads]. A class only for the
-    attribute asked (binding composes no instance of it); a function (or method) whole: a
-    prompt function's returns are read (`instruction=build_instruction()`)."""
+    [what may stand in it (`held`, and `NAMED` where a glue `may` be part of a card id),
+    the dotted names its code reads]. A class only for the attribute asked (binding
+    composes no instance of it); a function (or method) whole: a prompt function's returns
+    are read (`instruction=build_instruction()`)."""
     head, _, attr = name.partition(".")
     code = code_of(data)
     found: set[str] = set()
@@ -171,6 +188,8 @@ def binding(data: bytes, name: str) -> list[Any]:
         for s, e in spans:
             found.update(held(data[s:e]))
             refs.update(code.names(s, e))
+        if any(may(p) for s, e in spans for p in glue(data, s, e)):
+            found.add(NAMED)
     refs.discard(head)
     return [sorted(found), sorted(refs)]
 
@@ -222,9 +241,11 @@ class Reach:
         self,
         noted: Callable[[str, str, Callable[[bytes], Any]], Any],
         module: Callable[[str, str, int], str | None],
+        may: Callable[[bytes | None], bool],
     ) -> None:
         self.noted = noted
         self.module = module
+        self.may = may
         self._memo: dict[tuple[str, str], tuple[list[str], list[tuple[str, str]]]] = {}
 
     def lists(self, rel: str, names: list[str], need: frozenset[str] = frozenset({LISTED})) -> bool:
@@ -256,7 +277,7 @@ class Reach:
             seen.add(node)
             found, after = self._step(node)
             met.update(found)
-            if need <= met:
+            if need <= met or NAMED in met:
                 return True
             todo.extend(after)
         return False
@@ -266,13 +287,18 @@ class Reach:
         if node not in self._memo:
             module, name = node
             if name == "*":
-                self._memo[node] = (self.noted(module, "held", held) or [], self._star(module))
+                self._memo[node] = (self.noted(module, "held", self._held) or [], self._star(module))
             elif not self._binds(module, name.split(".", 1)[0]):
                 self._memo[node] = ([], self._resolve(module, name, here=False))
             else:
-                found, refs = self.noted(module, "bound " + name, lambda d: binding(d, name))
+                found, refs = self.noted(module, "bound " + name, lambda d: binding(d, name, self.may))
                 self._memo[node] = (found, [n for ref in refs for n in self._resolve(module, ref)])
         return self._memo[node]
+
+    def _held(self, data: bytes) -> list[str]:
+        """`held` of a whole module (a star import's), and `NAMED` where a glue may be."""
+        named = [NAMED] if any(self.may(p) for p in glue(data)) else []
+        return held(data) + named
 
     def _bound(self, rel: str, level: int, module: str, name: str, attrs: list[str]) -> list[tuple[str, str]]:
         """The (module, name) an import binds, and `name.attr` for each of `attrs` read of
