@@ -134,15 +134,32 @@ def _written(res: Resolver, d: DictV, depth: int = 0) -> list[Item]:
     return out
 
 
-def foreign_uri(res: Resolver, ext: PyExt) -> str | None:
-    """The module a declaration's uri is imported from, where the tree has no such module
-    (`from agents.chat.policy import URI` in a folder checked alone): as imported."""
-    if not isinstance(ext.uri, Ref):
-        return None
-    imp = res.imports.get(ext.uri.module, {}).get(ext.uri.name.split(".", 1)[0])
-    if imp is None or res.index.module(ext.uri.module, imp.module, imp.level) is not None:
-        return None
-    return "." * imp.level + imp.module
+def unread_uri(res: Resolver, ext: PyExt) -> str | None:
+    """Why a declaration with params whose uri binding cannot read may still be the card: its
+    uri imported from a module the tree lacks (`from agents.chat.policy import URI` in a
+    folder checked alone), or computed at run time (`uri=refusals_uri()`, DESIGN §2 reads
+    literals and names)."""
+    if isinstance(ext.uri, Ref):
+        imp = res.imports.get(ext.uri.module, {}).get(ext.uri.name.split(".", 1)[0])
+        if imp is not None and res.index.module(ext.uri.module, imp.module, imp.level) is None:
+            module = "." * imp.level + imp.module
+            return (
+                f"its `uri` comes from `{module}`, not in the tree checked: check the folder that"
+                " import starts from"
+            )
+    if _rules_like(res, ext.params) and not isinstance(res.resolve(ext.uri), (Str, Const)):
+        return "its `uri` is computed at run time: write it as a literal, a name or an f-string of names"
+    return None
+
+
+def _rules_like(res: Resolver, params: Value | None) -> bool:
+    """Are `params` a map one of whose keys is a rule id (kebab-case)?"""
+    value = res.resolve(params) if params is not None else None
+    return isinstance(value, DictV) and any(
+        (key := res.resolve_str(it.key)) is not None and spec.is_kebab(key.value)
+        for it in value.items
+        if not it.spread
+    )
 
 
 def py_ext_decl(res: Resolver, ext: PyExt, helper: Value | None = None) -> ExtDecl | None:
@@ -184,14 +201,14 @@ def py_ext_decl(res: Resolver, ext: PyExt, helper: Value | None = None) -> ExtDe
     return dataclasses.replace(decl, params_kind=ParamsKind.UNRESOLVED, params_loc=ploc)
 
 
-Foreign = list[tuple[Loc, str]]  # declarations whose uri's module the tree lacks
+Foreign = list[tuple[Loc, str]]  # declarations whose uri binding cannot read, and why (unread_uri)
 
 
 def decls_of(res: Resolver, facts: dict[str, FileFacts]) -> tuple[list[ExtDecl], frozenset[str], Foreign]:
     """Every extension declaration, data and Python; the classes whose constructor calls, or
     functions whose calls, hold a declaration's params (`params=self.rules`, `params=rules`
     a parameter), for binding to read them (by name: ondemand.callers); and the
-    declarations whose uri is imported from a module the tree does not hold."""
+    declarations whose uri binding cannot read (`unread_uri`), foreign modules' first."""
     decls: list[ExtDecl] = []
     constructed: set[str] = set()
     foreign: Foreign = []
@@ -204,6 +221,6 @@ def decls_of(res: Resolver, facts: dict[str, FileFacts]) -> tuple[list[ExtDecl],
             for piece, params in pieces:
                 if (d := py_ext_decl(res, piece, params)) is not None:
                     decls.append(d)
-                elif (module := foreign_uri(res, piece)) is not None:
-                    foreign.append((piece.loc, module))
-    return decls, frozenset(constructed), foreign
+                elif (why := unread_uri(res, piece)) is not None:
+                    foreign.append((piece.loc, why))
+    return decls, frozenset(constructed), sorted(foreign, key=lambda f: "computed" in f[1])

@@ -294,18 +294,15 @@ def check_guards(card: RuleSet | None, guards: list[BoundGuard], errors: list[Bo
 
 def check_cardless(guards: list[BoundGuard], foreign: tuple[tuple[Loc, str], ...] = ()) -> list[Finding]:
     """RL001: guards fire kebab rule ids and no card (exact or near miss) exists. One per id.
-    An extension whose uri comes from a module the tree lacks may be the card: said so."""
+    An extension whose uri binding cannot read may be the card: said so, and why."""
     first: dict[str, BoundGuard] = {}
     for g in sorted(guards, key=lambda g: (g.loc.path, g.loc.line, g.loc.col)):
         if g.status == GuardStatus.ID and g.rule_id and spec.is_kebab(g.rule_id):
             first.setdefault(g.rule_id, g)
     hint = ""
     if foreign:
-        loc, module = foreign[0]
-        hint = (
-            f" (if the extension at {message_path(loc.path)}:{loc.line} is it, its `uri` comes from"
-            f" `{module}`, not in the tree checked: check the folder that import starts from)"
-        )
+        loc, why = foreign[0]
+        hint = f" (if the extension at {message_path(loc.path)}:{loc.line} is it, {why})"
     return [
         RL001.finding(
             g.loc,

@@ -26,7 +26,7 @@ from refusal_lint.static.gate.guardcall import (
 )
 from refusal_lint.static.gate.text.lowered import Words, holds, lowered, word_matches, words_of
 from refusal_lint.static.gate.text.shapes import alternatives
-from refusal_lint.static.gate.treenames import binds, root_of
+from refusal_lint.static.gate.treenames import binds, root_of, unread_uri
 
 # The media-type keys only a Part's `metadata` has (`mimeType`), as the lowered text holds them.
 _META_KEYS = vocab.METADATA_MEDIA_KEYS - vocab.MEDIA_KEYS
@@ -102,6 +102,9 @@ def _may_declare(node: ast.Call | None, bound: Callable[[str], bool]) -> bool:
     uri = next((k.value for k in node.keywords if k.arg == "uri"), None)
     if uri is None:
         return any(k.arg is None for k in node.keywords)  # **kwargs may hold it
+    params = next((k.value for k in node.keywords if k.arg == "params"), None)
+    if unread_uri(uri, params, lambda n: (root := root_of(n)) is not None and bound(root)):
+        return True  # read, for RL001's hint
     if isinstance(uri, ast.Constant):
         return not isinstance(uri.value, str) or spec.uri_kind(uri.value) is not None
     while isinstance(uri, ast.Subscript):

@@ -17,10 +17,12 @@ from refusal_lint.static.gate.treenames import (
     assigned_names,
     binds,
     computed_locals,
+    dict_keys,
     last,
     module_names,
     refusal_locals,
     root_of,
+    unread_uri,
 )
 
 _SELF = frozenset({"self", "cls"})
@@ -123,11 +125,8 @@ class _Relevance:
         if isinstance(node, (ast.Name, ast.Attribute)):
             # `items[-1].raw` and a computed local (or its attributes) hold no literal id.
             root = root_of(node)
-            return (
-                root is not None
-                and root not in self.computed
-                and not (isinstance(node, ast.Name) and root in _SELF)
-            )
+            self_alone = isinstance(node, ast.Name) and root in _SELF
+            return root is not None and root not in self.computed and not self_alone
         return isinstance(node, (ast.Subscript, ast.Starred))
 
     def guard_call(self, node: ast.Call) -> bool:
@@ -169,7 +168,11 @@ class _Relevance:
         # and a uri that is a helper's parameter (not one's attribute: SDK code copying `ext.uri`).
         attribute_of_self = isinstance(node, ast.Attribute) and root_of(node) in _SELF
         helper = kind == "uri" and isinstance(node, ast.Name)
-        return attribute_of_self or helper or self.module_name(node) or self.local(node)
+        return attribute_of_self or helper or self.bound(node)
+
+    def bound(self, node: ast.expr) -> bool:
+        """A name (or its attribute) the module or the function being looked at binds."""
+        return self.module_name(node) or self.local(node)
 
     def local(self, node: ast.expr) -> bool:
         """A name the function being looked at assigns (not only a parameter)."""
@@ -188,7 +191,7 @@ class _Relevance:
                 continue
             if isinstance(sub, ast.Call) and vocab.is_guard_name(self.callee(sub.func), self.guard_names):
                 return True
-            if isinstance(sub, ast.Dict) and "rule" in _keys(sub):
+            if isinstance(sub, ast.Dict) and "rule" in dict_keys(sub):
                 return True
             if isinstance(sub, ast.Subscript) and self.ids:
                 return True
@@ -218,7 +221,8 @@ class _Relevance:
         name = self.callee(node.func)
         kw = {k.arg: k.value for k in node.keywords if k.arg is not None}
         if vocab.is_extension_call(name, node.func):
-            return self.string_or_name(kw.get("uri"), "uri")
+            uri, params = kw.get("uri"), kw.get("params")
+            return unread_uri(uri, params, self.bound) or self.string_or_name(uri, "uri")
         if name in spec.PROTOCOL_ERRORS:
             return self.refusal_inside(node)
         if vocab.is_guard_name(name, self.guard_names) and self.guard_call(node):
@@ -226,7 +230,7 @@ class _Relevance:
         if any(self.string_or_name(kw[k], "media") for k in vocab.MEDIA_KEYS if k in kw):
             return True
         if isinstance(kw.get("metadata"), ast.Dict) and "data" in kw:
-            meta = _keys(kw["metadata"])  # type: ignore[arg-type]
+            meta = dict_keys(kw["metadata"])  # type: ignore[arg-type]
             if any(self.string_or_name(meta[k], "media") for k in vocab.METADATA_MEDIA_KEYS if k in meta):
                 return True
         if vocab.is_payload(kw):
@@ -244,12 +248,12 @@ class _Relevance:
         for sub in (n for stmt in node.body for n in walk_fields(stmt)):
             if isinstance(sub, ast.Call) and last(sub.func) in spec.PROTOCOL_ERRORS:
                 return True
-            if isinstance(sub, ast.Dict) and isinstance(_keys(sub).get("error"), (ast.Dict, ast.Call)):
+            if isinstance(sub, ast.Dict) and isinstance(dict_keys(sub).get("error"), (ast.Dict, ast.Call)):
                 return True
         return False
 
     def dict(self, node: ast.Dict) -> bool:
-        keys = _keys(node)
+        keys = dict_keys(node)
         if "uri" in keys and ("params" in keys or self.string_or_name(keys["uri"], "uri")):
             return True
         if vocab.is_payload(keys):
@@ -262,14 +266,6 @@ class _Relevance:
         return (isinstance(error, (ast.Dict, ast.Call)) and self.refusal_inside(node)) or self.refusal_local(
             error
         )
-
-
-def _keys(node: ast.Dict) -> dict[str, ast.expr]:
-    return {
-        k.value: v
-        for k, v in zip(node.keys, node.values, strict=True)
-        if isinstance(k, ast.Constant) and isinstance(k.value, str)
-    }
 
 
 def may_hold_facts(
@@ -370,7 +366,7 @@ def _prompt_node(node: ast.AST, params: frozenset[str], renamed: dict[str, str])
             if (named or vocab.prompt_key_assigned(t) is not None) and _prose(value, params):
                 return True
     elif isinstance(node, ast.Dict):
-        keys = _keys(node)
+        keys = dict_keys(node)
         role = keys.get("role")
         if isinstance(role, ast.Constant) and role.value in vocab.CHAT_SYSTEM_ROLES and "content" in keys:
             return _prose(keys["content"], params)

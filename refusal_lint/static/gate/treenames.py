@@ -5,7 +5,7 @@ only ever hold run-time computations."""
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from refusal_lint.static.extract import vocab
 from refusal_lint.static.extract.python.walk import bound_names, field_children, walk_fields
@@ -23,6 +23,28 @@ def root_of(node: ast.expr) -> str | None:
     while isinstance(node, ast.Attribute):
         node = node.value
     return node.id if isinstance(node, ast.Name) else None
+
+
+def unread_uri(uri: ast.expr | None, params: ast.expr | None, bound: Callable[[ast.expr], bool]) -> bool:
+    """An extension's uri binding may not read (`uri=refusals_uri()`, `uri=cfg.uri`) beside
+    params it may (a dict, a name the file binds, `self.rules`): RL001's hint names such an
+    extension (bind/bound.unread_uri). Asked by both gates, `bound` their test of a name."""
+    if params is None or not isinstance(uri, (ast.Call, ast.Attribute, ast.Subscript)):
+        return False
+    return (
+        not isinstance(params, (ast.Name, ast.Attribute))
+        or root_of(params) in ("self", "cls")
+        or bound(params)
+    )
+
+
+def dict_keys(node: ast.Dict) -> dict[str, ast.expr]:
+    """The values of a dict literal by its string keys."""
+    return {
+        k.value: v
+        for k, v in zip(node.keys, node.values, strict=True)
+        if isinstance(k, ast.Constant) and isinstance(k.value, str)
+    }
 
 
 STAR = "*"  # in module_names: a `from m import *`, which may bind any public name
