@@ -6,6 +6,7 @@ a sleep that hopes the server was quick enough."""
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 import subprocess
 import sys
@@ -37,6 +38,7 @@ PROMPT = "system_prompt.md"
 CARD = "agent-card.json"
 DRIFTED = "Segments can't be mixed in one table."
 REASON = SURVEY_RULES["seg-mix"]
+ODD_NAME = "my agent é"  # a folder name a file URI percent-encodes: `my%20agent%20%C3%A9`
 Diagnostics = Sequence[types.Diagnostic]
 
 
@@ -81,10 +83,12 @@ SERVER = ClientServerConfig(
 def agent(tmp_path: Path, request: pytest.FixtureRequest) -> Path:
     """A copy of testdata/prompt-rl203: its markdown prompt gives `seg-mix` another reason.
     Without a config or git, the project is the workspace folder, checked whole; in a git
-    work tree the open files are the run's PATH arguments, as `check FILE...` takes them."""
-    root = tmp_path / "agent"
+    work tree the open files are the run's PATH arguments, as `check FILE...` takes them.
+    "odd name": the workspace way, in a folder named ODD_NAME."""
+    mode = getattr(request, "param", "workspace")
+    root = tmp_path / (ODD_NAME if mode == "odd name" else "agent")
     shutil.copytree(TESTDATA / "prompt-rl203", root, ignore=shutil.ignore_patterns("expected.txt"))
-    if getattr(request, "param", "workspace") == "git":
+    if mode == "git":
         (root / ".git").mkdir()  # what marks a work tree's top (DESIGN §1)
     return root
 
@@ -340,6 +344,26 @@ async def test_closing_clears_and_disk_counts_again(client: Client, agent: Path)
     await published(client, uri, has_rl203, version=1)
 
 
+@pytest.mark.asyncio
+@pytest.mark.parametrize("agent", ["odd name"], indirect=True)
+async def test_a_folder_name_the_uri_percent_encodes(client: Client, agent: Path) -> None:
+    """The client sends the URI percent-encoded, pygls keeps the document by it unquoted:
+    the findings are still published, under the URI the client sent, and hover and the
+    code actions answer for it."""
+    uri = open_doc(client, agent / PROMPT)
+    assert "/my%20agent%20%C3%A9/" in uri
+    (d,) = await published(client, uri, has_rl203, version=1)
+    hover = await client.text_document_hover_async(
+        types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(3, 4))  # inside `seg-mix`
+    )
+    assert hover is not None and isinstance(hover.contents, types.MarkupContent)
+    assert REASON in hover.contents.value
+    (fix,) = [a for a in await _actions(client, uri, d) if a.title.startswith("Fix RL203")]
+    assert fix.edit is not None and fix.edit.changes and list(fix.edit.changes) == [uri]
+    version = edit_doc(client, uri, fix.edit.changes[uri])
+    await published(client, uri, clean, version=version)
+
+
 def test_without_pygls_the_server_command_says_what_to_install() -> None:
     code = "import sys; sys.modules['pygls'] = None; from refusal_lint.cli import main; main(['server'])"
     done = subprocess.run(
@@ -493,6 +517,40 @@ def test_the_cache_in_memory_never_answers_for_an_edited_buffer(agent: Path) -> 
     third = lint(str(agent), {prompt: drifted, tools: guard}, memory)  # the Python buffer too
     assert "RL302" in {f.code for f in third.findings_in(tools)}
     assert not (agent / ".refusal_lint_cache").exists()
+
+
+def test_a_windows_uri_is_one_document_however_it_is_encoded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """VS Code on Windows encodes the drive's colon (`file:///c%3A/...`); pygls keeps the
+    document by its unquoted URI. Every spelling of it finds the same document, project and
+    version, and its findings are published under the URI the client opened it by."""
+    from pygls.workspace import Workspace
+
+    from refusal_lint.server import app, lint, projects
+
+    sent = "file:///c%3A/Users/Me/My%20Agent%20%C3%A9/system_prompt.md"
+    spellings = [
+        sent,
+        "file:///C:/Users/Me/My Agent é/system_prompt.md",
+        "file:///c:/Users/Me/My%20Agent%20é/system_prompt.md",
+    ]
+    want = os.path.normcase("c:/Users/Me/My Agent é/system_prompt.md".replace("/", os.sep))
+    assert {projects.uri_key(u) for u in spellings} == {want}
+    assert projects.uri_key("untitled:Untitled%201") == "untitled:Untitled 1"
+
+    workspace = Workspace(None)
+    workspace.put_text_document(types.TextDocumentItem(sent, "markdown", 3, "- seg-mix: x\n"))
+    monkeypatch.setattr(app.RefusalLintServer, "workspace", property(lambda _: workspace))
+    monkeypatch.setattr(projects, "root_of", lambda path, folders: "c:/Users/Me/My Agent é")
+    server = app.RefusalLintServer()
+    sent_out: list[types.PublishDiagnosticsParams] = []
+    monkeypatch.setattr(server, "text_document_publish_diagnostics", sent_out.append)
+    project = server.project_of(spellings[1])
+    assert project is not None and all(server.project_of(u) is project for u in spellings)
+    assert all((doc := server.document(u)) is not None and doc.uri == sent for u in spellings)
+    assert [d.uri for d in server.open_documents(project)] == [sent]
+    server.publish(project, lint.Snapshot(project.root), {projects.uri_key(sent): 3})
+    assert [(p.uri, p.version) for p in sent_out] == [(sent, 3)]
+    assert all(server.snapshot_for(u, current=True) is not None for u in spellings)
 
 
 def test_one_project_for_the_card_and_its_prompt(repo: Repo) -> None:

@@ -5,7 +5,7 @@ agent from the editor's buffers (disk for the rest); hover on a rule id; code ac
 the RL203/RL303 fixes and for suppression comments. It never writes a file and never
 imports user code. One job a module:
 
-    projects.py   which project (root folder) a file belongs to
+    projects.py   which project (root folder) a file belongs to; the one key of a document URI
     lint.py       one pipeline run over a project, buffers in place of the disk
     positions.py  refusal-lint's 1-based code-point spans <-> LSP ranges
     diagnostics.py  findings -> LSP diagnostics

@@ -24,6 +24,7 @@ from refusal_lint.core.filekinds import SUFFIXES
 from refusal_lint.server import actions, hover, lint, projects
 from refusal_lint.server.diagnostics import diagnostics
 from refusal_lint.server.positions import from_client, lines_of
+from refusal_lint.server.projects import uri_key
 from refusal_lint.static.cache import Memory
 
 DEBOUNCE = 0.3  # seconds of quiet after a keystroke before a run (initializationOptions.debounce)
@@ -40,7 +41,7 @@ class Project:
     edits: int = 0
     error_shown: str | None = None
     memory: Memory = field(default_factory=Memory)  # the cache, from one run to the next
-    versions: dict[str, int | None] = field(default_factory=dict)  # the open files `snapshot` saw
+    versions: dict[str, int | None] = field(default_factory=dict)  # uri_key -> the version `snapshot` saw
 
 
 class RefusalLintServer(LanguageServer):
@@ -50,7 +51,7 @@ class RefusalLintServer(LanguageServer):
         )
         self.debounce = DEBOUNCE
         self.projects: dict[str, Project] = {}
-        self.roots: dict[str, str] = {}  # document URI -> its project's root
+        self.roots: dict[str, str] = {}  # uri_key(document URI) -> its project's root
         self.running = asyncio.Lock()
 
     # ---- documents and projects ------------------------------------------------------------
@@ -62,16 +63,24 @@ class RefusalLintServer(LanguageServer):
 
     def project_of(self, uri: str) -> Project | None:
         """The project of a file URI (None for other schemes: an unsaved buffer has no agent)."""
-        root = self.roots.get(uri)
+        key = uri_key(uri)
+        root = self.roots.get(key)
         if root is None:
             path = to_fs_path(uri) if uri.startswith("file:") else None
             if path is None:
                 return None
-            root = self.roots[uri] = projects.root_of(path, self.folders())
+            root = self.roots[key] = projects.root_of(path, self.folders())
         return self.projects.setdefault(root, Project(root))
 
+    def document(self, uri: str) -> TextDocument | None:
+        """The open document a URI names, however the client spelled it."""
+        key = uri_key(uri)
+        return next((d for d in self.workspace.text_documents.values() if uri_key(d.uri) == key), None)
+
     def open_documents(self, project: Project) -> list[TextDocument]:
-        return [d for uri, d in self.workspace.text_documents.items() if self.roots.get(uri) == project.root]
+        """The project's open documents; each keeps the URI its client opened it by."""
+        docs = self.workspace.text_documents.values()
+        return [d for d in docs if self.roots.get(uri_key(d.uri)) == project.root]
 
     def buffers(self, root: str) -> dict[str, str]:
         """The open files under `root`, by absolute path: these are read instead of the disk."""
@@ -94,8 +103,8 @@ class RefusalLintServer(LanguageServer):
         """Workspace folders or config files came or went: each open file's project is found
         again, and every one runs."""
         self.roots.clear()
-        for uri in list(self.workspace.text_documents):
-            self.schedule(uri, 0)
+        for doc in list(self.workspace.text_documents.values()):
+            self.schedule(doc.uri, 0)
 
     def files_changed(self, uris: list[str]) -> None:
         """Files changed on disk (a checkout, `--fix` in a terminal): every project holding
@@ -123,7 +132,7 @@ class RefusalLintServer(LanguageServer):
         async with self.running:
             edits = project.edits
             buffers = self.buffers(project.root)
-            versions = {d.uri: d.version for d in self.open_documents(project)}
+            versions = {uri_key(d.uri): d.version for d in self.open_documents(project)}
             try:
                 snap = await asyncio.to_thread(lint.lint, project.root, buffers, project.memory)
             except (
@@ -151,7 +160,7 @@ class RefusalLintServer(LanguageServer):
         codec = self.workspace.position_codec
         for doc in self.open_documents(project):
             found = snap.findings_in(doc.path) if doc.path else ()
-            self.text_document_publish_diagnostics(
+            self.text_document_publish_diagnostics(  # under the URI the client sent: it matches by it
                 types.PublishDiagnosticsParams(
                     uri=doc.uri,
                     version=doc.version,
@@ -170,8 +179,8 @@ class RefusalLintServer(LanguageServer):
         project = self.project_of(uri)
         if project is None or project.snapshot is None:
             return None
-        doc = self.workspace.get_text_document(uri)
-        if not doc.path or (current and project.versions.get(uri, -1) != doc.version):
+        doc = self.document(uri)
+        if doc is None or not doc.path or (current and project.versions.get(uri_key(uri), -1) != doc.version):
             return None
         return project.snapshot, doc
 
@@ -208,7 +217,7 @@ class RefusalLintServer(LanguageServer):
         selected = range(params.range.start.line + 1, params.range.end.line + 2)
         only = [str(k) for k in params.context.only] if params.context.only else None
         return actions.actions(
-            doc.uri,
+            params.text_document.uri,  # the edits' URI as this request spelled it
             rel,
             doc.source,
             snap.findings_in(doc.path),

@@ -4,9 +4,23 @@ with the editor's workspace folder where no config file or git work tree says mo
 from __future__ import annotations
 
 import os
+from urllib.parse import unquote
+
+from pygls.uris import to_fs_path
 
 from refusal_lint import config
 from refusal_lint.static.discover.roots import project_root
+
+
+def uri_key(uri: str) -> str:
+    """The one form the server knows a document URI by, whatever percent-encoding the
+    client chose (`sp%20ace`, `%C3%A9`, VS Code on Windows's `file:///c%3A/...`, which pygls
+    keeps its documents by unquoted): a file URI's path as pygls gives it (drive letter
+    lower-cased, case-folded where the file system ignores case), another scheme's URI
+    unquoted. Every lookup of a document, its project or its version goes through it;
+    what is sent back to the client keeps the URI the client sent."""
+    path = to_fs_path(uri) if uri.startswith("file:") else None
+    return os.path.normcase(path) if path else unquote(uri)
 
 
 def inside(path: str, folder: str) -> bool:
