@@ -51,12 +51,44 @@ RULE_FOR = {"polaris": "seg-mix", "zodiac": "invalid-cut"}
 # ---- the card, the rule a message gets, the record ----------------------------------------
 
 
-def test_rule_choice_card_ids_then_rule_for_then_the_first_rule() -> None:
+def test_rule_choice_rule_for_then_card_ids_then_the_first_rule() -> None:
     card = core.stub_card(CARD, [("zodiac", "invalid-cut")])
     assert card.choose("Please apply INVALID-CUT rules")[0] == "invalid-cut"  # a card id, case-folded
-    assert card.choose("seg-mix, by Zodiac")[0] == "seg-mix"  # card ids come first
     assert card.choose("Break it down by Zodiac sign") == ("invalid-cut", "the message contains `zodiac`")
+    assert card.choose("seg-mix, by Zodiac")[0] == "invalid-cut"  # the caller's --rule-for comes first
+    assert card.choose("seg-mix, by age") == ("seg-mix", "the message names `seg-mix`")
     assert card.choose("What share watches the news?")[0] == "seg-mix"  # the card's first rule
+
+
+PII = {"pii": "No personal data.", "pii-export": "No exports of personal data.", "seg-mix": SEG}
+
+
+@pytest.mark.parametrize(
+    ("text", "rule"),
+    [
+        ("Please do a pii-export of the list", "pii-export"),  # not `pii`, which it starts with
+        ("PII-Export, now", "pii-export"),
+        ("seg-mix or pii-export?", "pii-export"),  # two ids named: the first in card order
+        ("Cross them: pii, then seg-mix", "pii"),
+        ("Is seg-mixing allowed?", "pii"),  # `seg-mix` is not named by `seg-mixing`: the first rule
+        ("a pii_export or a pii-exports file", "pii"),  # nor `pii-export` by these
+        ('{"ask": "seg-mix"}', "seg-mix"),  # a data Part's JSON, as message_text gives it
+    ],
+)
+def test_a_card_id_is_named_as_a_whole_token(text: str, rule: str) -> None:
+    """DESIGN §2's mention: an id stands in the text as a whole token, so of `pii` and
+    `pii-export` a message naming `pii-export` gets `pii-export` whatever the card order."""
+    assert core.stub_card(PII).choose(text)[0] == rule
+
+
+def test_rule_for_overrides_the_card_ids_a_message_names() -> None:
+    card = core.stub_card(PII, [("mailing list", "seg-mix"), ("pii-export", "pii")])
+    assert card.choose("A pii-export of the mailing list") == (
+        "seg-mix",
+        "the message contains `mailing list`",
+    )
+    assert card.choose("Please do a pii-export") == ("pii", "the message contains `pii-export`")
+    assert card.choose("Please do a pii export")[0] == "pii"  # no pair, no id: the first rule
 
 
 def test_served_card_has_only_the_stubs_interfaces() -> None:

@@ -57,9 +57,9 @@ class Stub:
 
 
 @contextmanager
-def stub(tmp_path: Path, *args: str) -> Iterator[Stub]:
+def stub(tmp_path: Path, *args: str, card_data: Any = CARD) -> Iterator[Stub]:
     card = tmp_path / "card.json"
-    card.write_text(json.dumps(CARD))
+    card.write_text(json.dumps(card_data))
     proc = subprocess.Popen(
         [sys.executable, "-m", "refusal_lint", "stub", str(card), *args],
         stdout=subprocess.PIPE,
@@ -120,6 +120,26 @@ def test_client_changing_its_request_is_no_fault(tmp_path: Path) -> None:
     assert s.stdout.splitlines() == ["refusal-lint stub: 2 request(s), 2 refused", "All checks passed!"]
     data = json.loads(record.read_text())
     assert data["findings"] == [] and data["summary"] == {"requests": 2, "refused": 2, "errors": 0}
+
+
+def test_the_rule_of_a_message_over_the_network(tmp_path: Path) -> None:
+    """Ids sharing a prefix (`pii`, `pii-export`): a message naming `pii-export` is refused
+    with it, an id counting only as a whole token; a --rule-for text comes before the ids."""
+    params = {"pii": "No personal data.", "pii-export": "No exports of personal data.", "seg-mix": SEG}
+    asked = {
+        "Please do a pii-export of the list": "pii-export",
+        "seg-mix or pii-export?": "pii-export",
+        "Is seg-mixing allowed?": "pii",
+        "A pii-export of the mailing list": "seg-mix",
+    }
+    got = {}
+    with stub(tmp_path, "--rule-for", "Mailing List=seg-mix", card_data=params) as s:
+        for text in asked:
+            refusal = rc.find_refusal(_send(s.url, text))
+            got[text] = refusal.rule if refusal else None
+        s.stop(signal.SIGTERM)
+    assert got == asked
+    assert s.status == 0, s.stdout + s.stderr
 
 
 @pytest.mark.parametrize(

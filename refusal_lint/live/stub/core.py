@@ -22,6 +22,7 @@ from refusal_lint import __version__
 from refusal_lint.core import spec
 from refusal_lint.core.errors import UsageError
 from refusal_lint.core.model import Finding, Loc
+from refusal_lint.core.prompttext import TOKEN
 from refusal_lint.live.codes import RL501
 
 JSONRPC_PATH = "/a2a"  # JSON-RPC v1.0 and v0.3 on one endpoint; HTTP+JSON at the root
@@ -51,15 +52,18 @@ class StubCard:
         return name if isinstance(name, str) and name else "refusing agent"
 
     def choose(self, text: str) -> tuple[str, str]:
-        """(rule, why): the first card rule id the message contains, else the first
-        --rule-for text it contains (case-folded), else the card's first rule."""
+        """(rule, why): the first --rule-for text the message contains (case-folded: the
+        caller's own choice comes first), else the first card rule id, in card order, that
+        stands in it as a whole token (DESIGN §2: `pii` is not named by `pii-export`, nor
+        `seg-mix` by `seg-mixing`), else the card's first rule."""
         folded = text.casefold()
-        for rule in self.rules:
-            if rule in folded:
-                return rule, f"the message names `{rule}`"
         for needle, rule in self.rule_for:
             if needle.casefold() in folded:
                 return rule, f"the message contains `{needle}`"
+        tokens = set(TOKEN.findall(folded))
+        for rule in self.rules:
+            if rule in tokens:
+                return rule, f"the message names `{rule}`"
         return next(iter(self.rules)), "the message names no rule: the card's first rule"
 
     def served(self, base: str) -> dict[str, Any]:
