@@ -23,7 +23,7 @@ from refusal_lint.core.errors import UsageError
     "rule_for",
     multiple=True,
     metavar="TEXT=RULE",
-    help="Refuse a message containing TEXT with RULE (repeatable; card rule ids named in it come first).",
+    help="Refuse a message containing TEXT with RULE (repeatable; before the card rule ids it names).",
 )
 @click.option(
     "--record", "record_file", type=click.Path(), help="At exit, write the requests and faults here (JSON)."
