@@ -65,8 +65,12 @@ class SyncASGITransport(httpx.BaseTransport):
             body = await request.aread()
             inner = httpx.Request(request.method, request.url, headers=request.headers, content=body)
             response = await self._inner.handle_async_request(inner)
-            content = await response.aread()
-            return httpx.Response(response.status_code, headers=response.headers, content=content)
+            # The body as the app sent it, still encoded as its headers say (a transport's
+            # answer is the wire's): the client decodes it once, as it would off a socket.
+            raw = b"".join([chunk async for chunk in response.aiter_raw()])
+            return httpx.Response(
+                response.status_code, headers=response.headers, stream=httpx.ByteStream(raw)
+            )
 
         # The app runs to its answer's end here (httpx's ASGI transport reads it whole): the
         # request's read timeout bounds it, as a network answer's is, never an endless wait.

@@ -91,13 +91,20 @@ def post(client: Any, url: str, body: dict[str, Any], headers: dict[str, str], l
     return whole, json_of(whole)
 
 
+# What no longer describes a body once it is read and decoded (`iter_bytes` undoes the
+# Content-Encoding): kept, httpx would decode the plain bytes a second time.
+_READ_AWAY = ("content-encoding", "content-length", "transfer-encoding")
+
+
 def settled(response: Any, content: bytes) -> Any:
-    """A streamed response as one read whole: its status, headers and `content`."""
+    """A streamed response as one read whole: its status, headers and `content`, the body as
+    `iter_bytes` gave it (decoded: a gzip answer is plain bytes here, and says so)."""
     import httpx
 
-    return httpx.Response(
-        response.status_code, headers=response.headers, content=content, request=response.request
-    )
+    headers = httpx.Headers(response.headers)
+    for name in _READ_AWAY:
+        headers.pop(name, None)
+    return httpx.Response(response.status_code, headers=headers, content=content, request=response.request)
 
 
 def json_of(response: Any) -> Any:

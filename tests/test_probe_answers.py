@@ -1,0 +1,43 @@
+"""The probe against answers real agents send that the a2a-sdk test agent does not: a
+compressed body, an error or a plain JSON answer to the streaming request, a stream ending
+with the whole Task (tests/fake_agent.py writes each on the wire as it is)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fake_agent import PARTS, PROBES, FakeAgent, card, result, serve, sse, streaming
+
+from refusal_lint.live import inprocess
+from refusal_lint.live import probe as prober
+
+
+def _found(agent: FakeAgent, url: str | None = None, **reach: Any) -> list[tuple[str, str | None, str]]:
+    """(code, rule, message) of each finding: over the network when `url` is given, else in process."""
+    # The probe's client closes the transport (and the app's loop) as it ends.
+    transport = None if url is not None else inprocess.transport_for(agent)
+    done = prober.probe(
+        url or inprocess.BASE_URL, PROBES, None, 5.0, transport=transport, reach=prober.Reach(**reach)
+    )
+    return [(f.code, f.rule_id, f.message) for f in sorted(done.findings, key=lambda f: f.sort_key())]
+
+
+def _refusing(request: dict[str, Any], headers: dict[str, str]) -> Any:
+    message = {"messageId": "m1", "role": "ROLE_AGENT", "parts": PARTS}
+    if streaming(request):
+        final = {
+            "taskId": "t1",
+            "final": True,
+            "status": {"state": "TASK_STATE_COMPLETED", "message": message},
+        }
+        return sse(request, {"statusUpdate": final})
+    return result(request, {"message": message})
+
+
+def test_a_gzip_compressing_agent_is_read_once_decoded() -> None:
+    """Starlette's GZipMiddleware, nginx's `gzip on`: the card and the answers come compressed
+    (the probe accepts gzip, as httpx does), never an RL400 "error while decompressing"."""
+    agent = FakeAgent(card(streaming=True), _refusing, gzip=True)
+    assert _found(agent) == []
+    with serve(agent) as url:
+        assert _found(agent, url) == []
