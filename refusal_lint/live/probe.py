@@ -361,39 +361,3 @@ def _probe_one(
         Finding(f.code, loc, f.message + how, rule_id=rule_id)
         for f in conformance.judge(answer, rules, rule=rule_id, protocol=iface.version)
     ]
-
-
-# ---- the command line's inputs -------------------------------------------------------------
-
-
-def header(text: str) -> tuple[str, str]:
-    name, sep, value = text.partition(":")
-    if not sep or not name.strip() or any(c.isspace() for c in name.strip()):
-        # It may be a secret pasted without its name: none of it is shown.
-        raise UsageError("--header: give it as 'Name: value' (its text is not shown: it may hold a secret)")
-    name, value = name.strip(), value.strip()
-    if not name.isascii() or not value.isascii() or not value.isprintable():
-        # A token file pasted with its line end (CR LF), or a character HTTP cannot send: said
-        # here, where no HTTP library echoes the value into a finding.
-        raise UsageError(
-            f"--header {name}: the value holds a line break or a character HTTP headers cannot carry"
-            " (its text is not shown: it may hold a secret)"
-        )
-    return name, value
-
-
-def read_probes(path: str) -> dict[str, str]:
-    from refusal_lint.static.extract.data.yamlsafe import YamlError, load_plain
-
-    try:
-        with open(path, encoding="utf-8-sig") as fh:
-            data = load_plain(fh.read())
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"{path}: cannot read probes: {exc}") from None
-    except YamlError as exc:
-        raise UsageError(f"{path}: invalid probes file: {exc}") from None
-    if not isinstance(data, dict) or not all(
-        isinstance(k, str) and isinstance(v, str) for k, v in data.items()
-    ):
-        raise UsageError(f"{path}: probes must map rule ids to message texts")
-    return dict(data)
