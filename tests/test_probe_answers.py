@@ -41,3 +41,24 @@ def test_a_gzip_compressing_agent_is_read_once_decoded() -> None:
     assert _found(agent) == []
     with serve(agent) as url:
         assert _found(agent, url) == []
+
+
+def _error(request: dict[str, Any], headers: dict[str, str]) -> Any:
+    """What the a2a-sdk sends when the executor raises, on either method: HTTP 200 and a
+    JSON-RPC error envelope, no event stream."""
+    return {"jsonrpc": "2.0", "id": request["id"], "error": {"code": -32602, "message": "Not that cut."}}
+
+
+def _whole(request: dict[str, Any], headers: dict[str, str]) -> Any:
+    """The streaming request answered as the plain one is: the whole result as JSON."""
+    return result(request, {"message": {"messageId": "m1", "role": "ROLE_AGENT", "parts": PARTS}})
+
+
+def test_a_streaming_request_answered_without_a_stream_is_judged_as_the_plain_one() -> None:
+    """DESIGN §8: streaming answers are "judged by the same codes": a refusal raised as an
+    error is RL401 there too, and a whole result as JSON is an answer, not "the stream ended"."""
+    found = _found(FakeAgent(card(streaming=True), _error))
+    assert [(code, rule) for code, rule, _ in found] == [("RL401", "seg-mix"), ("RL401", "seg-mix")]
+    assert sorted(message.endswith("(streaming)") for _, _, message in found) == [False, True]
+    assert all("Not that cut." in message for _, _, message in found)
+    assert _found(FakeAgent(card(streaming=True), _whole)) == []

@@ -20,7 +20,7 @@ from urllib.parse import urlsplit, urlunsplit
 from refusal_lint import conformance
 from refusal_lint.core import spec
 from refusal_lint.core.errors import UsageError
-from refusal_lint.core.model import Finding, Loc, RuleSet
+from refusal_lint.core.model import Code, Finding, Loc, RuleSet
 from refusal_lint.live import answers
 from refusal_lint.live import stream as sse
 from refusal_lint.live.codes import RL400, RL401
@@ -335,29 +335,37 @@ def _probe_one(
             answer = sse.json_of(response)
     except _Unreachable as exc:
         return [RL400.finding(loc, str(exc) + how, rule_id=rule_id)]
-    if response.status_code >= 400:
-        # An error object (REST) or a JSON-RPC error envelope is the refusal sent as an
-        # error; anything else (401 with {"detail": ...}, an HTML 502) did not reach the agent.
-        if isinstance(answer, dict) and "error" in answer:
-            err = answer["error"]
-            what = err.get("message") if isinstance(err, dict) else err
-            return [
-                RL401.finding(
-                    loc,
-                    f"the refusal came back as an error (HTTP {response.status_code}): {what}{how}",
-                    rule_id=rule_id,
-                )
-            ]
-        return [RL400.finding(loc, f"{url}: HTTP {response.status_code}{how}", rule_id=rule_id)]
-    if answer is None or (not stream and not isinstance(answer, dict)):
-        return [RL400.finding(loc, f"{url}: the answer is not JSON{how}", rule_id=rule_id)]
-    if stream and (not answer or answers.cut_short(answer)):
-        what = "carried no event" if not answer else "ended before its answer"
-        return [RL400.finding(loc, f"{url}: the stream {what}{how}", rule_id=rule_id)]
-    if iface.binding == "JSONRPC" and not stream and "error" not in answer and "result" not in answer:
-        return [RL400.finding(loc, f"{url}: the envelope holds neither result nor error", rule_id=rule_id)]
+    # A streaming request answered with no event stream (an error envelope, or the whole
+    # result at once, as the a2a-sdk sends a raised error) is judged as a plain answer is.
+    events = stream and "event-stream" in response.headers.get("content-type", "")
+    fault = _unjudged(response.status_code, answer, url, iface.binding, events)
+    if fault is not None:
+        code, said = fault
+        return [code.finding(loc, said + how, rule_id=rule_id)]
     # The same judgement evals and tests use (refusal_lint.conformance, DESIGN §9).
     return [
         Finding(f.code, loc, f.message + how, rule_id=rule_id)
         for f in conformance.judge(answer, rules, rule=rule_id, protocol=iface.version)
     ]
+
+
+def _unjudged(status: int, answer: Any, url: str, binding: str, events: bool) -> tuple[Code, str] | None:
+    """What ends a rule's probe before its answer is judged (RL400, RL401), if anything:
+    `answer` is the event list of a stream (`events`), else the body's JSON."""
+    if status >= 400:
+        # An error object (REST) or a JSON-RPC error envelope is the refusal sent as an
+        # error; anything else (401 with {"detail": ...}, an HTML 502) did not reach the agent.
+        if isinstance(answer, dict) and "error" in answer:
+            err = answer["error"]
+            what = err.get("message") if isinstance(err, dict) else err
+            return RL401, f"the refusal came back as an error (HTTP {status}): {what}"
+        return RL400, f"{url}: HTTP {status}"
+    if events:
+        if not answer or answers.cut_short(answer):
+            return RL400, f"{url}: the stream {'ended before its answer' if answer else 'carried no event'}"
+        return None
+    if not isinstance(answer, dict):
+        return RL400, f"{url}: the answer is not JSON"
+    if binding == "JSONRPC" and "error" not in answer and "result" not in answer:
+        return RL400, f"{url}: the envelope holds neither result nor error"
+    return None
