@@ -257,3 +257,32 @@ def test_a_v03_part_naming_its_media_type_mimetype_is_known_by_it() -> None:
     refusal = rc.find_refusal(named)
     assert refusal is not None and refusal.rule == "seg-mix"
     assert [f.code for f in rc.judge(named, CARD)] == [f.code for f in rc.judge(PARTS_V03, CARD)]
+
+
+def _events(*results: Any) -> list[Any]:
+    return [{"jsonrpc": "2.0", "id": "1", "result": r} for r in results]
+
+
+def test_a_stream_ending_with_the_task_counts_each_artifact_once() -> None:
+    """DESIGN §8: the answer is the final status plus the artifacts streamed; a final Task
+    event (the whole task, as servers and the a2a-sdk client aggregate it) holds the same
+    artifacts again, and replaces them rather than doubling them (no RL407)."""
+    artifact = {"artifactId": "a1", "parts": PARTS_V1}
+    done = {"state": "TASK_STATE_COMPLETED"}
+    stream = _events(
+        {"task": {"id": "t1", "status": {"state": "TASK_STATE_SUBMITTED"}}},
+        {"artifactUpdate": {"taskId": "t1", "artifact": artifact}},
+        {"task": {"id": "t1", "status": done, "artifacts": [artifact]}},
+    )
+    assert rc.judge(stream, CARD) == []
+    assert rc.find_refusal(stream) is not None
+    # An artifact streamed in chunks (`append`) is one artifact of all its Parts.
+    chunks = [
+        {"artifactUpdate": {"artifact": {"artifactId": "a1", "parts": PARTS_V1[:1]}}},
+        {"artifactUpdate": {"append": True, "artifact": {"artifactId": "a1", "parts": PARTS_V1[1:]}}},
+    ]
+    assert rc.judge(_events(*chunks, {"statusUpdate": {"final": True, "status": done}}), CARD) == []
+    # A working Task's status message is interim, not the answer.
+    working = {"state": "TASK_STATE_WORKING", "message": {"parts": [{"text": "Looking..."}]}}
+    interim = _events({"task": {"id": "t1", "status": working}}, *chunks, {"task": {"status": done}})
+    assert rc.judge(interim, CARD) == []

@@ -62,3 +62,27 @@ def test_a_streaming_request_answered_without_a_stream_is_judged_as_the_plain_on
     assert sorted(message.endswith("(streaming)") for _, _, message in found) == [False, True]
     assert all("Not that cut." in message for _, _, message in found)
     assert _found(FakeAgent(card(streaming=True), _whole)) == []
+
+
+def _snapshot(request: dict[str, Any], headers: dict[str, str]) -> Any:
+    """A stream of the Task, its artifact, then the whole Task again (with that artifact)."""
+    if not streaming(request):
+        return _refusing(request, headers)
+    artifact = {"artifactId": "a1", "parts": PARTS}
+    return sse(
+        request,
+        {"task": {"id": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_SUBMITTED"}}},
+        {"artifactUpdate": {"taskId": "t1", "contextId": "c1", "artifact": artifact}},
+        {
+            "task": {
+                "id": "t1",
+                "contextId": "c1",
+                "status": {"state": "TASK_STATE_COMPLETED"},
+                "artifacts": [artifact],
+            }
+        },
+    )
+
+
+def test_a_stream_ending_with_the_whole_task_is_no_rl407() -> None:
+    assert _found(FakeAgent(card(streaming=True), _snapshot)) == []

@@ -71,8 +71,12 @@ def parts_of(result: Any) -> list[dict[str, Any]]:
         out += parts_of(status["message"])
     for artifact in result.get("artifacts") or []:
         if isinstance(artifact, dict):
-            out += [p for p in artifact.get("parts") or [] if isinstance(p, dict)]
+            out += [p for p in _listed(artifact.get("parts")) if isinstance(p, dict)]
     return out
+
+
+def _listed(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
 
 
 def _event(e: Any) -> dict[str, Any]:
@@ -84,25 +88,43 @@ def _event(e: Any) -> dict[str, Any]:
 
 def _stream(events: list[Any]) -> tuple[AnswerKind, Any]:
     """A stream's final answer: its message, or its final status message plus the artifacts
-    it streamed (interim working-status messages are not the answer)."""
-    artifacts: list[dict[str, Any]] = []
+    it streamed (interim working-status messages are not the answer). A Task event holds the
+    task's state: its artifacts replace the streamed ones of their artifactId, never count twice."""
+    artifacts: dict[str, dict[str, Any]] = {}  # by artifactId, in the order first streamed
     final: dict[str, Any] | None = None
     for raw in events:
         if isinstance(raw, dict) and "error" in raw:
             return AnswerKind.ERROR, raw["error"]
         e = _event(raw)
-        kind = e.get("kind")
-        if "message" in e or "task" in e or kind in ("message", "task") or ("parts" in e and "role" in e):
+        task = e.get("task", e if e.get("kind") == "task" else None)
+        if isinstance(task, dict):
+            for artifact in _listed(task.get("artifacts")):
+                _streamed(artifacts, artifact, append=False)
+            if _final(task):
+                final = {"status": _status(task)}
+        elif "message" in e or e.get("kind") == "message" or ("parts" in e and "role" in e):
             final = {"parts": parts_of(e)}
-        elif "artifactUpdate" in e or kind == "artifact-update":
+        elif "artifactUpdate" in e or e.get("kind") == "artifact-update":
             update = e.get("artifactUpdate", e)
-            if isinstance(update.get("artifact"), dict):
-                artifacts.append(update["artifact"])
+            if isinstance(update, dict):
+                _streamed(artifacts, update.get("artifact"), append=bool(update.get("append")))
         elif (changed := _status_update(e)) is not None and _final(changed):
             final = {"status": _status(changed)}
-    answer = dict(final or {})
-    answer["artifacts"] = [*answer.get("artifacts", []), *artifacts]
-    return AnswerKind.RESULT, answer
+    return AnswerKind.RESULT, {**(final or {}), "artifacts": list(artifacts.values())}
+
+
+def _streamed(artifacts: dict[str, dict[str, Any]], artifact: Any, append: bool) -> None:
+    """Take in a streamed artifact: it replaces the one of its artifactId, or with `append`
+    adds its Parts to it (A2A's chunked artifacts); one with no artifactId stands alone."""
+    if not isinstance(artifact, dict):
+        return
+    key = artifact.get("artifactId")
+    key = key if isinstance(key, str) else f"#{len(artifacts)}"  # dict only grows here: unique
+    old = artifacts.get(key)
+    if append and old is not None:
+        artifacts[key] = {**old, "parts": [*_listed(old.get("parts")), *_listed(artifact.get("parts"))]}
+    else:
+        artifacts[key] = artifact
 
 
 def _status(update: dict[str, Any]) -> dict[str, Any]:
