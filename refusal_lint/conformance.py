@@ -182,12 +182,14 @@ def _judge_parts(
     refusal, how = answers.refusal_part(parts)
     if refusal is None:
         return [_lost_data_part(parts, rules, rule)]
-    if how == answers.KnownBy.KEYS and protocol != "0.3":
+    media = answers.media_of(refusal)
+    # Known by its keys: only v0.3's Part with no media type at all is the refusal as it
+    # should be; one naming another type (application/json, a near miss) is not, on either.
+    if how == answers.KnownBy.KEYS and (media or protocol != "0.3"):
         return [
             _Fault(
                 RL404.code,
-                f"the refusal data Part has media type `{answers.media_of(refusal) or 'none'}`, "
-                f"not `{spec.MEDIA_TYPE}`",
+                f"the refusal data Part has media type `{media or 'none'}`, not `{spec.MEDIA_TYPE}`",
             )
         ]
     data = answers.data_of(refusal)
@@ -251,11 +253,14 @@ def _lost_data_part(parts: list[dict[str, Any]], rules: dict[str, str | None], r
 def assert_refusal(answer: Any, card: Any, rule: str | None = None) -> Refusal:
     """Fail (AssertionError listing the findings) unless the answer is a conforming refusal
     (of `rule`, when given); warnings alone do not fail. Returns the refusal."""
-    errors = [f for f in judge(answer, card, rule) if f.severity == "error"]
-    if errors:
-        raise AssertionError("not a conforming refusal:\n" + "\n".join(f"  {f}" for f in errors))
+    found = judge(answer, card, rule)
+    errors = [f for f in found if f.severity == "error"]
     refusal = find_refusal(answer)
-    assert refusal is not None  # no error finding means a refusal was found
+    # No error from judge means find_refusal finds the refusal; were they ever to part, the
+    # failure still lists what judge found, never a bare `assert`.
+    if errors or refusal is None:
+        listed = [str(f) for f in errors or found] + ([] if errors else ["no refusal data Part was found"])
+        raise AssertionError("not a conforming refusal:\n" + "\n".join(f"  {f}" for f in listed))
     return refusal
 
 

@@ -286,3 +286,37 @@ def test_a_stream_ending_with_the_task_counts_each_artifact_once() -> None:
     working = {"state": "TASK_STATE_WORKING", "message": {"parts": [{"text": "Looking..."}]}}
     interim = _events({"task": {"id": "t1", "status": working}}, *chunks, {"task": {"status": done}})
     assert rc.judge(interim, CARD) == []
+
+
+def test_a_data_part_of_another_media_type_is_no_refusal_on_either_version() -> None:
+    """A data Part typed application/json whose keys happen to be rule/reason: judge says
+    RL404 (as probe does), find_refusal finds no refusal, assert_not_refused passes and
+    assert_refusal fails listing the RL404, whether the Parts carry v0.3's `kind` or not."""
+    data = {"rule": "seg-mix", "reason": SEG}
+    answers = {
+        "v0.3, typed in metadata": [
+            {"kind": "text", "text": SEG},
+            {"kind": "data", "data": data, "metadata": {"mimeType": "application/json"}},
+        ],
+        "v1.0 with kind": [
+            {"kind": "text", "text": SEG},
+            {"kind": "data", "data": data, "mediaType": "application/json"},
+        ],
+        "v1.0": [{"text": SEG}, {"data": data, "mediaType": "application/json"}],
+    }
+    for name, answer in answers.items():
+        assert [f.code for f in rc.judge(answer, CARD)] == ["RL404"], name
+        assert [f.code for f in rc.judge(answer, CARD, protocol="0.3")] == ["RL404"], name
+        assert rc.find_refusal(answer) is None, name
+        rc.assert_not_refused(answer)
+        with pytest.raises(AssertionError) as failed:
+            rc.assert_refusal(answer, CARD, rule="seg-mix")
+        assert "RL404 [seg-mix] data-part-malformed" in str(failed.value), name
+        assert "None" not in str(failed.value)
+    # A near miss of the type is the refusal, malformed, on v0.3 as on v1.0.
+    near = [
+        {"kind": "text", "text": SEG},
+        {"kind": "data", "data": data, "metadata": {"mediaType": MEDIA + "x"}},
+    ]
+    assert [f.code for f in rc.judge(near, CARD)] == ["RL404"]
+    assert rc.find_refusal(near) is not None

@@ -6,18 +6,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from fake_agent import PARTS, PROBES, FakeAgent, card, result, serve, sse, streaming
+from fake_agent import PARTS, PROBES, SEG, FakeAgent, card, result, serve, sse, streaming
 
 from refusal_lint.live import inprocess
 from refusal_lint.live import probe as prober
 
 
-def _found(agent: FakeAgent, url: str | None = None, **reach: Any) -> list[tuple[str, str | None, str]]:
+def _found(
+    agent: FakeAgent, url: str | None = None, protocol: str | None = None, **reach: Any
+) -> list[tuple[str, str | None, str]]:
     """(code, rule, message) of each finding: over the network when `url` is given, else in process."""
     # The probe's client closes the transport (and the app's loop) as it ends.
     transport = None if url is not None else inprocess.transport_for(agent)
     done = prober.probe(
-        url or inprocess.BASE_URL, PROBES, None, 5.0, transport=transport, reach=prober.Reach(**reach)
+        url or inprocess.BASE_URL, PROBES, protocol, 5.0, transport=transport, reach=prober.Reach(**reach)
     )
     return [(f.code, f.rule_id, f.message) for f in sorted(done.findings, key=lambda f: f.sort_key())]
 
@@ -86,3 +88,27 @@ def _snapshot(request: dict[str, Any], headers: dict[str, str]) -> Any:
 
 def test_a_stream_ending_with_the_whole_task_is_no_rl407() -> None:
     assert _found(FakeAgent(card(streaming=True), _snapshot)) == []
+
+
+def _typed_json(request: dict[str, Any], headers: dict[str, str]) -> Any:
+    """A v0.3 message whose data Part says it is application/json (in its metadata)."""
+    data = {
+        "kind": "data",
+        "data": {"rule": "seg-mix", "reason": SEG},
+        "metadata": {"mimeType": "application/json"},
+    }
+    return result(
+        request,
+        {
+            "kind": "message",
+            "messageId": "m1",
+            "role": "agent",
+            "parts": [{"kind": "text", "text": SEG}, data],
+        },
+    )
+
+
+def test_a_v03_data_part_of_another_media_type_is_rl404() -> None:
+    """As the conformance library judges it (D5): not a refusal recognised by its keys."""
+    found = _found(FakeAgent(card(), _typed_json), protocol="0.3")
+    assert [(code, rule) for code, rule, _ in found] == [("RL404", "seg-mix")]
