@@ -159,7 +159,10 @@ def judge(
     parts = answers.parts_of(result)
     protocol = protocol or answers.protocol_of(parts)
     found = [AnswerFinding(f.code, f.message, rule) for f in _judge_parts(parts, rules, protocol, rule)]
-    if protocol == "0.3" and not any(f.code in (RL402.code, RL404.code) for f in found):
+    # DESIGN §8: the note is for a refusal Part known by its keys; one whose media type
+    # travelled (in its metadata, as v0.3 can carry it) was known by that, and gets none.
+    by_keys = answers.refusal_part(parts)[1] == answers.KnownBy.KEYS
+    if protocol == "0.3" and by_keys and not any(f.code in (RL402.code, RL404.code) for f in found):
         found.append(
             AnswerFinding(
                 RL408.code,

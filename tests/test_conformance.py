@@ -44,6 +44,10 @@ SHAPES: dict[str, Any] = {
     ),
     "v0.3 JSON-RPC envelope": {"jsonrpc": "2.0", "id": 1, "result": MESSAGE_V03},
     "v0.3 Message dict": MESSAGE_V03,
+    "v0.3 Message, no media type": {
+        **MESSAGE_V03,
+        "parts": [PARTS_V03[0], {"kind": "data", "data": PARTS_V03[1]["data"]}],
+    },
     "v1.0 stream": [
         {
             "jsonrpc": "2.0",
@@ -81,7 +85,8 @@ def test_every_answer_shape(shape: str) -> None:
     refusal = rc.find_refusal(answer)
     assert refusal is not None and (refusal.rule, refusal.reason) == ("seg-mix", SEG)
     codes = [f.code for f in rc.judge(answer, CARD)]
-    assert codes == (["RL408"] if "v0.3" in shape else [])  # v0.3: no media type travels
+    # RL408: a v0.3 refusal Part known by its keys (none in metadata: no media type travelled).
+    assert codes == (["RL408"] if "no media type" in shape else [])
     assert rc.assert_refusal(answer, CARD, rule="seg-mix").rule == "seg-mix"
     with pytest.raises(AssertionError, match="refused with rule `seg-mix`"):
         rc.assert_not_refused(answer)
@@ -246,8 +251,20 @@ def test_a2a_sdk_v03_objects() -> None:
             t.Part(root=t.DataPart(data={"rule": "seg-mix", "reason": SEG}, metadata={"mediaType": MEDIA})),
         ],
     )
-    assert [f.code for f in rc.judge(message, CARD)] == ["RL408"]
+    assert rc.judge(message, CARD) == []  # the media type travelled, in the Part's metadata
     assert rc.assert_refusal(message, CARD, rule="seg-mix").rule == "seg-mix"
+    keyed = t.Message(
+        message_id="m2",
+        role=t.Role.agent,
+        parts=[
+            t.Part(root=t.TextPart(text=SEG)),
+            t.Part(root=t.DataPart(data={"rule": "seg-mix", "reason": SEG})),
+        ],
+    )
+    [note] = rc.judge(keyed, CARD)
+    assert (note.code, note.severity) == ("RL408", "warning")
+    assert "recognised by its keys" in note.message
+    assert rc.assert_refusal(keyed, CARD, rule="seg-mix").rule == "seg-mix"
 
 
 def test_a_v03_part_naming_its_media_type_mimetype_is_known_by_it() -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fake_agent import PARTS, PROBES, SEG, FakeAgent, card, result, serve, sse, streaming
+from fake_agent import MEDIA, PARTS, PROBES, SEG, FakeAgent, card, result, serve, sse, streaming
 
 from refusal_lint.live import inprocess
 from refusal_lint.live import probe as prober
@@ -112,3 +112,25 @@ def test_a_v03_data_part_of_another_media_type_is_rl404() -> None:
     """As the conformance library judges it (D5): not a refusal recognised by its keys."""
     found = _found(FakeAgent(card(), _typed_json), protocol="0.3")
     assert [(code, rule) for code, rule, _ in found] == [("RL404", "seg-mix")]
+
+
+def _v03(metadata: dict[str, str] | None) -> Any:
+    def answer(request: dict[str, Any], headers: dict[str, str]) -> Any:
+        data: dict[str, Any] = {"kind": "data", "data": {"rule": "seg-mix", "reason": SEG}}
+        if metadata is not None:
+            data["metadata"] = metadata
+        parts = [{"kind": "text", "text": SEG}, data]
+        return result(request, {"kind": "message", "messageId": "m1", "role": "agent", "parts": parts})
+
+    return answer
+
+
+def test_rl408_only_for_a_v03_part_known_by_its_keys() -> None:
+    """DESIGN §8 ties RL408 to a refusal Part recognised by its keys: one whose media type
+    travelled in its metadata (the code's own fix) gets no note, and the note says how it was."""
+    assert _found(FakeAgent(card(), _v03({"mediaType": MEDIA})), protocol="0.3") == []
+    [(code, rule, message)] = _found(FakeAgent(card(), _v03(None)), protocol="0.3")
+    assert (code, rule) == ("RL408", "seg-mix")
+    assert "recognised by its keys" in message
+    # A v1.0-shaped answer probed as v0.3 carries its mediaType: known by it, no note.
+    assert _found(FakeAgent(card(), _refusing), protocol="0.3") == []

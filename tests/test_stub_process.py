@@ -168,12 +168,8 @@ def test_probe_over_the_network_every_binding_and_version(tmp_path: Path, bindin
         (f["code"], f["rule_id"], "(streaming)" in f["message"])
         for f in json.loads(probed.stdout)["findings"]
     )
-    if version == "1.0":
-        assert codes == []
-    else:  # v0.3's RL408 note, plain and streaming (DESIGN §8): warnings only
-        assert codes == sorted(
-            (c, r, st) for c in ["RL408"] for r in ("seg-mix", "invalid-cut") for st in (False, True)
-        )
+    # No RL408 on v0.3 either: the stub's Parts carry the media type in their metadata.
+    assert codes == []
     # The probe asks each rule plainly, then streaming: two method kinds, no retry, exit 0.
     assert s.status == 0, s.stdout + s.stderr
     assert s.stdout.splitlines() == ["refusal-lint stub: 5 request(s), 4 refused", "All checks passed!"]
