@@ -16,8 +16,8 @@ plain functions: no network, and no a2a-sdk import unless you pass a2a-sdk objec
 `answer` may be a JSON-RPC response envelope (A2A v1.0 or v0.3), its `result`, an
 HTTP+JSON body, a Message or Task dict, a list of Parts, a list of streamed events (judged
 as the stream's final answer), JSON text of any of these, or the equivalent a2a-sdk
-objects (v1.0 protobuf, v0.3 pydantic). `card` may be an AgentCard dict, its JSON text or
-a path to it, the params map itself, or an a2a-sdk AgentCard. `probe` judges with this
+objects (v1.0 protobuf, v0.3 pydantic). `card` may be an AgentCard dict, its JSON or YAML
+text or a path to it, the params map itself, or an a2a-sdk AgentCard. `probe` judges with this
 same code.
 """
 
@@ -88,15 +88,11 @@ Finding = AnswerFinding
 
 
 def rules_of(card: Any) -> dict[str, str | None]:
-    """The advertised rules (rule id -> reason) of a card, its JSON text or path, an a2a-sdk
-    AgentCard, or the params map itself."""
-    if isinstance(card, str) and not card.lstrip().startswith("{"):
-        with open(os.fspath(card), encoding="utf-8-sig") as fh:
-            card = fh.read()
-    elif isinstance(card, os.PathLike):
-        with open(card, encoding="utf-8-sig") as fh:
-            card = fh.read()
-    data = answers.plain(card)
+    """The advertised rules (rule id -> reason) of a card, its JSON or YAML text or a path to
+    it, an a2a-sdk AgentCard, or the params map itself. A string is JSON when it starts with
+    `{`, YAML (or JSON) text when it holds a line break, else a path (read as the stub reads a
+    card: JSON or YAML)."""
+    data = _card_data(card)
     if not isinstance(data, dict):
         raise TypeError("card: an AgentCard (dict, JSON, path or a2a-sdk object) or a params map")
     if isinstance(data.get("capabilities"), dict):
@@ -109,6 +105,22 @@ def rules_of(card: Any) -> dict[str, str | None]:
         cards = rule_sets(find_extensions(jsonpos.parse(json.dumps(data), "card")))
         return {r.rule_id: r.reason for r in cards[0].rules} if cards and cards[0].usable else {}
     return {str(k): v if isinstance(v, str) else None for k, v in data.items()}
+
+
+def _card_data(card: Any) -> Any:
+    text = card.lstrip() if isinstance(card, str) else None
+    if isinstance(card, os.PathLike) or (text is not None and not text.startswith("{") and "\n" not in text):
+        from refusal_lint.live.stub.core import read_card
+
+        return read_card(os.fspath(card))
+    if text is not None and not text.startswith("{"):
+        from refusal_lint.static.extract.data.yamlsafe import YamlError, load_plain
+
+        try:
+            return load_plain(card)
+        except YamlError as exc:
+            raise ValueError(f"card: not valid JSON/YAML: {exc}") from None
+    return answers.plain(card)
 
 
 def find_refusal(answer: Any) -> Refusal | None:

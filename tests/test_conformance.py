@@ -99,6 +99,29 @@ def test_refusal_parts_are_its_own() -> None:
     assert refusal.parts == (PARTS_V1[1], PARTS_V1[0])  # its data Part, then its text Part
 
 
+def test_a_yaml_card_is_read_as_the_stub_reads_it(tmp_path: Path) -> None:
+    """DESIGN §2: cards are JSON or YAML; the stub and `refusing_agent(card="card.yaml")` read
+    YAML, and so does the library: a path (str or Path) or the text itself."""
+    text = (
+        "name: Survey Analyst\n"
+        "capabilities:\n"
+        "  extensions:\n"
+        f"    - uri: {URI}\n"
+        "      params:\n"
+        f"        seg-mix: {json.dumps(SEG)}\n"
+        f"        invalid-cut: {json.dumps(CUT)}\n"
+    )
+    path = tmp_path / "agent-card.yaml"
+    path.write_text(text)
+    want = {"seg-mix": SEG, "invalid-cut": CUT}
+    for card in (str(path), path, text, f"seg-mix: {json.dumps(SEG)}\ninvalid-cut: {json.dumps(CUT)}\n"):
+        assert rc.rules_of(card) == want
+    assert rc.judge(PARTS_V1, str(path), rule="seg-mix") == []
+    assert rc.assert_refusal(MESSAGE_V1, path, rule="seg-mix").rule == "seg-mix"
+    with pytest.raises(ValueError, match="not valid JSON/YAML"):
+        rc.rules_of("seg-mix: [unclosed\n")
+
+
 def test_card_shapes(tmp_path: Path) -> None:
     path = tmp_path / "agent-card.json"
     path.write_text(json.dumps(CARD))
