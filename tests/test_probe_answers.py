@@ -4,8 +4,12 @@ with the whole Task (tests/fake_agent.py writes each on the wire as it is)."""
 
 from __future__ import annotations
 
+import base64
+import json
+from pathlib import Path
 from typing import Any
 
+from conftest import run_cli
 from fake_agent import MEDIA, PARTS, PROBES, SEG, FakeAgent, card, result, serve, sse, streaming
 
 from refusal_lint.live import inprocess
@@ -134,3 +138,63 @@ def test_rl408_only_for_a_v03_part_known_by_its_keys() -> None:
     assert "recognised by its keys" in message
     # A v1.0-shaped answer probed as v0.3 carries its mediaType: known by it, no note.
     assert _found(FakeAgent(card(), _refusing), protocol="0.3") == []
+
+
+TOKEN = "tok-SECRET-123"
+FORMATS = ("text", "json", "sarif", "github", "markdown", "gitlab", "junit", "rdjson", "azure")
+
+
+def _echo(request: dict[str, Any], headers: dict[str, str]) -> Any:
+    """An auth middleware that quotes what it was sent: the header whole, and its credential."""
+    sent = headers.get("authorization", "")
+    message = f"token expired: {sent} (credential {sent.partition(' ')[2]})"
+    return 401, "application/json", json.dumps({"error": {"code": 401, "message": message}}).encode()
+
+
+def test_header_values_and_url_passwords_are_never_shown(tmp_path: Path) -> None:
+    """DESIGN §8: --header values are never printed or written to a report, not even where
+    the agent echoes them back (RL401's message quotes the error); nor is a URL's password,
+    which still reaches the agent, as Basic auth."""
+    probes = tmp_path / "probes.yaml"
+    probes.write_text(json.dumps(PROBES))
+    secret = "hunter2pw"
+    basic = base64.b64encode(f"alice:{secret}".encode()).decode()
+    with serve(FakeAgent(card(), _echo)) as url:
+        for fmt in FORMATS:
+            out = tmp_path / f"report.{fmt}"
+            args = ("--probes", str(probes), "--format", fmt, "--exit-zero")
+            shown = run_cli("probe", url, *args, "--header", f"Authorization: Bearer {TOKEN}", "-o", str(out))
+            assert shown.exit_code == 0, shown.output
+            assert TOKEN not in shown.output + out.read_text(), fmt
+            userinfo = url.replace("http://", f"http://alice:{secret}@")
+            shown = run_cli("probe", userinfo, *args)
+            assert shown.exit_code == 0, shown.output
+            assert secret not in shown.output and basic not in shown.output, fmt
+        done = run_cli(
+            "probe",
+            url,
+            "--probes",
+            str(probes),
+            "--format",
+            "json",
+            "--header",
+            f"Authorization: Bearer {TOKEN}",
+        )
+        [finding] = json.loads(done.stdout)["findings"]
+        assert finding["code"] == "RL401"
+        assert (
+            finding["message"]
+            == "the refusal came back as an error (HTTP 401): token expired: *** (credential ***)"
+        )
+        # The password reached the agent (as Basic auth): the agent's echo of it is masked.
+        done = run_cli(
+            "probe",
+            url.replace("http://", f"http://alice:{secret}@"),
+            "--probes",
+            str(probes),
+            "--format",
+            "json",
+        )
+        [finding] = json.loads(done.stdout)["findings"]
+        assert finding["message"].endswith("token expired: Basic *** (credential ***)")
+        assert finding["path"] == url.replace("http://", "http://alice@") + "/a2a"

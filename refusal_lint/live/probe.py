@@ -9,12 +9,13 @@ than one request per rule, never retries.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import SplitResult, urlsplit, urlunsplit
 
 from refusal_lint import conformance
 from refusal_lint.core import spec
@@ -23,7 +24,16 @@ from refusal_lint.core.model import Code, Finding, Loc, RuleSet
 from refusal_lint.live import answers
 from refusal_lint.live import stream as sse
 from refusal_lint.live.codes import RL400, RL401
-from refusal_lint.live.reach import Interface, Reach, interfaces, pick_interface, request_for
+from refusal_lint.live.reach import (
+    Interface,
+    Reach,
+    interfaces,
+    masked,
+    pick_interface,
+    request_for,
+    secrets_of,
+    without_password,
+)
 from refusal_lint.static.checks import card as card_checks
 from refusal_lint.static.extract.data import cards as datacards
 from refusal_lint.static.extract.data import jsonpos
@@ -48,7 +58,13 @@ class _Unreachable(Exception):
     pass
 
 
-def _client(host: str, timeout: float, transport: Any = None, headers: dict[str, str] | None = None) -> Any:
+def _client(
+    host: str,
+    timeout: float,
+    transport: Any = None,
+    headers: dict[str, str] | None = None,
+    auth: tuple[str, str] | None = None,
+) -> Any:
     try:
         import httpx
     except ImportError:
@@ -66,6 +82,7 @@ def _client(host: str, timeout: float, transport: Any = None, headers: dict[str,
         event_hooks={"request": [same_host]},
         transport=transport,
         headers={"User-Agent": "refusal-lint-probe", **(headers or {})},
+        auth=auth,
     )
 
 
@@ -104,29 +121,53 @@ def probe(
     transport: Any = None,
     reach: Reach | None = None,
 ) -> ProbeResult:
-    """Probe the agent at `url` (over `transport`, e.g. to an ASGI app in this process)."""
+    """Probe the agent at `url` (over `transport`, e.g. to an ASGI app in this process). What
+    it sends as a secret (--header values, the URL's password) stands in no finding."""
     reach = reach or Reach()
     base = urlsplit(url if "://" in url else f"http://{url}")
-    if base.scheme not in ("http", "https") or not base.hostname:
-        raise UsageError(f"{url}: not an http(s) URL")
+    secrets, host = secrets_of(reach, base), base.hostname
+    if base.scheme not in ("http", "https") or not host:
+        raise UsageError(masked(f"{url}: not an http(s) URL", secrets))
+    base, auth = without_password(base)
     result = ProbeResult()
-    root = urlunsplit((base.scheme, base.netloc, base.path.rstrip("/"), "", ""))
-    with _client(base.hostname, timeout, transport, dict(reach.headers)) as client:
-        fetched = _fetch_card(client, root, result)
-        doc = _read_card(*fetched, result) if fetched is not None else None
-        if doc is None or result.card is None:  # a finding says what stopped it (RL400, the card's)
-            return result
-        iface = _interface(doc, base, reach, protocol, result)
-        if iface is None:
-            return result
-        rules = {r.rule_id: r.reason for r in result.card.rules}
-        extensions = ", ".join(dict.fromkeys([spec.URI, *_required(doc), *reach.extensions]))
-        streams = reach.stream and bool((doc.get("capabilities") or {}).get("streaming"))
-        for rule_id, message in probes.items():
-            result.findings += _probe_one(client, iface, rule_id, message, rules, extensions, False)
-            if streams:
-                result.findings += _probe_one(client, iface, rule_id, message, rules, extensions, True)
+    with _client(host, timeout, transport, dict(reach.headers), auth) as client:
+        _run(client, base, probes, protocol, reach, result)
+    result.card_url = masked(result.card_url, secrets)
+    # An agent may echo what it was sent (an auth error quoting the token): never shown.
+    result.findings = [
+        dataclasses.replace(
+            f,
+            message=masked(f.message, secrets),
+            loc=dataclasses.replace(f.loc, path=masked(f.loc.path, secrets)),
+        )
+        for f in result.findings
+    ]
     return result
+
+
+def _run(
+    client: Any,
+    base: SplitResult,
+    probes: dict[str, str],
+    protocol: str | None,
+    reach: Reach,
+    result: ProbeResult,
+) -> None:
+    root = urlunsplit((base.scheme, base.netloc, base.path.rstrip("/"), "", ""))
+    fetched = _fetch_card(client, root, result)
+    doc = _read_card(*fetched, result) if fetched is not None else None
+    if doc is None or result.card is None:  # a finding says what stopped it (RL400, the card's)
+        return
+    iface = _interface(doc, base, reach, protocol, result)
+    if iface is None:
+        return
+    rules = {r.rule_id: r.reason for r in result.card.rules}
+    extensions = ", ".join(dict.fromkeys([spec.URI, *_required(doc), *reach.extensions]))
+    streams = reach.stream and bool((doc.get("capabilities") or {}).get("streaming"))
+    for rule_id, message in probes.items():
+        result.findings += _probe_one(client, iface, rule_id, message, rules, extensions, False)
+        if streams:
+            result.findings += _probe_one(client, iface, rule_id, message, rules, extensions, True)
 
 
 def _fetch_card(client: Any, root: str, result: ProbeResult) -> tuple[str, Any] | None:

@@ -4,10 +4,11 @@ to it; every URL on the probed URL's own host."""
 
 from __future__ import annotations
 
+import base64
 import uuid
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import SplitResult, unquote, urlsplit, urlunsplit
 
 
 @dataclass(frozen=True)
@@ -18,6 +19,41 @@ class Reach:
     extensions: tuple[str, ...] = ()  # activated besides ours and the card's required ones
     binding: str | None = None  # "jsonrpc" | "http-json": else the card's preference
     stream: bool = True  # a second probe per rule over streaming, where the card says it streams
+
+
+MASK = "***"  # what a report shows for a secret the probe sent (as CI logs mask theirs)
+# A shorter value ("1", "on", "yes") is no credential, and stands in too much text to mask.
+SHORTEST_SECRET = 4
+
+
+def secrets_of(reach: Reach, base: SplitResult) -> tuple[str, ...]:
+    """What the probe sends that no report shows (DESIGN §8): each --header value, its
+    credential after an auth scheme (`Bearer <token>`: an agent may echo the token alone),
+    and the URL's password (as written, decoded, and as Basic auth); longest first, so each
+    is masked whole."""
+    found = {base.password or "", unquote(base.password or "")}
+    if base.password is not None:  # and as Basic auth sends it (`without_password`)
+        user = unquote(base.netloc.rpartition("@")[0].partition(":")[0])
+        found.add(base64.b64encode(f"{user}:{unquote(base.password)}".encode()).decode())
+    for _, value in reach.headers:
+        found |= {value, value.partition(" ")[2].strip()}
+    return tuple(sorted((s for s in found if len(s) >= SHORTEST_SECRET), key=len, reverse=True))
+
+
+def masked(text: str, secrets: tuple[str, ...]) -> str:
+    for secret in secrets:
+        text = text.replace(secret, MASK)
+    return text
+
+
+def without_password(base: SplitResult) -> tuple[SplitResult, tuple[str, str] | None]:
+    """The URL with no password in it, and the (user, password) to send as Basic auth, as
+    the URL would have had it sent: every URL the probe shows is then free of it."""
+    if base.password is None:
+        return base, None
+    userinfo, _, hostport = base.netloc.rpartition("@")
+    user = userinfo.partition(":")[0]
+    return base._replace(netloc=f"{user}@{hostport}"), (unquote(user), unquote(base.password))
 
 
 @dataclass(frozen=True)
