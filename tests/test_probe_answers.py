@@ -198,3 +198,17 @@ def test_header_values_and_url_passwords_are_never_shown(tmp_path: Path) -> None
         [finding] = json.loads(done.stdout)["findings"]
         assert finding["message"].endswith("token expired: Basic *** (credential ***)")
         assert finding["path"] == url.replace("http://", "http://alice@") + "/a2a"
+
+
+def test_binding_asked_that_the_card_does_not_offer() -> None:
+    """--binding http-json against a JSON-RPC-only card: one RL400 at the card saying so,
+    not that the agent speaks what the probe does not."""
+    found = _found(FakeAgent(card(), _refusing), binding="http-json")
+    assert found == [
+        (
+            "RL400",
+            None,
+            "the card offers no HTTP+JSON interface (asked by --binding http-json); it offers JSONRPC",
+        )
+    ]
+    assert _found(FakeAgent(card(), _refusing), binding="jsonrpc") == []

@@ -25,6 +25,7 @@ from refusal_lint.live import answers
 from refusal_lint.live import stream as sse
 from refusal_lint.live.codes import RL400, RL401
 from refusal_lint.live.reach import (
+    BINDINGS,
     Interface,
     Reach,
     interfaces,
@@ -216,17 +217,18 @@ def _interface(
     doc: dict[str, Any], base: Any, reach: Reach, protocol: str | None, result: ProbeResult
 ) -> Interface | None:
     """The interface to probe (its version in `result.protocol`); None, and RL400, when the
-    card offers only bindings the probe does not speak."""
+    card offers only bindings the probe does not speak, or not the one --binding asks."""
     advertised = interfaces(doc, base)
     iface = pick_interface(advertised, base, reach, protocol)
     if iface is None:
         spoken = ", ".join(sorted({i.binding for i in advertised}))
-        result.findings.append(
-            RL400.finding(
-                Loc(result.card_url),
-                f"the agent speaks only {spoken}, which the probe does not (it speaks JSONRPC and HTTP+JSON)",
-            )
+        said = (
+            f"the card offers no {BINDINGS[reach.binding]} interface (asked by --binding {reach.binding});"
+            f" it offers {spoken}"
+            if reach.binding
+            else f"the agent speaks only {spoken}, which the probe does not (it speaks JSONRPC and HTTP+JSON)"
         )
+        result.findings.append(RL400.finding(Loc(result.card_url), said))
         return None
     result.protocol = iface.version
     return iface

@@ -97,7 +97,7 @@ def interfaces(card: dict[str, Any], base: Any) -> list[Interface]:
     return out
 
 
-_BINDINGS = {"jsonrpc": "JSONRPC", "http-json": "HTTP+JSON"}
+BINDINGS = {"jsonrpc": "JSONRPC", "http-json": "HTTP+JSON"}
 
 
 def pick_interface(
@@ -107,7 +107,7 @@ def pick_interface(
     (or --protocol's). None: the card offers only bindings the probe does not speak."""
     if not found:
         return Interface(_on_host("", base), "JSONRPC", forced_version or "1.0")
-    wanted = [_BINDINGS[reach.binding]] if reach.binding else ["JSONRPC", "HTTP+JSON"]
+    wanted = [BINDINGS[reach.binding]] if reach.binding else ["JSONRPC", "HTTP+JSON"]
     for binding in wanted:
         usable = [i for i in found if i.binding == binding]
         if forced_version and any(i.version == forced_version for i in usable):
