@@ -159,3 +159,28 @@ def test_extension_option_activates_what_the_card_does_not_say(refusal_probe: An
     app = server.build_app(0, "requires-trace-silently")
     assert [f.code for f in refusal_probe(app, PROBES)] == ["RL401", "RL401"]  # -32008
     assert refusal_probe(app, PROBES, extensions=(server.TRACE_URI,)) == []
+
+
+def test_app_that_is_no_asgi_app_is_a_usage_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One line naming the problem, exit 2 (DESIGN §1), never an "internal error"; a factory
+    (called with nothing) still gives the app it returns."""
+    (tmp_path / "notapps.py").write_text(
+        "import os\n"
+        "def make_app():\n"
+        "    return 'not an app'\n"
+        "def broken():\n"
+        "    raise RuntimeError('no config')\n"
+        "def one(x):\n"
+        "    return x\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    for spec, said in [
+        ("os:path", "`path` is a module, not an ASGI app"),
+        ("notapps:one", "`one` is a function, not an ASGI app"),
+        ("notapps:make_app", "`make_app()` is a str, not an ASGI app"),
+        ("notapps:broken", "calling broken() failed: RuntimeError: no config"),
+    ]:
+        result = run_cli("probe", "--app", spec)
+        assert result.exit_code == 2, result.output
+        assert f"--app {spec}: {said}" in result.stderr
+        assert len(result.stderr.strip().splitlines()) == 1 and "internal error" not in result.stderr

@@ -38,17 +38,41 @@ def load_app(spec: str) -> Any:
         app = getattr(app, name, None)
         if app is None:
             raise UsageError(f"--app {spec}: {module_name} has no `{attr}`")
-    return app() if callable(app) and not _is_asgi(app) else app
+    if _kind(app) == "factory":  # the app is what it returns
+        try:
+            app = app()
+        except Exception as exc:  # the user's factory: whatever it raises is theirs to see
+            raise UsageError(f"--app {spec}: calling {attr}() failed: {type(exc).__name__}: {exc}") from None
+        attr = f"{attr}()"
+    if _kind(app) != "app":
+        raise UsageError(
+            f"--app {spec}: `{attr}` is a {type(app).__name__}, not an ASGI app"
+            " (a callable taking scope, receive, send) nor a factory returning one"
+        )
+    return app
 
 
-def _is_asgi(app: Any) -> bool:
-    """An ASGI app is called with (scope, receive, send); a factory with nothing."""
+def _kind(app: Any) -> str | None:
+    """ "app" for an ASGI app, called with (scope, receive, send): a coroutine function, an
+    object whose __call__ is one, or a callable taking three arguments; "factory" for one
+    called with none; None for anything else (a module, a string, a function of one)."""
     import inspect
 
+    if not callable(app):
+        return None
+    if inspect.iscoroutinefunction(app) or inspect.iscoroutinefunction(type(app).__call__):
+        return "app"
     try:
-        return len(inspect.signature(app).parameters) >= 3
+        signature = inspect.signature(app)
     except (TypeError, ValueError):
-        return True
+        return "app"  # no signature to read (a C callable): taken at its word
+    for kind, args in (("factory", ()), ("app", (None, None, None))):
+        try:
+            signature.bind(*args)
+            return kind
+        except TypeError:
+            pass
+    return None
 
 
 class SyncASGITransport(httpx.BaseTransport):
