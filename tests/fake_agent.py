@@ -26,12 +26,14 @@ Reply = tuple[int, str, bytes]
 Answer = Callable[[dict[str, Any], dict[str, str]], "Reply | dict[str, Any]"]
 
 
-def card(streaming: bool = False, binding: str = "JSONRPC", **extra: Any) -> dict[str, Any]:
-    """A v1.0 card declaring RULES, its one interface at /a2a (the probe keeps the path only)."""
+def card(
+    streaming: bool = False, binding: str = "JSONRPC", rules: dict[str, str] = RULES, **extra: Any
+) -> dict[str, Any]:
+    """A v1.0 card declaring `rules`, its one interface at /a2a (the probe keeps the path only)."""
     return {
         "name": "fake",
         "version": "1.0.0",
-        "capabilities": {"streaming": streaming, "extensions": [{"uri": URI, "params": RULES}]},
+        "capabilities": {"streaming": streaming, "extensions": [{"uri": URI, "params": rules}]},
         "supportedInterfaces": [
             {"url": "http://fake/a2a", "protocolBinding": binding, "protocolVersion": "1.0"}
         ],

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from conftest import run_cli
-from fake_agent import MEDIA, PARTS, PROBES, SEG, FakeAgent, card, result, serve, sse, streaming
+from fake_agent import MEDIA, PARTS, PROBES, RULES, SEG, FakeAgent, card, result, serve, sse, streaming
 
 from refusal_lint.live import inprocess
 from refusal_lint.live import probe as prober
@@ -212,3 +212,26 @@ def test_binding_asked_that_the_card_does_not_offer() -> None:
         )
     ]
     assert _found(FakeAgent(card(), _refusing), binding="jsonrpc") == []
+
+
+def test_a_probe_report_says_what_a_probe_knows(tmp_path: Path) -> None:
+    """A probe reads no prompt and no guard: its markdown (a PR comment, a job summary) and
+    JSON never call them missing nor give config advice; markdown shows each card rule and
+    what probing it found."""
+    probes = tmp_path / "probes.yaml"
+    probes.write_text(json.dumps(PROBES))
+    rules = {**RULES, "invalid-cut": "That demographic cut is not defined for this study."}
+    with serve(FakeAgent(card(rules=rules), _refusing)) as url:
+        md = run_cli("probe", url, "--probes", str(probes), "--format", "markdown")
+        data = json.loads(run_cli("probe", url, "--probes", str(probes), "--format", "json").stdout)
+    assert md.exit_code == 0, md.output
+    assert "missing" not in md.stdout and "prompt" not in md.stdout.lower()
+    assert "| rule | card | probe |" in md.stdout
+    assert f"| `seg-mix` | {url}/.well-known/agent-card.json:1 | ✓ refused as advertised |" in md.stdout
+    assert f"| `invalid-cut` | {url}/.well-known/agent-card.json:1 | not probed |" in md.stdout
+    [agent] = data["agents"]
+    assert (agent["prompt"], agent["prompts"]) == (None, None)
+    assert {r: (v["prompt"], v["guards"]) for r, v in agent["rules"].items()} == {
+        "seg-mix": (None, None),
+        "invalid-cut": (None, None),
+    }

@@ -95,7 +95,9 @@ def _probe(
         findings = [dataclasses.replace(f, agent=f.agent or result.agent_name) for f in findings]
     probed = ", ".join(probes) or "none (no probes configured)"
     head = f"probed {result.card_url} over A2A {result.protocol or '?'}; rules: {probed}\n"
-    run = Report(tuple(findings), tuple(agents), files=1, head=head, command="probe")
+    # The rules a message was sent for: all the probes, once an interface was picked.
+    sent = tuple(probes) if result.protocol else ()
+    run = Report(tuple(findings), tuple(agents), files=1, head=head, command="probe", probed=sent)
     report, use_color = formats.render(
         run, formats.Style(fmt, color, to_file=output is not None, quiet=quiet)
     )

@@ -28,6 +28,7 @@ class Report:
     nothing: bool = False  # no card, prompt or guard found at all
     head: str = ""  # a line above the text report (what probe reached)
     command: str = "check"  # the command that ran (SARIF's automationDetails)
+    probed: tuple[str, ...] = ()  # probe: the rules a provoking message was sent for
     # The text of each finding's lines, by (path as shown, line): rdjson counts columns in
     # UTF-8 bytes (reviewdog's proto), the findings in characters. Read by the command, only
     # for a format that needs it: a reporter reads no file.
