@@ -170,7 +170,10 @@ def judge(
         return [AnswerFinding(RL400.code, "the answer holds neither a result nor an error", rule)]
     parts = answers.parts_of(result)
     protocol = protocol or answers.protocol_of(parts)
-    found = [AnswerFinding(f.code, f.message, rule) for f in _judge_parts(parts, rules, protocol, rule)]
+    faults = _judge_parts(parts, rules, protocol, rule, answers.unfinished(result))
+    # A rule the card does not advertise (a stale probes file, a typo): said where it is judged.
+    stale = f" (`{rule}` is not a rule the card advertises)" if rule is not None and rule not in rules else ""
+    found = [AnswerFinding(f.code, f.message + ("" if f.code == RL405.code else stale), rule) for f in faults]
     # DESIGN §8: the note is for a refusal Part known by its keys; one whose media type
     # travelled (in its metadata, as v0.3 can carry it) was known by that, and gets none.
     by_keys = answers.refusal_part(parts)[1] == answers.KnownBy.KEYS
@@ -191,31 +194,21 @@ class _Fault(NamedTuple):
 
 
 def _judge_parts(
-    parts: list[dict[str, Any]], rules: dict[str, str | None], protocol: str, rule: str | None
+    parts: list[dict[str, Any]],
+    rules: dict[str, str | None],
+    protocol: str,
+    rule: str | None,
+    state: str | None,
 ) -> list[_Fault]:
-    """What is wrong with an answer whose envelope held a result (DESIGN §8: one fault, one code)."""
+    """What is wrong with an answer whose envelope held a result (DESIGN §8: one fault, one
+    code); `state`: the answer is a task still under way in that state."""
     refusal, how = answers.refusal_part(parts)
     if refusal is None:
-        return [_lost_data_part(parts, rules, rule)]
-    media = answers.media_of(refusal)
-    # Known by its keys: only v0.3's Part with no media type at all is the refusal as it
-    # should be; one naming another type (application/json, a near miss) is not, on either.
-    if how == answers.KnownBy.KEYS and (media or protocol != "0.3"):
-        return [
-            _Fault(
-                RL404.code,
-                f"the refusal data Part has media type `{media or 'none'}`, not `{spec.MEDIA_TYPE}`",
-            )
-        ]
+        return [_lost_data_part(parts, rules, rule, state)]
+    malformed = _malformed(refusal, how, protocol)
+    if malformed is not None:
+        return [malformed]
     data = answers.data_of(refusal)
-    if not (
-        isinstance(data, dict)
-        and set(data) <= spec.PAYLOAD_KEYS
-        and {"rule", "reason"} <= set(data)
-        and all(isinstance(v, str) for v in data.values())
-    ):
-        shown = json.dumps(data)[:200]
-        return [_Fault(RL404.code, f"the refusal data is not {{rule, reason[, detail]}} strings: {shown}")]
     emitted, reason = data["rule"], data["reason"]
     if rule is not None and emitted != rule and emitted in rules:
         return [_Fault(RL402.code, f"the answer refused with another rule, `{emitted}`, not `{rule}`")]
@@ -250,10 +243,38 @@ def _judge_parts(
     return out
 
 
-def _lost_data_part(parts: list[dict[str, Any]], rules: dict[str, str | None], rule: str | None) -> _Fault:
+def _malformed(refusal: dict[str, Any], how: answers.KnownBy, protocol: str) -> _Fault | None:
+    """RL404 for the refusal's data Part, if it is due: the wrong media type, or data that
+    is not {rule, reason[, detail]} strings."""
+    media = answers.media_of(refusal)
+    # Known by its keys: only v0.3's Part with no media type at all is the refusal as it
+    # should be; one naming another type (application/json, a near miss) is not, on either.
+    if how == answers.KnownBy.KEYS and (media or protocol != "0.3"):
+        return _Fault(
+            RL404.code, f"the refusal data Part has media type `{media or 'none'}`, not `{spec.MEDIA_TYPE}`"
+        )
+    data = answers.data_of(refusal)
+    if not (
+        isinstance(data, dict)
+        and set(data) <= spec.PAYLOAD_KEYS
+        and {"rule", "reason"} <= set(data)
+        and all(isinstance(v, str) for v in data.values())
+    ):
+        return _Fault(
+            RL404.code,
+            f"the refusal data is not {{rule, reason[, detail]}} strings: {json.dumps(data)[:200]}",
+        )
+    return None
+
+
+def _lost_data_part(
+    parts: list[dict[str, Any]], rules: dict[str, str | None], rule: str | None, state: str | None
+) -> _Fault:
     """An answer with no refusal data Part: RL404 when a text Part carries the probed rule's
     reason (any card reason, for rule=None): a refusal that lost its data Part, typically
-    because the client did not activate the extension (DESIGN §8). Else RL402."""
+    because the client did not activate the extension (DESIGN §8). Else RL402, which says
+    so when the answer is a task still under way (`state`): no fabricated answer yet, but
+    no refusal either, where the spec has the refusal be the answer."""
     said = {fold_ws(answers.text_of(p) or "") for p in parts if answers.text_of(p) is not None}
     wanted = [rule] if rule is not None else list(rules)
     lost = next((r for r in wanted if rules.get(r) is not None and fold_ws(rules[r] or "") in said), None)
@@ -261,6 +282,10 @@ def _lost_data_part(parts: list[dict[str, Any]], rules: dict[str, str | None], r
         return _Fault(
             RL404.code,
             f"a text Part carries the reason of `{lost}` but no data Part has media type `{spec.MEDIA_TYPE}`",
+        )
+    if state is not None:
+        return _Fault(
+            RL402.code, f"the answer is a task still {state}, with no refusal: the rule should refuse in it"
         )
     return _Fault(RL402.code, "a normal answer came back where the rule should refuse")
 

@@ -360,3 +360,15 @@ def test_a_data_part_of_another_media_type_is_no_refusal_on_either_version() -> 
     ]
     assert [f.code for f in rc.judge(near, CARD)] == ["RL404"]
     assert rc.find_refusal(near) is not None
+
+
+def test_an_unfinished_task_and_an_unadvertised_rule_are_said() -> None:
+    working = {"task": {"id": "t1", "status": {"state": "TASK_STATE_WORKING"}}}
+    [f] = rc.judge(working, CARD, rule="seg-mix")
+    assert (f.code, f.message) == (
+        "RL402",
+        "the answer is a task still TASK_STATE_WORKING, with no refusal: the rule should refuse in it",
+    )
+    [f] = rc.judge(PARTS_V1, CARD, rule="seg-mixx")
+    assert f.code == "RL402" and f.message.endswith("(`seg-mixx` is not a rule the card advertises)")
+    assert rc.judge(PARTS_V1, CARD, rule="seg-mix") == []

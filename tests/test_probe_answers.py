@@ -235,3 +235,28 @@ def test_a_probe_report_says_what_a_probe_knows(tmp_path: Path) -> None:
         "seg-mix": (None, None),
         "invalid-cut": (None, None),
     }
+
+
+def _working(request: dict[str, Any], headers: dict[str, str]) -> Any:
+    """A task left running: no Parts, no refusal, nothing fabricated either."""
+    return result(
+        request, {"task": {"id": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_WORKING"}}}
+    )
+
+
+def test_what_the_probe_tells_beside_the_code(tmp_path: Path) -> None:
+    """RL402 for a task still under way says so; a probe for a rule the card does not
+    advertise says that (a stale probes file)."""
+    [(code, rule, message)] = _found(FakeAgent(card(), _working))
+    assert (code, rule) == ("RL402", "seg-mix")
+    assert (
+        message
+        == "the answer is a task still TASK_STATE_WORKING, with no refusal: the rule should refuse in it"
+    )
+    stale = {**PROBES, "geo-drill": "Drill down to ZIP codes."}
+    done = prober.probe(
+        inprocess.BASE_URL, stale, None, 5.0, transport=inprocess.transport_for(FakeAgent(card(), _refusing))
+    )
+    [finding] = done.findings
+    assert (finding.code, finding.rule_id) == ("RL402", "geo-drill")
+    assert finding.message.endswith("(`geo-drill` is not a rule the card advertises)")

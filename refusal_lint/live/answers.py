@@ -138,6 +138,14 @@ def _final(update: dict[str, Any]) -> bool:
     return bool(update.get("final")) or not any(s in state for s in ("working", "submitted"))
 
 
+def unfinished(result: Any) -> str | None:
+    """The state of a Task answer still under way (submitted, working), else None."""
+    task = result.get("task", result) if isinstance(result, dict) else None
+    if not isinstance(task, dict) or not isinstance(task.get("status"), dict) or _final(task):
+        return None
+    return str(task["status"].get("state") or "working")
+
+
 def ends(raw: Any) -> bool:
     """Is this streamed event the stream's last (`_stream` has the answer then): an error,
     a message, or a final status update? A client reads no further."""
