@@ -260,3 +260,18 @@ def test_what_the_probe_tells_beside_the_code(tmp_path: Path) -> None:
     [finding] = done.findings
     assert (finding.code, finding.rule_id) == ("RL402", "geo-drill")
     assert finding.message.endswith("(`geo-drill` is not a rule the card advertises)")
+
+
+def test_the_cards_own_url_is_taken_as_the_cards(tmp_path: Path) -> None:
+    """`probe URL/.well-known/agent-card.json`: the card is read there, not at
+    `.../agent-card.json/.well-known/agent-card.json` (a 404)."""
+    probes = tmp_path / "probes.yaml"
+    probes.write_text(json.dumps(PROBES))
+    with serve(FakeAgent(card(), _refusing)) as url:
+        for given in (f"{url}/.well-known/agent-card.json", f"{url}/.well-known/agent-card.json/"):
+            done = run_cli("probe", given, "--probes", str(probes), "--format", "json")
+            data = json.loads(done.stdout)
+            assert (done.exit_code, data["findings"]) == (0, []), done.output
+            assert data["agents"][0]["card"]["path"] == f"{url}/.well-known/agent-card.json"
+        text = run_cli("probe", f"{url}/.well-known/agent.json", "--probes", str(probes))
+        assert text.stdout.startswith(f"probed {url}/.well-known/agent-card.json over A2A 1.0")

@@ -130,6 +130,9 @@ def probe(
     if base.scheme not in ("http", "https") or not host:
         raise UsageError(masked(f"{url}: not an http(s) URL", secrets))
     base, auth = without_password(base)
+    for card_path in CARD_PATHS:  # the card's own URL given: the agent is where it stands
+        if base.path.rstrip("/").endswith(card_path):
+            base = base._replace(path=base.path.rstrip("/")[: -len(card_path)])
     result = ProbeResult()
     with _client(host, timeout, transport, dict(reach.headers), auth) as client:
         _run(client, base, probes, protocol, reach, result)
