@@ -215,9 +215,9 @@ def test_binding_asked_that_the_card_does_not_offer() -> None:
 
 
 def test_a_probe_report_says_what_a_probe_knows(tmp_path: Path) -> None:
-    """A probe reads no prompt and no guard: its markdown (a PR comment, a job summary) and
-    JSON never call them missing nor give config advice; markdown shows each card rule and
-    what probing it found."""
+    """A probe reads no prompt and no guard: its markdown (a PR comment, a job summary)
+    never calls them missing nor gives config advice; it shows each card rule and what
+    probing it found. Its JSON keeps the contract's types: no prompt, empty lists."""
     probes = tmp_path / "probes.yaml"
     probes.write_text(json.dumps(PROBES))
     rules = {**RULES, "invalid-cut": "That demographic cut is not defined for this study."}
@@ -230,10 +230,10 @@ def test_a_probe_report_says_what_a_probe_knows(tmp_path: Path) -> None:
     assert f"| `seg-mix` | {url}/.well-known/agent-card.json:1 | ✓ refused as advertised |" in md.stdout
     assert f"| `invalid-cut` | {url}/.well-known/agent-card.json:1 | not probed |" in md.stdout
     [agent] = data["agents"]
-    assert (agent["prompt"], agent["prompts"]) == (None, None)
+    assert (agent["prompt"], agent["prompts"]) == (None, [])
     assert {r: (v["prompt"], v["guards"]) for r, v in agent["rules"].items()} == {
-        "seg-mix": (None, None),
-        "invalid-cut": (None, None),
+        "seg-mix": ([], []),
+        "invalid-cut": ([], []),
     }
 
 

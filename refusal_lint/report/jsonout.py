@@ -34,9 +34,9 @@ def finding_dict(f: Finding) -> dict[str, Any]:
     }
 
 
-def agent_dict(a: Agent, probe: bool = False) -> dict[str, Any]:
-    """An agent as `agents[]` has it. A probe reads no prompt and no guard: it says null
-    (not looked at) where a check says where they are, or [] for none found."""
+def agent_dict(a: Agent) -> dict[str, Any]:
+    """An agent as `agents[]` has it (a probe's: its prompt and guard lists empty, as the
+    contract's types are; a probe reads neither)."""
     from refusal_lint.static.checks.prompt import mention_lines
 
     rules: dict[str, Any] = {}
@@ -45,8 +45,8 @@ def agent_dict(a: Agent, probe: bool = False) -> dict[str, Any]:
             rules[r.rule_id] = {
                 "reason": r.reason,
                 "card": r.loc.at(),
-                "prompt": None if probe else [loc.at() for loc in mention_lines(a.prompts, r.rule_id)],
-                "guards": None if probe else [loc.at() for loc in a.fired_at(r.rule_id)],
+                "prompt": [loc.at() for loc in mention_lines(a.prompts, r.rule_id)],
+                "guards": [loc.at() for loc in a.fired_at(r.rule_id)],
             }
     # The agent's prompt: a derived one, else the candidate that mentions most rules; of
     # those, one whose text is known (a template file, not the call rendering it).
@@ -65,7 +65,7 @@ def agent_dict(a: Agent, probe: bool = False) -> dict[str, Any]:
         "card": a.card.loc.at() if a.card else None,
         "prompt": {**first.loc.at(), "derived": first.derived} if first else None,
         # Every candidate that counted, and how it was found (DESIGN §2's prompt table).
-        "prompts": None if probe else prompt_entries(a),
+        "prompts": prompt_entries(a),
         "rules": rules,
     }
 
@@ -89,7 +89,7 @@ def summary(report: Report) -> dict[str, int]:
 def render(report: Report) -> str:
     doc = {
         "tool": {"name": TOOL, "version": __version__},
-        "agents": [agent_dict(a, probe=report.command == "probe") for a in report.agents],
+        "agents": [agent_dict(a) for a in report.agents],
         "findings": [finding_dict(f) for f in report.findings],
         "summary": summary(report),
     }
