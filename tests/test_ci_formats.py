@@ -209,3 +209,20 @@ def test_junit_stays_well_formed_with_control_characters() -> None:
     [failure] = root.findall("testsuite/testcase/failure")
     assert failure.get("message") == message.replace("\x1b", "\\x1b").replace("\udce9", "\\udce9")
     assert root.find("testsuite").get("name") == "p\\x07.md"  # type: ignore[union-attr]
+
+
+def test_a_probed_urls_port_is_no_part_of_its_fingerprint() -> None:
+    """An agent started on port 0 for each CI run is the same agent: its findings keep their
+    fingerprints (GitLab and SARIF would call them new each run); two agents of one run on
+    one host stay distinct by their paths, and repeats by their order."""
+    from refusal_lint.core.model import Finding, Loc
+    from refusal_lint.report.base import fingerprints
+
+    def found(*urls: str) -> list[str]:
+        return fingerprints(tuple(Finding("RL402", Loc(u), "m", rule_id="seg-mix") for u in urls))
+
+    card = "/.well-known/agent-card.json"
+    assert found(f"http://127.0.0.1:41733{card}") == found(f"http://127.0.0.1:50211{card}")
+    assert found(f"http://127.0.0.1:1{card}") != found(f"http://127.0.0.2:1{card}")
+    assert len(set(found(f"http://h:1/a{card}", f"http://h:2/b{card}", f"http://h:3/a{card}"))) == 3
+    assert found("agent/card.json") != found("agent/card2.json")

@@ -68,15 +68,19 @@ def coded(f: Finding, empty: bool = False) -> str:
 def fingerprints(findings: tuple[Finding, ...]) -> list[str]:
     """One stable identity per finding, for SARIF and GitLab Code Quality (which drops
     repeats): stable across runs and line moves, unique within a run: the code, path and rule,
-    and which occurrence of that triple it is."""
+    and which occurrence of that triple it is. A probed URL's port is no part of it: an
+    agent started on port 0 for each CI run is the same agent."""
     seen: dict[tuple[str, str, str], int] = {}
     out = []
     for f in findings:
-        key = (f.code, f.loc.path, f.rule_id or "")
+        key = (f.code, _PORT.sub(r"\1", f.loc.path, count=1), f.rule_id or "")
         n = seen.get(key, 0)
         seen[key] = n + 1
         out.append(hashlib.sha256(f"{key}|{n}".encode("utf-8", "surrogateescape")).hexdigest()[:32])
     return out
+
+
+_PORT = re.compile(r"^(https?://[^/?#@]*?)(?::[0-9]+)(?=[/?#]|$)")  # a URL's port
 
 
 # A path's byte that is no UTF-8 (`caf\xe9.py`) stands in its str as a lone surrogate
