@@ -184,7 +184,8 @@ def test_header_values_and_url_passwords_are_never_shown(tmp_path: Path) -> None
         assert finding["code"] == "RL401"
         assert (
             finding["message"]
-            == "the refusal came back as an error (HTTP 401): token expired: *** (credential ***)"
+            == "the refusal came back as an error (HTTP 401; or the agent wants credentials: --header):"
+            " token expired: *** (credential ***)"
         )
         # The password reached the agent (as Basic auth): the agent's echo of it is masked.
         done = run_cli(

@@ -291,7 +291,9 @@ def _unjudged(status: int, answer: Any, url: str, binding: str, events: bool) ->
         if isinstance(answer, dict) and "error" in answer:
             err = answer["error"]
             what = err.get("message") if isinstance(err, dict) else err
-            return RL401, f"the refusal came back as an error (HTTP {status}): {what}"
+            # DESIGN §8 makes it RL401; an auth error's status says what else it may be.
+            auth = "; or the agent wants credentials: --header" if status in (401, 403) else ""
+            return RL401, f"the refusal came back as an error (HTTP {status}{auth}): {what}"
         return RL400, f"{url}: HTTP {status}"
     if events:
         if not answer or answers.cut_short(answer):
