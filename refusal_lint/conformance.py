@@ -87,6 +87,12 @@ Finding = AnswerFinding
 # ---- the public functions -------------------------------------------------------------------
 
 
+# Besides `name`, fields of an AgentCard no params map holds as its rule ids together.
+_CARD_FIELDS = frozenset(
+    {"url", "version", "description", "skills", "provider", "protocolVersion", "supportedInterfaces"}
+)
+
+
 def rules_of(card: Any) -> dict[str, str | None]:
     """The advertised rules (rule id -> reason) of a card, its JSON or YAML text or a path to
     it, an a2a-sdk AgentCard, or the params map itself. A string is JSON when it starts with
@@ -95,9 +101,9 @@ def rules_of(card: Any) -> dict[str, str | None]:
     data = _card_data(card)
     if not isinstance(data, dict):
         raise TypeError("card: an AgentCard (dict, JSON, path or a2a-sdk object) or a params map")
-    if isinstance(data.get("capabilities"), dict):
+    if isinstance(data.get("capabilities"), dict) or ("name" in data and not _CARD_FIELDS.isdisjoint(data)):
         # Read as probe and check read a card (a near miss of the URI, RL102, keeps its
-        # params as the rules; params that are no object leave none).
+        # params as the rules; params that are no object leave none; no capabilities, none).
         from refusal_lint.static.checks.card import rule_sets
         from refusal_lint.static.extract.data import jsonpos
         from refusal_lint.static.extract.data.cards import find_extensions

@@ -138,6 +138,10 @@ def test_card_shapes(tmp_path: Path) -> None:
         }
     }
     assert rc.rules_of(other) == {}
+    # A card with no capabilities advertises no rule: its fields are not a params map
+    # (audit Z4 B9); a params map keeps a rule whatever its id (`name` alone is one).
+    assert rc.rules_of({"name": "Survey Analyst", "version": "1.0.0", "skills": []}) == {}
+    assert rc.rules_of({"name": "No names.", "seg-mix": SEG}) == {"name": "No names.", "seg-mix": SEG}
 
 
 @pytest.mark.parametrize(
