@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -25,10 +26,13 @@ PROBES = {
 }
 
 
-def _free_port() -> int:
+@contextmanager
+def _refusing_port() -> Iterator[int]:
+    """A port bound and held, never listened on: a connection to it is refused, and no other
+    process can take it meanwhile (a port guessed free could be)."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+        yield int(s.getsockname()[1])
 
 
 @pytest.fixture(scope="module")
@@ -136,14 +140,17 @@ def test_each_broken_variant_fires_exactly_its_code(
 
 def test_unreachable_is_rl400_within_the_timeout(probes_file: Path) -> None:
     start = time.monotonic()
-    code, found, _ = _probe(f"http://127.0.0.1:{_free_port()}", probes_file)
+    with _refusing_port() as port:
+        code, found, _ = _probe(f"http://127.0.0.1:{port}", probes_file)
     assert (code, found) == (1, [("RL400", None)])
     assert time.monotonic() - start < 10
 
 
-def test_no_probe_config_checks_the_card_only(servers: dict[str, str], tmp_path: Path) -> None:
+@pytest.mark.parametrize("text", ["{}\n", "", "# no probes yet\n"])
+def test_no_probe_config_checks_the_card_only(servers: dict[str, str], tmp_path: Path, text: str) -> None:
+    """`{}`, and an empty probes file (YAML's null), ask no rule: the card alone is checked."""
     empty = tmp_path / "none.yaml"
-    empty.write_text("{}\n")
+    empty.write_text(text)
     code, found, _ = _probe(servers["no-refusal"], empty)
     assert (code, found) == (0, [])
 

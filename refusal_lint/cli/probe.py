@@ -151,6 +151,8 @@ def read_probes(path: str) -> dict[str, str]:
         raise UsageError(f"{path}: cannot read probes: {exc}") from None
     except YamlError as exc:
         raise UsageError(f"{path}: invalid probes file: {exc}") from None
+    if data is None:
+        return {}  # an empty file, as `{}`: the card alone is checked
     if not isinstance(data, dict) or not all(
         isinstance(k, str) and isinstance(v, str) for k, v in data.items()
     ):
