@@ -222,11 +222,7 @@ def _judge_parts(
     texts = [p for p in parts if answers.text_of(p) is not None]
     advertised = rules.get(emitted) if emitted in rules else None
     carrier = next(
-        (
-            p
-            for p in texts
-            if fold_ws(answers.text_of(p) or "") in {fold_ws(reason), fold_ws(advertised or "")}
-        ),
+        (p for p in texts if _carries(p, reason) or _carries(p, advertised)),
         texts[0] if len(texts) == 1 else None,
     )
     if carrier is None:  # none at all, or several and none saying a reason (DESIGN §8)
@@ -236,10 +232,9 @@ def _judge_parts(
             _Fault(RL405.code, f"the agent refused with rule `{emitted}`, which the card does not advertise")
         )
     elif advertised is not None and spec.one_line_reason(advertised):  # else RL106: nothing to compare
-        said = [("data", reason)] + (
-            [("text", answers.text_of(carrier) or "")] if carrier is not None else []
-        )
-        wrong = [(where, what) for where, what in said if fold_ws(what) != fold_ws(advertised)]
+        wrong = [("data", reason)] if fold_ws(reason) != fold_ws(advertised) else []
+        if carrier is not None and not _carries(carrier, advertised):
+            wrong.append(("text", answers.text_of(carrier) or ""))
         if wrong:
             where, what = wrong[0]
             out.append(_Fault(RL406.code, f'the {where} Part says "{what}"; the card says "{advertised}"'))
@@ -271,6 +266,14 @@ def _malformed(refusal: dict[str, Any], how: answers.KnownBy, protocol: str) -> 
             f"the refusal data is not {{rule, reason[, detail]}} strings: {json.dumps(data)[:200]}",
         )
     return None
+
+
+def _carries(part: Any, reason: str | None) -> bool:
+    """Does a text Part carry `reason` (spec: "a text/plain Part carrying the user-facing
+    reason"): the reason whole, white space folded, maybe inside a line naming the rule
+    (`Refused (seg-mix): ...`, as render_text writes it)?"""
+    said = fold_ws(reason or "")
+    return bool(said) and said in fold_ws(answers.text_of(part) or "")
 
 
 def _lost_data_part(

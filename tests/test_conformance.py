@@ -201,6 +201,23 @@ def test_each_fault_one_code(answer: Any, rule: str | None, codes: list[str]) ->
         rc.assert_refusal(answer, CARD, rule=rule)
 
 
+@pytest.mark.parametrize(
+    ("text", "codes"),
+    [
+        (SEG, []),
+        (f"Refused (seg-mix): {SEG}", []),  # carrying the reason, as render_text writes it
+        (f"I can't do that.\n\n{SEG.replace(' ', '  ')}", []),  # white space folded
+        ("Refused (seg-mix): Families may not be crossed.", ["RL406"]),
+        ("Segmentation families cannot be crossed.", ["RL406"]),  # a part of it is no reason
+    ],
+)
+def test_a_text_part_carries_the_reason(text: str, codes: list[str]) -> None:
+    """Spec: "a text/plain Part carrying the user-facing reason": the reason whole, inside
+    a line naming the rule too, never a piece of it nor another."""
+    parts = [{"text": text}, {"data": {"rule": "seg-mix", "reason": SEG}, "mediaType": MEDIA}]
+    assert [f.code for f in rc.judge(parts, CARD)] == codes
+
+
 def test_a_card_reason_of_several_lines_is_compared_with_nothing() -> None:
     """RL106 in the card: no answer's reason is held against it (a card finding never
     cascades); the rest of the answer is judged as ever."""
