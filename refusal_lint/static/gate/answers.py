@@ -107,6 +107,8 @@ def strings_list_rules(data: bytes) -> bool:
     while stack:
         node = stack.pop()
         if type(node) is tuple:
+            if _system_content(node):
+                return True
             for key, value in node:
                 is_prompt = prompt_key.get(key)
                 if is_prompt is None:
@@ -118,6 +120,15 @@ def strings_list_rules(data: bytes) -> bool:
         else:
             stack.extend(v for v in node if type(v) in _CONTAINERS)
     return False
+
+
+def _system_content(members: tuple[tuple[str, Any], ...]) -> bool:
+    """A chat message for the system prompt (`{"role": "system", "content": X}`, as
+    extract/data/prompts.py reads one): may X list rules or be derived from them?"""
+    roles = [v for k, v in members if k == "role" and isinstance(v, str)]
+    if not any(r.lower() in vocab.CHAT_SYSTEM_ROLES for r in roles):
+        return False
+    return any(_lists_or_derived(s) for k, v in members if k == "content" for s in _strings(v))
 
 
 def _strings(node: object) -> Iterator[str]:
