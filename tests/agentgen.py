@@ -749,7 +749,14 @@ def prompt_glued_bound(rules: dict[str, str]) -> Files:
     }
 
 
+def prompt_chat_json(rules: dict[str, str]) -> Files:
+    """A chat config's system message (JSON, `content` no prompt key), as text blocks."""
+    text = {"type": "text", "text": _prose(rules)}
+    return {"config/chat.json": json.dumps([{"role": "system", "content": [text]}], indent=2) + "\n"}
+
+
 PROMPTS: dict[str, Callable[[dict[str, str]], Files]] = {
+    "chat-json": prompt_chat_json,
     "glued": prompt_glued,
     "glued-bound": prompt_glued_bound,
     "md": prompt_md,
