@@ -49,7 +49,13 @@ def _problem(job: Job, message: str, line: int = 1, col: int = 1) -> FileFacts:
     not needed (DESIGN §3), and holds nothing, in either mode, unless it may hold the prompt
     (its RL002 then stands where its agent has no other: `Problem.needed`)."""
     needed = _needed(job)
-    prompt = shapes.may_hold_the_prompt(job.path, job.kind, job.data)
+    # Or a prompt by its content (DESIGN §2): its text names a card rule; unread, it too
+    # leaves its agent's prompt unknown, not missing.
+    prompt = shapes.may_hold_the_prompt(job.path, job.kind, job.data) or (
+        bool(job.ids)
+        and not no_prompt_by_content(job.path)
+        and names_card_rule(job.data.decode("utf-8", "replace"), frozenset(job.ids))
+    )
     if not needed and not prompt:
         return _nothing(job)
     # A refusals card, broken, which marks its agent's folder (bind/scoping.py): our URI or a
