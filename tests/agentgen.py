@@ -755,7 +755,21 @@ def prompt_chat_json(rules: dict[str, str]) -> Files:
     return {"config/chat.json": json.dumps([{"role": "system", "content": [text]}], indent=2) + "\n"}
 
 
+def prompt_config_items(rules: dict[str, str]) -> Files:
+    """An instruction list in an agent config, a lead-in item and a rule line an item, which
+    the framework joins (YAML block and flow styles, JSON): read item by item, each led in by
+    those before it."""
+    items = [_REFUSE, *_rule_lines(rules)]
+    block = "".join(f"    - {json.dumps(i)}\n" for i in items)
+    return {
+        "config/summariser.yaml": f"summariser:\n  instructions:\n{block}",
+        "config/writer.yaml": f"writer:\n  instructions: {json.dumps(items)}\n",
+        "config/agents.json": json.dumps({"analyst": {"model": "gpt-4o", "instructions": items}}) + "\n",
+    }
+
+
 PROMPTS: dict[str, Callable[[dict[str, str]], Files]] = {
+    "config-items": prompt_config_items,
     "chat-json": prompt_chat_json,
     "glued": prompt_glued,
     "glued-bound": prompt_glued_bound,

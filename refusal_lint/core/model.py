@@ -153,6 +153,25 @@ class PromptLine:
     path: str = ""  # the file holding the line, where it is not the prompt's (`BASE + POLICY` imported)
 
 
+# Text of the items before a list item that may lead it in (`Prompt.lead`), in characters:
+# within the reach the text gate gives a word of refusing past its string (listing.py's
+# _LEAD_IN bytes), however the items are escaped (at most 10 bytes a character).
+LEAD_CHARS = 600
+
+
+def lead_of(before: list[tuple[PromptLine, ...]]) -> tuple[PromptLine, ...]:
+    """The lines of a list's items before an item (`Prompt.lead`): the nearest whole items
+    within LEAD_CHARS."""
+    out: tuple[PromptLine, ...] = ()
+    size = 0
+    for lines in reversed(before):
+        size += sum(len(pl.text) + 1 for pl in lines)
+        if size > LEAD_CHARS:
+            break
+        out = lines + out
+    return out
+
+
 @dataclass(frozen=True)
 class Prompt:
     """One prompt candidate: its text line by line, mapped to real file lines."""

@@ -28,7 +28,7 @@ from refusal_lint.core.facts import (
     Value,
 )
 from refusal_lint.core.kinds import FnKind, PromptForm
-from refusal_lint.core.model import Loc, Prompt, PromptLine
+from refusal_lint.core.model import Loc, Prompt, PromptLine, lead_of
 from refusal_lint.static.bind.classes import bound_value
 from refusal_lint.static.bind.resolve import MAX_DEPTH, Resolver
 from refusal_lint.static.bind.strs import join_strs, unescaped
@@ -170,12 +170,6 @@ def _block_text(res: Resolver, item: Value) -> Value:
     return item
 
 
-# Text of the items before a list item that may lead it in (`Prompt.lead`), in characters:
-# within the reach the text gate gives a word of refusing past its string (listing.py's
-# _LEAD_IN bytes), however the items are escaped (at most 10 bytes a character).
-LEAD_CHARS = 600
-
-
 @dataclasses.dataclass(frozen=True)
 class Maps:
     """The rule maps a prompt may be filled from: `same`, the params map and its copies (a
@@ -220,7 +214,7 @@ def py_prompts(res: Resolver, value: Value, maps: Maps, form: PromptForm) -> lis
             own = tuple(line for line in prompt.lines if line.text not in said)
             prompt = dataclasses.replace(prompt, lines=own + stated)
         if items:
-            prompt = dataclasses.replace(prompt, lead=_lead(before))
+            prompt = dataclasses.replace(prompt, lead=lead_of(before))
             before.append(prompt.lines)
         out.append(prompt)
     return out
@@ -352,18 +346,6 @@ def _chain(res: Resolver, value: Value, depth: int) -> tuple[list[str], Value]:
         else:
             break
     return keys[::-1], value
-
-
-def _lead(before: list[tuple[PromptLine, ...]]) -> tuple[PromptLine, ...]:
-    """The lines of the items before, the nearest whole items within LEAD_CHARS."""
-    out: tuple[PromptLine, ...] = ()
-    size = 0
-    for lines in reversed(before):
-        size += sum(len(pl.text) + 1 for pl in lines)
-        if size > LEAD_CHARS:
-            break
-        out = lines + out
-    return out
 
 
 def placeholder_text(resolver: Resolver, value: Value, depth: int = 0) -> Str | None:

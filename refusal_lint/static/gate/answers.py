@@ -113,13 +113,19 @@ def strings_list_rules(data: bytes) -> bool:
                 is_prompt = prompt_key.get(key)
                 if is_prompt is None:
                     is_prompt = prompt_key[key] = vocab.is_prompt_key(key)
-                if is_prompt and any(_lists_or_derived(s) for s in _strings(value)):
+                if is_prompt and (any(_lists_or_derived(s) for s in _strings(value)) or _items_list(value)):
                     return True
                 if type(value) in _CONTAINERS:
                     stack.append(value)
         else:
             stack.extend(v for v in node if type(v) in _CONTAINERS)
     return False
+
+
+def _items_list(value: Any) -> bool:
+    """A list of strings under a prompt key, read as a framework joins it (each item led in
+    by those before it: extract/data/prompts._items): may the items together list rules?"""
+    return type(value) is list and all(type(s) is str for s in value) and _lists_or_derived("\n".join(value))
 
 
 def _system_content(members: tuple[tuple[str, Any], ...]) -> bool:

@@ -8,7 +8,7 @@ import re
 from refusal_lint.core import sourcetext
 from refusal_lint.core.filekinds import is_kind, named_for_prompt
 from refusal_lint.core.kinds import FileKind, PromptForm, ValueKind
-from refusal_lint.core.model import BASELINE_FORMAT, TOOL, Loc, Prompt, PromptLine
+from refusal_lint.core.model import BASELINE_FORMAT, TOOL, Loc, Prompt, PromptLine, lead_of
 from refusal_lint.core.prompttext import names_card_rule
 from refusal_lint.core.sourcetext import NAME_BYTES, spelled
 from refusal_lint.static.extract.data.tree import TNode
@@ -190,6 +190,22 @@ def _all_strings(node: TNode, prose: bool = False) -> list[Prompt]:
     return out
 
 
+def _items(node: TNode) -> list[Prompt]:
+    """A list of strings under a prompt key (`instructions: [lead-in, rule line]`), which a
+    framework joins: each prose item a candidate, led in by the items before it, as a list
+    of them in Python is (bind/prompts.py)."""
+    out: list[Prompt] = []
+    before: list[tuple[PromptLine, ...]] = []
+    for e in node.elems:
+        p = _string_prompt(e)
+        if p is None:
+            continue
+        if any(c.isspace() for c in p.lines[0].text):
+            out.append(dataclasses.replace(p, lead=lead_of(before)))
+        before.append(p.lines)
+    return out
+
+
 def key_path(root: TNode, dotted: str) -> TNode | None:
     node: TNode | None = root
     for part in dotted.split(".") if dotted else []:
@@ -241,7 +257,9 @@ def data_prompts(path: str, root: TNode, ids: frozenset[str] = frozenset()) -> l
         for key, value in n.items:
             if is_prompt_key(str(key.value)):
                 found = [p] if (p := _string_prompt(value, prose=True)) is not None else []
-                if value.kind in (ValueKind.OBJECT, ValueKind.ARRAY):
+                if value.kind == ValueKind.ARRAY and all(e.kind == ValueKind.STRING for e in value.elems):
+                    found = _items(value)
+                elif value.kind in (ValueKind.OBJECT, ValueKind.ARRAY):
                     found = [p for p in _all_strings(value) if any(c.isspace() for c in p.lines[0].text)]
                 out.extend(p for p in found if p.loc not in seen)
                 seen.update(p.loc for p in found)
