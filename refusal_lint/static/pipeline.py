@@ -28,8 +28,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Result", "Settings", "run"]
 
-IMPORT_ROUNDS = 8
-
 
 @dataclass
 class Result:
@@ -315,7 +313,10 @@ class _Binder:
         from refusal_lint.static.bind import agents
 
         tried: set[str] = set()
-        for _ in range(IMPORT_ROUNDS):
+        # Until no module binding reaches is unread: each round reads one it had not tried,
+        # so it ends; a fixed number of rounds would cut a long re-export chain short, which
+        # the exhaustive reading follows to its end (a mode difference).
+        while True:
             bound = agents.bind(self.root, cfg, ex.facts, self.index, self.roles)
             wanted = (
                 bound.missing

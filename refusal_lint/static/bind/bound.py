@@ -153,12 +153,20 @@ def unread_uri(res: Resolver, ext: PyExt) -> str | None:
 
 
 def _rules_like(res: Resolver, params: Value | None) -> bool:
-    """Are `params` a map one of whose keys is a rule id (kebab-case)?"""
+    """Are `params` a map of rules: kebab-case ids to one-line reasons (prose), not some other
+    extension's settings (`{"endpoint": URL, "sample_rate": 0.5}`)?"""
     value = res.resolve(params) if params is not None else None
-    return isinstance(value, DictV) and any(
-        (key := res.resolve_str(it.key)) is not None and spec.is_kebab(key.value)
-        for it in value.items
-        if not it.spread
+    return isinstance(value, DictV) and bool(value.items) and all(_rule_item(res, it) for it in value.items)
+
+
+def _rule_item(res: Resolver, it: Item) -> bool:
+    key, reason = res.resolve_str(it.key), res.resolve(it.value)
+    return (
+        not it.spread
+        and key is not None
+        and spec.is_kebab(key.value)
+        and isinstance(reason, Str)
+        and " " in reason.value.strip()
     )
 
 

@@ -123,9 +123,22 @@ def strings_list_rules(data: bytes) -> bool:
 
 
 def _items_list(value: Any) -> bool:
-    """A list of strings under a prompt key, read as a framework joins it (each item led in
-    by those before it: extract/data/prompts._items): may the items together list rules?"""
-    return type(value) is list and all(type(s) is str for s in value) and _lists_or_derived("\n".join(value))
+    """A list under a prompt key, read as a framework joins it (each string led in by those
+    before it: extract/data/prompts._items): may its strings together list rules?"""
+    return type(value) is list and _lists_or_derived("\n".join(_in_order(value)))
+
+
+def _in_order(node: object) -> Iterator[str]:
+    """The strings of a decoded JSON value, in the document's order."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, str):
+            yield n
+        elif type(n) is tuple:
+            stack.extend(v for _, v in reversed(n))
+        elif isinstance(n, list):
+            stack.extend(reversed(n))
 
 
 def _system_content(members: tuple[tuple[str, Any], ...]) -> bool:

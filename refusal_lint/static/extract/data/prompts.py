@@ -191,15 +191,12 @@ def _all_strings(node: TNode, prose: bool = False) -> list[Prompt]:
 
 
 def _items(node: TNode) -> list[Prompt]:
-    """A list of strings under a prompt key (`instructions: [lead-in, rule line]`), which a
-    framework joins: each prose item a candidate, led in by the items before it, as a list
-    of them in Python is (bind/prompts.py)."""
+    """A list under a prompt key (`instructions: [lead-in, rule line]`, text blocks), which a
+    framework joins: each prose string of it, in order, a candidate, led in by the strings
+    before it, as a list in Python is (bind/prompts.py); other values are passed over."""
     out: list[Prompt] = []
     before: list[tuple[PromptLine, ...]] = []
-    for e in node.elems:
-        p = _string_prompt(e)
-        if p is None:
-            continue
+    for p in _all_strings(node):
         if any(c.isspace() for c in p.lines[0].text):
             out.append(dataclasses.replace(p, lead=lead_of(before)))
         before.append(p.lines)
@@ -257,9 +254,9 @@ def data_prompts(path: str, root: TNode, ids: frozenset[str] = frozenset()) -> l
         for key, value in n.items:
             if is_prompt_key(str(key.value)):
                 found = [p] if (p := _string_prompt(value, prose=True)) is not None else []
-                if value.kind == ValueKind.ARRAY and all(e.kind == ValueKind.STRING for e in value.elems):
+                if value.kind == ValueKind.ARRAY:
                     found = _items(value)
-                elif value.kind in (ValueKind.OBJECT, ValueKind.ARRAY):
+                elif value.kind == ValueKind.OBJECT:
                     found = [p for p in _all_strings(value) if any(c.isspace() for c in p.lines[0].text)]
                 out.extend(p for p in found if p.loc not in seen)
                 seen.update(p.loc for p in found)

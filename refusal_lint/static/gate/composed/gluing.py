@@ -13,6 +13,7 @@ from refusal_lint.static.gate.composed.passed import function_of, value_span
 from refusal_lint.static.gate.composed.reach import (
     INSTANCE,
     bound_lines,
+    changing,
     class_attrs,
     def_lines,
     is_class,
@@ -93,6 +94,7 @@ def _binding_spans(
     else:
         if scope is not None:
             yield from ((s, e, scope) for s, e in code.assigning(name, scope) or ())
+        yield from ((s, e, scope) for s, e in changing(code, name, scope))
         for start in bound_lines(data, name):
             if code.token_at(start) < 0 and not is_def(data, start) and not is_class(data, start):
                 yield (start, code.statement(start)[1], None)

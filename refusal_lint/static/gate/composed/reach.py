@@ -167,6 +167,22 @@ def is_def(data: bytes, start: int) -> bool:
     return DEF_LINE.match(data, start) is not None
 
 
+# After a name, what changes or binds it other than its assignment: a method's call
+# (`lines.append(...)`, `parts.extend(...)`), an item's assignment, a walrus in brackets.
+_CHANGED = re.compile(rb"[ \t]*(?:\.|\[|:=)")
+
+
+def changing(code: Code, name: str, scope: tuple[int, int] | None) -> list[tuple[int, int]]:
+    """The statements of `scope` (else the module) that change or bind `name` other than by
+    assigning it, from the name on: a superset (`lines.count(x)` too)."""
+    start, end = scope or (0, len(code.data))
+    return [
+        (at, code.statement(at)[1])
+        for at in name_at(code.data, name.encode(), start, end)
+        if code.token_at(at) < 0 and _CHANGED.match(code.data, at + len(name)) is not None
+    ]
+
+
 def binding(data: bytes, name: str, may: Callable[[bytes | None], bool]) -> list[Any]:
     """What module-level `name` (or `Class.attr`) holds, as its statements' text shows:
     [what may stand in it (`held`, and `NAMED` where a glue `may` be part of a card id),
@@ -184,7 +200,7 @@ def binding(data: bytes, name: str, may: Callable[[bytes | None], bool]) -> list
             line = member(data, start, code.block(start), attr.partition(".")[0]) if attr else None
             spans = spans_of(code, line) if line is not None else []
         else:
-            spans = spans_of(code, start)
+            spans = spans_of(code, start) + ([] if is_def(data, start) else changing(code, head, None))
         for s, e in spans:
             found.update(held(data[s:e]))
             refs.update(code.names(s, e))
