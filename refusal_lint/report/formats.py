@@ -64,7 +64,7 @@ FORMATS: dict[str, Format] = {
     ),
     "gitlab": Format(
         "GitLab Code Quality (`artifacts: reports: codequality:`), "
-        "with unique, line-move-stable fingerprints",
+        "with unique fingerprints, stable across line moves and across the port a probed agent listens on",
         "ci.gitlab",
     ),
     "junit": Format(
