@@ -61,9 +61,7 @@ class Scope:
         return self
 
 
-# How a statement grows a name's value: `lines.append(x)`, `lines.extend(xs)`, `text += x`,
-# and a text buffer's `out.write(x)` as its `+=`.
-GROWERS = {"append": "append", "extend": "extend", "write": "+=", "update": "update"}
+GROWERS = vocab.GROWERS
 
 
 def grown(base: Value, growth: list[tuple[str, Value]]) -> Value | None:

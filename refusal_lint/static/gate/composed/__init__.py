@@ -15,6 +15,7 @@ read after it holds a rule line. So:
   (`Agent(instructions=POLICY)`, POLICY imported; `LEAD + RULES`), by what the value's own
   text lacks: a rule line, a word of refusing, or both;
 - statements.py: where a file's statements start and end, and the names their code reads;
+- grown.py: where a name's value grows or is bound other than by assignment (`.append`);
 - reach.py: whether those names, followed as binding's lookup follows them through the
   tree's modules, are bound by statements whose text can hold what is lacking, or glue a
   piece of a card id (`TAIL = FAMILY + "-mixx"`);

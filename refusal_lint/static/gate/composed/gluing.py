@@ -9,11 +9,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 
+from refusal_lint.static.gate.composed.grown import changing
 from refusal_lint.static.gate.composed.passed import function_of, value_span
 from refusal_lint.static.gate.composed.reach import (
     INSTANCE,
     bound_lines,
-    changing,
     class_attrs,
     def_lines,
     is_class,
@@ -24,7 +24,7 @@ from refusal_lint.static.gate.composed.statements import KEYWORDS, Code, code_of
 from refusal_lint.static.gate.relevance import Relevance
 from refusal_lint.static.gate.text.glues import glue
 
-NAMES = 64  # names followed from one value; past it, in doubt: the file is read
+NAMES = 256  # names followed from one value; past it, in doubt: the file is read
 
 May = Callable[[bytes | None], bool]  # may a glued piece be part of a card id or a near miss?
 

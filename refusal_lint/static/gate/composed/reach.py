@@ -10,6 +10,7 @@ from functools import lru_cache, partial
 from typing import Any
 
 from refusal_lint.static.extract.data.prompts import card_keys, may_derive
+from refusal_lint.static.gate.composed.grown import changing
 from refusal_lint.static.gate.composed.leadins import IN_DOUBT
 from refusal_lint.static.gate.composed.statements import (
     AFTER_TARGET,
@@ -165,22 +166,6 @@ def is_class(data: bytes, start: int) -> bool:
 def is_def(data: bytes, start: int) -> bool:
     """Does the line at `start` open a function (not `default = ...`)?"""
     return DEF_LINE.match(data, start) is not None
-
-
-# After a name, what changes or binds it other than its assignment: a method's call
-# (`lines.append(...)`, `parts.extend(...)`), an item's assignment, a walrus in brackets.
-_CHANGED = re.compile(rb"[ \t]*(?:\.|\[|:=)")
-
-
-def changing(code: Code, name: str, scope: tuple[int, int] | None) -> list[tuple[int, int]]:
-    """The statements of `scope` (else the module) that change or bind `name` other than by
-    assigning it, from the name on: a superset (`lines.count(x)` too)."""
-    start, end = scope or (0, len(code.data))
-    return [
-        (at, code.statement(at)[1])
-        for at in name_at(code.data, name.encode(), start, end)
-        if code.token_at(at) < 0 and _CHANGED.match(code.data, at + len(name)) is not None
-    ]
 
 
 def binding(data: bytes, name: str, may: Callable[[bytes | None], bool]) -> list[Any]:
