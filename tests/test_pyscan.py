@@ -48,6 +48,12 @@ CASES = [
     ('AgentExtension(uri="https://example.com/ext/traceability/v1", params={})', False, False),
     ('P = "example.com/ext/ts/v1"\nURI = f"https://{P}"\nAgentExtension(uri=URI)', False, False),
     ("from .rules import URI\nAgentExtension(uri=URI, params=RULES)", True, True),
+    ("RULES = {}\nAgentExtension(uri=refusals_uri(), params=RULES)", True, True),
+    (
+        "def f(x):\n    return AgentExtension(uri=x.uri, params=to_struct(x.params) if x.params else None)",
+        False,
+        False,
+    ),
     ('{"uri": "https://standards.upperhandai.com/ext/refusals/v1", "required": False}', True, True),
     ('from toolset import RULES, URI\nCARD = {"uri": URI, "params": RULES}', True, True),
     # Payloads, Parts and errors.
@@ -112,6 +118,14 @@ TEXT_CASES = [
     ("from .rules import REFUSALS_URI\nAgentExtension(uri=REFUSALS_URI, params=RULES)", True),
     ("class Ext:\n    def card(self):\n        return AgentExtension(uri=self.URI, params=self.rules)", True),
     ("def to_v1(ext):\n    return AgentExtension(uri=ext.uri, params=ext.params)", False),
+    # A uri computed beside params that may be a rules map: read, for RL001's hint; SDK
+    # conversion code computing its params too is not.
+    ("RULES = {}\nAgentExtension(uri=refusals_uri(), params=RULES)", True),
+    ('AgentExtension(uri=os.environ["URI"], params={"seg-mix": "No."})', True),
+    (
+        "def f(x):\n    return AgentExtension(uri=x.uri, params=to_struct(x.params) if x.params else None)",
+        False,
+    ),
     ("AgentExtension(**spec)", True),
     ('AgentExtension(uri="https://a2a.dev/ext/timestamp/v1", description="Adds timestamps.")', False),
     ("from a2a.types import AgentExtension\n\nexts: list[AgentExtension] = []", False),

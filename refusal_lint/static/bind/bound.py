@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from refusal_lint.core import spec
 from refusal_lint.core.facts import (
+    CallV,
     Const,
     DictV,
     Dyn,
@@ -155,7 +156,9 @@ def unread_uri(res: Resolver, ext: PyExt) -> str | None:
 def _rules_like(res: Resolver, params: Value | None) -> bool:
     """Are `params` a map of rules: kebab-case ids to one-line reasons (prose), not some other
     extension's settings (`{"endpoint": URL, "sample_rate": 0.5}`)?"""
-    value = res.resolve(params) if params is not None else None
+    if params is None or isinstance(params, CallV):
+        return False  # a map a call computes (`dict_to_struct(...)`), as the gates read it
+    value = res.resolve(params)
     return isinstance(value, DictV) and bool(value.items) and all(_rule_item(res, it) for it in value.items)
 
 

@@ -27,15 +27,27 @@ def root_of(node: ast.expr) -> str | None:
 
 def unread_uri(uri: ast.expr | None, params: ast.expr | None, bound: Callable[[ast.expr], bool]) -> bool:
     """An extension's uri binding may not read (`uri=refusals_uri()`, `uri=cfg.uri`) beside
-    params it may (a dict, a name the file binds, `self.rules`): RL001's hint names such an
-    extension (bind/bound.unread_uri). Asked by both gates, `bound` their test of a name."""
+    params it may (a dict, a name the file binds, `self.rules`; no call's result): RL001's
+    hint names such an extension (bind/bound.unread_uri). Asked by both gates, `bound`
+    their test of a name."""
     if params is None or not isinstance(uri, (ast.Call, ast.Attribute, ast.Subscript)):
         return False
-    return (
-        not isinstance(params, (ast.Name, ast.Attribute))
-        or root_of(params) in ("self", "cls")
-        or bound(params)
-    )
+    return _may_be_map(params, bound)
+
+
+def _may_be_map(params: ast.expr, bound: Callable[[ast.expr], bool]) -> bool:
+    """May `params` be a map binding reads: a dict (or `dict(...)`, a wrapper of one), a name
+    the file binds, `self.rules`, a choice of such; not a call's result (SDK conversion
+    code's `dict_to_struct(ext.params) if ext.params else None`) nor a constant."""
+    if isinstance(params, ast.IfExp):
+        return _may_be_map(params.body, bound) or _may_be_map(params.orelse, bound)
+    if isinstance(params, ast.BoolOp):
+        return any(_may_be_map(v, bound) for v in params.values)
+    if isinstance(params, ast.Call):
+        return last(params.func) in vocab.WRAPPERS  # `dict(...)`, `MappingProxyType(...)`
+    if isinstance(params, (ast.Name, ast.Attribute)):
+        return root_of(params) in ("self", "cls") or bound(params)
+    return not isinstance(params, ast.Constant)
 
 
 def dict_keys(node: ast.Dict) -> dict[str, ast.expr]:
