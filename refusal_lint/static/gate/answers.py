@@ -113,7 +113,7 @@ def strings_list_rules(data: bytes) -> bool:
                 is_prompt = prompt_key.get(key)
                 if is_prompt is None:
                     is_prompt = prompt_key[key] = vocab.is_prompt_key(key)
-                if is_prompt and (any(_lists_or_derived(s) for s in _strings(value)) or _items_list(value)):
+                if is_prompt and (any(_lists_or_derived(s) for s in _in_order(value)) or _items_list(value)):
                     return True
                 if type(value) in _CONTAINERS:
                     stack.append(value)
@@ -147,19 +147,7 @@ def _system_content(members: tuple[tuple[str, Any], ...]) -> bool:
     roles = [v for k, v in members if k == "role" and isinstance(v, str)]
     if not any(r.lower() in vocab.CHAT_SYSTEM_ROLES for r in roles):
         return False
-    return any(_lists_or_derived(s) for k, v in members if k == "content" for s in _strings(v))
-
-
-def _strings(node: object) -> Iterator[str]:
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, str):
-            yield n
-        elif type(n) is tuple:
-            stack.extend(v for _, v in n)
-        elif isinstance(n, list):
-            stack.extend(n)
+    return any(_lists_or_derived(s) for k, v in members if k == "content" for s in _in_order(v))
 
 
 def _lists_or_derived(text: str) -> bool:
