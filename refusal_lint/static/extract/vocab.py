@@ -68,7 +68,7 @@ STRUCT_FROM_DICT = frozenset({"ParseDict", "dict_to_struct", "to_struct"})
 ITERATION_VIEWS = frozenset({"items", "keys", "values"})
 ORDER_WRAPPERS = frozenset({"sorted", "list", "tuple", "set", "frozenset", "reversed"})
 # How a statement grows a name's value (extract/python/scopes.grown; the gate's
-# composed/reach.changing): `lines.append(x)`, `lines.extend(xs)`, `text += x`, and a text
+# composed/grown.changing): `lines.append(x)`, `lines.extend(xs)`, `text += x`, and a text
 # buffer's `out.write(x)` as its `+=`.
 GROWERS = {"append": "append", "extend": "extend", "write": "+=", "update": "update"}
 MEDIA_KEYS = frozenset({"mediaType", "media_type"})
