@@ -135,22 +135,27 @@ def _written(res: Resolver, d: DictV, depth: int = 0) -> list[Item]:
     return out
 
 
-def unread_uri(res: Resolver, ext: PyExt) -> str | None:
-    """Why a declaration with params whose uri binding cannot read may still be the card: its
-    uri imported from a module the tree lacks (`from agents.chat.policy import URI` in a
-    folder checked alone), or computed at run time (`uri=refusals_uri()`, DESIGN §2 reads
-    literals and names)."""
-    if isinstance(ext.uri, Ref):
-        imp = res.imports.get(ext.uri.module, {}).get(ext.uri.name.split(".", 1)[0])
-        if imp is not None and res.index.module(ext.uri.module, imp.module, imp.level) is None:
-            module = "." * imp.level + imp.module
-            return (
-                f"its `uri` comes from `{module}`, not in the tree checked: check the folder that"
-                " import starts from"
-            )
-    if _rules_like(res, ext.params) and not isinstance(res.resolve(ext.uri), (Str, Const)):
-        return "its `uri` is computed at run time: write it as a literal, a name or an f-string of names"
-    return None
+def foreign_uri(res: Resolver, ext: PyExt) -> str | None:
+    """Why a declaration whose uri is imported from a module the tree lacks may still be the
+    card (`from agents.chat.policy import URI` in a folder checked alone)."""
+    if not isinstance(ext.uri, Ref):
+        return None
+    imp = res.imports.get(ext.uri.module, {}).get(ext.uri.name.split(".", 1)[0])
+    if imp is None or res.index.module(ext.uri.module, imp.module, imp.level) is not None:
+        return None
+    module = "." * imp.level + imp.module
+    return (
+        f"its `uri` comes from `{module}`, not in the tree checked: check the folder that import starts from"
+    )
+
+
+COMPUTED_URI = "its `uri` is computed at run time: write it as a literal, a name or an f-string of names"
+
+
+def computed_uri(res: Resolver, ext: PyExt) -> bool:
+    """A declaration of rules whose uri only a run computes (`uri=refusals_uri()`: DESIGN §2
+    reads literals and names), which may still be the card."""
+    return _rules_like(res, ext.params) and not isinstance(res.resolve(ext.uri), (Str, Const))
 
 
 def _rules_like(res: Resolver, params: Value | None) -> bool:
@@ -212,17 +217,18 @@ def py_ext_decl(res: Resolver, ext: PyExt, helper: Value | None = None) -> ExtDe
     return dataclasses.replace(decl, params_kind=ParamsKind.UNRESOLVED, params_loc=ploc)
 
 
-Foreign = list[tuple[Loc, str]]  # declarations whose uri binding cannot read, and why (unread_uri)
+Foreign = list[tuple[Loc, str]]  # declarations whose uri binding cannot read, and why
 
 
 def decls_of(res: Resolver, facts: dict[str, FileFacts]) -> tuple[list[ExtDecl], frozenset[str], Foreign]:
     """Every extension declaration, data and Python; the classes whose constructor calls, or
     functions whose calls, hold a declaration's params (`params=self.rules`, `params=rules`
     a parameter), for binding to read them (by name: ondemand.callers); and the
-    declarations whose uri binding cannot read (`unread_uri`), foreign modules' first."""
+    declarations whose uri binding cannot read (`foreign_uri`, then `computed_uri`)."""
     decls: list[ExtDecl] = []
     constructed: set[str] = set()
     foreign: Foreign = []
+    computed: Foreign = []
     for path in sorted(facts):
         f = facts[path]
         decls.extend(f.exts)
@@ -232,6 +238,8 @@ def decls_of(res: Resolver, facts: dict[str, FileFacts]) -> tuple[list[ExtDecl],
             for piece, params in pieces:
                 if (d := py_ext_decl(res, piece, params)) is not None:
                     decls.append(d)
-                elif (why := unread_uri(res, piece)) is not None:
+                elif (why := foreign_uri(res, piece)) is not None:
                     foreign.append((piece.loc, why))
-    return decls, frozenset(constructed), sorted(foreign, key=lambda f: "computed" in f[1])
+                elif computed_uri(res, piece):
+                    computed.append((piece.loc, COMPUTED_URI))
+    return decls, frozenset(constructed), foreign + computed

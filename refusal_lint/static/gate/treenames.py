@@ -28,7 +28,7 @@ def root_of(node: ast.expr) -> str | None:
 def unread_uri(uri: ast.expr | None, params: ast.expr | None, bound: Callable[[ast.expr], bool]) -> bool:
     """An extension's uri binding may not read (`uri=refusals_uri()`, `uri=cfg.uri`) beside
     params it may (a dict, a name the file binds, `self.rules`; no call's result): RL001's
-    hint names such an extension (bind/bound.unread_uri). Asked by both gates, `bound`
+    hint names such an extension (bind/bound.computed_uri). Asked by both gates, `bound`
     their test of a name."""
     if params is None or not isinstance(uri, (ast.Call, ast.Attribute, ast.Subscript)):
         return False

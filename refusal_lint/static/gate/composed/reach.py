@@ -178,19 +178,24 @@ def binding(data: bytes, name: str, may: Callable[[bytes | None], bool]) -> list
     code = code_of(data)
     found: set[str] = set()
     refs: set[str] = set()
+    spans: list[tuple[int, int]] = []
+    assigned = False
     for start in bound_lines(data, head):
         if code.token_at(start) >= 0:
             continue  # a line of a string that looks like a binding
         if is_class(data, start):
             line = member(data, start, code.block(start), attr.partition(".")[0]) if attr else None
-            spans = spans_of(code, line) if line is not None else []
+            spans += spans_of(code, line) if line is not None else []
         else:
-            spans = spans_of(code, start) + ([] if is_def(data, start) else changing(code, head, None))
-        for s, e in spans:
-            found.update(held(data[s:e]))
-            refs.update(code.names(s, e))
-        if any(may(p) for s, e in spans for p in glue(data, s, e)):
-            found.add(NAMED)
+            spans += spans_of(code, start)
+            assigned = assigned or not is_def(data, start)
+    # What grows a value assigned here (`LINES.append(...)`), its statements once.
+    spans += changing(code, head, None) if assigned else []
+    for s, e in spans:
+        found.update(held(data[s:e]))
+        refs.update(code.names(s, e))
+    if any(may(p) for s, e in spans for p in glue(data, s, e)):
+        found.add(NAMED)
     refs.discard(head)
     return [sorted(found), sorted(refs)]
 
