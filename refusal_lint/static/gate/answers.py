@@ -107,16 +107,19 @@ def strings_list_rules(data: bytes) -> bool:
     while stack:
         node = stack.pop()
         if type(node) is tuple:
-            if _system_content(node):
-                return True
+            system = False  # a chat message for the system prompt (`{"role": "system", ...}`)
             for key, value in node:
                 is_prompt = prompt_key.get(key)
                 if is_prompt is None:
                     is_prompt = prompt_key[key] = vocab.is_prompt_key(key)
                 if is_prompt and (any(_lists_or_derived(s) for s in _in_order(value)) or _items_list(value)):
                     return True
-                if type(value) in _CONTAINERS:
+                if key == "role" and type(value) is str:
+                    system = system or value.lower() in vocab.CHAT_SYSTEM_ROLES
+                elif type(value) in _CONTAINERS:
                     stack.append(value)
+            if system and _system_content(node):
+                return True
         else:
             stack.extend(v for v in node if type(v) in _CONTAINERS)
     return False
@@ -144,9 +147,6 @@ def _in_order(node: object) -> Iterator[str]:
 def _system_content(members: tuple[tuple[str, Any], ...]) -> bool:
     """A chat message for the system prompt (`{"role": "system", "content": X}`, as
     extract/data/prompts.py reads one): may X list rules or be derived from them?"""
-    roles = [v for k, v in members if k == "role" and isinstance(v, str)]
-    if not any(r.lower() in vocab.CHAT_SYSTEM_ROLES for r in roles):
-        return False
     return any(_lists_or_derived(s) for k, v in members if k == "content" for s in _in_order(v))
 
 
